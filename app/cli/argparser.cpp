@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "argparser.h"
+
+namespace tgraph::cli {
+
+ArgParser::ArgParser(std::string command, std::string summary, std::string usage)
+    : m_command(std::move(command))
+    , m_summary(std::move(summary))
+    , m_usage(std::move(usage))
+{
+}
+
+void ArgParser::addOption(std::string name, std::string shortName, std::string valueName, std::string help,
+                          std::string defaultValue)
+{
+    m_options.push_back({std::move(name), std::move(shortName), std::move(valueName), std::move(help), std::move(defaultValue)});
+}
+
+void ArgParser::addPositional(std::string name, std::string help)
+{
+    m_positionalHelp.emplace_back(std::move(name), std::move(help));
+}
+
+const ArgParser::Option* ArgParser::find(const std::string& token) const
+{
+    for (const auto& o : m_options)
+        if (token == o.name || (!o.shortName.empty() && token == o.shortName))
+            return &o;
+    return nullptr;
+}
+
+bool ArgParser::parse(const std::vector<std::string>& args, std::string* error)
+{
+    bool onlyPositionals = false;
+    for (size_t i = 0; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        if (onlyPositionals || a.size() < 2 || a[0] != '-') {
+            m_positionals.push_back(a);
+            continue;
+        }
+        if (a == "--") {
+            onlyPositionals = true;
+            continue;
+        }
+        if (a == "--help" || a == "-h") {
+            m_help = true;
+            return true;
+        }
+        std::string name = a;
+        std::string inlineValue;
+        bool hasInline = false;
+        if (const auto eq = a.find('='); a.rfind("--", 0) == 0 && eq != std::string::npos) {
+            name = a.substr(0, eq);
+            inlineValue = a.substr(eq + 1);
+            hasInline = true;
+        }
+        const Option* o = find(name);
+        if (!o) {
+            *error = "unknown option " + name;
+            return false;
+        }
+        if (o->valueName.empty()) {
+            if (hasInline) {
+                *error = "option " + o->name + " takes no value";
+                return false;
+            }
+            m_values[o->name].assign(1, '1');
+        } else if (hasInline) {
+            m_values[o->name] = inlineValue;
+        } else {
+            if (i + 1 >= args.size()) {
+                *error = "option " + o->name + " needs a value (" + o->valueName + ")";
+                return false;
+            }
+            m_values[o->name] = args[++i];
+        }
+    }
+    return true;
+}
+
+bool ArgParser::has(const std::string& name) const { return m_values.count(name) > 0; }
+
+std::string ArgParser::value(const std::string& name) const
+{
+    auto it = m_values.find(name);
+    if (it != m_values.end())
+        return it->second;
+    for (const auto& o : m_options)
+        if (o.name == name)
+            return o.defaultValue;
+    return {};
+}
+
+std::string ArgParser::help() const
+{
+    std::string out = "Usage: tgraph " + m_command + " " + m_usage + "\n\n" + m_summary + "\n";
+    auto row = [&](std::string left, const std::string& text) {
+        out += "  " + left;
+        if (left.size() < 26)
+            out.append(26 - left.size(), ' ');
+        else
+            out += "\n" + std::string(28, ' ');
+        out += text + "\n";
+    };
+    if (!m_positionalHelp.empty()) {
+        out += "\nArguments:\n";
+        for (const auto& [name, text] : m_positionalHelp)
+            row(name, text);
+    }
+    out += "\nOptions:\n";
+    for (const auto& o : m_options) {
+        std::string left = o.shortName.empty() ? o.name : o.shortName + ", " + o.name;
+        if (!o.valueName.empty())
+            left += " " + o.valueName;
+        row(left, o.help + (o.defaultValue.empty() ? "" : " (default: " + o.defaultValue + ")"));
+    }
+    row("-h, --help", "show this help");
+    for (const auto& n : m_notes)
+        out += "\n" + n + "\n";
+    return out;
+}
+
+} // namespace tgraph::cli

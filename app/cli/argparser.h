@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace tgraph::cli {
+
+// Options of one sub-command: "--name VALUE", "--name=VALUE", short aliases ("-o FILE"), flags,
+// and positional arguments. Produces the command's --help text from the same declarations.
+class ArgParser
+{
+public:
+    ArgParser(std::string command, std::string summary, std::string usage);
+
+    // valueName empty = a flag. shortName may be empty.
+    void addOption(std::string name, std::string shortName, std::string valueName, std::string help,
+                   std::string defaultValue = {});
+    void addPositional(std::string name, std::string help);
+    void addNote(std::string text) { m_notes.push_back(std::move(text)); }
+
+    // False with `error` set on unknown options, missing values or wrong positional counts.
+    bool parse(const std::vector<std::string>& args, std::string* error);
+    bool helpRequested() const { return m_help; }
+
+    bool has(const std::string& name) const;
+    std::string value(const std::string& name) const; // default value when absent
+    const std::vector<std::string>& positionals() const { return m_positionals; }
+
+    std::string help() const;
+    const std::string& command() const { return m_command; }
+
+private:
+    struct Option
+    {
+        std::string name;
+        std::string shortName;
+        std::string valueName;
+        std::string help;
+        std::string defaultValue;
+    };
+    const Option* find(const std::string& token) const;
+
+    std::string m_command;
+    std::string m_summary;
+    std::string m_usage;
+    std::vector<Option> m_options;
+    std::vector<std::pair<std::string, std::string>> m_positionalHelp;
+    std::vector<std::string> m_notes;
+    std::map<std::string, std::string> m_values;
+    std::vector<std::string> m_positionals;
+    bool m_help = false;
+};
+
+} // namespace tgraph::cli

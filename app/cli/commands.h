@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace tgraph::cli {
+
+// Exit codes of every `tgraph` command.
+enum ExitCode : int {
+    ExitOk = 0,
+    ExitBadInput = 1, // unreadable or invalid input file, failed write
+    ExitUsage = 2,    // unknown command or option, missing argument
+    ExitCancelled = 130,
+};
+
+class ArgParser;
+
+struct Command
+{
+    const char* name;
+    const char* summary;
+    int (*run)(const std::vector<std::string>& args);
+};
+
+const std::vector<Command>& commands();
+
+// Shared plumbing: parse `args` with `parser`; prints help (returns ExitOk) or a usage error
+// (returns ExitUsage). Returns -1 when the command should go on.
+int parseOrExit(ArgParser& parser, const std::vector<std::string>& args);
+int usageError(const std::string& command, const std::string& message);
+// Runs `body`, mapping tgraph::InputError to ExitBadInput, Cancelled to ExitCancelled and
+// std::bad_alloc to ExitBadInput with one line on stderr each.
+int guarded(const std::string& command, int (*body)(const ArgParser&), const ArgParser& parser);
+
+int runInspect(const std::vector<std::string>& args);
+int runPrune(const std::vector<std::string>& args);
+int runSynth(const std::vector<std::string>& args);
+
+} // namespace tgraph::cli

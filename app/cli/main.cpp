@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: Apache-2.0
+// `tgraph`: the command line of TGraph Studio.
+
+#include "commands.h"
+#include "terminalprogress.h"
+#include "core/versions.h"
+
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <string>
+#include <vector>
+
+using namespace tgraph::cli;
+
+namespace {
+
+void printHelp()
+{
+    std::printf("Usage: tgraph <command> [options]\n\n"
+                "TGraph Studio command line: TpuGraphs graphs, pruning and learned cost models.\n\n"
+                "Commands:\n");
+    for (const auto& c : commands())
+        std::printf("  %-10s %s\n", c.name, c.summary);
+    std::printf("\nGlobal options:\n"
+                "  -h, --help     show this help\n"
+                "  --version      show versions\n\n"
+                "Run 'tgraph <command> --help' for the options of a command.\n"
+                "Exit codes: 0 ok, 1 bad input (the message names file, place and problem), 2 usage error,\n"
+                "3 internal error, 130 interrupted (Ctrl-C; partial outputs are removed).\n");
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    std::vector<std::string> args(argv + 1, argv + argc);
+    if (args.empty()) {
+        printHelp();
+        return ExitUsage;
+    }
+    const std::string first = args.front();
+    if (first == "--help" || first == "-h" || first == "help") {
+        if (first == "help" && args.size() > 1)
+            args = {args[1], "--help"};
+        else {
+            printHelp();
+            return ExitOk;
+        }
+    }
+    if (first == "--version") {
+        std::printf("tgraph %s (zlib %s, SQLite %s)\n", tgraph::projectVersion().c_str(), tgraph::zlibVersion().c_str(),
+                    tgraph::sqliteVersion().c_str());
+        return ExitOk;
+    }
+    for (const auto& c : commands()) {
+        if (args.front() == c.name) {
+            installInterruptHandler();
+            try {
+                return c.run(std::vector<std::string>(args.begin() + 1, args.end()));
+            } catch (const std::exception& e) {
+                std::fprintf(stderr, "tgraph %s: internal error: %s\n", c.name, e.what());
+                return 3;
+            }
+        }
+    }
+    std::fprintf(stderr, "tgraph: unknown command '%s' (see 'tgraph --help')\n", args.front().c_str());
+    return ExitUsage;
+}

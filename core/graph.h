@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include "dtype.h"
+#include "ndarray.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace tgraph {
+
+constexpr int kNodeFeatures = 140;       // node_feat columns (spec/tgraph-model.md §1.3)
+constexpr int kNumericNodeFeatures = 134; // columns 0..133 are standardized, 134..139 are layout tokens
+constexpr int kLayoutConfigFeatures = 18; // node_config_feat per (config, configurable node)
+constexpr int kTileConfigFeatures = 24;   // config_feat per tile config
+
+enum class GraphKind { Layout, Tile };
+const char* graphKindName(GraphKind kind);
+
+// How an array was stored in the file a graph came from; writers reuse it so that a pruned file
+// keeps the dtypes and the (1, k) node_splits shape of its source.
+struct ArrayStorage
+{
+    DType dtype;
+    std::vector<int64_t> shape;
+};
+
+// A TpuGraphs layout graph (npz/layout/{xla,nlp}/{default,random}/*): one whole HLO module
+// with per-config layouts of its configurable nodes. Integer arrays are held as int64 whatever
+// their stored type; node_config_feat is always held uncompressed as float32 (C, Nc, 18).
+struct LayoutGraph
+{
+    NdArray<float> nodeFeat;          // (N, 140)
+    NdArray<int64_t> nodeOpcode;      // (N,)
+    NdArray<int64_t> edgeIndex;       // (E, 2), row = [consumer, producer]
+    NdArray<int64_t> nodeConfigIds;   // (Nc,) node positions of configurable nodes
+    NdArray<float> nodeConfigFeat;    // (C, Nc, 18), values -1..5
+    NdArray<int64_t> configRuntime;   // (C,) ns; all zero in test splits (not measured)
+    NdArray<int64_t> nodeSplits;      // (k,) computation split offsets (empty when absent)
+    std::map<std::string, ArrayStorage> storage; // per key, as read from the source file
+
+    int64_t nodeCount() const { return nodeFeat.ndim() == 2 ? nodeFeat.dim(0) : 0; }
+    int64_t edgeCount() const { return edgeIndex.ndim() == 2 ? edgeIndex.dim(0) : 0; }
+    int64_t configurableCount() const { return nodeConfigIds.size(); }
+    int64_t configCount() const { return configRuntime.size(); }
+    // False for files whose runtimes are all zero (the unlabelled test split).
+    bool hasRuntimes() const;
+};
+
+// A TpuGraphs tile graph (npz/tile/xla/*): one fused kernel with graph-level tile configs.
+struct TileGraph
+{
+    NdArray<float> nodeFeat;                  // (N, 140)
+    NdArray<int64_t> nodeOpcode;              // (N,)
+    NdArray<int64_t> edgeIndex;               // (E, 2)
+    NdArray<float> configFeat;                // (C, 24)
+    NdArray<int64_t> configRuntime;           // (C,)
+    NdArray<int64_t> configRuntimeNormalizers; // (C,)
+    std::map<std::string, ArrayStorage> storage;
+
+    int64_t nodeCount() const { return nodeFeat.ndim() == 2 ? nodeFeat.dim(0) : 0; }
+    int64_t edgeCount() const { return edgeIndex.ndim() == 2 ? edgeIndex.dim(0) : 0; }
+    int64_t configCount() const { return configRuntime.size(); }
+    bool hasRuntimes() const;
+};
+
+// Checks shapes agree, indices are in range, runtimes are valid. Throws InputError naming
+// `file`, the array (with index) and the problem. `minConfigs` rejects graphs that cannot be
+// ranked (TGraph drops graphs with <= 1 config, spec §2.5).
+void validate(const LayoutGraph& graph, const std::string& file, int64_t minConfigs = 2);
+void validate(const TileGraph& graph, const std::string& file, int64_t minConfigs = 2);
+
+} // namespace tgraph

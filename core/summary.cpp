@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "summary.h"
+
+#include "configs.h"
+#include "graphio.h"
+#include "jsonwriter.h"
+#include "npz.h"
+#include "opcodes.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+
+namespace tgraph {
+
+namespace {
+
+std::vector<std::pair<int, int64_t>> histogram(const NdArray<int64_t>& opcodes, const std::vector<int64_t>* only = nullptr)
+{
+    std::map<int, int64_t> counts;
+    if (only) {
+        for (int64_t id : *only)
+            ++counts[int(opcodes[id])];
+    } else {
+        for (int64_t op : opcodes.values())
+            ++counts[int(op)];
+    }
+    std::vector<std::pair<int, int64_t>> out(counts.begin(), counts.end());
+    std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    return out;
+}
+
+void runtimeRange(const NdArray<int64_t>& runtime, GraphSummary& s)
+{
+    s.hasRuntimes = false;
+    for (int64_t r : runtime.values())
+        s.hasRuntimes |= r != 0;
+    if (!s.hasRuntimes || runtime.empty())
+        return;
+    const auto [lo, hi] = std::minmax_element(runtime.data(), runtime.data() + runtime.size());
+    s.runtimeMin = *lo;
+    s.runtimeMax = *hi;
+}
+
+std::vector<std::pair<std::string, ArrayStorage>> arraysOf(const std::map<std::string, ArrayStorage>& storage)
+{
+    return {storage.begin(), storage.end()};
+}
+
+std::string formatted(const char* fmt, double v)
+{
+    char buf[64];
+    std::snprintf(buf, sizeof buf, fmt, v);
+    return buf;
+}
+
+} // namespace
+
+std::string formatDuration(int64_t ns)
+{
+    const double v = double(ns);
+    if (v >= 1e9)
+        return formatted("%.3g s", v / 1e9);
+    if (v >= 1e6)
+        return formatted("%.3g ms", v / 1e6);
+    if (v >= 1e3)
+        return formatted("%.3g us", v / 1e3);
+    return std::to_string(ns) + " ns";
+}
+
+std::string formatBytes(uint64_t bytes)
+{
+    const double v = double(bytes);
+    if (v >= 1024.0 * 1024 * 1024)
+        return formatted("%.2f GiB", v / (1024.0 * 1024 * 1024));
+    if (v >= 1024.0 * 1024)
+        return formatted("%.1f MiB", v / (1024.0 * 1024));
+    if (v >= 1024.0)
+        return formatted("%.1f KiB", v / 1024.0);
+    return std::to_string(bytes) + " B";
+}
+
+GraphSummary summarize(const LayoutGraph& g)
+{
+    GraphSummary s;
+    s.kind = GraphKind::Layout;
+    s.nodes = g.nodeCount();
+    s.edges = g.edgeCount();
+    s.configurableNodes = g.configurableCount();
+    s.configs = g.configCount();
+    runtimeRange(g.configRuntime, s);
+    s.duplicateConfigs = countDuplicateConfigs(g.nodeConfigFeat);
+    auto cfg = g.storage.find("node_config_feat");
+    s.configsCompressed = cfg != g.storage.end() && cfg->second.dtype.isInteger() && cfg->second.shape.size() == 3
+        && cfg->second.shape[2] == 3;
+    s.opcodeHistogram = histogram(g.nodeOpcode);
+    const std::vector<int64_t> ids(g.nodeConfigIds.data(), g.nodeConfigIds.data() + g.nodeConfigIds.size());
+    s.configurableOpcodes = histogram(g.nodeOpcode, &ids);
+    s.nodeSplits.assign(g.nodeSplits.data(), g.nodeSplits.data() + g.nodeSplits.size());
+    s.arrays = arraysOf(g.storage);
+    return s;
+}
+
+GraphSummary summarize(const TileGraph& g)
+{
+    GraphSummary s;
+    s.kind = GraphKind::Tile;
+    s.nodes = g.nodeCount();
+    s.edges = g.edgeCount();
+    s.configs = g.configCount();
+    runtimeRange(g.configRuntime, s);
+    // Tile configs are rows of config_feat; count exact repeats.
+    std::map<std::vector<float>, int> seen;
+    for (int64_t c = 0; c < g.configFeat.dim(0); ++c)
+        if (seen[std::vector<float>(g.configFeat.row(c), g.configFeat.row(c) + kTileConfigFeatures)]++)
+            ++s.duplicateConfigs;
+    s.opcodeHistogram = histogram(g.nodeOpcode);
+    s.arrays = arraysOf(g.storage);
+    return s;
+}
+
+GraphSummary summarizeGraphFile(const std::string& path, ProgressSink* progress)
+{
+    NpzReader npz(path);
+    GraphLoadOptions options;
+    options.progress = progress;
+    GraphSummary s = detectGraphKind(npz) == GraphKind::Layout ? summarize(readLayoutGraph(npz, options))
+                                                               : summarize(readTileGraph(npz, options));
+    s.path = path;
+    s.fileBytes = npz.fileSize();
+    // Every member in archive order, including arrays the graph structs do not use.
+    s.arrays.clear();
+    for (const auto& key : npz.keys()) {
+        const NpyHeader h = npz.header(key);
+        s.arrays.emplace_back(key, ArrayStorage{h.dtype, h.shape});
+    }
+    return s;
+}
+
+std::string formatSummaryText(const GraphSummary& s)
+{
+    std::string out;
+    auto line = [&](const std::string& label, const std::string& text) {
+        out += label;
+        out.append(label.size() < 14 ? 14 - label.size() : 1, ' ');
+        out += text + "\n";
+    };
+    if (!s.path.empty())
+        line("file", s.path + " (" + formatBytes(s.fileBytes) + ")");
+    line("kind", graphKindName(s.kind));
+    line("nodes", std::to_string(s.nodes));
+    line("edges", std::to_string(s.edges));
+    if (s.kind == GraphKind::Layout) {
+        std::string ops;
+        for (const auto& [op, count] : s.configurableOpcodes)
+            ops += (ops.empty() ? "" : ", ") + opcodeName(op) + " " + std::to_string(count);
+        line("configurable", std::to_string(s.configurableNodes) + " nodes (" + ops + ")");
+    }
+    line("configs", std::to_string(s.configs) + " (" + std::to_string(s.duplicateConfigs) + " duplicate"
+                        + (s.duplicateConfigs == 1 ? "" : "s") + (s.configsCompressed ? ", stored base-7 compressed" : "")
+                        + ")");
+    line("runtime", s.hasRuntimes ? formatDuration(s.runtimeMin) + " .. " + formatDuration(s.runtimeMax) + " ("
+                                        + std::to_string(s.runtimeMin) + " .. " + std::to_string(s.runtimeMax) + " ns)"
+                                  : std::string("not measured (all zero)"));
+    if (!s.nodeSplits.empty()) {
+        std::string splits = "[";
+        for (size_t i = 0; i < s.nodeSplits.size(); ++i)
+            splits += (i ? ", " : "") + std::to_string(s.nodeSplits[i]);
+        line("node_splits", splits + "]");
+    }
+    out += "arrays\n";
+    for (const auto& [name, st] : s.arrays) {
+        std::string row = "  " + name;
+        row.append(row.size() < 32 ? 32 - row.size() : 1, ' ');
+        row += st.dtype.descr() + "  " + shapeToString(st.shape);
+        out += row + "\n";
+    }
+    const size_t shown = std::min<size_t>(s.opcodeHistogram.size(), 15);
+    out += "opcodes (" + std::to_string(s.opcodeHistogram.size()) + " distinct"
+        + (shown < s.opcodeHistogram.size() ? ", top " + std::to_string(shown) : std::string()) + ")\n";
+    for (size_t i = 0; i < shown; ++i) {
+        const auto& [op, count] = s.opcodeHistogram[i];
+        std::string row = "  " + opcodeName(op) + " (" + std::to_string(op) + ")";
+        row.append(row.size() < 32 ? 32 - row.size() : 1, ' ');
+        out += row + std::to_string(count) + "\n";
+    }
+    return out;
+}
+
+std::string formatSummaryJson(const GraphSummary& s)
+{
+    JsonWriter j;
+    j.beginObject();
+    j.key("file").value(s.path);
+    j.key("file_bytes").value(s.fileBytes);
+    j.key("kind").value(graphKindName(s.kind));
+    j.key("nodes").value(s.nodes);
+    j.key("edges").value(s.edges);
+    if (s.kind == GraphKind::Layout)
+        j.key("configurable_nodes").value(s.configurableNodes);
+    j.key("configs").value(s.configs);
+    j.key("duplicate_configs").value(s.duplicateConfigs);
+    j.key("configs_compressed").value(s.configsCompressed);
+    j.key("runtimes_measured").value(s.hasRuntimes);
+    if (s.hasRuntimes) {
+        j.key("runtime_min_ns").value(s.runtimeMin);
+        j.key("runtime_max_ns").value(s.runtimeMax);
+    } else {
+        j.key("runtime_min_ns").null();
+        j.key("runtime_max_ns").null();
+    }
+    j.key("node_splits").beginArray();
+    for (int64_t v : s.nodeSplits)
+        j.value(v);
+    j.endArray();
+    j.key("arrays").beginArray();
+    for (const auto& [name, st] : s.arrays) {
+        j.beginObject().key("name").value(name).key("dtype").value(st.dtype.descr()).key("shape").beginArray();
+        for (int64_t d : st.shape)
+            j.value(d);
+        j.endArray().endObject();
+    }
+    j.endArray();
+    auto opcodes = [&](const char* key, const std::vector<std::pair<int, int64_t>>& hist) {
+        j.key(key).beginArray();
+        for (const auto& [op, count] : hist)
+            j.beginObject().key("id").value(op).key("name").value(opcodeName(op)).key("count").value(count).endObject();
+        j.endArray();
+    };
+    opcodes("opcodes", s.opcodeHistogram);
+    if (s.kind == GraphKind::Layout)
+        opcodes("configurable_opcodes", s.configurableOpcodes);
+    j.endObject();
+    return j.str() + "\n";
+}
+
+} // namespace tgraph

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include "graph.h"
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tgraph {
+
+class ProgressSink;
+
+// What `tgraph inspect` prints and the studio's summary panel shows about a graph file.
+struct GraphSummary
+{
+    std::string path;
+    uint64_t fileBytes = 0;
+    GraphKind kind = GraphKind::Layout;
+    int64_t nodes = 0;
+    int64_t edges = 0;
+    int64_t configurableNodes = 0; // layout only
+    int64_t configs = 0;
+    bool hasRuntimes = false;
+    int64_t runtimeMin = 0;
+    int64_t runtimeMax = 0;
+    int64_t duplicateConfigs = 0;  // rows that repeat an earlier config
+    bool configsCompressed = false; // node_config_feat stored base-7 (C, Nc, 3)
+    std::vector<std::pair<int, int64_t>> opcodeHistogram; // (opcode id, count), by count descending
+    std::vector<std::pair<int, int64_t>> configurableOpcodes; // opcodes of configurable nodes
+    std::vector<int64_t> nodeSplits;
+    std::vector<std::pair<std::string, ArrayStorage>> arrays; // every member as stored, archive order
+};
+
+GraphSummary summarize(const LayoutGraph& graph);
+GraphSummary summarize(const TileGraph& graph);
+// Loads (validating) and summarizes an .npz graph file.
+GraphSummary summarizeGraphFile(const std::string& path, ProgressSink* progress = nullptr);
+
+// "23.3 s", "910 ms", "5.6 us"; "6.3 MiB".
+std::string formatDuration(int64_t nanoseconds);
+std::string formatBytes(uint64_t bytes);
+
+// Human-readable multi-line report and a JSON object (for `tgraph inspect [--json]`).
+std::string formatSummaryText(const GraphSummary& summary);
+std::string formatSummaryJson(const GraphSummary& summary);
+
+} // namespace tgraph

@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+// Helpers shared by the Qt Test executables: where the real data, Debian's python3 and the
+// built binaries are (CTest sets TGRAPH_* in the environment), and running child processes.
+
+#include <QByteArray>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QProcess>
+#include <QString>
+#include <QStringList>
+#include <QtTest>
+
+#include <string>
+
+namespace testutil {
+
+inline QString env(const char* name, const QString& fallback = {})
+{
+    const QByteArray v = qgetenv(name);
+    return v.isEmpty() ? fallback : QString::fromLocal8Bit(v);
+}
+
+// ../shared next to the repository; empty when absent (tests labelled `external` then QSKIP).
+inline QString sharedDataDir()
+{
+    const QString dir = env("TGRAPH_SHARED_DIR", QStringLiteral(TGRAPH_SOURCE_DIR "/../shared")) + "/data";
+    return QFileInfo(dir).isDir() ? QDir(dir).absolutePath() : QString();
+}
+
+inline QString python() { return env("TGRAPH_PYTHON", QStringLiteral("/usr/bin/python3")); }
+inline QString toolsDir() { return env("TGRAPH_TEST_TOOLS", QStringLiteral(TGRAPH_SOURCE_DIR "/tests/tools")); }
+inline QString binDir() { return env("TGRAPH_BIN_DIR", QStringLiteral(TGRAPH_BINARY_DIR "/bin")); }
+
+struct ProcessResult
+{
+    int exitCode = -1;
+    bool crashed = false;
+    QByteArray out;
+    QByteArray err;
+};
+
+inline ProcessResult run(const QString& program, const QStringList& args, int timeoutMs = 120000)
+{
+    QProcess p;
+    p.start(program, args);
+    ProcessResult r;
+    if (!p.waitForStarted(10000)) {
+        r.err = "cannot start " + program.toLocal8Bit();
+        return r;
+    }
+    p.closeWriteChannel();
+    if (!p.waitForFinished(timeoutMs)) {
+        p.kill();
+        p.waitForFinished();
+        r.err = "timeout";
+        return r;
+    }
+    r.crashed = p.exitStatus() == QProcess::CrashExit;
+    r.exitCode = p.exitCode();
+    r.out = p.readAllStandardOutput();
+    r.err = p.readAllStandardError();
+    return r;
+}
+
+// True when Debian's python3 with numpy (and scipy if asked) is usable; reason otherwise.
+inline bool havePythonModules(const QStringList& modules, QString* why)
+{
+    const ProcessResult r = run(python(), {"-c", "import " + modules.join(", ")});
+    if (r.exitCode == 0 && !r.crashed)
+        return true;
+    *why = python() + " cannot import " + modules.join(", ") + " (install python3-numpy python3-scipy)";
+    return false;
+}
+
+inline std::string str(const QString& s) { return s.toStdString(); }
+
+inline QByteArray readAll(const QString& path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+inline void writeAll(const QString& path, const QByteArray& bytes)
+{
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    QCOMPARE(f.write(bytes), bytes.size());
+}
+
+} // namespace testutil

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package TGraph Studio needs to build, test and run.
+# Idempotent: when all packages are present it does nothing (no apt-get update, no network).
+set -euo pipefail
+
+PACKAGES=(
+  # toolchain
+  build-essential cmake ninja-build pkg-config dpkg-dev ccache git
+  # Qt 6 (libqt6opengl6-dev is required by Qt6Charts' CMake config, see spec/build-env.md)
+  qt6-base-dev qt6-charts-dev qt6-svg-dev libqt6opengl6-dev libqt6sql6-sqlite libxkbcommon-dev
+  # Graphviz (cgraph + gvc for layout, dot for cancellable child-process layout)
+  libgraphviz-dev graphviz
+  # LibTorch; OpenBLAS replaces netlib reference BLAS (35x faster matmul); Gloo headers for c10d
+  libtorch-dev libopenblas0-pthread libgloo-dev
+  # core formats and storage
+  libsqlite3-dev libprotobuf-dev protobuf-compiler zlib1g-dev libzip-dev
+  # test fixtures are generated with Debian's numpy/scipy
+  python3 python3-numpy python3-scipy
+  # headless GUI runs and screenshots
+  xvfb xauth fonts-dejavu-core
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  status=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
+  [ "$status" = "installed" ] || missing+=("$p")
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#PACKAGES[@]} packages present"
+  exit 0
+fi
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null 2>&1; then SUDO="sudo"; else
+    echo "install-deps: missing packages (${missing[*]}) and not root; run as root" >&2
+    exit 1
+  fi
+fi
+
+echo "install-deps: installing ${#missing[@]} missing packages: ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q
+$SUDO apt-get install -y -q --no-install-recommends "${PACKAGES[@]}"
