@@ -3,6 +3,7 @@
 
 #include "error.h"
 
+#include <algorithm>
 #include <cstring>
 #include <unordered_map>
 
@@ -10,7 +11,7 @@ namespace tgraph {
 
 namespace {
 constexpr int kGroups = kLayoutConfigFeatures / 6; // output, input, kernel tensors
-constexpr int32_t kMaxCode = 117648;              // 7^6 - 1
+constexpr int32_t kMaxCode = 117648; // 7^6 - 1
 
 std::string element(int64_t c, int64_t n, int64_t j)
 {
@@ -73,7 +74,7 @@ const char* dedupPolicyName(DedupPolicy policy)
 
 bool parseDedupPolicy(const std::string& text, DedupPolicy* policy)
 {
-    for (DedupPolicy p : {DedupPolicy::None, DedupPolicy::KeepFirst, DedupPolicy::KeepMin}) {
+    for (DedupPolicy p : { DedupPolicy::None, DedupPolicy::KeepFirst, DedupPolicy::KeepMin }) {
         if (text == dedupPolicyName(p)) {
             *policy = p;
             return true;
@@ -82,13 +83,30 @@ bool parseDedupPolicy(const std::string& text, DedupPolicy* policy)
     return false;
 }
 
+int64_t findInvalidLayoutValue(const float* values, int64_t count)
+{
+    constexpr int64_t kBlock = 4096;
+    for (int64_t start = 0; start < count; start += kBlock) {
+        const int64_t end = std::min(count, start + kBlock);
+        int ok = 1;
+        for (int64_t i = start; i < end; ++i) // branch-free so that it vectorizes
+            ok &= int(isLayoutValue(values[i]));
+        if (!ok) {
+            for (int64_t i = start; i < end; ++i)
+                if (!isLayoutValue(values[i]))
+                    return i;
+        }
+    }
+    return -1;
+}
+
 NdArray<int32_t> compressConfigs(const NdArray<float>& feat, const std::string& file)
 {
     if (feat.ndim() != 3 || feat.dim(2) != kLayoutConfigFeatures)
         throw InputError(file, "node_config_feat", "shape " + shapeToString(feat.shape()) + " should be (C, Nc, 18)");
     const int64_t configs = feat.dim(0);
     const int64_t nodes = feat.dim(1);
-    NdArray<int32_t> out({configs, nodes, kGroups});
+    NdArray<int32_t> out({ configs, nodes, kGroups });
     const float* src = feat.data();
     int32_t* dst = out.data();
     for (int64_t cell = 0; cell < configs * nodes; ++cell) {
@@ -96,9 +114,9 @@ NdArray<int32_t> compressConfigs(const NdArray<float>& feat, const std::string& 
             int32_t code = 0;
             for (int k = 5; k >= 0; --k) {
                 const float v = src[cell * kLayoutConfigFeatures + g * 6 + k];
-                if (!(v >= -1.0f && v <= 5.0f) || v != float(int(v)))
+                if (!isLayoutValue(v))
                     throw InputError(file, element(cell / nodes, cell % nodes, g * 6 + k),
-                                     "layout value " + std::to_string(v) + " is not an integer in -1..5");
+                        "layout value " + std::to_string(v) + " is not an integer in -1..5");
                 code = code * 7 + int32_t(v) + 1;
             }
             dst[cell * kGroups + g] = code;
@@ -113,8 +131,9 @@ void decompressCell(const int32_t* codes, float* out, int64_t c, int64_t n, cons
     for (int g = 0; g < kGroups; ++g) {
         int32_t code = codes[g];
         if (code < 0 || code > kMaxCode)
-            throw InputError(file, "node_config_feat[" + std::to_string(c) + "," + std::to_string(n) + "," + std::to_string(g) + "]",
-                             "compressed layout code " + std::to_string(code) + " outside 0.." + std::to_string(kMaxCode));
+            throw InputError(file,
+                "node_config_feat[" + std::to_string(c) + "," + std::to_string(n) + "," + std::to_string(g) + "]",
+                "compressed layout code " + std::to_string(code) + " outside 0.." + std::to_string(kMaxCode));
         for (int k = 0; k < 6; ++k) {
             out[g * 6 + k] = float(code % 7 - 1);
             code /= 7;
@@ -126,26 +145,27 @@ void decompressCell(const int32_t* codes, float* out, int64_t c, int64_t n, cons
 NdArray<float> decompressConfigs(const NdArray<int32_t>& compressed, const std::string& file)
 {
     if (compressed.ndim() != 3 || compressed.dim(2) != kGroups)
-        throw InputError(file, "node_config_feat", "compressed shape " + shapeToString(compressed.shape()) + " should be (C, Nc, 3)");
+        throw InputError(file, "node_config_feat",
+            "compressed shape " + shapeToString(compressed.shape()) + " should be (C, Nc, 3)");
     const int64_t configs = compressed.dim(0);
     const int64_t nodes = compressed.dim(1);
-    NdArray<float> out({configs, nodes, kLayoutConfigFeatures});
+    NdArray<float> out({ configs, nodes, kLayoutConfigFeatures });
     for (int64_t cell = 0; cell < configs * nodes; ++cell)
         decompressCell(compressed.data() + cell * kGroups, out.data() + cell * kLayoutConfigFeatures, cell / nodes,
-                       cell % nodes, file);
+            cell % nodes, file);
     return out;
 }
 
 NdArray<float> decompressConfigRows(const NdArray<int32_t>& compressed, const std::vector<int64_t>& rows)
 {
     const int64_t nodes = compressed.dim(1);
-    NdArray<float> out({int64_t(rows.size()), nodes, kLayoutConfigFeatures});
+    NdArray<float> out({ int64_t(rows.size()), nodes, kLayoutConfigFeatures });
     for (size_t r = 0; r < rows.size(); ++r) {
         if (rows[r] < 0 || rows[r] >= compressed.dim(0))
             throw std::out_of_range("decompressConfigRows: row " + std::to_string(rows[r]) + " out of range");
         for (int64_t n = 0; n < nodes; ++n)
-            decompressCell(compressed.row(rows[r]) + n * kGroups, out.data() + (int64_t(r) * nodes + n) * kLayoutConfigFeatures,
-                           rows[r], n, {});
+            decompressCell(compressed.row(rows[r]) + n * kGroups,
+                out.data() + (int64_t(r) * nodes + n) * kLayoutConfigFeatures, rows[r], n, {});
     }
     return out;
 }
@@ -189,8 +209,8 @@ void applyDedup(LayoutGraph& graph, const DedupResult& result)
 {
     const int64_t kept = int64_t(result.kept.size());
     const int64_t width = graph.nodeConfigFeat.rowSize();
-    NdArray<float> feat({kept, graph.nodeConfigFeat.dim(1), kLayoutConfigFeatures});
-    NdArray<int64_t> runtime({kept});
+    NdArray<float> feat({ kept, graph.nodeConfigFeat.dim(1), kLayoutConfigFeatures });
+    NdArray<int64_t> runtime({ kept });
     for (int64_t i = 0; i < kept; ++i) {
         std::copy_n(graph.nodeConfigFeat.row(result.kept[size_t(i)]), width, feat.row(i));
         runtime[i] = result.keptRuntime[size_t(i)];

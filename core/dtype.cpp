@@ -145,7 +145,7 @@ std::optional<DType> DType::fromDescr(std::string_view d, std::string* whyNot)
     std::string_view sizeText = d.substr(1);
     if (kind == 'O')
         return fail("object arrays (dtype '" + original
-                    + "') hold Python pickles and are refused; TGraph Studio never unpickles data");
+            + "') hold Python pickles and are refused; TGraph Studio never unpickles data");
     if (kind == 'U' || kind == 'S' || kind == 'a' || kind == 'V')
         return fail("string/void dtype '" + original + "' is not supported (numeric arrays only)");
     if (kind == 'c')

@@ -65,7 +65,7 @@ template <> constexpr ScalarType scalarTypeOf<float>() { return ScalarType::Floa
 template <> constexpr ScalarType scalarTypeOf<double>() { return ScalarType::Float64; }
 
 // The native (little-endian on the machines we build for) dtype of T.
-template <class T> DType dtypeOf() { return DType{scalarTypeOf<T>(), false}; }
+template <class T> DType dtypeOf() { return DType { scalarTypeOf<T>(), false }; }
 
 // IEEE binary16 conversions (round to nearest even), for float16 arrays.
 float halfToFloat(uint16_t h);

@@ -8,7 +8,8 @@ namespace tgraph {
 namespace {
 std::string oneLine(std::string s)
 {
-    std::replace_if(s.begin(), s.end(), [](char c) { return c == '\n' || c == '\r'; }, ' ');
+    std::replace_if(
+        s.begin(), s.end(), [](char c) { return c == '\n' || c == '\r'; }, ' ');
     return s;
 }
 
@@ -26,7 +27,6 @@ InputError::InputError(std::string file, std::string place, std::string problem)
     , m_file(std::move(file))
     , m_place(std::move(place))
     , m_problem(std::move(problem))
-{
-}
+{ }
 
 } // namespace tgraph

@@ -30,8 +30,7 @@ class Cancelled : public std::runtime_error
 public:
     Cancelled()
         : std::runtime_error("cancelled")
-    {
-    }
+    { }
 };
 
 } // namespace tgraph

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "graph.h"
 
+#include "configs.h"
 #include "error.h"
 
 #include <cmath>
@@ -27,17 +28,18 @@ std::string idx(const char* array, int64_t i, int64_t j)
 }
 
 void requireShape(const std::string& file, const char* array, const std::vector<int64_t>& shape,
-                  const std::vector<int64_t>& want, const std::string& why)
+    const std::vector<int64_t>& want, const std::string& why)
 {
     if (shape != want)
-        throw InputError(file, array, "shape " + shapeToString(shape) + " should be " + shapeToString(want) + " (" + why + ")");
+        throw InputError(
+            file, array, "shape " + shapeToString(shape) + " should be " + shapeToString(want) + " (" + why + ")");
 }
 
 int64_t checkNodeFeat(const std::string& file, const NdArray<float>& nodeFeat)
 {
     if (nodeFeat.ndim() != 2 || nodeFeat.dim(1) != kNodeFeatures)
         throw InputError(file, "node_feat",
-                         "shape " + shapeToString(nodeFeat.shape()) + " should be (N, " + std::to_string(kNodeFeatures) + ")");
+            "shape " + shapeToString(nodeFeat.shape()) + " should be (N, " + std::to_string(kNodeFeatures) + ")");
     const int64_t n = nodeFeat.dim(0);
     if (n == 0)
         throw InputError(file, "node_feat", "empty graph: no nodes");
@@ -45,13 +47,14 @@ int64_t checkNodeFeat(const std::string& file, const NdArray<float>& nodeFeat)
     for (int64_t i = 0; i < nodeFeat.size(); ++i)
         if (!std::isfinite(p[i]))
             throw InputError(file, idx("node_feat", i / kNodeFeatures, i % kNodeFeatures),
-                             std::isnan(p[i]) ? "NaN feature" : "infinite feature");
+                std::isnan(p[i]) ? "NaN feature" : "infinite feature");
     return n;
 }
 
-void checkOpcodesAndEdges(const std::string& file, int64_t n, const NdArray<int64_t>& opcode, const NdArray<int64_t>& edges)
+void checkOpcodesAndEdges(
+    const std::string& file, int64_t n, const NdArray<int64_t>& opcode, const NdArray<int64_t>& edges)
 {
-    requireShape(file, "node_opcode", opcode.shape(), {n}, "one opcode per node_feat row");
+    requireShape(file, "node_opcode", opcode.shape(), { n }, "one opcode per node_feat row");
     for (int64_t i = 0; i < n; ++i)
         if (opcode[i] < 0 || opcode[i] > 255)
             throw InputError(file, idx("node_opcode", i), "opcode " + std::to_string(opcode[i]) + " outside 0..255");
@@ -61,29 +64,30 @@ void checkOpcodesAndEdges(const std::string& file, int64_t n, const NdArray<int6
     for (int64_t i = 0; i < edges.size(); ++i)
         if (e[i] < 0 || e[i] >= n)
             throw InputError(file, idx("edge_index", i / 2, i % 2),
-                             "node id " + std::to_string(e[i]) + " out of range [0, " + std::to_string(n) + ")");
+                "node id " + std::to_string(e[i]) + " out of range [0, " + std::to_string(n) + ")");
 }
 
 void checkRuntimes(const std::string& file, const char* array, const NdArray<int64_t>& runtime, int64_t configs)
 {
     if (runtime.ndim() != 1 || runtime.dim(0) != configs)
-        throw InputError(file, array, "shape " + shapeToString(runtime.shape()) + " should be (" + std::to_string(configs)
-                                          + ",) to match the configurations");
+        throw InputError(file, array,
+            "shape " + shapeToString(runtime.shape()) + " should be (" + std::to_string(configs)
+                + ",) to match the configurations");
     if (allZero(runtime))
         return; // not measured (the test split of TpuGraphs)
     for (int64_t i = 0; i < configs; ++i)
         if (runtime[i] <= 0)
             throw InputError(file, idx(array, i),
-                             "runtime " + std::to_string(runtime[i]) + " is not positive (runtimes must all be > 0, "
-                                 + "or all 0 for unmeasured graphs)");
+                "runtime " + std::to_string(runtime[i]) + " is not positive (runtimes must all be > 0, "
+                    + "or all 0 for unmeasured graphs)");
 }
 
 void checkConfigCount(const std::string& file, int64_t configs, int64_t minConfigs)
 {
     if (configs < minConfigs)
         throw InputError(file, "config_runtime",
-                         "only " + std::to_string(configs) + " configuration" + (configs == 1 ? "" : "s") + "; at least "
-                             + std::to_string(minConfigs) + " are needed to rank configurations");
+            "only " + std::to_string(configs) + " configuration" + (configs == 1 ? "" : "s") + "; at least "
+                + std::to_string(minConfigs) + " are needed to rank configurations");
 }
 
 } // namespace
@@ -97,7 +101,8 @@ void validate(const LayoutGraph& g, const std::string& file, int64_t minConfigs)
     checkOpcodesAndEdges(file, n, g.nodeOpcode, g.edgeIndex);
 
     if (g.nodeConfigIds.ndim() != 1)
-        throw InputError(file, "node_config_ids", "shape " + shapeToString(g.nodeConfigIds.shape()) + " should be (Nc,)");
+        throw InputError(
+            file, "node_config_ids", "shape " + shapeToString(g.nodeConfigIds.shape()) + " should be (Nc,)");
     const int64_t nc = g.nodeConfigIds.dim(0);
     if (nc == 0)
         throw InputError(file, "node_config_ids", "no configurable nodes");
@@ -106,7 +111,7 @@ void validate(const LayoutGraph& g, const std::string& file, int64_t minConfigs)
         const int64_t id = g.nodeConfigIds[k];
         if (id < 0 || id >= n)
             throw InputError(file, idx("node_config_ids", k),
-                             "node id " + std::to_string(id) + " out of range [0, " + std::to_string(n) + ")");
+                "node id " + std::to_string(id) + " out of range [0, " + std::to_string(n) + ")");
         if (!seen.insert(id).second)
             throw InputError(file, idx("node_config_ids", k), "node " + std::to_string(id) + " is listed twice");
     }
@@ -116,28 +121,16 @@ void validate(const LayoutGraph& g, const std::string& file, int64_t minConfigs)
         throw InputError(file, "node_config_feat", "shape " + shapeToString(cf.shape()) + " should be (C, Nc, 18)");
     if (cf.dim(1) != nc)
         throw InputError(file, "node_config_feat",
-                         "has " + std::to_string(cf.dim(1)) + " configurable nodes per config but node_config_ids lists "
-                             + std::to_string(nc));
+            "has " + std::to_string(cf.dim(1)) + " configurable nodes per config but node_config_ids lists "
+                + std::to_string(nc));
     const int64_t configs = cf.dim(0);
     checkConfigCount(file, configs, minConfigs);
-    const float* p = cf.data();
-    bool bad = false;
-    for (int64_t i = 0; i < cf.size(); ++i) {
-        const float v = p[i];
-        bad |= !(v >= -1.0f && v <= 5.0f) || v != float(int(v));
-    }
-    if (bad) {
-        for (int64_t i = 0; i < cf.size(); ++i) {
-            const float v = p[i];
-            if (!(v >= -1.0f && v <= 5.0f) || v != float(int(v))) {
-                const int64_t c = i / (nc * kLayoutConfigFeatures);
-                const int64_t rest = i % (nc * kLayoutConfigFeatures);
-                throw InputError(file,
-                                 "node_config_feat[" + std::to_string(c) + "," + std::to_string(rest / kLayoutConfigFeatures)
-                                     + "," + std::to_string(rest % kLayoutConfigFeatures) + "]",
-                                 "layout value " + std::to_string(v) + " is not an integer in -1..5");
-            }
-        }
+    if (const int64_t i = findInvalidLayoutValue(cf.data(), cf.size()); i >= 0) {
+        const int64_t perConfig = nc * kLayoutConfigFeatures;
+        throw InputError(file,
+            "node_config_feat[" + std::to_string(i / perConfig) + "," + std::to_string(i % perConfig / kLayoutConfigFeatures)
+                + "," + std::to_string(i % kLayoutConfigFeatures) + "]",
+            "layout value " + std::to_string(cf[i]) + " is not an integer in -1..5");
     }
     checkRuntimes(file, "config_runtime", g.configRuntime, configs);
 
@@ -147,7 +140,7 @@ void validate(const LayoutGraph& g, const std::string& file, int64_t minConfigs)
             const int64_t s = g.nodeSplits[i];
             if (s < previous || s > n)
                 throw InputError(file, idx("node_splits", i),
-                                 "split " + std::to_string(s) + " is not non-decreasing within [0, " + std::to_string(n) + "]");
+                    "split " + std::to_string(s) + " is not non-decreasing within [0, " + std::to_string(n) + "]");
             previous = s;
         }
     }
@@ -164,7 +157,8 @@ void validate(const TileGraph& g, const std::string& file, int64_t minConfigs)
     checkConfigCount(file, configs, minConfigs);
     for (int64_t i = 0; i < cf.size(); ++i)
         if (!std::isfinite(cf[i]))
-            throw InputError(file, idx("config_feat", i / kTileConfigFeatures, i % kTileConfigFeatures), "not a finite value");
+            throw InputError(
+                file, idx("config_feat", i / kTileConfigFeatures, i % kTileConfigFeatures), "not a finite value");
     checkRuntimes(file, "config_runtime", g.configRuntime, configs);
     checkRuntimes(file, "config_runtime_normalizers", g.configRuntimeNormalizers, configs);
     if (g.hasRuntimes() && allZero(g.configRuntimeNormalizers))

@@ -11,10 +11,10 @@
 
 namespace tgraph {
 
-constexpr int kNodeFeatures = 140;       // node_feat columns (spec/tgraph-model.md §1.3)
+constexpr int kNodeFeatures = 140; // node_feat columns (spec/tgraph-model.md §1.3)
 constexpr int kNumericNodeFeatures = 134; // columns 0..133 are standardized, 134..139 are layout tokens
 constexpr int kLayoutConfigFeatures = 18; // node_config_feat per (config, configurable node)
-constexpr int kTileConfigFeatures = 24;   // config_feat per tile config
+constexpr int kTileConfigFeatures = 24; // config_feat per tile config
 
 enum class GraphKind { Layout, Tile };
 const char* graphKindName(GraphKind kind);
@@ -32,13 +32,13 @@ struct ArrayStorage
 // their stored type; node_config_feat is always held uncompressed as float32 (C, Nc, 18).
 struct LayoutGraph
 {
-    NdArray<float> nodeFeat;          // (N, 140)
-    NdArray<int64_t> nodeOpcode;      // (N,)
-    NdArray<int64_t> edgeIndex;       // (E, 2), row = [consumer, producer]
-    NdArray<int64_t> nodeConfigIds;   // (Nc,) node positions of configurable nodes
-    NdArray<float> nodeConfigFeat;    // (C, Nc, 18), values -1..5
-    NdArray<int64_t> configRuntime;   // (C,) ns; all zero in test splits (not measured)
-    NdArray<int64_t> nodeSplits;      // (k,) computation split offsets (empty when absent)
+    NdArray<float> nodeFeat; // (N, 140)
+    NdArray<int64_t> nodeOpcode; // (N,)
+    NdArray<int64_t> edgeIndex; // (E, 2), row = [consumer, producer]
+    NdArray<int64_t> nodeConfigIds; // (Nc,) node positions of configurable nodes
+    NdArray<float> nodeConfigFeat; // (C, Nc, 18), values -1..5
+    NdArray<int64_t> configRuntime; // (C,) ns; all zero in test splits (not measured)
+    NdArray<int64_t> nodeSplits; // (k,) computation split offsets (empty when absent)
     std::map<std::string, ArrayStorage> storage; // per key, as read from the source file
 
     int64_t nodeCount() const { return nodeFeat.ndim() == 2 ? nodeFeat.dim(0) : 0; }
@@ -52,11 +52,11 @@ struct LayoutGraph
 // A TpuGraphs tile graph (npz/tile/xla/*): one fused kernel with graph-level tile configs.
 struct TileGraph
 {
-    NdArray<float> nodeFeat;                  // (N, 140)
-    NdArray<int64_t> nodeOpcode;              // (N,)
-    NdArray<int64_t> edgeIndex;               // (E, 2)
-    NdArray<float> configFeat;                // (C, 24)
-    NdArray<int64_t> configRuntime;           // (C,)
+    NdArray<float> nodeFeat; // (N, 140)
+    NdArray<int64_t> nodeOpcode; // (N,)
+    NdArray<int64_t> edgeIndex; // (E, 2)
+    NdArray<float> configFeat; // (C, 24)
+    NdArray<int64_t> configRuntime; // (C,)
     NdArray<int64_t> configRuntimeNormalizers; // (C,)
     std::map<std::string, ArrayStorage> storage;
 

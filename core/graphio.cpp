@@ -57,13 +57,14 @@ void requireKeys(const NpzReader& npz, std::initializer_list<const char*> keys, 
 {
     for (const char* k : keys)
         if (!npz.contains(k))
-            throw InputError(npz.path(), k, std::string("array is missing (required in a TpuGraphs ") + kind + " graph)");
+            throw InputError(
+                npz.path(), k, std::string("array is missing (required in a TpuGraphs ") + kind + " graph)");
 }
 
 void record(std::map<std::string, ArrayStorage>& storage, NpzReader& npz, const char* key)
 {
     const NpyHeader h = npz.header(key);
-    storage[key] = ArrayStorage{h.dtype, h.shape};
+    storage[key] = ArrayStorage { h.dtype, h.shape };
 }
 
 NdArray<int64_t> readRuntimes(NpzReader& npz, const char* key, ProgressSink* progress)
@@ -85,7 +86,7 @@ NdArray<int64_t> readRuntimes(NpzReader& npz, const char* key, ProgressSink* pro
 
 NdArray<int64_t> flattened(NdArray<int64_t> a)
 {
-    a.reshape({a.size()});
+    a.reshape({ a.size() });
     return a;
 }
 
@@ -104,9 +105,9 @@ DType storedTypeOr(const std::map<std::string, ArrayStorage>& storage, const cha
     return it == storage.end() ? fallback : it->second.dtype;
 }
 
-constexpr DType kFloat32{ScalarType::Float32, false};
-constexpr DType kInt64{ScalarType::Int64, false};
-constexpr DType kUInt8{ScalarType::UInt8, false};
+constexpr DType kFloat32 { ScalarType::Float32, false };
+constexpr DType kInt64 { ScalarType::Int64, false };
+constexpr DType kUInt8 { ScalarType::UInt8, false };
 
 // Integer arrays go back in their source dtype when every value fits (pruning only shrinks ids),
 // else as int64; float-stored arrays keep their float dtype.
@@ -141,17 +142,19 @@ GraphKind detectGraphKind(const NpzReader& npz)
     for (const auto& k : npz.keys())
         present += (present.empty() ? "" : ", ") + k;
     throw InputError(npz.path(), "",
-                     "neither a TpuGraphs layout graph (no node_config_feat) nor a tile graph (no config_feat); arrays: "
-                         + (present.empty() ? std::string("none") : present));
+        "neither a TpuGraphs layout graph (no node_config_feat) nor a tile graph (no config_feat); arrays: "
+            + (present.empty() ? std::string("none") : present));
 }
 
 LayoutGraph readLayoutGraph(NpzReader& npz, const GraphLoadOptions& options)
 {
-    requireKeys(npz, {"node_feat", "node_opcode", "edge_index", "node_config_ids", "node_config_feat", "config_runtime"},
-                "layout");
+    requireKeys(npz,
+        { "node_feat", "node_opcode", "edge_index", "node_config_ids", "node_config_feat", "config_runtime" },
+        "layout");
     FileProgress progress(options.progress, totalBytes(npz), "loading " + npz.path());
     LayoutGraph g;
-    for (const char* key : {"node_feat", "node_opcode", "edge_index", "node_config_ids", "node_config_feat", "config_runtime"})
+    for (const char* key :
+        { "node_feat", "node_opcode", "edge_index", "node_config_ids", "node_config_feat", "config_runtime" })
         record(g.storage, npz, key);
     g.nodeFeat = npz.read<float>("node_feat", progress.sink());
     g.nodeOpcode = flattened(npz.read<int64_t>("node_opcode", progress.sink()));
@@ -167,7 +170,7 @@ LayoutGraph readLayoutGraph(NpzReader& npz, const GraphLoadOptions& options)
         record(g.storage, npz, "node_splits");
         g.nodeSplits = readSplits(npz, progress.sink());
     } else {
-        g.nodeSplits = NdArray<int64_t>({0});
+        g.nodeSplits = NdArray<int64_t>({ 0 });
     }
     if (options.repadLayout && g.nodeFeat.ndim() == 2 && g.nodeFeat.dim(1) == kNodeFeatures)
         repadLayoutColumns(g.nodeFeat);
@@ -177,11 +180,13 @@ LayoutGraph readLayoutGraph(NpzReader& npz, const GraphLoadOptions& options)
 
 TileGraph readTileGraph(NpzReader& npz, const GraphLoadOptions& options)
 {
-    requireKeys(npz, {"node_feat", "node_opcode", "edge_index", "config_feat", "config_runtime", "config_runtime_normalizers"},
-                "tile");
+    requireKeys(npz,
+        { "node_feat", "node_opcode", "edge_index", "config_feat", "config_runtime", "config_runtime_normalizers" },
+        "tile");
     FileProgress progress(options.progress, totalBytes(npz), "loading " + npz.path());
     TileGraph g;
-    for (const char* key : {"node_feat", "node_opcode", "edge_index", "config_feat", "config_runtime", "config_runtime_normalizers"})
+    for (const char* key :
+        { "node_feat", "node_opcode", "edge_index", "config_feat", "config_runtime", "config_runtime_normalizers" })
         record(g.storage, npz, key);
     g.nodeFeat = npz.read<float>("node_feat", progress.sink());
     g.nodeOpcode = flattened(npz.read<int64_t>("node_opcode", progress.sink()));
@@ -212,6 +217,11 @@ TileGraph loadTileGraph(const std::string& path, const GraphLoadOptions& options
 void saveLayoutGraph(const LayoutGraph& g, const std::string& path, const GraphWriteOptions& options)
 {
     NpzWriter w(path, options.compressed ? NpzCompression::Deflated : NpzCompression::Stored);
+    w.setProgress(options.progress,
+        uint64_t(g.nodeFeat.size() + g.nodeConfigFeat.size()) * 4
+            + uint64_t(g.nodeOpcode.size() + g.edgeIndex.size() + g.nodeConfigIds.size() + g.configRuntime.size()
+                  + g.nodeSplits.size())
+                * 8);
     const auto& st = g.storage;
     w.add("node_feat", g.nodeFeat, floatTypeOr(st, "node_feat"));
     w.add("node_opcode", g.nodeOpcode, fittingType(g.nodeOpcode, storedTypeOr(st, "node_opcode", kUInt8)));
@@ -221,14 +231,15 @@ void saveLayoutGraph(const LayoutGraph& g, const std::string& path, const GraphW
     } else {
         w.add("node_config_feat", g.nodeConfigFeat, floatTypeOr(st, "node_config_feat"));
     }
-    w.add("node_config_ids", g.nodeConfigIds, fittingType(g.nodeConfigIds, storedTypeOr(st, "node_config_ids", kInt64)));
+    w.add(
+        "node_config_ids", g.nodeConfigIds, fittingType(g.nodeConfigIds, storedTypeOr(st, "node_config_ids", kInt64)));
     w.add("config_runtime", g.configRuntime, fittingType(g.configRuntime, storedTypeOr(st, "config_runtime", kInt64)));
     auto splits = st.find("node_splits");
     if (!g.nodeSplits.empty() || splits != st.end()) {
         NdArray<int64_t> s = g.nodeSplits;
         // The published dataset stores (1, k); keep a source's 1-d form when it had one.
         if (splits == st.end() || splits->second.shape.size() == 2)
-            s.reshape({1, s.size()});
+            s.reshape({ 1, s.size() });
         w.add("node_splits", s, fittingType(s, storedTypeOr(st, "node_splits", kInt64)));
     }
     w.commit();
@@ -237,6 +248,11 @@ void saveLayoutGraph(const LayoutGraph& g, const std::string& path, const GraphW
 void saveTileGraph(const TileGraph& g, const std::string& path, const GraphWriteOptions& options)
 {
     NpzWriter w(path, options.compressed ? NpzCompression::Deflated : NpzCompression::Stored);
+    w.setProgress(options.progress,
+        uint64_t(g.nodeFeat.size() + g.configFeat.size()) * 4
+            + uint64_t(
+                  g.nodeOpcode.size() + g.edgeIndex.size() + g.configRuntime.size() + g.configRuntimeNormalizers.size())
+                * 8);
     const auto& st = g.storage;
     w.add("node_feat", g.nodeFeat, floatTypeOr(st, "node_feat"));
     w.add("node_opcode", g.nodeOpcode, fittingType(g.nodeOpcode, storedTypeOr(st, "node_opcode", kUInt8)));
@@ -244,7 +260,7 @@ void saveTileGraph(const TileGraph& g, const std::string& path, const GraphWrite
     w.add("config_feat", g.configFeat, floatTypeOr(st, "config_feat"));
     w.add("config_runtime", g.configRuntime, fittingType(g.configRuntime, storedTypeOr(st, "config_runtime", kInt64)));
     w.add("config_runtime_normalizers", g.configRuntimeNormalizers,
-          fittingType(g.configRuntimeNormalizers, storedTypeOr(st, "config_runtime_normalizers", kInt64)));
+        fittingType(g.configRuntimeNormalizers, storedTypeOr(st, "config_runtime_normalizers", kInt64)));
     w.commit();
 }
 

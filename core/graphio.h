@@ -12,14 +12,14 @@ class ProgressSink;
 
 struct GraphLoadOptions
 {
-    int64_t minConfigs = 2;   // graphs with fewer configs are refused (0 disables the check)
+    int64_t minConfigs = 2; // graphs with fewer configs are refused (0 disables the check)
     bool repadLayout = false; // re-pad node_feat columns 134..139 with -1 from the shape rank (spec §2.1)
     ProgressSink* progress = nullptr;
 };
 
 struct GraphWriteOptions
 {
-    bool compressed = true;       // deflate members (np.savez_compressed); false = stored (np.savez)
+    bool compressed = true; // deflate members (np.savez_compressed); false = stored (np.savez)
     bool compressConfigs = false; // node_config_feat as base-7 int32 (C, Nc, 3) instead of float32 (C, Nc, 18)
     ProgressSink* progress = nullptr;
 };

@@ -16,17 +16,16 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-void requireSameSize(const char *fn, std::span<const double> a, const char *aName, std::span<const double> b,
-                     const char *bName)
+void requireSameSize(
+    const char* fn, std::span<const double> a, const char* aName, std::span<const double> b, const char* bName)
 {
     if (a.size() != b.size()) {
         throw std::invalid_argument(std::string(fn) + ": " + aName + " and " + bName
-                                    + " must have the same length (got " + std::to_string(a.size()) + " and "
-                                    + std::to_string(b.size()) + ")");
+            + " must have the same length (got " + std::to_string(a.size()) + " and " + std::to_string(b.size()) + ")");
     }
 }
 
-void requireNoNaN(const char *fn, std::span<const double> v, const char *name)
+void requireNoNaN(const char* fn, std::span<const double> v, const char* name)
 {
     for (std::size_t i = 0; i < v.size(); ++i) {
         if (std::isnan(v[i])) {
@@ -35,7 +34,7 @@ void requireNoNaN(const char *fn, std::span<const double> v, const char *name)
     }
 }
 
-void requireNonEmpty(const char *fn, std::span<const double> v, const char *name)
+void requireNonEmpty(const char* fn, std::span<const double> v, const char* name)
 {
     if (v.empty()) {
         throw std::invalid_argument(std::string(fn) + ": " + name + " is empty");
@@ -43,14 +42,11 @@ void requireNonEmpty(const char *fn, std::span<const double> v, const char *name
 }
 
 // Number of unordered pairs among `c` equal items.
-constexpr int64_t pairsOf(int64_t c)
-{
-    return c * (c - 1) / 2;
-}
+constexpr int64_t pairsOf(int64_t c) { return c * (c - 1) / 2; }
 
 // Sorts `v` ascending (stable bottom-up merge sort) and returns the number of strict inversions, i.e. pairs
 // i < j with v[i] > v[j] in the input order. Equal values are not inversions.
-int64_t sortCountingInversions(std::vector<double> &v)
+int64_t sortCountingInversions(std::vector<double>& v)
 {
     const std::size_t n = v.size();
     std::vector<double> buf(n);
@@ -87,7 +83,9 @@ int64_t sortCountingInversions(std::vector<double> &v)
 class CountTree
 {
 public:
-    explicit CountTree(std::size_t size) : m_tree(size + 1, 0) {}
+    explicit CountTree(std::size_t size)
+        : m_tree(size + 1, 0)
+    { }
 
     void add(std::size_t pos)
     {
@@ -114,10 +112,9 @@ private:
 std::vector<std::size_t> lowestScored(std::span<const double> scores, std::size_t k)
 {
     std::vector<std::size_t> idx(scores.size());
-    std::iota(idx.begin(), idx.end(), std::size_t{0});
-    auto before = [&](std::size_t a, std::size_t b) {
-        return scores[a] < scores[b] || (scores[a] == scores[b] && a < b);
-    };
+    std::iota(idx.begin(), idx.end(), std::size_t { 0 });
+    auto before
+        = [&](std::size_t a, std::size_t b) { return scores[a] < scores[b] || (scores[a] == scores[b] && a < b); };
     if (k < idx.size()) {
         std::nth_element(idx.begin(), idx.begin() + static_cast<std::ptrdiff_t>(k), idx.end(), before);
         idx.resize(k);
@@ -126,8 +123,8 @@ std::vector<std::size_t> lowestScored(std::span<const double> scores, std::size_
 }
 
 // Minimum runtime among the k lowest-scored configs, and overall minimum runtime.
-std::pair<double, double> topKAndBest(const char *fn, std::span<const double> runtimes,
-                                      std::span<const double> scores, int k)
+std::pair<double, double> topKAndBest(
+    const char* fn, std::span<const double> runtimes, std::span<const double> scores, int k)
 {
     requireSameSize(fn, runtimes, "runtimes", scores, "scores");
     requireNonEmpty(fn, runtimes, "runtimes");
@@ -142,7 +139,7 @@ std::pair<double, double> topKAndBest(const char *fn, std::span<const double> ru
         topMin = std::min(topMin, runtimes[i]);
     }
     const double best = *std::min_element(runtimes.begin(), runtimes.end());
-    return {topMin, best};
+    return { topMin, best };
 }
 
 } // namespace
@@ -160,12 +157,11 @@ double kendallTauB(std::span<const double> x, std::span<const double> y)
     // Order by (x, y): within a run of equal x the y values are ascending, so every strict inversion of the
     // resulting y sequence is a discordant pair (pairs tied in x are never counted as inversions).
     std::vector<std::size_t> order(n);
-    std::iota(order.begin(), order.end(), std::size_t{0});
-    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-        return x[a] < x[b] || (x[a] == x[b] && y[a] < y[b]);
-    });
+    std::iota(order.begin(), order.end(), std::size_t { 0 });
+    std::sort(order.begin(), order.end(),
+        [&](std::size_t a, std::size_t b) { return x[a] < x[b] || (x[a] == x[b] && y[a] < y[b]); });
 
-    int64_t xTies = 0;     // pairs with equal x
+    int64_t xTies = 0; // pairs with equal x
     int64_t jointTies = 0; // pairs with equal x and equal y
     {
         int64_t xRun = 1;
@@ -214,7 +210,7 @@ double kendallTauB(std::span<const double> x, std::span<const double> y)
     // total = concordant + discordant + (xTies - jointTies) + (yTies - jointTies) + jointTies
     const int64_t concordantMinusDiscordant = total - xTies - yTies + jointTies - 2 * discordant;
     const double tau = static_cast<double>(concordantMinusDiscordant) / std::sqrt(static_cast<double>(total - xTies))
-                       / std::sqrt(static_cast<double>(total - yTies));
+        / std::sqrt(static_cast<double>(total - yTies));
     return std::clamp(tau, -1.0, 1.0);
 }
 
@@ -231,13 +227,13 @@ double orderedPairAccuracy(std::span<const double> runtimes, std::span<const dou
     distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
     std::vector<std::size_t> scoreRank(n);
     for (std::size_t i = 0; i < n; ++i) {
-        scoreRank[i] = static_cast<std::size_t>(std::lower_bound(distinct.begin(), distinct.end(), scores[i])
-                                                - distinct.begin())
-                       + 1;
+        scoreRank[i]
+            = static_cast<std::size_t>(std::lower_bound(distinct.begin(), distinct.end(), scores[i]) - distinct.begin())
+            + 1;
     }
 
     std::vector<std::size_t> order(n);
-    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::iota(order.begin(), order.end(), std::size_t { 0 });
     std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return runtimes[a] < runtimes[b]; });
 
     // Sweep runtimes upwards one group of equal runtimes at a time. The tree holds exactly the configs with a
@@ -285,7 +281,7 @@ double apePercent(std::span<const KernelPrediction> kernels)
     double errorSum = 0.0;
     double bestSum = 0.0;
     for (std::size_t kIdx = 0; kIdx < kernels.size(); ++kIdx) {
-        const KernelPrediction &kp = kernels[kIdx];
+        const KernelPrediction& kp = kernels[kIdx];
         const std::string fn = "apePercent (kernel " + std::to_string(kIdx) + ")";
         requireSameSize(fn.c_str(), kp.runtimes, "runtimes", kp.scores, "scores");
         requireNonEmpty(fn.c_str(), kp.runtimes, "runtimes");
@@ -307,7 +303,7 @@ std::vector<int64_t> rankByScore(std::span<const double> scores)
 {
     requireNoNaN("rankByScore", scores, "scores");
     std::vector<int64_t> idx(scores.size());
-    std::iota(idx.begin(), idx.end(), int64_t{0});
+    std::iota(idx.begin(), idx.end(), int64_t { 0 });
     std::stable_sort(idx.begin(), idx.end(), [&](int64_t a, int64_t b) {
         return scores[static_cast<std::size_t>(a)] < scores[static_cast<std::size_t>(b)];
     });

@@ -1,9 +1,30 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ndarray.h"
 
+#include <cstdlib>
+#include <new>
 #include <stdexcept>
+#include <sys/mman.h>
 
 namespace tgraph {
+
+void* allocateArrayMemory(size_t bytes)
+{
+    constexpr size_t kHuge = size_t(2) << 20;
+    void* p;
+    if (bytes >= 2 * kHuge) {
+        p = std::aligned_alloc(kHuge, (bytes + kHuge - 1) / kHuge * kHuge);
+        if (p)
+            ::madvise(p, bytes, MADV_HUGEPAGE); // a hint; harmless where THP is off
+    } else {
+        p = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
+    }
+    if (!p)
+        throw std::bad_alloc();
+    return p;
+}
+
+void ArrayMemoryDeleter::operator()(void* p) const noexcept { std::free(p); }
 
 int64_t shapeElementCount(const std::vector<int64_t>& shape)
 {

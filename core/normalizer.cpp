@@ -18,7 +18,7 @@ void Normalizer::add(const NdArray<float>& nodeFeat)
         return;
     const int64_t stride = nodeFeat.dim(1);
     // Two-pass statistics of this graph, then Chan et al.'s pairwise combination.
-    std::array<double, kColumns> mean{};
+    std::array<double, kColumns> mean {};
     for (int64_t i = 0; i < n; ++i) {
         const float* row = nodeFeat.data() + i * stride;
         for (int c = 0; c < kColumns; ++c)
@@ -26,7 +26,7 @@ void Normalizer::add(const NdArray<float>& nodeFeat)
     }
     for (double& m : mean)
         m /= double(n);
-    std::array<double, kColumns> m2{};
+    std::array<double, kColumns> m2 {};
     for (int64_t i = 0; i < n; ++i) {
         const float* row = nodeFeat.data() + i * stride;
         for (int c = 0; c < kColumns; ++c) {
@@ -68,7 +68,7 @@ void Normalizer::apply(NdArray<float>& nodeFeat) const
     if (nodeFeat.ndim() != 2 || nodeFeat.dim(1) < kColumns)
         throw std::invalid_argument("Normalizer::apply: node_feat must be (N, >= 134)");
     const int64_t stride = nodeFeat.dim(1);
-    std::array<double, kColumns> inv{};
+    std::array<double, kColumns> inv {};
     for (size_t c = 0; c < size_t(kColumns); ++c)
         inv[c] = 1.0 / m_std[c];
     for (int64_t i = 0; i < nodeFeat.dim(0); ++i) {
@@ -82,11 +82,11 @@ void Normalizer::save(const std::string& path) const
 {
     if (!m_finished)
         throw std::logic_error("Normalizer::save before finish()");
-    NdArray<double> mean({kColumns});
-    NdArray<double> stddev({kColumns});
+    NdArray<double> mean({ kColumns });
+    NdArray<double> stddev({ kColumns });
     std::copy(m_mean.begin(), m_mean.end(), mean.data());
     std::copy(m_std.begin(), m_std.end(), stddev.data());
-    NdArray<int64_t> count(std::vector<int64_t>{}, m_count);
+    NdArray<int64_t> count(std::vector<int64_t> {}, m_count);
     NpzWriter w(path, NpzCompression::Stored);
     w.add("normalizer_mean", mean);
     w.add("normalizer_std", stddev);
@@ -99,10 +99,10 @@ Normalizer Normalizer::load(const std::string& path)
     NpzReader npz(path);
     const NdArray<double> mean = npz.read<double>("normalizer_mean");
     const NdArray<double> stddev = npz.read<double>("normalizer_std");
-    for (const auto* a : {&mean, &stddev})
-        if (a->shape() != std::vector<int64_t>{kColumns})
+    for (const auto* a : { &mean, &stddev })
+        if (a->shape() != std::vector<int64_t> { kColumns })
             throw InputError(path, a == &mean ? "normalizer_mean" : "normalizer_std",
-                             "shape " + shapeToString(a->shape()) + " should be (134,)");
+                "shape " + shapeToString(a->shape()) + " should be (134,)");
     Normalizer n;
     for (int c = 0; c < kColumns; ++c) {
         if (!std::isfinite(mean[c]))
@@ -122,7 +122,7 @@ void repadLayoutColumns(NdArray<float>& nodeFeat)
     if (nodeFeat.ndim() != 2 || nodeFeat.dim(1) != kNodeFeatures)
         throw std::invalid_argument("repadLayoutColumns: node_feat must be (N, 140)");
     constexpr int kShapeDims = 21; // columns 21..26: shape dims 0..5
-    constexpr int kLayout = 134;   // columns 134..139: minor-to-major 0..5
+    constexpr int kLayout = 134; // columns 134..139: minor-to-major 0..5
     for (int64_t i = 0; i < nodeFeat.dim(0); ++i) {
         float* row = nodeFeat.row(i);
         int rank = 0;

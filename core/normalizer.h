@@ -18,7 +18,7 @@ public:
     static constexpr int kColumns = kNumericNodeFeatures;
 
     void add(const NdArray<float>& nodeFeat); // (N, >= 134)
-    void finish();                            // computes mean/std from what was added
+    void finish(); // computes mean/std from what was added
     bool isFinished() const { return m_finished; }
     int64_t count() const { return m_count; }
 
@@ -34,9 +34,9 @@ public:
 
 private:
     int64_t m_count = 0;
-    std::array<double, kColumns> m_mean{};
-    std::array<double, kColumns> m_m2{}; // sum of squared deviations
-    std::array<double, kColumns> m_std{};
+    std::array<double, kColumns> m_mean {};
+    std::array<double, kColumns> m_m2 {}; // sum of squared deviations
+    std::array<double, kColumns> m_std {};
     bool m_finished = false;
 };
 

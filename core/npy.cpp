@@ -10,8 +10,8 @@
 #include <limits>
 #include <map>
 #include <type_traits>
-#include <utility>
 #include <unistd.h>
+#include <utility>
 
 namespace tgraph {
 
@@ -20,7 +20,7 @@ namespace {
 constexpr char kMagic[] = "\x93NUMPY";
 constexpr size_t kMagicLen = 6;
 constexpr uint64_t kMaxHeaderBytes = 1 << 20; // far above anything numpy writes
-constexpr int kMaxDims = 32;                  // numpy's NPY_MAXDIMS (1.x)
+constexpr int kMaxDims = 32; // numpy's NPY_MAXDIMS (1.x)
 
 std::string placeOf(const std::string& place, const char* what)
 {
@@ -36,8 +36,7 @@ public:
         : m_text(text)
         , m_file(file)
         , m_place(placeOf(place, "npy header"))
-    {
-    }
+    { }
 
     struct Value
     {
@@ -95,7 +94,7 @@ private:
     void skipSpace()
     {
         while (m_pos < m_text.size()
-               && (m_text[m_pos] == ' ' || m_text[m_pos] == '\t' || m_text[m_pos] == '\n' || m_text[m_pos] == '\r'))
+            && (m_text[m_pos] == ' ' || m_text[m_pos] == '\t' || m_text[m_pos] == '\n' || m_text[m_pos] == '\r'))
             ++m_pos;
     }
     std::string parseString()
@@ -265,7 +264,7 @@ template <class T> std::string targetTypeName() { return dtypeOf<T>().name(); }
 
 template <class T, class S>
 void convertFrom(const std::byte* src, bool swap, T* dst, size_t count, uint64_t firstIndex, const std::string& file,
-                 const std::string& place, const std::vector<int64_t>* shape)
+    const std::string& place, const std::vector<int64_t>* shape)
 {
     if constexpr (std::is_same_v<T, S>) {
         if (!swap) {
@@ -277,7 +276,7 @@ void convertFrom(const std::byte* src, bool swap, T* dst, size_t count, uint64_t
         const S v = loadScalar<S>(src + i * sizeof(S), swap);
         if (!fitsIn<T>(v))
             throw InputError(file, place + formatIndex(firstIndex + i, shape),
-                             "value " + valueText(v) + " does not fit in " + targetTypeName<T>());
+                "value " + valueText(v) + " does not fit in " + targetTypeName<T>());
         if constexpr (std::is_same_v<T, bool>)
             dst[i] = v != S(0);
         else
@@ -286,14 +285,14 @@ void convertFrom(const std::byte* src, bool swap, T* dst, size_t count, uint64_t
 }
 
 template <class T>
-void convertFromHalf(const std::byte* src, bool swap, T* dst, size_t count, uint64_t firstIndex, const std::string& file,
-                     const std::string& place, const std::vector<int64_t>* shape)
+void convertFromHalf(const std::byte* src, bool swap, T* dst, size_t count, uint64_t firstIndex,
+    const std::string& file, const std::string& place, const std::vector<int64_t>* shape)
 {
     for (size_t i = 0; i < count; ++i) {
         const float v = halfToFloat(loadScalar<uint16_t>(src + i * 2, swap));
         if (!fitsIn<T>(v))
             throw InputError(file, place + formatIndex(firstIndex + i, shape),
-                             "value " + valueText(v) + " does not fit in " + targetTypeName<T>());
+                "value " + valueText(v) + " does not fit in " + targetTypeName<T>());
         if constexpr (std::is_same_v<T, bool>)
             dst[i] = v != 0.0f;
         else
@@ -303,7 +302,7 @@ void convertFromHalf(const std::byte* src, bool swap, T* dst, size_t count, uint
 
 template <class T>
 void convertAny(const std::byte* src, const DType& from, T* dst, size_t count, uint64_t firstIndex,
-                const std::string& file, const std::string& place, const std::vector<int64_t>* shape)
+    const std::string& file, const std::string& place, const std::vector<int64_t>* shape)
 {
     const bool swap = from.needsByteSwap();
     switch (from.scalar) {
@@ -372,12 +371,13 @@ uint64_t npyHeaderSize(const std::byte* preamble, size_t available, const std::s
             length |= uint64_t(uint8_t(preamble[8 + i])) << (8 * i);
         prefix = 12;
     } else {
-        throw InputError(file, where,
-                         "unsupported npy format version " + std::to_string(major) + "." + std::to_string(minor));
+        throw InputError(
+            file, where, "unsupported npy format version " + std::to_string(major) + "." + std::to_string(minor));
     }
     if (length > kMaxHeaderBytes)
-        throw InputError(file, where, "header length " + std::to_string(length) + " exceeds the limit of "
-                                          + std::to_string(kMaxHeaderBytes) + " bytes");
+        throw InputError(file, where,
+            "header length " + std::to_string(length) + " exceeds the limit of " + std::to_string(kMaxHeaderBytes)
+                + " bytes");
     return prefix + length;
 }
 
@@ -399,7 +399,7 @@ NpyHeader parseNpyHeader(const std::byte* bytes, size_t size, const std::string&
                 throw InputError(file, where, "non-ASCII byte in a version 1/2 header");
     }
     auto dict = HeaderDictParser(text, file, place).parse();
-    for (const char* key : {"descr", "fortran_order", "shape"})
+    for (const char* key : { "descr", "fortran_order", "shape" })
         if (!dict.count(key))
             throw InputError(file, where, std::string("missing key '") + key + "'");
     if (dict.size() != 3)
@@ -427,7 +427,8 @@ NpyHeader parseNpyHeader(const std::byte* bytes, size_t size, const std::string&
     h.shape = shape.ints;
     for (int64_t d : h.shape)
         if (d < 0)
-            throw InputError(file, where, "negative dimension " + std::to_string(d) + " in shape " + shapeToString(h.shape));
+            throw InputError(
+                file, where, "negative dimension " + std::to_string(d) + " in shape " + shapeToString(h.shape));
     int64_t count = 1;
     for (int64_t d : h.shape)
         if (__builtin_mul_overflow(count, d, &count))
@@ -473,7 +474,7 @@ std::string makeNpyHeader(const DType& dtype, const std::vector<int64_t>& shape,
 
 template <class T>
 void convertElements(const std::byte* src, const DType& from, T* dst, size_t count, uint64_t firstIndex,
-                     const std::string& file, const std::string& place, const std::vector<int64_t>* shape)
+    const std::string& file, const std::string& place, const std::vector<int64_t>* shape)
 {
     convertAny<T>(src, from, dst, count, firstIndex, file, place, shape);
 }
@@ -552,8 +553,9 @@ template <class T> NdArray<T> NpyArray::to(const std::string& file, const std::s
     NdArray<T> out(header.shape);
     const size_t n = size_t(out.size());
     if (data.size() != n * header.dtype.itemSize())
-        throw InputError(file, place, "array holds " + std::to_string(data.size()) + " bytes but its header needs "
-                                          + std::to_string(n * header.dtype.itemSize()));
+        throw InputError(file, place,
+            "array holds " + std::to_string(data.size()) + " bytes but its header needs "
+                + std::to_string(n * header.dtype.itemSize()));
     if (!header.fortranOrder || header.shape.size() <= 1) {
         convertAny<T>(data.data(), header.dtype, out.data(), n, 0, file, place, &header.shape);
         return out;
@@ -563,7 +565,7 @@ template <class T> NdArray<T> NpyArray::to(const std::string& file, const std::s
     NdArray<T> tmp(reversed);
     convertAny<T>(data.data(), header.dtype, tmp.data(), n, 0, file, place, &reversed);
     fortranToC(reinterpret_cast<const std::byte*>(tmp.data()), reinterpret_cast<std::byte*>(out.data()), header.shape,
-               sizeof(T));
+        sizeof(T));
     return out;
 }
 
@@ -603,9 +605,10 @@ NpyArray readNpyFile(const std::string& path)
     a.header = parseNpyHeader(bytes.data(), bytes.size(), path, "");
     const uint64_t need = a.header.dataBytes();
     if (bytes.size() - a.header.headerBytes != need)
-        throw InputError(path, "", "npy header says " + shapeToString(a.header.shape) + " " + a.header.dtype.name() + " ("
-                                       + std::to_string(need) + " bytes) but the file holds "
-                                       + std::to_string(bytes.size() - a.header.headerBytes) + " bytes of data");
+        throw InputError(path, "",
+            "npy header says " + shapeToString(a.header.shape) + " " + a.header.dtype.name() + " ("
+                + std::to_string(need) + " bytes) but the file holds "
+                + std::to_string(bytes.size() - a.header.headerBytes) + " bytes of data");
     a.data.assign(bytes.begin() + std::ptrdiff_t(a.header.headerBytes), bytes.end());
     return a;
 }
@@ -642,7 +645,7 @@ void writeNpyFile(const std::string& path, const NpyArray& array)
 
 #define TGRAPH_INSTANTIATE(T)                                                                                          \
     template void convertElements<T>(const std::byte*, const DType&, T*, size_t, uint64_t, const std::string&,         \
-                                     const std::string&, const std::vector<int64_t>*);                                 \
+        const std::string&, const std::vector<int64_t>*);                                                              \
     template void storeElements<T>(const T*, size_t, const DType&, std::byte*);                                        \
     template NdArray<T> NpyArray::to<T>(const std::string&, const std::string&) const;                                 \
     template NpyArray NpyArray::from<T>(const NdArray<T>&);                                                            \

@@ -43,7 +43,7 @@ std::string makeNpyHeader(const DType& dtype, const std::vector<int64_t>& shape,
 struct NpyArray
 {
     NpyHeader header;
-    std::vector<std::byte> data;
+    std::vector<std::byte, UninitializedAllocator<std::byte>> data;
 
     // Converts to a C-ordered native array of T, checking that every value is representable
     // (integer range; integral values for float -> integer). Throws InputError naming `file`/`place`.
@@ -65,7 +65,7 @@ void writeNpyFile(const std::string& path, const NpyArray& array);
 // storage-order shape, both only used to name the element in error messages.
 template <class T>
 void convertElements(const std::byte* src, const DType& from, T* dst, size_t count, uint64_t firstIndex,
-                     const std::string& file, const std::string& place, const std::vector<int64_t>* shape = nullptr);
+    const std::string& file, const std::string& place, const std::vector<int64_t>* shape = nullptr);
 
 // Converts native T values into stored elements of dtype `to` (throws std::range_error when a
 // value does not fit; that is a program error, not an input error).

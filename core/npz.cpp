@@ -8,9 +8,12 @@
 #include <atomic>
 #include <cerrno>
 #include <climits>
+#include <condition_variable>
 #include <cstring>
 #include <fcntl.h>
+#include <mutex>
 #include <sys/stat.h>
+#include <thread>
 #include <unistd.h>
 #include <unordered_set>
 #include <zlib.h>
@@ -30,11 +33,14 @@ constexpr uint16_t kMax16 = 0xffffu;
 constexpr size_t kLocalHeaderSize = 30;
 constexpr size_t kCentralHeaderSize = 46;
 constexpr size_t kEndOfCentralDirSize = 22;
-constexpr size_t kIoChunk = 1 << 20;       // bytes per read/inflate step (CRC runs on cache-warm data)
+constexpr size_t kIoChunk = 1 << 20; // bytes per read/inflate step (CRC runs on cache-warm data)
 constexpr uint64_t kMaxDeflateRatio = 1100; // deflate cannot expand beyond ~1032:1
 
 uint16_t le16(const uint8_t* p) { return uint16_t(p[0] | p[1] << 8); }
-uint32_t le32(const uint8_t* p) { return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24; }
+uint32_t le32(const uint8_t* p)
+{
+    return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
+}
 uint64_t le64(const uint8_t* p) { return uint64_t(le32(p)) | uint64_t(le32(p + 4)) << 32; }
 
 void put16(std::string& s, uint16_t v)
@@ -63,7 +69,8 @@ std::string hex32(uint32_t v)
 std::string keyOf(const std::string& memberName)
 {
     constexpr std::string_view suffix = ".npy";
-    if (memberName.size() >= suffix.size() && memberName.compare(memberName.size() - suffix.size(), suffix.size(), suffix) == 0)
+    if (memberName.size() >= suffix.size()
+        && memberName.compare(memberName.size() - suffix.size(), suffix.size(), suffix) == 0)
         return memberName.substr(0, memberName.size() - suffix.size());
     return memberName;
 }
@@ -99,6 +106,78 @@ uint32_t crc32Update(uint32_t crc, const void* data, size_t size)
     return crc;
 }
 
+// Computes the CRC-32 of a buffer that a reader fills front to back, on another thread, so that
+// checksumming overlaps with reading or inflating. publish() announces how far the buffer is
+// filled; finish() waits for the rest and returns the CRC.
+class BackgroundCrc
+{
+public:
+    BackgroundCrc(const uint8_t* base, uint32_t initial)
+        : m_base(base)
+        , m_crc(initial)
+        , m_thread([this] { run(); })
+    {
+    }
+    ~BackgroundCrc()
+    {
+        {
+            std::lock_guard lock(m_mutex);
+            m_stop = true;
+        }
+        m_wake.notify_one();
+        m_thread.join();
+    }
+    void publish(size_t available)
+    {
+        {
+            std::lock_guard lock(m_mutex);
+            m_available = available;
+        }
+        m_wake.notify_one();
+    }
+    uint32_t finish(size_t total)
+    {
+        publish(total);
+        std::unique_lock lock(m_mutex);
+        m_done.wait(lock, [&] { return m_processed == total; });
+        return m_crc;
+    }
+
+private:
+    void run()
+    {
+        std::unique_lock lock(m_mutex);
+        for (;;) {
+            m_wake.wait(lock, [&] { return m_stop || m_available > m_processed; });
+            if (m_available == m_processed && m_stop)
+                return;
+            const size_t from = m_processed;
+            const size_t to = m_available;
+            lock.unlock();
+            uint32_t crc = m_crc;
+            crc = crc32Update(crc, m_base + from, to - from);
+            lock.lock();
+            m_crc = crc;
+            m_processed = to;
+            m_done.notify_all();
+            if (m_stop)
+                return;
+        }
+    }
+
+    const uint8_t* m_base;
+    uint32_t m_crc;
+    size_t m_available = 0;
+    size_t m_processed = 0;
+    bool m_stop = false;
+    std::mutex m_mutex;
+    std::condition_variable m_wake;
+    std::condition_variable m_done;
+    std::thread m_thread;
+};
+
+constexpr size_t kBackgroundCrcMin = 8 << 20; // smaller reads checksum inline
+
 } // namespace
 
 // ---------------------------------------------------------------------------------------------
@@ -116,11 +195,11 @@ public:
             fail("encrypted zip members are not supported");
         if (member.method != 0 && member.method != 8)
             fail("zip compression method " + std::to_string(member.method)
-                 + " is not supported (only stored and deflated, as numpy writes)");
+                + " is not supported (only stored and deflated, as numpy writes)");
         if (member.localHeaderOffset > reader.m_fileSize
             || reader.m_fileSize - member.localHeaderOffset < kLocalHeaderSize)
             fail("truncated: local header at offset " + std::to_string(member.localHeaderOffset)
-                 + " lies beyond the end of the file");
+                + " lies beyond the end of the file");
         uint8_t header[kLocalHeaderSize];
         preadExactly(reader.m_fd, header, sizeof header, member.localHeaderOffset, reader.m_path, m_place);
         if (le32(header) != kLocalHeaderSig)
@@ -128,8 +207,8 @@ public:
         m_dataStart = member.localHeaderOffset + kLocalHeaderSize + le16(header + 26) + le16(header + 28);
         if (m_dataStart > reader.m_fileSize || reader.m_fileSize - m_dataStart < member.compressedSize)
             fail("truncated: member data (" + std::to_string(member.compressedSize) + " bytes at offset "
-                 + std::to_string(m_dataStart) + ") runs past the end of the file (" + std::to_string(reader.m_fileSize)
-                 + " bytes)");
+                + std::to_string(m_dataStart) + ") runs past the end of the file (" + std::to_string(reader.m_fileSize)
+                + " bytes)");
         m_compressedLeft = member.compressedSize;
         if (member.method == 0) {
             if (member.compressedSize != member.uncompressedSize)
@@ -137,7 +216,7 @@ public:
         } else {
             if (member.uncompressedSize > member.compressedSize * kMaxDeflateRatio + 1024)
                 fail("recorded size " + std::to_string(member.uncompressedSize) + " is impossible for "
-                     + std::to_string(member.compressedSize) + " bytes of deflate data");
+                    + std::to_string(member.compressedSize) + " bytes of deflate data");
             std::memset(&m_zs, 0, sizeof m_zs);
             if (inflateInit2(&m_zs, -MAX_WBITS) != Z_OK)
                 fail("cannot initialise zlib");
@@ -167,7 +246,8 @@ public:
             while (done < size) {
                 const size_t n = std::min(size - done, kIoChunk);
                 preadExactly(m_reader.m_fd, out + done, n, m_dataStart + m_produced, m_reader.m_path, m_place);
-                m_crc = crc32Update(m_crc, out + done, n);
+                if (!m_crcSuspended)
+                    m_crc = crc32Update(m_crc, out + done, n);
                 done += n;
                 m_produced += n;
             }
@@ -181,7 +261,8 @@ public:
             m_zs.avail_out = uInt(want);
             const int ret = inflate(&m_zs, Z_NO_FLUSH);
             const size_t got = want - m_zs.avail_out;
-            m_crc = crc32Update(m_crc, out + done, got);
+            if (!m_crcSuspended)
+                m_crc = crc32Update(m_crc, out + done, got);
             done += got;
             m_produced += got;
             if (ret == Z_STREAM_END) {
@@ -197,11 +278,33 @@ public:
         return done;
     }
 
+    // Reads exactly `size` bytes into `buffer`, which the caller keeps untouched until finish():
+    // large reads checksum on a second thread while this one reads or inflates.
+    void readInto(void* buffer, size_t size, const char* what, ProgressScope& progress)
+    {
+        auto* dst = static_cast<uint8_t*>(buffer);
+        std::unique_ptr<BackgroundCrc> crc;
+        if (size >= kBackgroundCrcMin)
+            crc = std::make_unique<BackgroundCrc>(dst, m_crc);
+        m_crcSuspended = crc != nullptr;
+        for (size_t done = 0; done < size;) {
+            const size_t n = std::min(size - done, 16 * kIoChunk);
+            readExactly(dst + done, n, what);
+            done += n;
+            if (crc)
+                crc->publish(done);
+            progress.advanceTo(progress.done() + n);
+        }
+        if (crc)
+            m_crc = crc->finish(size);
+        m_crcSuspended = false;
+    }
+
     void readExactly(void* buffer, size_t size, const char* what)
     {
         if (read(buffer, size) != size)
             fail(std::string("member ends inside the ") + what + " (" + std::to_string(m_member.uncompressedSize)
-                 + " bytes in all)");
+                + " bytes in all)");
     }
 
     // Checks that the whole member was consumed with the recorded size and CRC-32.
@@ -209,7 +312,7 @@ public:
     {
         if (m_produced != m_member.uncompressedSize)
             fail("only " + std::to_string(m_produced) + " of " + std::to_string(m_member.uncompressedSize)
-                 + " bytes were read");
+                + " bytes were read");
         if (m_inflating && !m_streamEnd) {
             uint8_t extra;
             if (m_zs.avail_in == 0)
@@ -219,13 +322,13 @@ public:
             const int ret = inflate(&m_zs, Z_NO_FLUSH);
             if (m_zs.avail_out == 0)
                 fail("member inflates to more than its recorded size of " + std::to_string(m_member.uncompressedSize)
-                     + " bytes");
+                    + " bytes");
             if (ret != Z_STREAM_END)
                 fail("truncated or corrupt deflate stream at the end of the member");
         }
         if (m_crc != m_member.crc32)
             fail("CRC-32 mismatch (recorded " + hex32(m_member.crc32) + ", computed " + hex32(m_crc)
-                 + "): the member is corrupt");
+                + "): the member is corrupt");
     }
 
 private:
@@ -234,7 +337,7 @@ private:
         const size_t n = size_t(std::min<uint64_t>(m_compressedLeft, m_input.size()));
         if (n) {
             preadExactly(m_reader.m_fd, m_input.data(), n, m_dataStart + (m_member.compressedSize - m_compressedLeft),
-                         m_reader.m_path, m_place);
+                m_reader.m_path, m_place);
             m_compressedLeft -= n;
         }
         m_zs.next_in = m_input.data();
@@ -248,6 +351,7 @@ private:
     uint64_t m_compressedLeft = 0;
     uint64_t m_produced = 0;
     uint32_t m_crc = 0;
+    bool m_crcSuspended = false; // a BackgroundCrc covers the bytes being read
     bool m_inflating = false;
     bool m_streamEnd = false;
     z_stream m_zs;
@@ -262,7 +366,7 @@ NpyHeader NpzReader::readNpyHeader(MemberStream& stream) const
     const uint64_t headerSize = npyHeaderSize(preamble, got, file, stream.place());
     if (headerSize > stream.size())
         stream.fail("member (" + std::to_string(stream.size()) + " bytes) is smaller than its npy header ("
-                    + std::to_string(headerSize) + " bytes)");
+            + std::to_string(headerSize) + " bytes)");
     std::vector<std::byte> header(static_cast<size_t>(headerSize));
     std::memcpy(header.data(), preamble, got);
     if (headerSize > got)
@@ -270,9 +374,9 @@ NpyHeader NpzReader::readNpyHeader(MemberStream& stream) const
     NpyHeader h = parseNpyHeader(header.data(), header.size(), file, stream.place());
     const uint64_t expected = h.headerBytes + h.dataBytes();
     if (expected != stream.size())
-        stream.fail("npy header lies about the size: shape " + shapeToString(h.shape) + " of " + h.dtype.name() + " needs "
-                    + std::to_string(h.dataBytes()) + " bytes of data but the member holds "
-                    + std::to_string(stream.size() - h.headerBytes));
+        stream.fail("npy header lies about the size: shape " + shapeToString(h.shape) + " of " + h.dtype.name()
+            + " needs " + std::to_string(h.dataBytes()) + " bytes of data but the member holds "
+            + std::to_string(stream.size() - h.headerBytes));
     return h;
 }
 
@@ -282,7 +386,8 @@ NpzReader::NpzReader(std::string path)
     m_fd = ::open(m_path.c_str(), O_RDONLY | O_CLOEXEC);
     if (m_fd < 0)
         throw InputError(m_path, "", std::string("cannot open: ") + std::strerror(errno));
-    struct stat st{};
+    struct stat st
+    { };
     if (::fstat(m_fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         ::close(m_fd);
         throw InputError(m_path, "", "not a regular file");
@@ -304,7 +409,8 @@ NpzReader::~NpzReader()
 
 void NpzReader::readCentralDirectory()
 {
-    const std::string notZip = "not a zip archive: no end-of-central-directory record (the file is truncated or not an .npz)";
+    const std::string notZip
+        = "not a zip archive: no end-of-central-directory record (the file is truncated or not an .npz)";
     if (m_fileSize < kEndOfCentralDirSize)
         throw InputError(m_path, "", notZip);
     const uint64_t tailSize = std::min<uint64_t>(m_fileSize, kEndOfCentralDirSize + 0xffff);
@@ -334,7 +440,8 @@ void NpzReader::readCentralDirectory()
         if (le32(locator) == kZip64LocatorSig) {
             const uint64_t z64Offset = le64(locator + 8);
             if (z64Offset > m_fileSize || m_fileSize - z64Offset < 56)
-                throw InputError(m_path, "zip64 end record", "offset " + std::to_string(z64Offset) + " beyond end of file");
+                throw InputError(
+                    m_path, "zip64 end record", "offset " + std::to_string(z64Offset) + " beyond end of file");
             uint8_t z[56];
             preadExactly(m_fd, z, sizeof z, z64Offset, m_path, "zip64 end record");
             if (le32(z) != kZip64EndSig)
@@ -350,11 +457,11 @@ void NpzReader::readCentralDirectory()
         throw InputError(m_path, "", "multi-disk zip archives are not supported");
     if (cdOffset > m_fileSize || cdSize > m_fileSize - cdOffset)
         throw InputError(m_path, "zip central directory",
-                         "truncated: " + std::to_string(cdSize) + " bytes at offset " + std::to_string(cdOffset)
-                             + " run past the end of the file (" + std::to_string(m_fileSize) + " bytes)");
+            "truncated: " + std::to_string(cdSize) + " bytes at offset " + std::to_string(cdOffset)
+                + " run past the end of the file (" + std::to_string(m_fileSize) + " bytes)");
     if (entries > cdSize / kCentralHeaderSize)
         throw InputError(m_path, "zip central directory",
-                         std::to_string(entries) + " entries cannot fit in " + std::to_string(cdSize) + " bytes");
+            std::to_string(entries) + " entries cannot fit in " + std::to_string(cdSize) + " bytes");
 
     std::vector<uint8_t> cd(cdSize);
     preadExactly(m_fd, cd.data(), cd.size(), cdOffset, m_path, "zip central directory");
@@ -452,12 +559,7 @@ NpyArray NpzReader::readRaw(std::string_view key, ProgressSink* progress)
     const uint64_t bytes = a.header.dataBytes();
     a.data.resize(size_t(bytes));
     ProgressScope scope(progress, std::string("reading ") + std::string(key), bytes);
-    for (uint64_t done = 0; done < bytes;) {
-        const size_t n = size_t(std::min<uint64_t>(bytes - done, 16 * kIoChunk));
-        stream.readExactly(a.data.data() + done, n, "array data");
-        done += n;
-        scope.advanceTo(done);
-    }
+    stream.readInto(a.data.data(), size_t(bytes), "array data", scope);
     stream.finish();
     return a;
 }
@@ -474,13 +576,7 @@ template <class T> NdArray<T> NpzReader::read(std::string_view key, ProgressSink
     std::vector<int64_t> storageShape = cOrder ? h.shape : std::vector<int64_t>(h.shape.rbegin(), h.shape.rend());
     NdArray<T> out(storageShape);
     if (native) {
-        auto* dst = reinterpret_cast<uint8_t*>(out.data());
-        for (uint64_t done = 0; done < bytes;) {
-            const size_t n = size_t(std::min<uint64_t>(bytes - done, 16 * kIoChunk));
-            stream.readExactly(dst + done, n, "array data");
-            done += n;
-            scope.advanceTo(done);
-        }
+        stream.readInto(out.data(), size_t(bytes), "array data", scope);
     } else {
         const size_t item = h.dtype.itemSize();
         std::vector<std::byte> chunk((kIoChunk / item) * item);
@@ -488,8 +584,8 @@ template <class T> NdArray<T> NpzReader::read(std::string_view key, ProgressSink
         for (uint64_t index = 0; index < count;) {
             const size_t n = size_t(std::min<uint64_t>(count - index, chunk.size() / item));
             stream.readExactly(chunk.data(), n * item, "array data");
-            convertElements<T>(chunk.data(), h.dtype, out.data() + index, n, index, m_path, std::string(key),
-                               &storageShape);
+            convertElements<T>(
+                chunk.data(), h.dtype, out.data() + index, n, index, m_path, std::string(key), &storageShape);
             index += n;
             scope.advanceTo(index * item);
         }
@@ -498,7 +594,8 @@ template <class T> NdArray<T> NpzReader::read(std::string_view key, ProgressSink
     if (cOrder)
         return out;
     NdArray<T> c(h.shape);
-    fortranToC(reinterpret_cast<const std::byte*>(out.data()), reinterpret_cast<std::byte*>(c.data()), h.shape, sizeof(T));
+    fortranToC(
+        reinterpret_cast<const std::byte*>(out.data()), reinterpret_cast<std::byte*>(c.data()), h.shape, sizeof(T));
     return c;
 }
 
@@ -510,8 +607,7 @@ class NpzWriter::MemberSink
 public:
     explicit MemberSink(int level)
         : m_level(level)
-    {
-    }
+    { }
     ~MemberSink()
     {
         if (m_deflating)
@@ -531,7 +627,7 @@ NpzWriter::NpzWriter(std::string path, NpzCompression compression, int level)
     , m_compression(compression)
     , m_level(level)
 {
-    static std::atomic<unsigned> counter{0};
+    static std::atomic<unsigned> counter { 0 };
     for (int attempt = 0; attempt < 100 && m_fd < 0; ++attempt) {
         m_tempPath = m_path + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
         m_fd = ::open(m_tempPath.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
@@ -542,8 +638,17 @@ NpzWriter::NpzWriter(std::string path, NpzCompression compression, int level)
         throw InputError(m_path, "", std::string("cannot create output file: ") + std::strerror(errno));
 }
 
+void NpzWriter::setProgress(ProgressSink* progress, uint64_t totalBytes)
+{
+    m_progress = progress;
+    if (m_progress)
+        m_progress->begin("writing " + m_path, totalBytes);
+}
+
 NpzWriter::~NpzWriter()
 {
+    if (m_progress)
+        m_progress->end();
     if (m_fd >= 0)
         ::close(m_fd);
     if (!m_committed && !m_tempPath.empty())
@@ -590,14 +695,14 @@ void NpzWriter::beginMember(const std::string& name)
     // force_zip64), patched with the real CRC and sizes once the data is written.
     std::string h;
     put32(h, kLocalHeaderSig);
-    put16(h, 45);     // version needed: zip64
-    put16(h, 0);      // flags
+    put16(h, 45); // version needed: zip64
+    put16(h, 0); // flags
     put16(h, m_sink->member.method);
-    put16(h, 0);      // time 00:00:00
+    put16(h, 0); // time 00:00:00
     put16(h, 0x0021); // date 1980-01-01
-    put32(h, 0);      // crc, patched
-    put32(h, 0);      // compressed size, patched
-    put32(h, 0);      // uncompressed size, patched
+    put32(h, 0); // crc, patched
+    put32(h, 0); // compressed size, patched
+    put32(h, 0); // uncompressed size, patched
     put16(h, uint16_t(name.size()));
     put16(h, 20);
     h += name;
@@ -633,6 +738,9 @@ void NpzWriter::writeMemberBytes(const void* data, size_t size)
         }
         p += n;
         size -= n;
+        m_bytesIn += n;
+        if (m_progress)
+            m_progress->checkpoint(m_bytesIn);
     }
 }
 

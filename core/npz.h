@@ -17,8 +17,8 @@ class ProgressSink;
 // One member of a zip archive, from its central directory entry.
 struct ZipMember
 {
-    std::string name;            // "node_feat.npy"
-    uint16_t method = 0;         // 0 stored, 8 deflated
+    std::string name; // "node_feat.npy"
+    uint16_t method = 0; // 0 stored, 8 deflated
     uint16_t flags = 0;
     uint32_t crc32 = 0;
     uint64_t compressedSize = 0;
@@ -84,6 +84,10 @@ public:
     // Stores `array` with dtype `storeAs` (e.g. int64 values as uint8); values must fit.
     template <class T> void add(const std::string& key, const NdArray<T>& array, const DType& storeAs);
 
+    // Reports bytes written (of `totalBytes`, the caller's estimate) and stops with
+    // tgraph::Cancelled, removing the temporary file, when the sink asks to.
+    void setProgress(ProgressSink* progress, uint64_t totalBytes);
+
     // A member with arbitrary bytes (e.g. a JSON metadata file); `name` is used as is.
     void addFile(const std::string& name, const void* data, size_t size);
 
@@ -107,6 +111,8 @@ private:
     std::vector<ZipMember> m_written;
     std::unordered_set<std::string> m_names;
     std::unique_ptr<MemberSink> m_sink;
+    ProgressSink* m_progress = nullptr;
+    uint64_t m_bytesIn = 0;
 };
 
 } // namespace tgraph

@@ -33,6 +33,7 @@ public:
     // Reports `done` units and throws tgraph::Cancelled if the sink asks to stop.
     void advanceTo(uint64_t done);
     void advanceBy(uint64_t delta) { advanceTo(m_done + delta); }
+    uint64_t done() const { return m_done; }
 
 private:
     ProgressSink* m_sink;

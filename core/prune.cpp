@@ -31,8 +31,8 @@ PrunedGraph pruneToConfigurable(const LayoutGraph& g, const std::string& file)
         const int64_t id = g.nodeConfigIds[k];
         if (!keepNode[size_t(id)])
             throw InputError(file, "node_config_ids[" + std::to_string(k) + "]",
-                             "configurable node " + std::to_string(id)
-                                 + " has no edges, so pruning to configurable nodes and their neighbours would drop it");
+                "configurable node " + std::to_string(id)
+                    + " has no edges, so pruning to configurable nodes and their neighbours would drop it");
     }
 
     // 4. Remap ids by rank among kept nodes (original order preserved).
@@ -48,14 +48,14 @@ PrunedGraph pruneToConfigurable(const LayoutGraph& g, const std::string& file)
 
     LayoutGraph& out = p.graph;
     out.storage = g.storage;
-    out.nodeFeat = NdArray<float>({kept, kNodeFeatures});
-    out.nodeOpcode = NdArray<int64_t>({kept});
+    out.nodeFeat = NdArray<float>({ kept, kNodeFeatures });
+    out.nodeOpcode = NdArray<int64_t>({ kept });
     for (int64_t i = 0; i < kept; ++i) {
         const int64_t old = p.newToOld[size_t(i)];
         std::copy_n(g.nodeFeat.row(old), kNodeFeatures, out.nodeFeat.row(i));
         out.nodeOpcode[i] = g.nodeOpcode[old];
     }
-    out.edgeIndex = NdArray<int64_t>({keptEdges, 2});
+    out.edgeIndex = NdArray<int64_t>({ keptEdges, 2 });
     for (int64_t i = 0, j = 0; i < e; ++i) {
         if (!keepEdge[size_t(i)])
             continue;

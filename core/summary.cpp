@@ -2,6 +2,7 @@
 #include "summary.h"
 
 #include "configs.h"
+#include "format.h"
 #include "graphio.h"
 #include "jsonwriter.h"
 #include "npz.h"
@@ -15,7 +16,8 @@ namespace tgraph {
 
 namespace {
 
-std::vector<std::pair<int, int64_t>> histogram(const NdArray<int64_t>& opcodes, const std::vector<int64_t>* only = nullptr)
+std::vector<std::pair<int, int64_t>> histogram(
+    const NdArray<int64_t>& opcodes, const std::vector<int64_t>* only = nullptr)
 {
     std::map<int, int64_t> counts;
     if (only) {
@@ -44,41 +46,10 @@ void runtimeRange(const NdArray<int64_t>& runtime, GraphSummary& s)
 
 std::vector<std::pair<std::string, ArrayStorage>> arraysOf(const std::map<std::string, ArrayStorage>& storage)
 {
-    return {storage.begin(), storage.end()};
-}
-
-std::string formatted(const char* fmt, double v)
-{
-    char buf[64];
-    std::snprintf(buf, sizeof buf, fmt, v);
-    return buf;
+    return { storage.begin(), storage.end() };
 }
 
 } // namespace
-
-std::string formatDuration(int64_t ns)
-{
-    const double v = double(ns);
-    if (v >= 1e9)
-        return formatted("%.3g s", v / 1e9);
-    if (v >= 1e6)
-        return formatted("%.3g ms", v / 1e6);
-    if (v >= 1e3)
-        return formatted("%.3g us", v / 1e3);
-    return std::to_string(ns) + " ns";
-}
-
-std::string formatBytes(uint64_t bytes)
-{
-    const double v = double(bytes);
-    if (v >= 1024.0 * 1024 * 1024)
-        return formatted("%.2f GiB", v / (1024.0 * 1024 * 1024));
-    if (v >= 1024.0 * 1024)
-        return formatted("%.1f MiB", v / (1024.0 * 1024));
-    if (v >= 1024.0)
-        return formatted("%.1f KiB", v / 1024.0);
-    return std::to_string(bytes) + " B";
-}
 
 GraphSummary summarize(const LayoutGraph& g)
 {
@@ -132,7 +103,7 @@ GraphSummary summarizeGraphFile(const std::string& path, ProgressSink* progress)
     s.arrays.clear();
     for (const auto& key : npz.keys()) {
         const NpyHeader h = npz.header(key);
-        s.arrays.emplace_back(key, ArrayStorage{h.dtype, h.shape});
+        s.arrays.emplace_back(key, ArrayStorage { h.dtype, h.shape });
     }
     return s;
 }
@@ -156,12 +127,13 @@ std::string formatSummaryText(const GraphSummary& s)
             ops += (ops.empty() ? "" : ", ") + opcodeName(op) + " " + std::to_string(count);
         line("configurable", std::to_string(s.configurableNodes) + " nodes (" + ops + ")");
     }
-    line("configs", std::to_string(s.configs) + " (" + std::to_string(s.duplicateConfigs) + " duplicate"
-                        + (s.duplicateConfigs == 1 ? "" : "s") + (s.configsCompressed ? ", stored base-7 compressed" : "")
-                        + ")");
-    line("runtime", s.hasRuntimes ? formatDuration(s.runtimeMin) + " .. " + formatDuration(s.runtimeMax) + " ("
-                                        + std::to_string(s.runtimeMin) + " .. " + std::to_string(s.runtimeMax) + " ns)"
-                                  : std::string("not measured (all zero)"));
+    line("configs",
+        std::to_string(s.configs) + " (" + std::to_string(s.duplicateConfigs) + " duplicate"
+            + (s.duplicateConfigs == 1 ? "" : "s") + (s.configsCompressed ? ", stored base-7 compressed" : "") + ")");
+    line("runtime",
+        s.hasRuntimes ? formatDuration(s.runtimeMin) + " .. " + formatDuration(s.runtimeMax) + " ("
+                + std::to_string(s.runtimeMin) + " .. " + std::to_string(s.runtimeMax) + " ns)"
+                      : std::string("not measured (all zero)"));
     if (!s.nodeSplits.empty()) {
         std::string splits = "[";
         for (size_t i = 0; i < s.nodeSplits.size(); ++i)

@@ -25,7 +25,7 @@ struct GraphSummary
     bool hasRuntimes = false;
     int64_t runtimeMin = 0;
     int64_t runtimeMax = 0;
-    int64_t duplicateConfigs = 0;  // rows that repeat an earlier config
+    int64_t duplicateConfigs = 0; // rows that repeat an earlier config
     bool configsCompressed = false; // node_config_feat stored base-7 (C, Nc, 3)
     std::vector<std::pair<int, int64_t>> opcodeHistogram; // (opcode id, count), by count descending
     std::vector<std::pair<int, int64_t>> configurableOpcodes; // opcodes of configurable nodes
@@ -37,10 +37,6 @@ GraphSummary summarize(const LayoutGraph& graph);
 GraphSummary summarize(const TileGraph& graph);
 // Loads (validating) and summarizes an .npz graph file.
 GraphSummary summarizeGraphFile(const std::string& path, ProgressSink* progress = nullptr);
-
-// "23.3 s", "910 ms", "5.6 us"; "6.3 MiB".
-std::string formatDuration(int64_t nanoseconds);
-std::string formatBytes(uint64_t bytes);
 
 // Human-readable multi-line report and a JSON object (for `tgraph inspect [--json]`).
 std::string formatSummaryText(const GraphSummary& summary);

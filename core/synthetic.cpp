@@ -22,22 +22,22 @@ constexpr int kColParameterNumber = 30;
 constexpr int kColLayout = 134;
 
 // Opcodes of non-configurable nodes, weighted roughly like the real layout graphs.
-constexpr std::array<std::pair<int, int>, 14> kOpcodeWeights = {{
-    {59, 18}, // multiply
-    {2, 12},  // add
-    {13, 12}, // broadcast
-    {45, 8},  // get-tuple-element
-    {25, 6},  // convert
-    {83, 6},  // select
-    {95, 6},  // subtract
-    {32, 4},  // divide
-    {70, 4},  // reduce
-    {20, 4},  // compare
-    {98, 3},  // transpose
-    {57, 3},  // maximum
-    {24, 3},  // constant
-    {81, 2},  // rsqrt
-}};
+constexpr std::array<std::pair<int, int>, 14> kOpcodeWeights = { {
+    { 59, 18 }, // multiply
+    { 2, 12 }, // add
+    { 13, 12 }, // broadcast
+    { 45, 8 }, // get-tuple-element
+    { 25, 6 }, // convert
+    { 83, 6 }, // select
+    { 95, 6 }, // subtract
+    { 32, 4 }, // divide
+    { 70, 4 }, // reduce
+    { 20, 4 }, // compare
+    { 98, 3 }, // transpose
+    { 57, 3 }, // maximum
+    { 24, 3 }, // constant
+    { 81, 2 }, // rsqrt
+} };
 
 using Option = std::array<float, kLayoutConfigFeatures>;
 
@@ -70,9 +70,8 @@ LayoutGraph makeSyntheticLayoutGraph(const SyntheticLayoutSpec& spec)
     const int64_t nc = spec.configurableNodes;
 
     LayoutGraph g;
-    g.nodeOpcode = NdArray<int64_t>({n});
-    std::discrete_distribution<int> pickOpcode(
-        kOpcodeWeights.size(), 0.0, double(kOpcodeWeights.size()),
+    g.nodeOpcode = NdArray<int64_t>({ n });
+    std::discrete_distribution<int> pickOpcode(kOpcodeWeights.size(), 0.0, double(kOpcodeWeights.size()),
         [](double x) { return double(kOpcodeWeights[size_t(std::min<double>(x, kOpcodeWeights.size() - 1))].second); });
     const int64_t parameters = std::max<int64_t>(1, n / 50);
     for (int64_t i = 0; i < n; ++i)
@@ -86,7 +85,7 @@ LayoutGraph makeSyntheticLayoutGraph(const SyntheticLayoutSpec& spec)
     std::shuffle(positions.begin(), positions.end(), rng);
     positions.resize(size_t(nc));
     std::sort(positions.begin(), positions.end());
-    g.nodeConfigIds = NdArray<int64_t>({nc});
+    g.nodeConfigIds = NdArray<int64_t>({ nc });
     std::vector<int> rank(static_cast<size_t>(n));
     for (int64_t i = 0; i < n; ++i)
         rank[size_t(i)] = 1 + int(rng() % 4);
@@ -113,16 +112,16 @@ LayoutGraph makeSyntheticLayoutGraph(const SyntheticLayoutSpec& spec)
         std::sort(producers.begin(), producers.end());
         producers.erase(std::unique(producers.begin(), producers.end()), producers.end());
         for (int64_t j : producers)
-            edges.push_back({i, j});
+            edges.push_back({ i, j });
     }
-    g.edgeIndex = NdArray<int64_t>({int64_t(edges.size()), 2});
+    g.edgeIndex = NdArray<int64_t>({ int64_t(edges.size()), 2 });
     for (size_t e = 0; e < edges.size(); ++e) {
         g.edgeIndex(int64_t(e), 0) = edges[e][0];
         g.edgeIndex(int64_t(e), 1) = edges[e][1];
     }
 
     // Node features: shape, element type, default layout, a few op attributes.
-    g.nodeFeat = NdArray<float>({n, kNodeFeatures}, 0.0f);
+    g.nodeFeat = NdArray<float>({ n, kNodeFeatures }, 0.0f);
     for (int64_t i = 0; i < n; ++i) {
         float* f = g.nodeFeat.row(i);
         const int r = rank[size_t(i)];
@@ -138,7 +137,7 @@ LayoutGraph makeSyntheticLayoutGraph(const SyntheticLayoutSpec& spec)
         }
         f[27] = float(sum);
         f[28] = float(product);
-        for (int col : {44, 52, 60, 68, 76, 84, 112, 116, 120, 124, 128, 132})
+        for (int col : { 44, 52, 60, 68, 76, 84, 112, 116, 120, 124, 128, 132 })
             f[col] = 1.0f; // products of empty window / slice lists
         if (g.nodeOpcode[i] == 63)
             f[kColParameterNumber] = float(i);
@@ -209,15 +208,15 @@ LayoutGraph makeSyntheticLayoutGraph(const SyntheticLayoutSpec& spec)
             if (unit(rng) < 0.5)
                 choice[size_t(i)][size_t(k)] = uint8_t(1 + rng() % (options[size_t(k)].size() - 1));
     }
-    g.nodeConfigFeat = NdArray<float>({c, nc, kLayoutConfigFeatures});
-    g.configRuntime = NdArray<int64_t>({c});
+    g.nodeConfigFeat = NdArray<float>({ c, nc, kLayoutConfigFeatures });
+    g.configRuntime = NdArray<int64_t>({ c });
     std::normal_distribution<double> noise(0.0, 0.002);
     for (int64_t i = 0; i < c; ++i) {
         double total = 10.0;
         for (int64_t k = 0; k < nc; ++k) {
             const size_t o = choice[size_t(i)][size_t(k)];
             std::copy(options[size_t(k)][o].begin(), options[size_t(k)][o].end(),
-                      g.nodeConfigFeat.data() + (i * nc + k) * kLayoutConfigFeatures);
+                g.nodeConfigFeat.data() + (i * nc + k) * kLayoutConfigFeatures);
             total += weight[size_t(k)] * cost[size_t(k)][o];
             // Layout changes between consecutive configurable nodes need copies/transposes.
             if (k > 0 && (o % 2) != (choice[size_t(i)][size_t(k - 1)] % 2))
@@ -226,16 +225,16 @@ LayoutGraph makeSyntheticLayoutGraph(const SyntheticLayoutSpec& spec)
         g.configRuntime[i] = std::max<int64_t>(1, std::llround(1e6 * total * (1.0 + noise(rng))));
     }
 
-    g.nodeSplits = NdArray<int64_t>::fromVector({3}, {0, n / 2, n});
-    const DType f32{ScalarType::Float32, false};
-    const DType i64{ScalarType::Int64, false};
-    g.storage["node_feat"] = {f32, g.nodeFeat.shape()};
-    g.storage["node_opcode"] = {DType{ScalarType::UInt8, false}, g.nodeOpcode.shape()};
-    g.storage["edge_index"] = {i64, g.edgeIndex.shape()};
-    g.storage["node_config_ids"] = {i64, g.nodeConfigIds.shape()};
-    g.storage["node_config_feat"] = {f32, g.nodeConfigFeat.shape()};
-    g.storage["config_runtime"] = {i64, g.configRuntime.shape()};
-    g.storage["node_splits"] = {i64, {1, 3}};
+    g.nodeSplits = NdArray<int64_t>::fromVector({ 3 }, { 0, n / 2, n });
+    const DType f32 { ScalarType::Float32, false };
+    const DType i64 { ScalarType::Int64, false };
+    g.storage["node_feat"] = { f32, g.nodeFeat.shape() };
+    g.storage["node_opcode"] = { DType { ScalarType::UInt8, false }, g.nodeOpcode.shape() };
+    g.storage["edge_index"] = { i64, g.edgeIndex.shape() };
+    g.storage["node_config_ids"] = { i64, g.nodeConfigIds.shape() };
+    g.storage["node_config_feat"] = { f32, g.nodeConfigFeat.shape() };
+    g.storage["config_runtime"] = { i64, g.configRuntime.shape() };
+    g.storage["node_splits"] = { i64, { 1, 3 } };
     return g;
 }
 

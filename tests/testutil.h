@@ -68,7 +68,7 @@ inline ProcessResult run(const QString& program, const QStringList& args, int ti
 // True when Debian's python3 with numpy (and scipy if asked) is usable; reason otherwise.
 inline bool havePythonModules(const QStringList& modules, QString* why)
 {
-    const ProcessResult r = run(python(), {"-c", "import " + modules.join(", ")});
+    const ProcessResult r = run(python(), { "-c", "import " + modules.join(", ") });
     if (r.exitCode == 0 && !r.crashed)
         return true;
     *why = python() + " cannot import " + modules.join(", ") + " (install python3-numpy python3-scipy)";

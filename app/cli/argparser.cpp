@@ -7,13 +7,13 @@ ArgParser::ArgParser(std::string command, std::string summary, std::string usage
     : m_command(std::move(command))
     , m_summary(std::move(summary))
     , m_usage(std::move(usage))
-{
-}
+{ }
 
-void ArgParser::addOption(std::string name, std::string shortName, std::string valueName, std::string help,
-                          std::string defaultValue)
+void ArgParser::addOption(
+    std::string name, std::string shortName, std::string valueName, std::string help, std::string defaultValue)
 {
-    m_options.push_back({std::move(name), std::move(shortName), std::move(valueName), std::move(help), std::move(defaultValue)});
+    m_options.push_back(
+        { std::move(name), std::move(shortName), std::move(valueName), std::move(help), std::move(defaultValue) });
 }
 
 void ArgParser::addPositional(std::string name, std::string help)

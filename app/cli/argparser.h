@@ -16,7 +16,7 @@ public:
 
     // valueName empty = a flag. shortName may be empty.
     void addOption(std::string name, std::string shortName, std::string valueName, std::string help,
-                   std::string defaultValue = {});
+        std::string defaultValue = {});
     void addPositional(std::string name, std::string help);
     void addNote(std::string text) { m_notes.push_back(std::move(text)); }
 

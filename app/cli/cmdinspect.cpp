@@ -49,9 +49,10 @@ int inspect(const ArgParser& p)
 
 int runInspect(const std::vector<std::string>& args)
 {
-    ArgParser p("inspect", "Summarize TpuGraphs graph files: kind (layout/tile), nodes, edges, configurable nodes,\n"
-                           "configurations, runtime range, duplicate configs, opcode histogram, node splits.",
-                "FILE.npz... [--json]");
+    ArgParser p("inspect",
+        "Summarize TpuGraphs graph files: kind (layout/tile), nodes, edges, configurable nodes,\n"
+        "configurations, runtime range, duplicate configs, opcode histogram, node splits.",
+        "FILE.npz... [--json]");
     p.addPositional("FILE.npz", "a layout or tile graph (np.savez or np.savez_compressed archive)");
     p.addOption("--json", "", "", "print JSON (an array when several files are given)");
     if (const int rc = parseOrExit(p, args); rc >= 0)

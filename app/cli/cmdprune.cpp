@@ -53,7 +53,8 @@ int prune(const ArgParser& p)
     row("configurable", std::to_string(g.configurableCount()));
     std::string configs = arrow(source.configCount(), g.configCount());
     if (policy != DedupPolicy::None)
-        configs += std::string(" (dedup ") + dedupPolicyName(policy) + ": " + std::to_string(dedup.removed) + " removed)";
+        configs
+            += std::string(" (dedup ") + dedupPolicyName(policy) + ": " + std::to_string(dedup.removed) + " removed)";
     row("configs", configs);
     row("config format", write.compressConfigs ? "base-7 int32 (C, Nc, 3)" : "float32 (C, Nc, 18)");
     return ExitOk;
@@ -64,16 +65,16 @@ int prune(const ArgParser& p)
 int runPrune(const std::vector<std::string>& args)
 {
     ArgParser p("prune",
-                "Prune a layout graph to its configurable nodes and their 1-hop neighbours (edges with a\n"
-                "configurable endpoint are kept, node order is preserved), optionally de-duplicate\n"
-                "configurations and store them base-7 compressed. The output loads with numpy.",
-                "IN.npz -o OUT.npz [--dedup keep-first|keep-min|none] [--compress] [--stored] [--repad]");
+        "Prune a layout graph to its configurable nodes and their 1-hop neighbours (edges with a\n"
+        "configurable endpoint are kept, node order is preserved), optionally de-duplicate\n"
+        "configurations and store them base-7 compressed. The output loads with numpy.",
+        "IN.npz -o OUT.npz [--dedup keep-first|keep-min|none] [--compress] [--stored] [--repad]");
     p.addPositional("IN.npz", "a TpuGraphs layout graph");
     p.addOption("--output", "-o", "OUT.npz", "output file (written to a temporary name, renamed on success)");
     p.addOption("--dedup", "", "POLICY",
-                "drop repeated configurations: keep-first (authors' code: first row and its runtime), keep-min "
-                "(paper: smallest runtime of the group) or none",
-                "none");
+        "drop repeated configurations: keep-first (authors' code: first row and its runtime), keep-min "
+        "(paper: smallest runtime of the group) or none",
+        "none");
     p.addOption("--compress", "", "", "store node_config_feat base-7 compressed as int32 (C, Nc, 3)");
     p.addOption("--stored", "", "", "write members uncompressed (np.savez) instead of deflated (np.savez_compressed)");
     p.addOption("--repad", "", "", "re-pad node_feat layout columns 134..139 with -1 from the shape rank");

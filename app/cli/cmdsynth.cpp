@@ -34,8 +34,8 @@ int synth(const ArgParser& p)
     write.progress = &progress;
     saveLayoutGraph(g, p.value("--output"), write);
     std::printf("wrote %s: synthetic layout graph, %lld nodes, %lld edges, %lld configurable, %lld configs\n",
-                p.value("--output").c_str(), (long long)g.nodeCount(), (long long)g.edgeCount(),
-                (long long)g.configurableCount(), (long long)g.configCount());
+        p.value("--output").c_str(), (long long)g.nodeCount(), (long long)g.edgeCount(),
+        (long long)g.configurableCount(), (long long)g.configCount());
     return ExitOk;
 }
 
@@ -44,10 +44,10 @@ int synth(const ArgParser& p)
 int runSynth(const std::vector<std::string>& args)
 {
     ArgParser p("synth",
-                "Write a synthetic TpuGraphs layout graph: a topologically ordered DAG with convolution, dot and\n"
-                "reshape configurable nodes, -1..5 layout rows, some repeated configs, and runtimes from a simple\n"
-                "additive cost of the layout choices. Marked synthetic; for demos, tests and benchmarks.",
-                "-o OUT.npz [--nodes N] [--configurable N] [--configs N] [--duplicates F] [--seed S] [--stored]");
+        "Write a synthetic TpuGraphs layout graph: a topologically ordered DAG with convolution, dot and\n"
+        "reshape configurable nodes, -1..5 layout rows, some repeated configs, and runtimes from a simple\n"
+        "additive cost of the layout choices. Marked synthetic; for demos, tests and benchmarks.",
+        "-o OUT.npz [--nodes N] [--configurable N] [--configs N] [--duplicates F] [--seed S] [--stored]");
     p.addOption("--output", "-o", "OUT.npz", "output file");
     p.addOption("--nodes", "", "N", "number of nodes", "1000");
     p.addOption("--configurable", "", "N", "number of configurable nodes", "40");

@@ -12,10 +12,10 @@ namespace tgraph::cli {
 const std::vector<Command>& commands()
 {
     static const std::vector<Command> list = {
-        {"inspect", "summarize TpuGraphs .npz graphs (kind, sizes, configs, runtimes, opcodes)", runInspect},
-        {"prune", "prune a layout graph to its configurable nodes and their neighbours; dedup and compress configs",
-         runPrune},
-        {"synth", "write a synthetic TpuGraphs layout graph (for demos, tests and benchmarks)", runSynth},
+        { "inspect", "summarize TpuGraphs .npz graphs (kind, sizes, configs, runtimes, opcodes)", runInspect },
+        { "prune", "prune a layout graph to its configurable nodes and their neighbours; dedup and compress configs",
+            runPrune },
+        { "synth", "write a synthetic TpuGraphs layout graph (for demos, tests and benchmarks)", runSynth },
     };
     return list;
 }

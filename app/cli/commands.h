@@ -10,7 +10,7 @@ namespace tgraph::cli {
 enum ExitCode : int {
     ExitOk = 0,
     ExitBadInput = 1, // unreadable or invalid input file, failed write
-    ExitUsage = 2,    // unknown command or option, missing argument
+    ExitUsage = 2, // unknown command or option, missing argument
     ExitCancelled = 130,
 };
 

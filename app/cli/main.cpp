@@ -2,8 +2,8 @@
 // `tgraph`: the command line of TGraph Studio.
 
 #include "commands.h"
-#include "terminalprogress.h"
 #include "core/versions.h"
+#include "terminalprogress.h"
 
 #include <cstdio>
 #include <cstring>
@@ -42,7 +42,7 @@ int main(int argc, char** argv)
     const std::string first = args.front();
     if (first == "--help" || first == "-h" || first == "help") {
         if (first == "help" && args.size() > 1)
-            args = {args[1], "--help"};
+            args = { args[1], "--help" };
         else {
             printHelp();
             return ExitOk;
@@ -50,7 +50,7 @@ int main(int argc, char** argv)
     }
     if (first == "--version") {
         std::printf("tgraph %s (zlib %s, SQLite %s)\n", tgraph::projectVersion().c_str(), tgraph::zlibVersion().c_str(),
-                    tgraph::sqliteVersion().c_str());
+            tgraph::sqliteVersion().c_str());
         return ExitOk;
     }
     for (const auto& c : commands()) {

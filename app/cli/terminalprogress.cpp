@@ -9,7 +9,7 @@
 namespace tgraph::cli {
 
 namespace {
-std::atomic<bool> g_interrupted{false};
+std::atomic<bool> g_interrupted { false };
 
 extern "C" void onInterrupt(int)
 {
@@ -20,7 +20,8 @@ extern "C" void onInterrupt(int)
 
 void installInterruptHandler()
 {
-    struct sigaction sa{};
+    struct sigaction sa
+    { };
     sa.sa_handler = onInterrupt;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, nullptr);
@@ -31,8 +32,7 @@ bool interruptRequested() { return g_interrupted.load(); }
 
 TerminalProgress::TerminalProgress()
     : m_tty(::isatty(STDERR_FILENO) == 1)
-{
-}
+{ }
 
 TerminalProgress::~TerminalProgress() { clear(); }
 

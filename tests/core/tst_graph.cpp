@@ -26,19 +26,19 @@ namespace {
 LayoutGraph smallGraph(int64_t configs = 3)
 {
     LayoutGraph g;
-    g.nodeFeat = NdArray<float>({8, kNodeFeatures}, 0.0f);
+    g.nodeFeat = NdArray<float>({ 8, kNodeFeatures }, 0.0f);
     for (int i = 0; i < 8; ++i)
         g.nodeFeat(i, 21) = float(i);
-    g.nodeOpcode = NdArray<int64_t>::fromVector({8}, {63, 2, 59, 26, 2, 59, 75, 100});
-    g.edgeIndex = NdArray<int64_t>::fromVector({8, 2}, {1, 0, 2, 1, 3, 2, 4, 3, 5, 4, 6, 5, 7, 6, 7, 2});
-    g.nodeConfigIds = NdArray<int64_t>::fromVector({2}, {3, 6});
-    g.nodeConfigFeat = NdArray<float>({configs, 2, kLayoutConfigFeatures}, -1.0f);
-    g.configRuntime = NdArray<int64_t>({configs});
+    g.nodeOpcode = NdArray<int64_t>::fromVector({ 8 }, { 63, 2, 59, 26, 2, 59, 75, 100 });
+    g.edgeIndex = NdArray<int64_t>::fromVector({ 8, 2 }, { 1, 0, 2, 1, 3, 2, 4, 3, 5, 4, 6, 5, 7, 6, 7, 2 });
+    g.nodeConfigIds = NdArray<int64_t>::fromVector({ 2 }, { 3, 6 });
+    g.nodeConfigFeat = NdArray<float>({ configs, 2, kLayoutConfigFeatures }, -1.0f);
+    g.configRuntime = NdArray<int64_t>({ configs });
     for (int64_t c = 0; c < configs; ++c) {
         g.nodeConfigFeat(c, 0, 0) = float(c % 4);
         g.configRuntime[c] = 100 + c;
     }
-    g.nodeSplits = NdArray<int64_t>::fromVector({3}, {0, 4, 8});
+    g.nodeSplits = NdArray<int64_t>::fromVector({ 3 }, { 0, 4, 8 });
     return g;
 }
 
@@ -85,16 +85,16 @@ private Q_SLOTS:
         validate(g, "small");
         const PrunedGraph p = pruneToConfigurable(g);
         // Kept edges (3,2) (4,3) (6,5) (7,6); kept nodes 2..7; (7,2) and the chain below 2 dropped.
-        QCOMPARE(p.newToOld, (std::vector<int64_t>{2, 3, 4, 5, 6, 7}));
-        QCOMPARE(p.oldToNew, (std::vector<int64_t>{-1, -1, 0, 1, 2, 3, 4, 5}));
-        QCOMPARE(p.graph.edgeIndex, (NdArray<int64_t>::fromVector({4, 2}, {1, 0, 2, 1, 4, 3, 5, 4})));
-        QCOMPARE(p.graph.nodeConfigIds, (NdArray<int64_t>::fromVector({2}, {1, 4})));
+        QCOMPARE(p.newToOld, (std::vector<int64_t> { 2, 3, 4, 5, 6, 7 }));
+        QCOMPARE(p.oldToNew, (std::vector<int64_t> { -1, -1, 0, 1, 2, 3, 4, 5 }));
+        QCOMPARE(p.graph.edgeIndex, (NdArray<int64_t>::fromVector({ 4, 2 }, { 1, 0, 2, 1, 4, 3, 5, 4 })));
+        QCOMPARE(p.graph.nodeConfigIds, (NdArray<int64_t>::fromVector({ 2 }, { 1, 4 })));
         QCOMPARE(p.graph.nodeCount(), int64_t(6));
         for (int64_t i = 0; i < 6; ++i) {
             QCOMPARE(p.graph.nodeFeat(i, 21), float(p.newToOld[size_t(i)]));
             QCOMPARE(p.graph.nodeOpcode[i], g.nodeOpcode[p.newToOld[size_t(i)]]);
         }
-        QCOMPARE(p.graph.nodeSplits, (NdArray<int64_t>::fromVector({3}, {0, 2, 6})));
+        QCOMPARE(p.graph.nodeSplits, (NdArray<int64_t>::fromVector({ 3 }, { 0, 2, 6 })));
         QVERIFY(p.graph.nodeConfigFeat == g.nodeConfigFeat);
         QVERIFY(p.graph.configRuntime == g.configRuntime);
         validate(p.graph, "pruned");
@@ -135,33 +135,34 @@ private Q_SLOTS:
     {
         LayoutGraph g = smallGraph();
         g.nodeConfigIds[1] = 0; // configurable node 0 ...
-        g.edgeIndex = NdArray<int64_t>::fromVector({2, 2}, {4, 3, 5, 4}); // ... with no edge left
-        expectInputError([&] { pruneToConfigurable(g, "iso.npz"); }, {"iso.npz", "node_config_ids[1]", "configurable node 0 has no edges"});
+        g.edgeIndex = NdArray<int64_t>::fromVector({ 2, 2 }, { 4, 3, 5, 4 }); // ... with no edge left
+        expectInputError([&] { pruneToConfigurable(g, "iso.npz"); },
+            { "iso.npz", "node_config_ids[1]", "configurable node 0 has no edges" });
     }
 
     void dedupPolicies()
     {
         LayoutGraph g = smallGraph(5);
         // rows A B A C B with runtimes 50 40 30 20 60
-        const float values[5] = {1, 2, 1, 3, 2};
-        const int64_t runtimes[5] = {50, 40, 30, 20, 60};
+        const float values[5] = { 1, 2, 1, 3, 2 };
+        const int64_t runtimes[5] = { 50, 40, 30, 20, 60 };
         for (int c = 0; c < 5; ++c) {
             g.nodeConfigFeat(c, 0, 0) = values[c];
             g.configRuntime[c] = runtimes[c];
         }
         QCOMPARE(countDuplicateConfigs(g.nodeConfigFeat), int64_t(2));
         const DedupResult first = dedupConfigs(g.nodeConfigFeat, g.configRuntime, DedupPolicy::KeepFirst);
-        QCOMPARE(first.kept, (std::vector<int64_t>{0, 1, 3}));
-        QCOMPARE(first.keptRuntime, (std::vector<int64_t>{50, 40, 20}));
+        QCOMPARE(first.kept, (std::vector<int64_t> { 0, 1, 3 }));
+        QCOMPARE(first.keptRuntime, (std::vector<int64_t> { 50, 40, 20 }));
         QCOMPARE(first.removed, int64_t(2));
         const DedupResult min = dedupConfigs(g.nodeConfigFeat, g.configRuntime, DedupPolicy::KeepMin);
-        QCOMPARE(min.kept, (std::vector<int64_t>{0, 1, 3}));
-        QCOMPARE(min.keptRuntime, (std::vector<int64_t>{30, 40, 20}));
+        QCOMPARE(min.kept, (std::vector<int64_t> { 0, 1, 3 }));
+        QCOMPARE(min.keptRuntime, (std::vector<int64_t> { 30, 40, 20 }));
         const DedupResult none = dedupConfigs(g.nodeConfigFeat, g.configRuntime, DedupPolicy::None);
         QCOMPARE(none.kept.size(), size_t(5));
         applyDedup(g, min);
         QCOMPARE(g.configCount(), int64_t(3));
-        QCOMPARE(g.configRuntime, (NdArray<int64_t>::fromVector({3}, {30, 40, 20})));
+        QCOMPARE(g.configRuntime, (NdArray<int64_t>::fromVector({ 3 }, { 30, 40, 20 })));
         QCOMPARE(g.nodeConfigFeat(2, 0, 0), 3.0f);
         QCOMPARE(countDuplicateConfigs(g.nodeConfigFeat), int64_t(0));
         // A difference in the last value of a row is not a duplicate.
@@ -177,12 +178,12 @@ private Q_SLOTS:
 
     void base7Compression()
     {
-        NdArray<float> one({1, 1, 18}, -1.0f);
+        NdArray<float> one({ 1, 1, 18 }, -1.0f);
         for (int k = 0; k < 6; ++k)
             one(0, 0, k) = float(k); // digits 1..6
-        one(0, 0, 12) = 5.0f;        // kernel group: 6 * 7^0
+        one(0, 0, 12) = 5.0f; // kernel group: 6 * 7^0
         const NdArray<int32_t> c = compressConfigs(one);
-        QCOMPARE(c.shape(), (std::vector<int64_t>{1, 1, 3}));
+        QCOMPARE(c.shape(), (std::vector<int64_t> { 1, 1, 3 }));
         QCOMPARE(c(0, 0, 0), 1 + 2 * 7 + 3 * 49 + 4 * 343 + 5 * 2401 + 6 * 16807);
         QCOMPARE(c(0, 0, 1), 0);
         QCOMPARE(c(0, 0, 2), 6);
@@ -191,19 +192,19 @@ private Q_SLOTS:
         const LayoutGraph g = makeSyntheticLayoutGraph({});
         const NdArray<int32_t> all = compressConfigs(g.nodeConfigFeat);
         QVERIFY(decompressConfigs(all) == g.nodeConfigFeat);
-        const NdArray<float> rows = decompressConfigRows(all, {5, 0});
+        const NdArray<float> rows = decompressConfigRows(all, { 5, 0 });
         QCOMPARE(rows.dim(0), int64_t(2));
         QVERIFY(std::equal(rows.row(0), rows.row(0) + rows.rowSize(), g.nodeConfigFeat.row(5)));
         QVERIFY(std::equal(rows.row(1), rows.row(1) + rows.rowSize(), g.nodeConfigFeat.row(0)));
 
         NdArray<float> bad = one;
         bad(0, 0, 7) = 6.0f;
-        expectInputError([&] { compressConfigs(bad, "cfg.npz"); }, {"cfg.npz", "node_config_feat[0,0,7]", "-1..5"});
+        expectInputError([&] { compressConfigs(bad, "cfg.npz"); }, { "cfg.npz", "node_config_feat[0,0,7]", "-1..5" });
         bad(0, 0, 7) = 0.5f;
-        expectInputError([&] { compressConfigs(bad, "cfg.npz"); }, {"node_config_feat[0,0,7]"});
+        expectInputError([&] { compressConfigs(bad, "cfg.npz"); }, { "node_config_feat[0,0,7]" });
         NdArray<int32_t> badCode = c;
         badCode(0, 0, 1) = 117649;
-        expectInputError([&] { decompressConfigs(badCode, "cfg.npz"); }, {"node_config_feat[0,0,1]", "117649"});
+        expectInputError([&] { decompressConfigs(badCode, "cfg.npz"); }, { "node_config_feat[0,0,1]", "117649" });
     }
 
     void normalizerMatchesNaiveStatistics()
@@ -211,8 +212,8 @@ private Q_SLOTS:
         std::mt19937 rng(3);
         std::normal_distribution<float> normal(5.0f, 3.0f);
         std::vector<NdArray<float>> graphs;
-        for (int64_t n : {50, 7, 123}) {
-            NdArray<float> f({n, kNodeFeatures});
+        for (int64_t n : { 50, 7, 123 }) {
+            NdArray<float> f({ n, kNodeFeatures });
             for (int64_t i = 0; i < f.size(); ++i)
                 f[i] = normal(rng) * float(1 + (i % kNodeFeatures));
             for (int64_t i = 0; i < n; ++i)
@@ -236,7 +237,7 @@ private Q_SLOTS:
                     sq += (f(i, c) - mean) * (f(i, c) - mean);
             const double stddev = c == 5 ? 1.0 : double(std::sqrt(sq / n));
             QVERIFY2(std::fabs(norm.mean()[size_t(c)] - double(mean)) <= 1e-9 * std::max(1.0, std::fabs(double(mean))),
-                     qPrintable(QString::number(c)));
+                qPrintable(QString::number(c)));
             QVERIFY2(std::fabs(norm.stddev()[size_t(c)] - stddev) <= 1e-9 * stddev, qPrintable(QString::number(c)));
         }
         NdArray<float> applied = graphs[0];
@@ -254,7 +255,7 @@ private Q_SLOTS:
 
     void repadFromShapeRank()
     {
-        NdArray<float> f({2, kNodeFeatures}, 0.0f);
+        NdArray<float> f({ 2, kNodeFeatures }, 0.0f);
         f(0, 21) = 8;
         f(0, 22) = 4; // rank 2
         f(0, 134) = 1;
@@ -273,8 +274,8 @@ private Q_SLOTS:
         SyntheticLayoutSpec spec;
         spec.seed = 11;
         const LayoutGraph g = makeSyntheticLayoutGraph(spec);
-        for (bool deflate : {true, false}) {
-            for (bool compressConfigs : {false, true}) {
+        for (bool deflate : { true, false }) {
+            for (bool compressConfigs : { false, true }) {
                 GraphWriteOptions w;
                 w.compressed = deflate;
                 w.compressConfigs = compressConfigs;
@@ -282,7 +283,7 @@ private Q_SLOTS:
                 const LayoutGraph back = loadLayoutGraph(path("rt.npz"));
                 compareGraphs(g, back);
                 QCOMPARE(back.storage.at("node_opcode").dtype.descr(), std::string("|u1"));
-                QCOMPARE(back.storage.at("node_splits").shape, (std::vector<int64_t>{1, 3}));
+                QCOMPARE(back.storage.at("node_splits").shape, (std::vector<int64_t> { 1, 3 }));
                 QCOMPARE(back.storage.at("node_config_feat").dtype.isInteger(), compressConfigs);
                 NpzReader npz(path("rt.npz"));
                 QCOMPARE(npz.members().front().method, uint16_t(deflate ? 8 : 0));
@@ -297,11 +298,11 @@ private Q_SLOTS:
         {
             NpzWriter w(path("variant.npz"), NpzCompression::Deflated);
             w.add("node_feat", g.nodeFeat);
-            w.add("node_opcode", g.nodeOpcode, DType{ScalarType::Int32, false});
-            w.add("edge_index", g.edgeIndex, DType{ScalarType::Int32, false});
-            w.add("node_config_ids", g.nodeConfigIds, DType{ScalarType::UInt16, true});
-            w.add("node_config_feat", g.nodeConfigFeat, DType{ScalarType::Float64, false});
-            NdArray<double> runtime({3});
+            w.add("node_opcode", g.nodeOpcode, DType { ScalarType::Int32, false });
+            w.add("edge_index", g.edgeIndex, DType { ScalarType::Int32, false });
+            w.add("node_config_ids", g.nodeConfigIds, DType { ScalarType::UInt16, true });
+            w.add("node_config_feat", g.nodeConfigFeat, DType { ScalarType::Float64, false });
+            NdArray<double> runtime({ 3 });
             for (int i = 0; i < 3; ++i)
                 runtime[i] = double(g.configRuntime[i]);
             w.add("config_runtime", runtime);
@@ -310,10 +311,10 @@ private Q_SLOTS:
         }
         const LayoutGraph back = loadLayoutGraph(path("variant.npz"));
         compareGraphs(g, back);
-        QCOMPARE(back.storage.at("node_splits").shape, std::vector<int64_t>{3});
+        QCOMPARE(back.storage.at("node_splits").shape, std::vector<int64_t> { 3 });
         saveLayoutGraph(back, path("variant2.npz"));
         NpzReader npz(path("variant2.npz"));
-        QCOMPARE(npz.header("node_splits").shape, std::vector<int64_t>{3});
+        QCOMPARE(npz.header("node_splits").shape, std::vector<int64_t> { 3 });
         QCOMPARE(npz.header("edge_index").dtype.descr(), std::string("<i4"));
         QCOMPARE(npz.header("node_config_ids").dtype.descr(), std::string(">u2"));
         QCOMPARE(npz.header("config_runtime").dtype.descr(), std::string("<f8"));
@@ -323,20 +324,20 @@ private Q_SLOTS:
     {
         QTest::addColumn<int>("mutation");
         QTest::addColumn<QStringList>("expected");
-        QTest::newRow("edge out of range") << 0 << QStringList{"edge_index[7,1]", "node id 8 out of range [0, 8)"};
-        QTest::newRow("config id out of range") << 1 << QStringList{"node_config_ids[1]", "node id 9 out of range"};
-        QTest::newRow("duplicate config id") << 2 << QStringList{"node_config_ids[1]", "listed twice"};
-        QTest::newRow("Nc mismatch") << 3 << QStringList{"node_config_feat", "node_config_ids lists 2"};
-        QTest::newRow("layout value 7") << 4 << QStringList{"node_config_feat[2,1,5]", "not an integer in -1..5"};
-        QTest::newRow("NaN feature") << 5 << QStringList{"node_feat[4,30]", "NaN"};
-        QTest::newRow("negative runtime") << 6 << QStringList{"config_runtime[1]", "not positive"};
-        QTest::newRow("mixed zero runtime") << 7 << QStringList{"config_runtime[0]", "not positive"};
-        QTest::newRow("one config") << 8 << QStringList{"config_runtime", "only 1 configuration"};
-        QTest::newRow("empty graph") << 9 << QStringList{"node_feat", "empty graph"};
-        QTest::newRow("decreasing splits") << 10 << QStringList{"node_splits[2]", "non-decreasing"};
-        QTest::newRow("opcode count") << 11 << QStringList{"node_opcode", "should be (8,)"};
-        QTest::newRow("140 columns") << 12 << QStringList{"node_feat", "(N, 140)"};
-        QTest::newRow("runtime count") << 13 << QStringList{"config_runtime", "should be (3,)"};
+        QTest::newRow("edge out of range") << 0 << QStringList { "edge_index[7,1]", "node id 8 out of range [0, 8)" };
+        QTest::newRow("config id out of range") << 1 << QStringList { "node_config_ids[1]", "node id 9 out of range" };
+        QTest::newRow("duplicate config id") << 2 << QStringList { "node_config_ids[1]", "listed twice" };
+        QTest::newRow("Nc mismatch") << 3 << QStringList { "node_config_feat", "node_config_ids lists 2" };
+        QTest::newRow("layout value 7") << 4 << QStringList { "node_config_feat[2,1,5]", "not an integer in -1..5" };
+        QTest::newRow("NaN feature") << 5 << QStringList { "node_feat[4,30]", "NaN" };
+        QTest::newRow("negative runtime") << 6 << QStringList { "config_runtime[1]", "not positive" };
+        QTest::newRow("mixed zero runtime") << 7 << QStringList { "config_runtime[0]", "not positive" };
+        QTest::newRow("one config") << 8 << QStringList { "config_runtime", "only 1 configuration" };
+        QTest::newRow("empty graph") << 9 << QStringList { "node_feat", "empty graph" };
+        QTest::newRow("decreasing splits") << 10 << QStringList { "node_splits[2]", "non-decreasing" };
+        QTest::newRow("opcode count") << 11 << QStringList { "node_opcode", "should be (8,)" };
+        QTest::newRow("140 columns") << 12 << QStringList { "node_feat", "(N, 140)" };
+        QTest::newRow("runtime count") << 13 << QStringList { "config_runtime", "should be (3,)" };
     }
     void validationErrorsNameArrayAndProblem()
     {
@@ -354,7 +355,7 @@ private Q_SLOTS:
             g.nodeConfigIds[1] = 3;
             break;
         case 3:
-            g.nodeConfigFeat = NdArray<float>({3, 3, 18}, -1.0f);
+            g.nodeConfigFeat = NdArray<float>({ 3, 3, 18 }, -1.0f);
             break;
         case 4:
             g.nodeConfigFeat(2, 1, 5) = 7.0f;
@@ -369,19 +370,19 @@ private Q_SLOTS:
             g.configRuntime[0] = 0;
             break;
         case 9:
-            g.nodeFeat = NdArray<float>({0, kNodeFeatures});
+            g.nodeFeat = NdArray<float>({ 0, kNodeFeatures });
             break;
         case 10:
             g.nodeSplits[2] = 3;
             break;
         case 11:
-            g.nodeOpcode = NdArray<int64_t>({7}, 2);
+            g.nodeOpcode = NdArray<int64_t>({ 7 }, 2);
             break;
         case 12:
-            g.nodeFeat = NdArray<float>({8, 139}, 0.0f);
+            g.nodeFeat = NdArray<float>({ 8, 139 }, 0.0f);
             break;
         case 13:
-            g.configRuntime = NdArray<int64_t>({4}, 100);
+            g.configRuntime = NdArray<int64_t>({ 4 }, 100);
             break;
         default:
             break;
@@ -408,22 +409,22 @@ private Q_SLOTS:
             w.add("edge_index", g.edgeIndex);
             w.add("node_config_ids", g.nodeConfigIds);
             w.add("node_config_feat", g.nodeConfigFeat);
-            w.add("config_runtime", NdArray<double>::fromVector({3}, {1.0, std::nan(""), 3.0}));
+            w.add("config_runtime", NdArray<double>::fromVector({ 3 }, { 1.0, std::nan(""), 3.0 }));
             w.commit();
         }
-        expectInputError([&] { loadLayoutGraph(path("nan.npz")); }, {"nan.npz", "config_runtime[1]", "NaN runtime"});
+        expectInputError([&] { loadLayoutGraph(path("nan.npz")); }, { "nan.npz", "config_runtime[1]", "NaN runtime" });
     }
 
     void tileGraphRoundTripAndValidation()
     {
         TileGraph t;
-        t.nodeFeat = NdArray<float>({2, kNodeFeatures}, 1.0f);
-        t.nodeOpcode = NdArray<int64_t>::fromVector({2}, {63, 75});
-        t.edgeIndex = NdArray<int64_t>::fromVector({1, 2}, {1, 0});
-        t.configFeat = NdArray<float>({3, kTileConfigFeatures}, 0.0f);
+        t.nodeFeat = NdArray<float>({ 2, kNodeFeatures }, 1.0f);
+        t.nodeOpcode = NdArray<int64_t>::fromVector({ 2 }, { 63, 75 });
+        t.edgeIndex = NdArray<int64_t>::fromVector({ 1, 2 }, { 1, 0 });
+        t.configFeat = NdArray<float>({ 3, kTileConfigFeatures }, 0.0f);
         t.configFeat(1, 0) = 4.0f;
-        t.configRuntime = NdArray<int64_t>::fromVector({3}, {5578, 6788, 6000});
-        t.configRuntimeNormalizers = NdArray<int64_t>({3}, 6788);
+        t.configRuntime = NdArray<int64_t>::fromVector({ 3 }, { 5578, 6788, 6000 });
+        t.configRuntimeNormalizers = NdArray<int64_t>({ 3 }, 6788);
         validate(t, "tile");
         saveTileGraph(t, path("tile.npz"));
         NpzReader npz(path("tile.npz"));
@@ -431,22 +432,22 @@ private Q_SLOTS:
         const TileGraph back = loadTileGraph(path("tile.npz"));
         QVERIFY(back.configFeat == t.configFeat);
         QVERIFY(back.configRuntimeNormalizers == t.configRuntimeNormalizers);
-        expectInputError([&] { loadLayoutGraph(path("tile.npz")); }, {"tile.npz", "tile graph"});
-        t.configRuntimeNormalizers = NdArray<int64_t>({3}, 0);
-        expectInputError([&] { validate(t, "tile.npz"); }, {"config_runtime_normalizers", "all zero"});
+        expectInputError([&] { loadLayoutGraph(path("tile.npz")); }, { "tile.npz", "tile graph" });
+        t.configRuntimeNormalizers = NdArray<int64_t>({ 3 }, 0);
+        expectInputError([&] { validate(t, "tile.npz"); }, { "config_runtime_normalizers", "all zero" });
         t.configFeat(2, 3) = std::nanf("");
-        expectInputError([&] { validate(t, "tile.npz"); }, {"config_feat[2,3]"});
+        expectInputError([&] { validate(t, "tile.npz"); }, { "config_feat[2,3]" });
     }
 
     void neitherLayoutNorTile()
     {
         {
             NpzWriter w(path("other.npz"), NpzCompression::Stored);
-            w.add("weights", NdArray<float>({2}, 1.0f));
+            w.add("weights", NdArray<float>({ 2 }, 1.0f));
             w.commit();
         }
         NpzReader npz(path("other.npz"));
-        expectInputError([&] { detectGraphKind(npz); }, {"other.npz", "neither", "weights"});
+        expectInputError([&] { detectGraphKind(npz); }, { "other.npz", "neither", "weights" });
         // A layout graph missing a required array names it.
         const LayoutGraph g = smallGraph();
         {
@@ -455,7 +456,7 @@ private Q_SLOTS:
             w.add("node_config_feat", g.nodeConfigFeat);
             w.commit();
         }
-        expectInputError([&] { loadLayoutGraph(path("partial.npz")); }, {"partial.npz", "node_opcode", "missing"});
+        expectInputError([&] { loadLayoutGraph(path("partial.npz")); }, { "partial.npz", "node_opcode", "missing" });
     }
 };
 

@@ -38,17 +38,17 @@ bool sameValue(double actual, double expected)
     return std::abs(actual - expected) <= kRelTol * std::max(std::abs(actual), std::abs(expected));
 }
 
-QByteArray describe(const char *what, double actual, double expected)
+QByteArray describe(const char* what, double actual, double expected)
 {
     return QByteArray(what) + ": actual " + QByteArray::number(actual, 'g', 17) + ", expected "
-           + QByteArray::number(expected, 'g', 17);
+        + QByteArray::number(expected, 'g', 17);
 }
 
-#define COMPARE_METRIC(what, actual, expected)                                                                     \
-    do {                                                                                                           \
-        const double a_ = (actual);                                                                                \
-        const double e_ = (expected);                                                                              \
-        QVERIFY2(sameValue(a_, e_), describe(what, a_, e_).constData());                                           \
+#define COMPARE_METRIC(what, actual, expected)                                                                         \
+    do {                                                                                                               \
+        const double a_ = (actual);                                                                                    \
+        const double e_ = (expected);                                                                                  \
+        QVERIFY2(sameValue(a_, e_), describe(what, a_, e_).constData());                                               \
     } while (false)
 
 // Runs `fn` and returns the message of the std::invalid_argument it throws ("" when it does not throw).
@@ -56,7 +56,7 @@ template <typename Fn> std::string invalidArgumentMessage(Fn fn)
 {
     try {
         fn();
-    } catch (const std::invalid_argument &e) {
+    } catch (const std::invalid_argument& e) {
         return std::string(e.what()).empty() ? std::string("<empty message>") : std::string(e.what());
     }
     return {};
@@ -64,7 +64,7 @@ template <typename Fn> std::string invalidArgumentMessage(Fn fn)
 
 // O(n^2) Kendall tau-b straight from the definition: (P - Q) / sqrt((P + Q + T) (P + Q + U)), T and U the
 // pairs tied only in x and only in y.
-double bruteKendallTauB(const std::vector<double> &x, const std::vector<double> &y)
+double bruteKendallTauB(const std::vector<double>& x, const std::vector<double>& y)
 {
     int64_t p = 0, q = 0, t = 0, u = 0;
     for (size_t i = 0; i < x.size(); ++i) {
@@ -91,7 +91,7 @@ double bruteKendallTauB(const std::vector<double> &x, const std::vector<double> 
     return double(p - q) / denom;
 }
 
-double bruteOpa(const std::vector<double> &r, const std::vector<double> &s)
+double bruteOpa(const std::vector<double>& r, const std::vector<double>& s)
 {
     int64_t num = 0, den = 0;
     for (size_t i = 0; i < r.size(); ++i) {
@@ -106,11 +106,11 @@ double bruteOpa(const std::vector<double> &r, const std::vector<double> &s)
 }
 
 // Random integer-valued data with many ties: values in [0, range).
-std::vector<double> tiedValues(std::mt19937_64 &rng, size_t n, int range)
+std::vector<double> tiedValues(std::mt19937_64& rng, size_t n, int range)
 {
     std::uniform_int_distribution<int> dist(0, range - 1);
     std::vector<double> v(n);
-    for (double &e : v) {
+    for (double& e : v) {
         e = dist(rng);
     }
     return v;
@@ -124,34 +124,34 @@ struct FixtureCase
     double tau = 0, opa = 0, topk1 = 0, topk5 = 0, topk10 = 0, tile = 0;
 };
 
-bool parseDouble(const QByteArray &token, double &out)
+bool parseDouble(const QByteArray& token, double& out)
 {
-    const char *begin = token.constData();
-    const char *end = begin + token.size();
+    const char* begin = token.constData();
+    const char* end = begin + token.size();
     const auto [ptr, ec] = std::from_chars(begin, end, out);
     return ec == std::errc() && ptr == end;
 }
 
 // Parses the text written by metrics_fixture.py; returns an error message, empty on success.
-QString parseFixture(const QByteArray &text, std::vector<FixtureCase> &cases)
+QString parseFixture(const QByteArray& text, std::vector<FixtureCase>& cases)
 {
     FixtureCase current;
     bool open = false;
     int lineNo = 0;
-    for (const QByteArray &rawLine : text.split('\n')) {
+    for (const QByteArray& rawLine : text.split('\n')) {
         ++lineNo;
         const QByteArray line = rawLine.trimmed();
         if (line.isEmpty()) {
             continue;
         }
         const QList<QByteArray> tokens = line.split(' ');
-        const QByteArray &key = tokens.first();
+        const QByteArray& key = tokens.first();
         const QString where = QStringLiteral("line %1: ").arg(lineNo);
         if (key == "case") {
             if (open || tokens.size() != 2) {
                 return where + QStringLiteral("unexpected 'case'");
             }
-            current = FixtureCase{};
+            current = FixtureCase {};
             current.name = tokens[1];
             open = true;
             continue;
@@ -238,15 +238,15 @@ private:
 
     bool m_fixtureTried = false;
     QString m_fixtureSkipReason; // non-empty: python/scipy unavailable
-    QString m_fixtureError;      // non-empty: the fixture could not be produced or parsed
+    QString m_fixtureError; // non-empty: the fixture could not be produced or parsed
     std::vector<FixtureCase> m_cases;
 };
 
 void TestMetrics::kendallPerfectAndReversed()
 {
-    const std::vector<double> x{0.5, 1.0, 2.0, 3.5, 10.0};
-    const std::vector<double> same{1, 2, 3, 4, 5};
-    const std::vector<double> reversed{5, 4, 3, 2, 1};
+    const std::vector<double> x { 0.5, 1.0, 2.0, 3.5, 10.0 };
+    const std::vector<double> same { 1, 2, 3, 4, 5 };
+    const std::vector<double> reversed { 5, 4, 3, 2, 1 };
     QCOMPARE(kendallTauB(x, same), 1.0);
     QCOMPARE(kendallTauB(x, reversed), -1.0);
     QCOMPARE(kendallTauB(same, same), 1.0);
@@ -260,8 +260,8 @@ void TestMetrics::kendallHandWorkedTies()
     //   (1,3) 2<3, 3>2 discordant
     //   (2,3) 2<3, y tied (2,2)         -> tie in y only (U)
     // P = 3, Q = 1, T = 1, U = 1: tau_b = (3 - 1) / sqrt((3 + 1 + 1) (3 + 1 + 1)) = 2 / 5.
-    const std::vector<double> x{1, 2, 2, 3};
-    const std::vector<double> y{1, 3, 2, 2};
+    const std::vector<double> x { 1, 2, 2, 3 };
+    const std::vector<double> y { 1, 3, 2, 2 };
     COMPARE_METRIC("tau", kendallTauB(x, y), 0.4);
     COMPARE_METRIC("tau symmetric", kendallTauB(y, x), 0.4);
 
@@ -270,32 +270,32 @@ void TestMetrics::kendallHandWorkedTies()
     //   concordant: (0,4) (3,4) -> P = 2
     //   discordant: (0,1) (0,2) (1,2) (1,3) (2,3) (2,4) -> Q = 6
     // tau_b = (2 - 6) / sqrt((2 + 6 + 1) (2 + 6 + 0)) = -4 / sqrt(72).
-    const std::vector<double> a{12, 2, 1, 12, 2};
-    const std::vector<double> b{1, 4, 7, 1, 0};
+    const std::vector<double> a { 12, 2, 1, 12, 2 };
+    const std::vector<double> b { 1, 4, 7, 1, 0 };
     COMPARE_METRIC("tau 5", kendallTauB(a, b), -4.0 / std::sqrt(72.0));
 }
 
 void TestMetrics::kendallDegenerate()
 {
     const std::vector<double> empty;
-    const std::vector<double> one{1.0};
+    const std::vector<double> one { 1.0 };
     QVERIFY(std::isnan(kendallTauB(empty, empty)));
     QVERIFY(std::isnan(kendallTauB(one, one)));
-    const std::vector<double> constant{2, 2, 2, 2};
-    const std::vector<double> varying{1, 2, 3, 4};
+    const std::vector<double> constant { 2, 2, 2, 2 };
+    const std::vector<double> varying { 1, 2, 3, 4 };
     QVERIFY(std::isnan(kendallTauB(constant, varying)));
     QVERIFY(std::isnan(kendallTauB(varying, constant)));
     QVERIFY(std::isnan(kendallTauB(constant, constant)));
     // Infinite values are ordinary (extreme) values, not errors.
-    const std::vector<double> withInf{-std::numeric_limits<double>::infinity(), 0, 1,
-                                      std::numeric_limits<double>::infinity()};
+    const std::vector<double> withInf { -std::numeric_limits<double>::infinity(), 0, 1,
+        std::numeric_limits<double>::infinity() };
     QCOMPARE(kendallTauB(withInf, varying), 1.0);
 }
 
 void TestMetrics::kendallMatchesBruteForce()
 {
     std::mt19937_64 rng(12345);
-    const int ranges[] = {2, 3, 5, 10, 50, 1000000};
+    const int ranges[] = { 2, 3, 5, 10, 50, 1000000 };
     int trial = 0;
     for (int xr : ranges) {
         for (int yr : ranges) {
@@ -320,15 +320,15 @@ void TestMetrics::opaHandWorkedTies()
     // r = [1, 2, 2, 3], s = [0.5, 0.1, 0.9, 0.9]. Ordered pairs with r_i > r_j (the tied runtimes of 1 and 2
     // never count): (1,0) (2,0) (3,0) (3,1) (3,2) -> 5. With s_i > s_j: (1,0) no (0.1 < 0.5), (2,0) yes,
     // (3,0) yes, (3,1) yes, (3,2) no (tied scores) -> 3. OPA = 3/5.
-    const std::vector<double> r{1, 2, 2, 3};
-    const std::vector<double> s{0.5, 0.1, 0.9, 0.9};
+    const std::vector<double> r { 1, 2, 2, 3 };
+    const std::vector<double> s { 0.5, 0.1, 0.9, 0.9 };
     COMPARE_METRIC("opa", orderedPairAccuracy(r, s), 0.6);
 
-    const std::vector<double> up{1, 2, 3};
-    const std::vector<double> down{3, 2, 1};
+    const std::vector<double> up { 1, 2, 3 };
+    const std::vector<double> down { 3, 2, 1 };
     QCOMPARE(orderedPairAccuracy(up, up), 1.0);
     QCOMPARE(orderedPairAccuracy(up, down), 0.0);
-    const std::vector<double> flat{7, 7, 7};
+    const std::vector<double> flat { 7, 7, 7 };
     QCOMPARE(orderedPairAccuracy(up, flat), 0.0); // all scores tied: no pair is ordered correctly
     QVERIFY(std::isnan(orderedPairAccuracy(flat, up))); // all runtimes tied: no pair to rank
     const std::vector<double> empty;
@@ -338,7 +338,7 @@ void TestMetrics::opaHandWorkedTies()
 void TestMetrics::opaMatchesBruteForce()
 {
     std::mt19937_64 rng(777);
-    for (int range : {2, 4, 17, 1000000}) {
+    for (int range : { 2, 4, 17, 1000000 }) {
         const std::vector<double> r = tiedValues(rng, 300, range);
         const std::vector<double> s = tiedValues(rng, 300, std::max(2, range / 2));
         const QByteArray what = "opa n=300 range " + QByteArray::number(range);
@@ -350,8 +350,8 @@ void TestMetrics::topKSlowdownKnown()
 {
     // Scores in ascending order with ties by index: 0 (0.1), 2 (0.2), 4 (0.2), 1 (0.4), 3 (0.9).
     // Best runtime is r[3] = 2.
-    const std::vector<double> r{5, 3, 8, 2, 4};
-    const std::vector<double> s{0.1, 0.4, 0.2, 0.9, 0.2};
+    const std::vector<double> r { 5, 3, 8, 2, 4 };
+    const std::vector<double> s { 0.1, 0.4, 0.2, 0.9, 0.2 };
     COMPARE_METRIC("k=1", topKSlowdown(r, s, 1), (5.0 - 2.0) / 2.0);
     // k = 2 takes configs {0, 2}: index 2 wins the score tie with index 4 (r = 4 would give 1.0).
     COMPARE_METRIC("k=2", topKSlowdown(r, s, 2), 1.5);
@@ -363,13 +363,13 @@ void TestMetrics::topKSlowdownKnown()
 
 void TestMetrics::tileScoreKnown()
 {
-    const std::vector<double> r{5, 3, 8, 2, 4};
-    const std::vector<double> s{0.1, 0.4, 0.2, 0.9, 0.2};
+    const std::vector<double> r { 5, 3, 8, 2, 4 };
+    const std::vector<double> s { 0.1, 0.4, 0.2, 0.9, 0.2 };
     QCOMPARE(tileScore(r, s), 1.0); // default k = 5 covers all configs: 2 - 2/2
     COMPARE_METRIC("k=3", tileScore(r, s, 3), 0.0); // 2 - 4/2
     COMPARE_METRIC("k=1", tileScore(r, s, 1), -0.5); // 2 - 5/2
-    const std::vector<double> r6{10, 1, 9, 8, 7, 6};
-    const std::vector<double> s6{0, 5, 1, 2, 3, 4}; // the fastest config is predicted last
+    const std::vector<double> r6 { 10, 1, 9, 8, 7, 6 };
+    const std::vector<double> s6 { 0, 5, 1, 2, 3, 4 }; // the fastest config is predicted last
     COMPARE_METRIC("k=5 miss", tileScore(r6, s6), 2.0 - 6.0 / 1.0);
 }
 
@@ -378,21 +378,21 @@ void TestMetrics::apeTwoKernels()
     // Kernel A: lowest score 0.1 is config 1 (t = 12), best t = 10 -> |12 - 10| = 2.
     // Kernel B: scores tie at 0.0 for configs 1 and 2; the first (config 1, t = 5) is chosen, best t = 4 -> 1.
     // APE = 100 * (2 + 1) / (10 + 4) = 300 / 14.
-    const std::vector<KernelPrediction> kernels{
-        {{10, 12, 11}, {0.3, 0.1, 0.2}},
-        {{4, 5, 6}, {0.5, 0.0, 0.0}},
+    const std::vector<KernelPrediction> kernels {
+        { { 10, 12, 11 }, { 0.3, 0.1, 0.2 } },
+        { { 4, 5, 6 }, { 0.5, 0.0, 0.0 } },
     };
     COMPARE_METRIC("ape", apePercent(kernels), 300.0 / 14.0);
-    const std::vector<KernelPrediction> perfect{{{3, 1, 2}, {3, 1, 2}}};
+    const std::vector<KernelPrediction> perfect { { { 3, 1, 2 }, { 3, 1, 2 } } };
     QCOMPARE(apePercent(perfect), 0.0);
     QVERIFY(std::isnan(apePercent(std::span<const KernelPrediction>())));
 }
 
 void TestMetrics::rankByScoreStable()
 {
-    const std::vector<double> s{0.3, 0.1, 0.3, -1.0, 0.1};
-    QCOMPARE(rankByScore(s), (std::vector<int64_t>{3, 1, 4, 0, 2}));
-    QVERIFY(rankByScore(std::vector<double>{}).empty());
+    const std::vector<double> s { 0.3, 0.1, 0.3, -1.0, 0.1 };
+    QCOMPARE(rankByScore(s), (std::vector<int64_t> { 3, 1, 4, 0, 2 }));
+    QVERIFY(rankByScore(std::vector<double> {}).empty());
 }
 
 void TestMetrics::largeInputsUseWideCounters()
@@ -425,10 +425,10 @@ void TestMetrics::largeInputsUseWideCounters()
 
 void TestMetrics::invalidInputsThrow()
 {
-    const std::vector<double> three{1, 2, 3};
-    const std::vector<double> two{1, 2};
+    const std::vector<double> three { 1, 2, 3 };
+    const std::vector<double> two { 1, 2 };
     const std::vector<double> empty;
-    const std::vector<double> nanAt2{1, 2, std::numeric_limits<double>::quiet_NaN()};
+    const std::vector<double> nanAt2 { 1, 2, std::numeric_limits<double>::quiet_NaN() };
 
     QVERIFY(!invalidArgumentMessage([&] { kendallTauB(three, two); }).empty());
     QVERIFY(!invalidArgumentMessage([&] { orderedPairAccuracy(three, two); }).empty());
@@ -451,11 +451,11 @@ void TestMetrics::invalidInputsThrow()
     QVERIFY(!invalidArgumentMessage([&] { topKSlowdown(three, three, 0); }).empty());
     QVERIFY(!invalidArgumentMessage([&] { tileScore(three, three, -1); }).empty());
 
-    const std::vector<KernelPrediction> emptyKernel{{{1, 2}, {1, 2}}, {{}, {}}};
+    const std::vector<KernelPrediction> emptyKernel { { { 1, 2 }, { 1, 2 } }, { {}, {} } };
     QVERIFY(invalidArgumentMessage([&] { apePercent(emptyKernel); }).find("kernel 1") != std::string::npos);
-    const std::vector<KernelPrediction> mismatched{{{1, 2}, {1}}};
+    const std::vector<KernelPrediction> mismatched { { { 1, 2 }, { 1 } } };
     QVERIFY(!invalidArgumentMessage([&] { apePercent(mismatched); }).empty());
-    const std::vector<KernelPrediction> nanKernel{{{1, 2}, {0.5, std::numeric_limits<double>::quiet_NaN()}}};
+    const std::vector<KernelPrediction> nanKernel { { { 1, 2 }, { 0.5, std::numeric_limits<double>::quiet_NaN() } } };
     QVERIFY(invalidArgumentMessage([&] { apePercent(nanKernel); }).find("[1]") != std::string::npos);
 }
 
@@ -489,10 +489,10 @@ void TestMetrics::ensureFixture()
     }
     const QString outFile = dir.filePath(QStringLiteral("metrics_fixture.txt"));
     QProcess proc;
-    proc.start(python, {script, outFile});
+    proc.start(python, { script, outFile });
     if (!proc.waitForStarted(30000)) {
-        m_fixtureSkipReason = QStringLiteral("python interpreter '%1' could not be started: %2")
-                                  .arg(python, proc.errorString());
+        m_fixtureSkipReason
+            = QStringLiteral("python interpreter '%1' could not be started: %2").arg(python, proc.errorString());
         return;
     }
     if (!proc.waitForFinished(240000)) {
@@ -511,8 +511,8 @@ void TestMetrics::ensureFixture()
         return;
     }
     if (proc.exitCode() != 0) {
-        m_fixtureError =
-            QStringLiteral("metrics_fixture.py failed with code %1: %2").arg(proc.exitCode()).arg(stderrText);
+        m_fixtureError
+            = QStringLiteral("metrics_fixture.py failed with code %1: %2").arg(proc.exitCode()).arg(stderrText);
         return;
     }
     QFile file(outFile);
@@ -547,7 +547,7 @@ void TestMetrics::scipyCrossCheck()
     }
     QVERIFY2(m_fixtureError.isEmpty(), qPrintable(m_fixtureError));
     QVERIFY(caseIndex >= 0 && size_t(caseIndex) < m_cases.size());
-    const FixtureCase &c = m_cases[size_t(caseIndex)];
+    const FixtureCase& c = m_cases[size_t(caseIndex)];
     COMPARE_METRIC("kendall tau-b", kendallTauB(c.x, c.y), c.tau);
     COMPARE_METRIC("opa", orderedPairAccuracy(c.x, c.y), c.opa);
     COMPARE_METRIC("top-1 slowdown", topKSlowdown(c.x, c.y, 1), c.topk1);

@@ -15,7 +15,10 @@
 using namespace tgraph;
 
 namespace {
-NpyHeader parse(const std::string& bytes) { return parseNpyHeader(reinterpret_cast<const std::byte*>(bytes.data()), bytes.size(), "f.npy", ""); }
+NpyHeader parse(const std::string& bytes)
+{
+    return parseNpyHeader(reinterpret_cast<const std::byte*>(bytes.data()), bytes.size(), "f.npy", "");
+}
 
 std::string wrapHeader(const std::string& dict, int major)
 {
@@ -41,8 +44,8 @@ private Q_SLOTS:
     {
         int count = 0;
         for (int s = int(ScalarType::Bool); s <= int(ScalarType::Float64); ++s) {
-            for (bool big : {false, true}) {
-                DType t{ScalarType(s), big};
+            for (bool big : { false, true }) {
+                DType t { ScalarType(s), big };
                 if (t.itemSize() == 1)
                     t.bigEndian = false;
                 auto back = DType::fromDescr(t.descr());
@@ -61,7 +64,7 @@ private Q_SLOTS:
         std::string why;
         QVERIFY(!DType::fromDescr("|O", &why));
         QVERIFY(QString::fromStdString(why).contains("pickle"));
-        for (const char* bad : {"<c8", "<U5", "|S3", "|V8", "<M8[ns]", "<f16", "<i3", "", "<", "<x4"})
+        for (const char* bad : { "<c8", "<U5", "|S3", "|V8", "<M8[ns]", "<f16", "<i3", "", "<", "<x4" })
             QVERIFY2(!DType::fromDescr(bad), bad);
     }
 
@@ -109,19 +112,19 @@ private Q_SLOTS:
 
     void headerVersionsAndSyntax()
     {
-        NpyHeader h = parse(makeNpyHeader(DType{ScalarType::Float32, false}, {3, 4}, false));
-        QCOMPARE(h.shape, (std::vector<int64_t>{3, 4}));
+        NpyHeader h = parse(makeNpyHeader(DType { ScalarType::Float32, false }, { 3, 4 }, false));
+        QCOMPARE(h.shape, (std::vector<int64_t> { 3, 4 }));
         QCOMPARE(h.headerBytes % 64, uint64_t(0));
         QCOMPARE(h.majorVersion, uint8_t(1));
 
         h = parse(wrapHeader("{'descr': '>i2', 'fortran_order': True, 'shape': (2, 5, 7), }", 2));
         QCOMPARE(h.majorVersion, uint8_t(2));
-        QCOMPARE(h.dtype, (DType{ScalarType::Int16, true}));
+        QCOMPARE(h.dtype, (DType { ScalarType::Int16, true }));
         QVERIFY(h.fortranOrder);
         QCOMPARE(h.elementCount(), int64_t(70));
 
         h = parse(wrapHeader("{\"shape\": (5L,), \"fortran_order\": False, \"descr\": \"<u8\"}", 3));
-        QCOMPARE(h.shape, std::vector<int64_t>{5});
+        QCOMPARE(h.shape, std::vector<int64_t> { 5 });
         QCOMPARE(h.dtype.scalar, ScalarType::UInt64);
 
         h = parse(wrapHeader("{'descr': '<f8', 'fortran_order': False, 'shape': ()}", 1));
@@ -138,7 +141,8 @@ private Q_SLOTS:
             }
             QFAIL(part);
         };
-        expectError(wrapHeader("{'descr': '<f8', 'fortran_order': False, 'shape': (2,)}", 4), "unsupported npy format version 4.0");
+        expectError(wrapHeader("{'descr': '<f8', 'fortran_order': False, 'shape': (2,)}", 4),
+            "unsupported npy format version 4.0");
         expectError(std::string("\x93NUMPZ\x01\x00\x10\x00", 10), "bad magic");
         expectError(std::string("\x93NUMPY\x01\x00\xff\xff", 10), "truncated");
         expectError(std::string("\x93NUMPY\x02\x00\xff\xff\xff\x7f", 12), "exceeds the limit");
@@ -153,9 +157,9 @@ private Q_SLOTS:
     void fortranReorder()
     {
         // 2x3 Fortran storage: a[0,0], a[1,0], a[0,1], a[1,1], a[0,2], a[1,2]
-        const int32_t f[6] = {0, 3, 1, 4, 2, 5};
+        const int32_t f[6] = { 0, 3, 1, 4, 2, 5 };
         int32_t c[6] = {};
-        fortranToC(reinterpret_cast<const std::byte*>(f), reinterpret_cast<std::byte*>(c), {2, 3}, 4);
+        fortranToC(reinterpret_cast<const std::byte*>(f), reinterpret_cast<std::byte*>(c), { 2, 3 }, 4);
         for (int i = 0; i < 6; ++i)
             QCOMPARE(c[i], i);
         // 2x3x4: C index (i*3+j)*4+k, Fortran index i + 2*(j + 3*k)
@@ -164,7 +168,8 @@ private Q_SLOTS:
             for (int j = 0; j < 3; ++j)
                 for (int k = 0; k < 4; ++k)
                     fs[size_t(i + 2 * (j + 3 * k))] = int16_t((i * 3 + j) * 4 + k);
-        fortranToC(reinterpret_cast<const std::byte*>(fs.data()), reinterpret_cast<std::byte*>(cs.data()), {2, 3, 4}, 2);
+        fortranToC(
+            reinterpret_cast<const std::byte*>(fs.data()), reinterpret_cast<std::byte*>(cs.data()), { 2, 3, 4 }, 2);
         for (int i = 0; i < 24; ++i)
             QCOMPARE(int(cs[size_t(i)]), i);
     }
@@ -180,42 +185,63 @@ private Q_SLOTS:
             }
             QFAIL(part);
         };
-        const double d[3] = {1.0, 2.5, 3.0};
+        const double d[3] = { 1.0, 2.5, 3.0 };
         int64_t out[3];
-        expectError([&] { convertElements<int64_t>(reinterpret_cast<const std::byte*>(d), DType{ScalarType::Float64, false}, out, 3, 0, "g.npz", "ids"); },
-                    "ids[1]: value 2.5");
-        const double nan[1] = {std::nan("")};
-        expectError([&] { convertElements<int64_t>(reinterpret_cast<const std::byte*>(nan), DType{ScalarType::Float64, false}, out, 1, 4, "g.npz", "ids"); },
-                    "ids[4]");
-        const uint64_t big[1] = {~uint64_t(0)};
-        expectError([&] { convertElements<int64_t>(reinterpret_cast<const std::byte*>(big), DType{ScalarType::UInt64, false}, out, 1, 0, "g.npz", "ids"); },
-                    "does not fit in int64");
-        const int8_t neg[1] = {-1};
+        expectError(
+            [&] {
+                convertElements<int64_t>(reinterpret_cast<const std::byte*>(d), DType { ScalarType::Float64, false },
+                    out, 3, 0, "g.npz", "ids");
+            },
+            "ids[1]: value 2.5");
+        const double nan[1] = { std::nan("") };
+        expectError(
+            [&] {
+                convertElements<int64_t>(reinterpret_cast<const std::byte*>(nan), DType { ScalarType::Float64, false },
+                    out, 1, 4, "g.npz", "ids");
+            },
+            "ids[4]");
+        const uint64_t big[1] = { ~uint64_t(0) };
+        expectError(
+            [&] {
+                convertElements<int64_t>(reinterpret_cast<const std::byte*>(big), DType { ScalarType::UInt64, false },
+                    out, 1, 0, "g.npz", "ids");
+            },
+            "does not fit in int64");
+        const int8_t neg[1] = { -1 };
         uint32_t u[1];
-        expectError([&] { convertElements<uint32_t>(reinterpret_cast<const std::byte*>(neg), DType{ScalarType::Int8, false}, u, 1, 0, "g.npz", "x"); },
-                    "does not fit in uint32");
+        expectError(
+            [&] {
+                convertElements<uint32_t>(
+                    reinterpret_cast<const std::byte*>(neg), DType { ScalarType::Int8, false }, u, 1, 0, "g.npz", "x");
+            },
+            "does not fit in uint32");
         // Big-endian int32 [1, -2] and an exact float -> int conversion.
-        const uint8_t be[8] = {0, 0, 0, 1, 0xff, 0xff, 0xff, 0xfe};
+        const uint8_t be[8] = { 0, 0, 0, 1, 0xff, 0xff, 0xff, 0xfe };
         int32_t v[2];
-        convertElements<int32_t>(reinterpret_cast<const std::byte*>(be), DType{ScalarType::Int32, true}, v, 2, 0, "", "");
+        convertElements<int32_t>(
+            reinterpret_cast<const std::byte*>(be), DType { ScalarType::Int32, true }, v, 2, 0, "", "");
         QCOMPARE(v[0], 1);
         QCOMPARE(v[1], -2);
-        const std::vector<int64_t> shape{2, 3};
-        const float grid[6] = {0, 1, 2, 3, 4.5f, 5};
-        expectError([&] { convertElements<int64_t>(reinterpret_cast<const std::byte*>(grid + 3), DType{ScalarType::Float32, false}, out, 3, 3, "g.npz", "node_opcode", &shape); },
-                    "node_opcode[1,1]");
+        const std::vector<int64_t> shape { 2, 3 };
+        const float grid[6] = { 0, 1, 2, 3, 4.5f, 5 };
+        expectError(
+            [&] {
+                convertElements<int64_t>(reinterpret_cast<const std::byte*>(grid + 3),
+                    DType { ScalarType::Float32, false }, out, 3, 3, "g.npz", "node_opcode", &shape);
+            },
+            "node_opcode[1,1]");
     }
 
     void npyFileRoundTrip()
     {
         QTemporaryDir dir;
-        NdArray<double> a({2, 2});
+        NdArray<double> a({ 2, 2 });
         a(0, 0) = 1.5;
         a(0, 1) = -2;
         a(1, 0) = 1e300;
         a(1, 1) = 0;
         const std::string path = testutil::str(dir.filePath("a.npy"));
-        writeNpyFile(path, NpyArray::from(a, DType{ScalarType::Float64, true}));
+        writeNpyFile(path, NpyArray::from(a, DType { ScalarType::Float64, true }));
         const NpyArray back = readNpyFile(path);
         QCOMPARE(back.header.dtype.descr(), std::string(">f8"));
         QCOMPARE(back.to<double>(), a);

@@ -159,29 +159,77 @@ void checkEntry(NpzReader& npz, const ManifestEntry& e)
 QByteArray handmadeZip64(const QByteArray& name, const QByteArray& data, uint32_t crc)
 {
     auto u16 = [](QByteArray& b, uint16_t v) { b.append(char(v & 0xff)).append(char(v >> 8)); };
-    auto u32 = [&](QByteArray& b, uint32_t v) { u16(b, uint16_t(v)); u16(b, uint16_t(v >> 16)); };
-    auto u64 = [&](QByteArray& b, uint64_t v) { u32(b, uint32_t(v)); u32(b, uint32_t(v >> 32)); };
+    auto u32 = [&](QByteArray& b, uint32_t v) {
+        u16(b, uint16_t(v));
+        u16(b, uint16_t(v >> 16));
+    };
+    auto u64 = [&](QByteArray& b, uint64_t v) {
+        u32(b, uint32_t(v));
+        u32(b, uint32_t(v >> 32));
+    };
     QByteArray z;
-    u32(z, 0x04034b50); u16(z, 45); u16(z, 0); u16(z, 0); u16(z, 0); u16(z, 0x21);
-    u32(z, crc); u32(z, uint32_t(data.size())); u32(z, uint32_t(data.size()));
-    u16(z, uint16_t(name.size())); u16(z, 0);
+    u32(z, 0x04034b50);
+    u16(z, 45);
+    u16(z, 0);
+    u16(z, 0);
+    u16(z, 0);
+    u16(z, 0x21);
+    u32(z, crc);
+    u32(z, uint32_t(data.size()));
+    u32(z, uint32_t(data.size()));
+    u16(z, uint16_t(name.size()));
+    u16(z, 0);
     z += name;
     z += data;
     const uint32_t cdOffset = uint32_t(z.size());
     QByteArray cd;
-    u32(cd, 0x02014b50); u16(cd, 0x0314); u16(cd, 45); u16(cd, 0); u16(cd, 0); u16(cd, 0); u16(cd, 0x21);
-    u32(cd, crc); u32(cd, 0xffffffffu); u32(cd, 0xffffffffu);
-    u16(cd, uint16_t(name.size())); u16(cd, 28); u16(cd, 0); u16(cd, 0); u16(cd, 0); u32(cd, 0);
+    u32(cd, 0x02014b50);
+    u16(cd, 0x0314);
+    u16(cd, 45);
+    u16(cd, 0);
+    u16(cd, 0);
+    u16(cd, 0);
+    u16(cd, 0x21);
+    u32(cd, crc);
+    u32(cd, 0xffffffffu);
+    u32(cd, 0xffffffffu);
+    u16(cd, uint16_t(name.size()));
+    u16(cd, 28);
+    u16(cd, 0);
+    u16(cd, 0);
+    u16(cd, 0);
+    u32(cd, 0);
     u32(cd, 0xffffffffu);
     cd += name;
-    u16(cd, 1); u16(cd, 24); u64(cd, uint64_t(data.size())); u64(cd, uint64_t(data.size())); u64(cd, 0);
+    u16(cd, 1);
+    u16(cd, 24);
+    u64(cd, uint64_t(data.size()));
+    u64(cd, uint64_t(data.size()));
+    u64(cd, 0);
     z += cd;
     const uint64_t z64 = uint64_t(z.size());
-    u32(z, 0x06064b50); u64(z, 44); u16(z, 0x0314); u16(z, 45); u32(z, 0); u32(z, 0);
-    u64(z, 1); u64(z, 1); u64(z, uint64_t(cd.size())); u64(z, cdOffset);
-    u32(z, 0x07064b50); u32(z, 0); u64(z, z64); u32(z, 1);
-    u32(z, 0x06054b50); u16(z, 0); u16(z, 0); u16(z, 0xffff); u16(z, 0xffff);
-    u32(z, 0xffffffffu); u32(z, 0xffffffffu); u16(z, 0);
+    u32(z, 0x06064b50);
+    u64(z, 44);
+    u16(z, 0x0314);
+    u16(z, 45);
+    u32(z, 0);
+    u32(z, 0);
+    u64(z, 1);
+    u64(z, 1);
+    u64(z, uint64_t(cd.size()));
+    u64(z, cdOffset);
+    u32(z, 0x07064b50);
+    u32(z, 0);
+    u64(z, z64);
+    u32(z, 1);
+    u32(z, 0x06054b50);
+    u16(z, 0);
+    u16(z, 0);
+    u16(z, 0xffff);
+    u16(z, 0xffff);
+    u32(z, 0xffffffffu);
+    u32(z, 0xffffffffu);
+    u16(z, 0);
     return z;
 }
 
@@ -191,9 +239,15 @@ uint32_t crcOf(const QByteArray& b);
 
 #include <zlib.h>
 namespace {
-uint32_t crcOf(const QByteArray& b) { return uint32_t(crc32(0, reinterpret_cast<const Bytef*>(b.constData()), uInt(b.size()))); }
+uint32_t crcOf(const QByteArray& b)
+{
+    return uint32_t(crc32(0, reinterpret_cast<const Bytef*>(b.constData()), uInt(b.size())));
+}
 
-QByteArray npyBytes(const std::string& header, size_t dataBytes) { return QByteArray::fromStdString(header) + QByteArray(qsizetype(dataBytes), '\x01'); }
+QByteArray npyBytes(const std::string& header, size_t dataBytes)
+{
+    return QByteArray::fromStdString(header) + QByteArray(qsizetype(dataBytes), '\x01');
+}
 
 // Raw npy text header (wrapped like numpy's) for crafted bad members.
 std::string rawNpyHeader(const std::string& dict)
@@ -240,9 +294,10 @@ private Q_SLOTS:
     void initTestCase()
     {
         QVERIFY(m_dir.isValid());
-        m_haveNumpy = testutil::havePythonModules({"numpy"}, &m_whyNoNumpy);
+        m_haveNumpy = testutil::havePythonModules({ "numpy" }, &m_whyNoNumpy);
         if (m_haveNumpy) {
-            const auto r = testutil::run(testutil::python(), {testutil::toolsDir() + "/npz_fixture.py", "make", m_dir.path()});
+            const auto r
+                = testutil::run(testutil::python(), { testutil::toolsDir() + "/npz_fixture.py", "make", m_dir.path() });
             QVERIFY2(r.exitCode == 0, r.err.constData());
         }
     }
@@ -301,24 +356,25 @@ private Q_SLOTS:
             stored.commit();
             deflated.commit();
         }
-        const auto r = testutil::run(testutil::python(), {testutil::toolsDir() + "/npz_fixture.py", "check", m_dir.path(),
-                                                          path("ours_stored.npz"), path("ours_deflated.npz")});
+        const auto r = testutil::run(testutil::python(),
+            { testutil::toolsDir() + "/npz_fixture.py", "check", m_dir.path(), path("ours_stored.npz"),
+                path("ours_deflated.npz") });
         QVERIFY2(r.exitCode == 0, (r.out + r.err).constData());
         QVERIFY(r.out.contains("0 failures"));
     }
 
     void typedWritesConvertAndCheckRange()
     {
-        NdArray<int64_t> opcodes({5});
+        NdArray<int64_t> opcodes({ 5 });
         for (int i = 0; i < 5; ++i)
             opcodes[i] = i * 60; // 0..240 fits uint8
-        NdArray<float> feat({2, 3}, -1.5f);
+        NdArray<float> feat({ 2, 3 }, -1.5f);
         feat(1, 2) = 65504.0f;
         {
             NpzWriter w(testutil::str(path("typed.npz")), NpzCompression::Deflated);
-            w.add("node_opcode", opcodes, DType{ScalarType::UInt8, false});
-            w.add("feat_be", feat, DType{ScalarType::Float32, true});
-            w.add("feat_f16", feat, DType{ScalarType::Float16, false});
+            w.add("node_opcode", opcodes, DType { ScalarType::UInt8, false });
+            w.add("feat_be", feat, DType { ScalarType::Float32, true });
+            w.add("feat_f16", feat, DType { ScalarType::Float16, false });
             w.add("feat", feat);
             w.commit();
         }
@@ -332,12 +388,12 @@ private Q_SLOTS:
         // A value that does not fit the requested dtype is a program error, not silent truncation.
         opcodes[4] = 300;
         NpzWriter w(testutil::str(path("typed_bad.npz")), NpzCompression::Stored);
-        QVERIFY_THROWS_EXCEPTION(std::range_error, w.add("node_opcode", opcodes, DType{ScalarType::UInt8, false}));
+        QVERIFY_THROWS_EXCEPTION(std::range_error, w.add("node_opcode", opcodes, DType { ScalarType::UInt8, false }));
     }
 
     void readingNarrowerTypeChecksValues()
     {
-        NdArray<int64_t> big({3});
+        NdArray<int64_t> big({ 3 });
         big[0] = 1;
         big[1] = int64_t(1) << 40;
         big[2] = 3;
@@ -347,19 +403,19 @@ private Q_SLOTS:
             w.commit();
         }
         NpzReader r(testutil::str(path("wide.npz")));
-        expectInputError([&] { r.read<int32_t>("ids"); }, path("wide.npz"), {"ids[1]", "does not fit in int32"});
+        expectInputError([&] { r.read<int32_t>("ids"); }, path("wide.npz"), { "ids[1]", "does not fit in int32" });
         QCOMPARE(r.read<int64_t>("ids"), big);
     }
 
     void zip64CentralDirectoryIsRead()
     {
-        const std::string header = makeNpyHeader(DType{ScalarType::Int32, false}, {2}, false);
+        const std::string header = makeNpyHeader(DType { ScalarType::Int32, false }, { 2 }, false);
         QByteArray npy = QByteArray::fromStdString(header);
-        const int32_t values[2] = {7, -9};
+        const int32_t values[2] = { 7, -9 };
         npy.append(reinterpret_cast<const char*>(values), sizeof values);
         testutil::writeAll(path("zip64.npz"), handmadeZip64("x.npy", npy, crcOf(npy)));
         NpzReader r(testutil::str(path("zip64.npz")));
-        QCOMPARE(r.keys(), std::vector<std::string>{"x"});
+        QCOMPARE(r.keys(), std::vector<std::string> { "x" });
         const NdArray<int32_t> x = r.read<int32_t>("x");
         QCOMPARE(x[0], 7);
         QCOMPARE(x[1], -9);
@@ -371,7 +427,7 @@ private Q_SLOTS:
         const int count = 65600;
         {
             NpzWriter w(testutil::str(path("many.npz")), NpzCompression::Stored);
-            NdArray<int16_t> one({1});
+            NdArray<int16_t> one({ 1 });
             for (int i = 0; i < count; ++i) {
                 one[0] = int16_t(i % 30000);
                 w.add("m" + std::to_string(i), one);
@@ -383,9 +439,10 @@ private Q_SLOTS:
         QCOMPARE(r.read<int16_t>("m65599")[0], int16_t(65599 % 30000));
         if (m_haveNumpy) {
             const auto p = testutil::run(testutil::python(),
-                                         {"-c", "import numpy as np,sys; d=np.load(sys.argv[1]); "
-                                                "assert len(d.files)==65600 and int(d['m65599'][0])==65599%30000",
-                                          path("many.npz")});
+                { "-c",
+                    "import numpy as np,sys; d=np.load(sys.argv[1]); "
+                    "assert len(d.files)==65600 and int(d['m65599'][0])==65599%30000",
+                    path("many.npz") });
             QVERIFY2(p.exitCode == 0, p.err.constData());
         }
     }
@@ -396,21 +453,21 @@ private Q_SLOTS:
         QDir().mkpath(path("sub"));
         {
             NpzWriter w(testutil::str(target), NpzCompression::Deflated);
-            w.add("a", NdArray<float>({3}, 1.0f));
+            w.add("a", NdArray<float>({ 3 }, 1.0f));
             // no commit: e.g. an exception unwound past the writer
         }
         QVERIFY(!QFileInfo::exists(target));
         QCOMPARE(QDir(path("sub")).entryList(QDir::Files | QDir::Hidden).size(), 0);
         expectInputError([&] { NpzWriter w(testutil::str(path("missing/dir/out.npz")), NpzCompression::Stored); },
-                         path("missing/dir/out.npz"), {"cannot create"});
+            path("missing/dir/out.npz"), { "cannot create" });
     }
 
     void corruptArchivesGiveClearErrors()
     {
         // A valid two-member archive to damage in various ways.
-        NdArray<float> feat({64, 140}, 0.25f);
-        NdArray<int64_t> edges({10, 2}, 3);
-        for (auto compression : {NpzCompression::Stored, NpzCompression::Deflated}) {
+        NdArray<float> feat({ 64, 140 }, 0.25f);
+        NdArray<int64_t> edges({ 10, 2 }, 3);
+        for (auto compression : { NpzCompression::Stored, NpzCompression::Deflated }) {
             const QString good = path(compression == NpzCompression::Stored ? "good_s.npz" : "good_d.npz");
             {
                 NpzWriter w(testutil::str(good), compression);
@@ -421,10 +478,10 @@ private Q_SLOTS:
             const QByteArray bytes = testutil::readAll(good);
 
             // Truncated: end records gone.
-            for (qsizetype cut : {qsizetype(0), qsizetype(10), bytes.size() / 2, bytes.size() - 1}) {
+            for (qsizetype cut : { qsizetype(0), qsizetype(10), bytes.size() / 2, bytes.size() - 1 }) {
                 const QString f = path("trunc.npz");
                 testutil::writeAll(f, bytes.left(cut));
-                expectInputError([&] { NpzReader r(testutil::str(f)); }, f, {"not a zip archive"});
+                expectInputError([&] { NpzReader r(testutil::str(f)); }, f, { "not a zip archive" });
             }
             // Truncated in the middle but with the end records kept: members point past the data.
             {
@@ -441,11 +498,12 @@ private Q_SLOTS:
             // Flipped data byte: CRC (stored) or deflate/CRC (deflated) error naming the member.
             {
                 QByteArray damaged = bytes;
-                const qsizetype at = compression == NpzCompression::Stored ? 30 + 13 + 20 + 128 + 500 : 30 + 13 + 20 + 40;
+                const qsizetype at
+                    = compression == NpzCompression::Stored ? 30 + 13 + 20 + 128 + 500 : 30 + 13 + 20 + 40;
                 damaged[at] = char(damaged[at] ^ 0x55);
                 const QString f = path("flip.npz");
                 testutil::writeAll(f, damaged);
-                QStringList parts{"node_feat"};
+                QStringList parts { "node_feat" };
                 if (compression == NpzCompression::Stored)
                     parts << "CRC-32 mismatch";
                 expectInputError(
@@ -458,35 +516,79 @@ private Q_SLOTS:
         }
     }
 
+    void largeMembersChecksumOnASecondThread()
+    {
+        // Above 8 MiB the CRC runs beside the reader; corruption must still be caught, and an error
+        // in the middle of the read must stop the checksum thread cleanly.
+        NdArray<float> big({3, 1024, 1024});
+        for (int64_t i = 0; i < big.size(); ++i)
+            big[i] = float(i % 977);
+        for (auto compression : {NpzCompression::Stored, NpzCompression::Deflated}) {
+            const QString f = path("big.npz");
+            {
+                NpzWriter w(testutil::str(f), compression);
+                w.add("big", big);
+                w.commit();
+            }
+            {
+                NpzReader r(testutil::str(f));
+                QVERIFY(r.read<float>("big") == big);
+                QCOMPARE(r.readRaw("big").data.size(), size_t(big.size()) * 4);
+            }
+            QByteArray bytes = testutil::readAll(f);
+            if (compression == NpzCompression::Stored) {
+                const qsizetype at = bytes.size() - 5000; // near the end of the data
+                bytes[at] = char(bytes[at] ^ 0x01);
+                testutil::writeAll(f, bytes);
+                NpzReader r(testutil::str(f));
+                expectInputError([&] { r.read<float>("big"); }, f, {"big", "CRC-32 mismatch"});
+                expectInputError([&] { r.readRaw("big"); }, f, {"CRC-32 mismatch"});
+            } else {
+                // Damage the middle of the deflate stream: the read fails while the CRC thread runs.
+                for (qsizetype at = bytes.size() / 2; at < bytes.size() / 2 + 64; ++at)
+                    bytes[at] = char(bytes[at] ^ 0x5a);
+                testutil::writeAll(f, bytes);
+                NpzReader r(testutil::str(f));
+                expectInputError([&] { r.read<float>("big"); }, f, {"big"});
+            }
+        }
+    }
+
     void badNpyMembersGiveClearErrors_data()
     {
         QTest::addColumn<QByteArray>("member");
         QTest::addColumn<QStringList>("expected");
-        const std::string f4 = makeNpyHeader(DType{ScalarType::Float32, false}, {3, 4}, false);
-        QTest::newRow("header lies about size") << npyBytes(f4, 40) << QStringList{"arr", "lies about the size"};
-        QTest::newRow("negative shape") << npyBytes(rawNpyHeader("{'descr': '<f4', 'fortran_order': False, 'shape': (-3, 4), }"), 0)
-                                        << QStringList{"negative dimension"};
-        QTest::newRow("overflowing shape")
-            << npyBytes(rawNpyHeader("{'descr': '<f8', 'fortran_order': False, 'shape': (4611686018427387904, 4), }"), 0)
-            << QStringList{"overflows"};
-        QTest::newRow("huge dimension")
-            << npyBytes(rawNpyHeader("{'descr': '<f8', 'fortran_order': False, 'shape': (99999999999999999999, ), }"), 0)
-            << QStringList{"overflows"};
-        QTest::newRow("unknown dtype") << npyBytes(rawNpyHeader("{'descr': '<c8', 'fortran_order': False, 'shape': (2,), }"), 16)
-                                       << QStringList{"complex dtype", "not supported"};
-        QTest::newRow("odd dtype") << npyBytes(rawNpyHeader("{'descr': '<i3', 'fortran_order': False, 'shape': (2,), }"), 6)
-                                   << QStringList{"unknown dtype"};
-        QTest::newRow("object array") << npyBytes(rawNpyHeader("{'descr': '|O', 'fortran_order': False, 'shape': (2,), }"), 16)
-                                      << QStringList{"object arrays", "never unpickles"};
-        QTest::newRow("structured dtype")
-            << npyBytes(rawNpyHeader("{'descr': [('a', '<i4'), ('b', '<f4')], 'fortran_order': False, 'shape': (2,), }"), 16)
-            << QStringList{"structured dtypes"};
-        QTest::newRow("bad magic") << QByteArray("PK\x03\x04 not numpy at all, really not") << QStringList{"bad magic"};
+        const std::string f4 = makeNpyHeader(DType { ScalarType::Float32, false }, { 3, 4 }, false);
+        QTest::newRow("header lies about size") << npyBytes(f4, 40) << QStringList { "arr", "lies about the size" };
+        QTest::newRow("negative shape") << npyBytes(
+            rawNpyHeader("{'descr': '<f4', 'fortran_order': False, 'shape': (-3, 4), }"), 0)
+                                        << QStringList { "negative dimension" };
+        QTest::newRow("overflowing shape") << npyBytes(
+            rawNpyHeader("{'descr': '<f8', 'fortran_order': False, 'shape': (4611686018427387904, 4), }"), 0)
+                                           << QStringList { "overflows" };
+        QTest::newRow("huge dimension") << npyBytes(
+            rawNpyHeader("{'descr': '<f8', 'fortran_order': False, 'shape': (99999999999999999999, ), }"), 0)
+                                        << QStringList { "overflows" };
+        QTest::newRow("unknown dtype") << npyBytes(
+            rawNpyHeader("{'descr': '<c8', 'fortran_order': False, 'shape': (2,), }"), 16)
+                                       << QStringList { "complex dtype", "not supported" };
+        QTest::newRow("odd dtype") << npyBytes(
+            rawNpyHeader("{'descr': '<i3', 'fortran_order': False, 'shape': (2,), }"), 6)
+                                   << QStringList { "unknown dtype" };
+        QTest::newRow("object array") << npyBytes(
+            rawNpyHeader("{'descr': '|O', 'fortran_order': False, 'shape': (2,), }"), 16)
+                                      << QStringList { "object arrays", "never unpickles" };
+        QTest::newRow("structured dtype") << npyBytes(
+            rawNpyHeader("{'descr': [('a', '<i4'), ('b', '<f4')], 'fortran_order': False, 'shape': (2,), }"), 16)
+                                          << QStringList { "structured dtypes" };
+        QTest::newRow("bad magic") << QByteArray("PK\x03\x04 not numpy at all, really not")
+                                   << QStringList { "bad magic" };
         QTest::newRow("missing key") << npyBytes(rawNpyHeader("{'descr': '<f4', 'shape': (2,), }"), 8)
-                                     << QStringList{"missing key 'fortran_order'"};
-        QTest::newRow("garbage dict") << npyBytes(rawNpyHeader("{'descr': '<f4', 'fortran_order': Maybe, 'shape': (2,), }"), 8)
-                                      << QStringList{"unexpected value"};
-        QTest::newRow("empty member") << QByteArray() << QStringList{"bad magic"};
+                                     << QStringList { "missing key 'fortran_order'" };
+        QTest::newRow("garbage dict") << npyBytes(
+            rawNpyHeader("{'descr': '<f4', 'fortran_order': Maybe, 'shape': (2,), }"), 8)
+                                      << QStringList { "unexpected value" };
+        QTest::newRow("empty member") << QByteArray() << QStringList { "bad magic" };
     }
     void badNpyMembersGiveClearErrors()
     {
@@ -499,18 +601,18 @@ private Q_SLOTS:
             w.commit();
         }
         NpzReader r(testutil::str(f));
-        expectInputError([&] { r.read<float>("arr"); }, f, expected + QStringList{"arr"});
+        expectInputError([&] { r.read<float>("arr"); }, f, expected + QStringList { "arr" });
         expectInputError([&] { r.readRaw("arr"); }, f, expected);
     }
 
     void missingFileAndMissingArray()
     {
-        expectInputError([&] { NpzReader r(testutil::str(path("nope.npz"))); }, path("nope.npz"), {"cannot open"});
+        expectInputError([&] { NpzReader r(testutil::str(path("nope.npz"))); }, path("nope.npz"), { "cannot open" });
         NpzWriter w(testutil::str(path("one.npz")), NpzCompression::Stored);
-        w.add("a", NdArray<float>({1}, 1.0f));
+        w.add("a", NdArray<float>({ 1 }, 1.0f));
         w.commit();
         NpzReader r(testutil::str(path("one.npz")));
-        expectInputError([&] { r.read<float>("b"); }, path("one.npz"), {"b", "missing"});
+        expectInputError([&] { r.read<float>("b"); }, path("one.npz"), { "b", "missing" });
     }
 };
 

@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: Apache-2.0
+// tgraph-bench: benchmarks that print figures (speed and memory targets are checked here, not
+// in timed unit tests).
+
+#include "npzbench.h"
+
+#include "core/error.h"
+
+#include <cstdio>
+#include <exception>
+#include <string>
+#include <vector>
+
+int main(int argc, char** argv)
+{
+    const std::vector<std::string> args(argv + 1, argv + argc);
+    if (args.empty() || args[0] == "--help" || args[0] == "-h") {
+        std::printf("Usage: tgraph-bench <benchmark> [options]\n\n"
+                    "Benchmarks:\n"
+                    "  npz        write and read a ~1 GiB layout npz (stored and deflated), compared with numpy\n");
+        return args.empty() ? 2 : 0;
+    }
+    try {
+        const std::vector<std::string> rest(args.begin() + 1, args.end());
+        if (args[0] == "npz")
+            return tgraph::bench::runNpzBench(rest);
+        if (args[0] == "npz-read")
+            return tgraph::bench::runNpzRead(rest);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "tgraph-bench: %s\n", e.what());
+        return 1;
+    }
+    std::fprintf(stderr, "tgraph-bench: unknown benchmark '%s'\n", args[0].c_str());
+    return 2;
+}

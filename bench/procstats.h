@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tgraph::bench {
+
+// Resident set size now and its peak (VmRSS / VmHWM of /proc/self/status), in bytes.
+uint64_t currentRss();
+uint64_t peakRss();
+
+inline double secondsSince(std::chrono::steady_clock::time_point start)
+{
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Runs a program, returns its stdout; throws std::runtime_error when it fails.
+std::string runChild(const std::vector<std::string>& argv);
+
+// "key=value" pairs of a child's one-line report.
+double reportValue(const std::string& report, const std::string& key);
+
+} // namespace tgraph::bench
