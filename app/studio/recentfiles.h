@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <QObject>
+#include <QStringList>
+
+// The most recently opened files, newest first, kept in QSettings. Files that no longer exist
+// are dropped whenever the list is read.
+class RecentFiles : public QObject
+{
+    Q_OBJECT
+public:
+    explicit RecentFiles(QObject* parent = nullptr);
+
+    static constexpr int maxCount() { return 10; }
+
+    // Moves `path` (made absolute) to the front.
+    void add(const QString& path);
+    void remove(const QString& path);
+    void clear();
+    // The existing files, newest first; prunes the stored list of vanished ones.
+    QStringList files();
+
+Q_SIGNALS:
+    void changed();
+
+private:
+    static QStringList load();
+    void store(const QStringList& files);
+};
