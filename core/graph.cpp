@@ -4,6 +4,7 @@
 #include "configs.h"
 #include "error.h"
 
+#include <algorithm>
 #include <cmath>
 #include <unordered_set>
 
@@ -35,7 +36,7 @@ void requireShape(const std::string& file, const char* array, const std::vector<
             file, array, "shape " + shapeToString(shape) + " should be " + shapeToString(want) + " (" + why + ")");
 }
 
-int64_t checkNodeFeat(const std::string& file, const NdArray<float>& nodeFeat)
+int64_t checkNodeFeat(const std::string& file, const NdArray<float>& nodeFeat, bool checkValues)
 {
     if (nodeFeat.ndim() != 2 || nodeFeat.dim(1) != kNodeFeatures)
         throw InputError(file, "node_feat",
@@ -44,10 +45,19 @@ int64_t checkNodeFeat(const std::string& file, const NdArray<float>& nodeFeat)
     if (n == 0)
         throw InputError(file, "node_feat", "empty graph: no nodes");
     const float* p = nodeFeat.data();
-    for (int64_t i = 0; i < nodeFeat.size(); ++i)
-        if (!std::isfinite(p[i]))
-            throw InputError(file, idx("node_feat", i / kNodeFeatures, i % kNodeFeatures),
-                std::isnan(p[i]) ? "NaN feature" : "infinite feature");
+    constexpr int64_t kBlock = 4096;
+    for (int64_t start = 0; checkValues && start < nodeFeat.size(); start += kBlock) {
+        const int64_t end = std::min(nodeFeat.size(), start + kBlock);
+        int finite = 1;
+        for (int64_t i = start; i < end; ++i) // branch-free so that it vectorizes: x - x is 0 unless inf/NaN
+            finite &= int(p[i] - p[i] == 0.0f);
+        if (finite)
+            continue;
+        for (int64_t i = start; i < end; ++i)
+            if (!std::isfinite(p[i]))
+                throw InputError(file, idx("node_feat", i / kNodeFeatures, i % kNodeFeatures),
+                    std::isnan(p[i]) ? "NaN feature" : "infinite feature");
+    }
     return n;
 }
 
@@ -82,9 +92,11 @@ void checkRuntimes(const std::string& file, const char* array, const NdArray<int
                     + "or all 0 for unmeasured graphs)");
 }
 
+// No configurations at all is a graph-only file (an HLO module converted without tuning runs);
+// 1..minConfigs-1 configurations cannot be ranked.
 void checkConfigCount(const std::string& file, int64_t configs, int64_t minConfigs)
 {
-    if (configs < minConfigs)
+    if (configs > 0 && configs < minConfigs)
         throw InputError(file, "config_runtime",
             "only " + std::to_string(configs) + " configuration" + (configs == 1 ? "" : "s") + "; at least "
                 + std::to_string(minConfigs) + " are needed to rank configurations");
@@ -95,17 +107,15 @@ void checkConfigCount(const std::string& file, int64_t configs, int64_t minConfi
 bool LayoutGraph::hasRuntimes() const { return !configRuntime.empty() && !allZero(configRuntime); }
 bool TileGraph::hasRuntimes() const { return !configRuntime.empty() && !allZero(configRuntime); }
 
-void validate(const LayoutGraph& g, const std::string& file, int64_t minConfigs)
+void validate(const LayoutGraph& g, const std::string& file, int64_t minConfigs, bool checkNodeFeatures)
 {
-    const int64_t n = checkNodeFeat(file, g.nodeFeat);
+    const int64_t n = checkNodeFeat(file, g.nodeFeat, checkNodeFeatures);
     checkOpcodesAndEdges(file, n, g.nodeOpcode, g.edgeIndex);
 
     if (g.nodeConfigIds.ndim() != 1)
         throw InputError(
             file, "node_config_ids", "shape " + shapeToString(g.nodeConfigIds.shape()) + " should be (Nc,)");
     const int64_t nc = g.nodeConfigIds.dim(0);
-    if (nc == 0)
-        throw InputError(file, "node_config_ids", "no configurable nodes");
     std::unordered_set<int64_t> seen;
     for (int64_t k = 0; k < nc; ++k) {
         const int64_t id = g.nodeConfigIds[k];
@@ -125,11 +135,15 @@ void validate(const LayoutGraph& g, const std::string& file, int64_t minConfigs)
                 + std::to_string(nc));
     const int64_t configs = cf.dim(0);
     checkConfigCount(file, configs, minConfigs);
+    if (nc == 0 && configs > 0) // a module without configurable nodes can only be a graph without configs
+        throw InputError(
+            file, "node_config_ids", "no configurable nodes but " + std::to_string(configs) + " configurations");
     if (const int64_t i = findInvalidLayoutValue(cf.data(), cf.size()); i >= 0) {
         const int64_t perConfig = nc * kLayoutConfigFeatures;
         throw InputError(file,
-            "node_config_feat[" + std::to_string(i / perConfig) + "," + std::to_string(i % perConfig / kLayoutConfigFeatures)
-                + "," + std::to_string(i % kLayoutConfigFeatures) + "]",
+            "node_config_feat[" + std::to_string(i / perConfig) + ","
+                + std::to_string(i % perConfig / kLayoutConfigFeatures) + ","
+                + std::to_string(i % kLayoutConfigFeatures) + "]",
             "layout value " + std::to_string(cf[i]) + " is not an integer in -1..5");
     }
     checkRuntimes(file, "config_runtime", g.configRuntime, configs);
@@ -146,9 +160,9 @@ void validate(const LayoutGraph& g, const std::string& file, int64_t minConfigs)
     }
 }
 
-void validate(const TileGraph& g, const std::string& file, int64_t minConfigs)
+void validate(const TileGraph& g, const std::string& file, int64_t minConfigs, bool checkNodeFeatures)
 {
-    const int64_t n = checkNodeFeat(file, g.nodeFeat);
+    const int64_t n = checkNodeFeat(file, g.nodeFeat, checkNodeFeatures);
     checkOpcodesAndEdges(file, n, g.nodeOpcode, g.edgeIndex);
     const auto& cf = g.configFeat;
     if (cf.ndim() != 2 || cf.dim(1) != kTileConfigFeatures)

@@ -68,8 +68,10 @@ struct TileGraph
 
 // Checks shapes agree, indices are in range, runtimes are valid. Throws InputError naming
 // `file`, the array (with index) and the problem. `minConfigs` rejects graphs that cannot be
-// ranked (TGraph drops graphs with <= 1 config, spec §2.5).
-void validate(const LayoutGraph& graph, const std::string& file, int64_t minConfigs = 2);
-void validate(const TileGraph& graph, const std::string& file, int64_t minConfigs = 2);
+// ranked (TGraph drops graphs with <= 1 config, spec §2.5); a graph with no configurations at all
+// is a valid graph-only file (e.g. converted from an HLO module without tuning runs).
+// `checkNodeFeatures` = false skips the scan for NaN/inf in node_feat (for graphs we built).
+void validate(const LayoutGraph& graph, const std::string& file, int64_t minConfigs = 2, bool checkNodeFeatures = true);
+void validate(const TileGraph& graph, const std::string& file, int64_t minConfigs = 2, bool checkNodeFeatures = true);
 
 } // namespace tgraph

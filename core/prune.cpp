@@ -9,6 +9,8 @@ PrunedGraph pruneToConfigurable(const LayoutGraph& g, const std::string& file)
 {
     const int64_t n = g.nodeCount();
     const int64_t e = g.edgeCount();
+    if (g.configurableCount() == 0)
+        throw InputError(file, "node_config_ids", "the graph has no configurable nodes, so pruning would keep nothing");
     std::vector<uint8_t> configurable(size_t(n), 0);
     for (int64_t id : g.nodeConfigIds.values())
         configurable[size_t(id)] = 1;

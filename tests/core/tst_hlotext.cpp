@@ -1,0 +1,466 @@
+// SPDX-License-Identifier: Apache-2.0
+// HLO text parser and TpuGraphs featurizer: grammar coverage, the spec's worked feature vectors,
+// error cases with line/column, and the real XLA dumps in ../shared/data/hlo.
+
+#include "core/error.h"
+#include "core/featurizer.h"
+#include "core/hloproto.h"
+#include "core/hlotext.h"
+#include "hlotextsample.h"
+#include "testutil.h"
+
+#include <QtTest>
+
+#include <map>
+
+using namespace tgraph;
+
+namespace {
+
+HloModule parse(const std::string& text, const HloTextOptions& options = {})
+{
+    return parseHloText(text, "test.hlo", options);
+}
+
+const HloInstruction& byName(const HloModule& m, std::string_view name)
+{
+    for (const auto& i : m.instructions)
+        if (i.name == name)
+            return i;
+    throw std::runtime_error("no instruction " + std::string(name));
+}
+
+int64_t position(const HloModule& m, std::string_view name) { return &byName(m, name) - m.instructions.data(); }
+
+std::vector<int64_t> vec(std::span<const int64_t> s) { return { s.begin(), s.end() }; }
+
+// Parses a one-instruction entry whose last line is `line` (operands are parameters named p0..p3
+// of the given shapes) and returns the feature row of that instruction.
+std::vector<float> featuresOf(const std::string& params, const std::string& line, bool repad = false)
+{
+    const std::string text = "HloModule m\nENTRY e {\n" + params + "\n  ROOT " + line + "\n}\n";
+    const HloModule m = parseHloText(text, "t.hlo");
+    const NdArray<float> f = featurizeNodes(m, repad);
+    const int64_t last = f.dim(0) - 1;
+    return std::vector<float>(f.row(last), f.row(last) + kNodeFeatures);
+}
+
+void expectFeatures(const std::vector<float>& f, const std::map<int, float>& nonZero)
+{
+    for (int c = 0; c < kNodeFeatures; ++c) {
+        const auto it = nonZero.find(c);
+        const float want = it == nonZero.end() ? 0.0f : it->second;
+        QVERIFY2(f[size_t(c)] == want,
+            qPrintable(QString("column %1: got %2, want %3").arg(c).arg(double(f[size_t(c)])).arg(double(want))));
+    }
+}
+
+// Products of empty window / slice / padding lists are 1 (spec §4.1).
+std::map<int, float> withEmptyProducts(std::map<int, float> m, std::initializer_list<int> skip = {})
+{
+    for (int col : { 44, 52, 60, 68, 76, 84, 112, 116, 120, 124, 128, 132 })
+        if (std::find(skip.begin(), skip.end(), col) == skip.end() && !m.count(col))
+            m[col] = 1.0f;
+    return m;
+}
+
+} // namespace
+
+class TestHloText : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void grammarCoverage()
+    {
+        const HloModule m = parse(kModule);
+        QCOMPARE(m.name, std::string_view("test_module"));
+        QCOMPARE(m.computations.size(), size_t(7));
+        QCOMPARE(m.computations[1].name, std::string_view("cond_computation"));
+        QCOMPARE(m.computations[2].executionThread, std::string_view("main"));
+        QCOMPARE(m.entryComputationName, std::string_view("main.42"));
+        QCOMPARE(m.entryIndex(), int64_t(6));
+        // ids are node positions; roots are the ROOT instructions
+        for (size_t i = 0; i < m.instructions.size(); ++i)
+            QCOMPARE(m.instructions[i].id, int64_t(i));
+        QCOMPARE(m.computations[0].rootId, position(m, "sum"));
+        // operands resolve within the computation, including old-style printed operand shapes
+        QCOMPARE(
+            vec(m.span(byName(m, "sum").operandIds)), (std::vector<int64_t> { position(m, "x"), position(m, "y") }));
+        QCOMPARE(
+            vec(m.span(byName(m, "lt").operandIds)), (std::vector<int64_t> { position(m, "i"), position(m, "limit") }));
+        // called computations in XLA's order: while = body, condition; conditional = true, false
+        QCOMPARE(vec(m.span(byName(m, "loop").calledComputationIds)), (std::vector<int64_t> { 2, 1 }));
+        QCOMPARE(vec(m.span(byName(m, "cond").calledComputationIds)), (std::vector<int64_t> { 4, 5 }));
+        QCOMPARE(vec(m.span(byName(m, "fusion").calledComputationIds)), (std::vector<int64_t> { 3 }));
+        QCOMPARE(vec(m.span(byName(m, "reduced").calledComputationIds)), (std::vector<int64_t> { 0 }));
+        // control predecessors are not operands
+        QCOMPARE(byName(m, "dyn").operandIds.count, uint32_t(1));
+        // shapes: tuple, token, tiled layout, dynamic bound, scalar with tile
+        QCOMPARE(m.shapeToText(byName(m, "init").shape), std::string("(s32[], f32[2,3]{1,0})"));
+        QCOMPARE(m.shapes[byName(m, "token").shape].elementType, int32_t(PrimitiveType::Token));
+        QCOMPARE(m.shapeToText(byName(m, "transpose.1").shape), std::string("f32[3,2]{0,1}"));
+        QCOMPARE(m.shapeToText(byName(m, "dyn").shape), std::string("f32[4,3]{1,0}"));
+        QCOMPARE(m.shapes[byName(m, "scalar.t").shape].minorToMajor.count, uint32_t(0));
+        QCOMPARE(vec(m.span(byName(m, "transpose.1").dimensions)), (std::vector<int64_t> { 1, 0 }));
+        // unknown attributes are kept as text (strings with braces and quotes intact)
+        const HloInstructionDetails& d = m.detailsOf(byName(m, "reduced"));
+        bool found = false;
+        for (uint32_t k = 0; k < d.attributeCount; ++k) {
+            const HloAttribute& a = m.attributes[d.attributeOffset + k];
+            if (a.name == "metadata") {
+                QCOMPARE(a.value, std::string_view("{op_name=\"sum \\\"quoted\\\" {\"}"));
+                found = true;
+            }
+        }
+        QVERIFY(found);
+        // without keepAttributes nothing is kept
+        HloTextOptions lean;
+        lean.keepAttributes = false;
+        QVERIFY(parse(kModule, lean).attributes.empty());
+        // line and column of instructions
+        QCOMPARE(byName(m, "x").line, uint32_t(13));
+        QCOMPARE(byName(m, "x").column, uint32_t(3));
+    }
+
+    void featurizerGraphStructure()
+    {
+        ModuleTuningData data;
+        data.hasModule = true;
+        data.module = parse(kModule);
+        const HloModule& m = data.module;
+        const LayoutGraph g = featurizeLayout(data, "test.hlo");
+        QCOMPARE(g.nodeCount(), int64_t(m.instructions.size()));
+        QCOMPARE(g.configCount(), int64_t(0)); // no tuning runs: a graph-only file
+        // configurable nodes without tuning data: convolutions, dots and reshapes
+        QCOMPARE(g.nodeConfigIds, (NdArray<int64_t>::fromVector({ 1 }, { position(m, "flat") })));
+        const int64_t loop = position(m, "loop");
+        // while: operand edge, then body root, then condition root
+        std::vector<std::pair<int64_t, int64_t>> loopEdges;
+        for (int64_t e = 0; e < g.edgeCount(); ++e)
+            if (g.edgeIndex(e, 0) == loop)
+                loopEdges.emplace_back(g.edgeIndex(e, 0), g.edgeIndex(e, 1));
+        const int64_t bodyRoot = position(m, "t");
+        const int64_t condRoot = position(m, "lt");
+        const int64_t init = position(m, "init");
+        // sorted by (u, v) by default
+        std::vector<std::pair<int64_t, int64_t>> want { { loop, init }, { loop, bodyRoot }, { loop, condRoot } };
+        std::sort(want.begin(), want.end());
+        QCOMPARE(loopEdges, want);
+        // insertion order keeps operands first, then body, then condition
+        FeaturizeOptions insertion;
+        insertion.sortEdges = false;
+        const LayoutGraph gi = featurizeLayout(data, "test.hlo", insertion);
+        std::vector<std::pair<int64_t, int64_t>> inserted;
+        for (int64_t e = 0; e < gi.edgeCount(); ++e)
+            if (gi.edgeIndex(e, 0) == loop)
+                inserted.emplace_back(gi.edgeIndex(e, 0), gi.edgeIndex(e, 1));
+        QCOMPARE(inserted,
+            (std::vector<std::pair<int64_t, int64_t>> { { loop, init }, { loop, bodyRoot }, { loop, condRoot } }));
+        // add(x, x) gives one edge; parameters have none
+        const LayoutGraph dup = featurizeLayout(
+            [] {
+                ModuleTuningData d;
+                d.hasModule = true;
+                d.module
+                    = parseHloText("HloModule d\nENTRY e {\n  p = f32[2]{0} parameter(0)\n  s = f32[2]{0} add(p, p)\n"
+                                   "  ROOT r = f32[4]{0} reshape(s)\n}\n",
+                        "d.hlo");
+                return d;
+            }(),
+            "d.hlo");
+        QCOMPARE(dup.edgeCount(), int64_t(2));
+        QCOMPARE(dup.nodeConfigIds, (NdArray<int64_t>::fromVector({ 1 }, { 2 }))); // the reshape
+        // is_root: one per computation
+        int roots = 0;
+        for (int64_t i = 0; i < g.nodeCount(); ++i)
+            roots += g.nodeFeat(i, 0) == 1.0f;
+        QCOMPARE(roots, 7);
+        // node_splits: after computations named *cond*, *while*, *cluster* (here: cond_computation)
+        QCOMPARE(g.nodeSplits, (NdArray<int64_t>::fromVector({ 3 }, { 0, 7, g.nodeCount() })));
+        // opcode ids: all-gather-start is in the table (112); after-all 4; async sugar for X-start
+        QCOMPARE(g.nodeOpcode[position(m, "ags")], int64_t(112));
+        QCOMPARE(featurizedOpcode("fusion-start"), 115);
+        QCOMPARE(featurizedOpcode("fusion-done"), 117);
+        QCOMPARE(featurizedOpcode("copy-start"), 29);
+        QCOMPARE(featurizedOpcode("erf"), 0);
+    }
+
+    void workedFeatureVectors()
+    {
+        // spec §4.5: SSD convolution with window and dim labels
+        const auto conv
+            = featuresOf("  p0 = bf16[1,300,300,3]{3,2,1,0} parameter(0)\n  p1 = bf16[3,3,3,32]{3,2,1,0} parameter(1)",
+                "c = bf16[1,150,150,32]{3,2,1,0} convolution(p0, p1), window={size=3x3 stride=2x2 pad=0_1x0_1}, "
+                "dim_labels=b01f_01io->b01f");
+        expectFeatures(conv,
+            withEmptyProducts({ { 0, 1 }, { 15, 1 }, { 21, 1 }, { 22, 150 }, { 23, 150 }, { 24, 32 }, { 27, 333 },
+                { 28, 720000 }, { 37, 3 }, { 38, 3 }, { 43, 6 }, { 44, 9 }, { 45, 2 }, { 46, 2 }, { 51, 4 }, { 52, 4 },
+                { 59, 0 }, { 60, 0 }, { 61, 1 }, { 62, 1 }, { 67, 2 }, { 68, 1 }, { 69, 1 }, { 70, 1 }, { 75, 2 },
+                { 76, 1 }, { 77, 1 }, { 78, 1 }, { 83, 2 }, { 84, 1 }, { 92, 2 }, { 93, 0 }, { 94, 3 }, { 95, 1 },
+                { 96, 2 }, { 99, 2 }, { 100, 3 }, { 101, 0 }, { 102, 1 }, { 105, 0 }, { 106, 3 }, { 107, 1 },
+                { 108, 1 }, { 134, 3 }, { 135, 2 }, { 136, 1 }, { 137, 0 } }));
+        // spec §4.5: slice with 3 dims (2 slots, sums/products over all 3)
+        const auto slice = featuresOf("  p0 = f32[1,1917,91]{2,1,0} parameter(0)",
+            "s = f32[1,1917,90]{2,1,0} slice(p0), slice={[0:1], [0:1917], [1:91]}");
+        expectFeatures(slice,
+            withEmptyProducts({ { 0, 1 }, { 13, 1 }, { 21, 1 }, { 22, 1917 }, { 23, 90 }, { 27, 2008 }, { 28, 172530 },
+                { 109, 0 }, { 110, 0 }, { 111, 1 }, { 112, 0 }, { 113, 1 }, { 114, 1 }, { 115, 3 }, { 116, 1 },
+                { 117, 1 }, { 118, 1917 }, { 119, 2009 }, { 120, 174447 }, { 134, 2 }, { 135, 1 }, { 136, 0 } }));
+        // spec §4.5: bf16[1917,4]{0,1}
+        const auto shape = featuresOf(
+            "  p0 = bf16[4,1917]{1,0} parameter(0)", "t = bf16[1917,4]{0,1} transpose(p0), dimensions={1,0}");
+        expectFeatures(shape,
+            withEmptyProducts({ { 0, 1 }, { 15, 1 }, { 21, 1917 }, { 22, 4 }, { 27, 1921 }, { 28, 7668 }, { 31, 1 },
+                { 32, 0 }, { 134, 0 }, { 135, 1 } }));
+        // pad op, is_stable sort, parameter number, tuple size, dynamic-slice sizes
+        const auto pad = featuresOf("  p0 = f32[2,3]{1,0} parameter(0)\n  p1 = f32[] parameter(1)",
+            "q = f32[4,8]{1,0} pad(p0, p1), padding=1_1x2_3_0");
+        QCOMPARE(pad[125], 1.0f);
+        QCOMPARE(pad[126], 2.0f);
+        QCOMPARE(pad[127], 3.0f);
+        QCOMPARE(pad[128], 2.0f);
+        QCOMPARE(pad[129], 1.0f);
+        QCOMPARE(pad[130], 3.0f);
+        QCOMPARE(pad[131], 4.0f);
+        QCOMPARE(pad[132], 3.0f);
+        const auto param = featuresOf("  p0 = f32[2]{0} parameter(0)", "p7 = (f32[2]{0}, s32[]) parameter(7)");
+        QCOMPARE(param[30], 7.0f);
+        QCOMPARE(param[29], 2.0f);
+        QCOMPARE(param[18], 1.0f); // TUPLE one-hot
+        QCOMPARE(param[28], 1.0f); // product of no dims
+        const auto sort = featuresOf(
+            "  p0 = f32[8]{0} parameter(0)", "s = f32[8]{0} sort(p0), dimensions={0}, is_stable=true, to_apply=e");
+        QCOMPARE(sort[133], 1.0f);
+        // repadded variant: no-aggregate fields padded with -1
+        const auto repadded = featuresOf(
+            "  p0 = bf16[4,1917]{1,0} parameter(0)", "t = bf16[1917,4]{0,1} transpose(p0), dimensions={1,0}", true);
+        for (int c : { 33, 34, 35, 36, 95, 96, 97, 98, 101, 102, 103, 104, 136, 137, 138, 139 })
+            QCOMPARE(repadded[size_t(c)], -1.0f);
+        QCOMPARE(repadded[134], 0.0f);
+        QCOMPARE(repadded[135], 1.0f);
+    }
+
+    void errorsNameLineAndColumn_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QStringList>("expected");
+        const QString head = "HloModule m\nENTRY e {\n";
+        QTest::newRow("no header") << "ENTRY e {\n ROOT p = f32[] parameter(0)\n}"
+                                   << QStringList { "line 1, column 1", "HloModule" };
+        QTest::newRow("unterminated string") << head + "  ROOT p = f32[] parameter(0), metadata={op_name=\"abc}\n}\n"
+                                             << QStringList { "line 3, column 50", "unterminated string" };
+        QTest::newRow("unbalanced braces") << head + "  ROOT p = f32[] parameter(0), metadata={op_name=\"a\" x={1}\n"
+                                           << QStringList { "line 3, column 41", "unbalanced '{'" };
+        QTest::newRow("mismatched bracket") << head + "  ROOT p = f32[] parameter(0), sharding={devices=[2,1)}\n}\n"
+                                            << QStringList { "line 3", "unbalanced ')'" };
+        QTest::newRow("undefined operand")
+            << head + "  p = f32[2]{0} parameter(0)\n  ROOT n = f32[2]{0} negate(q)\n}\n"
+            << QStringList { "line 4, column 29", "operand 'q' is not an instruction of computation 'e'" };
+        QTest::newRow("duplicate instruction")
+            << head + "  p = f32[] parameter(0)\n  p = f32[] parameter(1)\n  ROOT a = f32[] add(p, p)\n}\n"
+            << QStringList { "line 4, column 3", "duplicate instruction name 'p'" };
+        QTest::newRow("duplicate computation")
+            << "HloModule m\nc {\n  ROOT p = f32[] parameter(0)\n}\nc {\n  ROOT p = f32[] parameter(0)\n}\n"
+            << QStringList { "line 5, column 1", "duplicate computation name 'c'" };
+        QTest::newRow("missing called computation")
+            << head
+                + "  p = f32[4]{0} parameter(0)\n  z = f32[] constant(0)\n  ROOT r = f32[] reduce(p, z), "
+                  "dimensions={0}, to_apply=%nowhere\n}\n"
+            << QStringList { "line 5", "called computation 'nowhere' does not exist" };
+        QTest::newRow("operand count") << head + "  p = f32[] parameter(0)\n  ROOT a = f32[] add(p, p, p)\n}\n"
+                                       << QStringList { "line 4, column 3", "add takes 2 operands, got 3" };
+        QTest::newRow("operand shape") << head + "  p = f32[3]{0} parameter(0)\n  ROOT a = f32[4]{0} add(p, p)\n}\n"
+                                       << QStringList { "line 4",
+                                              "operand 0 ('p') has shape f32[3]{0} but the result is f32[4]{0}" };
+        QTest::newRow("tuple arity") << head + "  p = f32[] parameter(0)\n  ROOT t = (f32[], f32[]) tuple(p)\n}\n"
+                                     << QStringList { "tuple shape has 2 elements but 1 operands" };
+        QTest::newRow("two roots") << head + "  ROOT p = f32[] parameter(0)\n  ROOT q = f32[] parameter(1)\n}\n"
+                                   << QStringList { "line 4, column 3", "a second ROOT" };
+        QTest::newRow("unknown type") << head + "  ROOT p = f33[] parameter(0)\n}\n"
+                                      << QStringList { "line 3, column 12", "unknown element type 'f33'" };
+        QTest::newRow("nested operand") << head + "  p = f32[] parameter(0)\n  ROOT a = f32[] add(negate(p), p)\n}\n"
+                                        << QStringList { "nested operand expressions" };
+        QTest::newRow("layout rank") << head + "  ROOT p = f32[2,3]{0} parameter(0)\n}\n"
+                                     << QStringList { "layout has 1 entries for a rank-2 shape" };
+        QTest::newRow("unterminated comment") << head + "  /* never closed\n  ROOT p = f32[] parameter(0)\n}\n"
+                                              << QStringList { "line 3, column 3", "unterminated /* comment" };
+        QTest::newRow("unclosed body") << head + "  ROOT p = f32[] parameter(0)\n"
+                                       << QStringList { "line 2", "never closed" };
+        QTest::newRow("empty file") << "" << QStringList { "HloModule" };
+        QTest::newRow("binary junk") << QString::fromLatin1("\x01\x02\x03PK\x04") << QStringList { "HloModule" };
+    }
+    void errorsNameLineAndColumn()
+    {
+        QFETCH(QString, text);
+        QFETCH(QStringList, expected);
+        try {
+            parse(text.toStdString());
+        } catch (const InputError& e) {
+            const QString msg = QString::fromStdString(e.what());
+            QVERIFY2(msg.startsWith("test.hlo: "), qPrintable(msg));
+            QVERIFY2(!msg.contains('\n'), qPrintable(msg));
+            for (const QString& part : expected)
+                QVERIFY2(msg.contains(part), qPrintable("expected '" + part + "' in: " + msg));
+            return;
+        }
+        QFAIL("no error");
+    }
+
+    void deepNestingIsAnErrorNotACrash()
+    {
+        const int depth = 100000;
+        const std::string shape = std::string(depth, '(') + "f32[]" + std::string(depth, ')');
+        QVERIFY_THROWS_EXCEPTION(
+            InputError, parse("HloModule m\nENTRY e {\n  ROOT p = " + shape + " parameter(0)\n}\n"));
+        const std::string value = std::string(depth, '{') + std::string(depth, '}');
+        QVERIFY_THROWS_EXCEPTION(
+            InputError, parse("HloModule m\nENTRY e {\n  ROOT p = f32[] parameter(0), x=" + value + "\n}\n"));
+        const std::string literal = "constant(" + std::string(depth, '{') + std::string(depth, '}') + ")";
+        QVERIFY_THROWS_EXCEPTION(InputError, parse("HloModule m\nENTRY e {\n  ROOT p = f32[] " + literal + "\n}\n"));
+    }
+
+    void realDumps_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<int>("instructions");
+        QTest::addColumn<int>("convolutions");
+        QTest::addColumn<int>("dots");
+        QTest::newRow("ssd_mobilenet") << "ssd_mobilenet_tf.hlo" << 508 << 47 << 0;
+        QTest::newRow("graphsage") << "graphsage_tf.hlo" << 138 << 0 << 7;
+    }
+    void realDumps()
+    {
+        const QString data = testutil::sharedDataDir();
+        if (data.isEmpty())
+            QSKIP("../shared/data is absent: real HLO dumps not available");
+        QFETCH(QString, file);
+        QFETCH(int, instructions);
+        QFETCH(int, convolutions);
+        QFETCH(int, dots);
+        ModuleTuningData d;
+        d.hasModule = true;
+        d.module = parseHloTextFile(testutil::str(data + "/hlo/" + file));
+        const HloModule& m = d.module;
+        QCOMPARE(int(m.instructions.size()), instructions);
+        int conv = 0, dot = 0, reshape = 0;
+        for (const auto& i : m.instructions) {
+            conv += i.opcode == "convolution";
+            dot += i.opcode == "dot";
+            reshape += i.opcode == "reshape";
+        }
+        QCOMPARE(conv, convolutions);
+        QCOMPARE(dot, dots);
+        QCOMPARE(m.entryIndex(), int64_t(m.computations.size()) - 1);
+        const LayoutGraph g = featurizeLayout(d, file.toStdString());
+        QCOMPARE(g.configurableCount(), int64_t(conv + dot + reshape));
+        QCOMPARE(g.nodeSplits[g.nodeSplits.size() - 1], int64_t(instructions));
+        // the entry's name contains "cluster": a split closes right after it (= the end)
+        QVERIFY(m.computations.back().name.find("cluster") != std::string_view::npos);
+        // every node has its element type's one-hot or is of an unlisted type
+        for (int64_t i = 0; i < g.nodeCount(); ++i) {
+            float hot = 0;
+            for (int c = 2; c <= 20; ++c)
+                hot += g.nodeFeat(i, c);
+            QVERIFY(hot == 1.0f);
+        }
+    }
+
+    // spec hlo-featurizer.md §7.1, every figure, on the real tuning record.
+    void realTuningRecordMatchesSpec()
+    {
+        const QString data = testutil::sharedDataDir();
+        if (data.isEmpty())
+            QSKIP("../shared/data is absent: the real tuning record is not available");
+        const std::string path = testutil::str(data + "/tpu_graphs/module_tuning_data_layout.pb");
+        const HloProtoFile file = readHloProtoFile(path);
+        QCOMPARE(file.format, HloSourceFormat::ModuleTuningData);
+        QCOMPARE(file.modules.size(), size_t(1));
+        RunSelection runs;
+        FeaturizeOptions insertion;
+        insertion.sortEdges = false; // the checksums are stated for insertion-order edges
+        const LayoutGraph g = featurizeLayout(file.modules[0], path, insertion, &runs);
+        QCOMPARE(g.nodeCount(), int64_t(3163));
+        QCOMPARE(g.edgeCount(), int64_t(5112));
+        QCOMPARE(g.nodeSplits, (NdArray<int64_t>::fromVector({ 8 }, { 0, 449, 453, 467, 471, 498, 502, 3163 })));
+        QCOMPARE(g.configurableCount(), int64_t(62));
+        int conv = 0, reshape = 0;
+        for (int64_t id : g.nodeConfigIds.values()) {
+            conv += g.nodeOpcode[id] == 26;
+            reshape += g.nodeOpcode[id] == 75;
+        }
+        QCOMPARE(conv, 53);
+        QCOMPARE(reshape, 9);
+        QCOMPARE(g.nodeConfigIds[0], int64_t(443));
+        QCOMPARE(g.nodeConfigIds[1], int64_t(461));
+        QCOMPARE(runs.total, int64_t(122));
+        QCOMPARE(runs.errors, int64_t(10));
+        QCOMPARE(runs.kept, int64_t(112));
+        QCOMPARE(runs.defaultRun, int64_t(0));
+        QCOMPARE(runs.defaultRuntime, int64_t(910903932));
+        QCOMPARE(g.configCount(), int64_t(112));
+        const auto [lo, hi] = std::minmax_element(g.configRuntime.data(), g.configRuntime.data() + g.configCount());
+        QCOMPARE(*lo, int64_t(910876401));
+        QCOMPARE(*hi, int64_t(925642328));
+        // regression checksums
+        int64_t opcodeSum = 0;
+        for (int64_t op : g.nodeOpcode.values())
+            opcodeSum += op;
+        QCOMPARE(opcodeSum, int64_t(139867));
+        double total = 0, col0 = 0, col13 = 0, col15 = 0, col28 = 0;
+        for (int64_t i = 0; i < g.nodeCount(); ++i) {
+            for (int c = 0; c < kNodeFeatures; ++c)
+                total += double(g.nodeFeat(i, c));
+            col0 += g.nodeFeat(i, 0);
+            col13 += g.nodeFeat(i, 13);
+            col15 += g.nodeFeat(i, 15);
+            col28 += double(g.nodeFeat(i, 28));
+        }
+        QCOMPARE(total, 30551286504.0);
+        QCOMPARE(col0, 143.0);
+        QCOMPARE(col13, 2504.0);
+        QCOMPARE(col15, 300.0);
+        QCOMPARE(col28, 29784024007.0);
+        int nonConstant = 0;
+        for (int c = 0; c < kNodeFeatures; ++c) {
+            bool varies = false;
+            for (int64_t i = 1; i < g.nodeCount() && !varies; ++i)
+                varies = g.nodeFeat(i, c) != g.nodeFeat(0, c);
+            nonConstant += varies;
+        }
+        QCOMPARE(nonConstant, 96);
+        std::vector<bool> hasOut(size_t(g.nodeCount()), false);
+        for (int64_t e = 0; e < g.edgeCount(); ++e)
+            hasOut[size_t(g.edgeIndex(e, 0))] = true;
+        QCOMPARE(int(std::count(hasOut.begin(), hasOut.end(), false)), 362);
+        const int64_t m = g.edgeCount();
+        QCOMPARE((std::vector<int64_t> {
+                     g.edgeIndex(m - 3, 0), g.edgeIndex(m - 3, 1), g.edgeIndex(m - 2, 1), g.edgeIndex(m - 1, 1) }),
+            (std::vector<int64_t> { 3162, 3161, 511, 519 }));
+        std::vector<int64_t> whileEdges;
+        for (int64_t e = 0; e < m; ++e)
+            if (g.edgeIndex(e, 0) == 1239)
+                whileEdges.push_back(g.edgeIndex(e, 1));
+        QCOMPARE(whileEdges, (std::vector<int64_t> { 1238, 448, 452 }));
+        // §4.5: node 660, convolution.1043
+        std::map<int, float> want = withEmptyProducts({ { 15, 1 }, { 21, 2 }, { 22, 96 }, { 23, 96 }, { 24, 96 },
+            { 25, 32 }, { 27, 322 }, { 28, 56623104 }, { 37, 3 }, { 38, 3 }, { 39, 3 }, { 43, 9 }, { 44, 27 },
+            { 45, 1 }, { 46, 1 }, { 47, 1 }, { 51, 3 }, { 52, 1 }, { 53, 1 }, { 54, 1 }, { 55, 1 }, { 59, 3 },
+            { 60, 1 }, { 61, 1 }, { 62, 1 }, { 63, 1 }, { 67, 3 }, { 68, 1 }, { 69, 1 }, { 70, 1 }, { 71, 1 },
+            { 75, 3 }, { 76, 1 }, { 77, 1 }, { 78, 1 }, { 79, 1 }, { 83, 3 }, { 84, 1 }, { 92, 3 }, { 94, 4 },
+            { 95, 1 }, { 96, 2 }, { 97, 3 }, { 99, 3 }, { 100, 4 }, { 101, 0 }, { 102, 1 }, { 103, 2 }, { 106, 4 },
+            { 107, 1 }, { 108, 1 }, { 134, 4 }, { 135, 3 }, { 136, 2 }, { 137, 1 } });
+        expectFeatures(std::vector<float>(g.nodeFeat.row(660), g.nodeFeat.row(660) + kNodeFeatures), want);
+        // §5.1: a convolution's layout row pins the two most-minor dims of its three tensors
+        const int64_t k = 4; // node 660 is the fifth configurable node (443, 461, 488, 652, 660)
+        QCOMPARE(g.nodeConfigIds[k], int64_t(660));
+        for (int t = 0; t < 3; ++t) {
+            QVERIFY(g.nodeConfigFeat(0, k, 6 * t) >= -1.0f);
+            for (int slot = 2; slot < 6; ++slot)
+                QCOMPARE(g.nodeConfigFeat(1, k, 6 * t + slot), -1.0f);
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestHloText)
+#include "tst_hlotext.moc"
