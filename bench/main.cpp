@@ -2,6 +2,7 @@
 // tgraph-bench: benchmarks that print figures (speed and memory targets are checked here, not
 // in timed unit tests).
 
+#include "hlobench.h"
 #include "npzbench.h"
 
 #include "core/error.h"
@@ -17,7 +18,9 @@ int main(int argc, char** argv)
     if (args.empty() || args[0] == "--help" || args[0] == "-h") {
         std::printf("Usage: tgraph-bench <benchmark> [options]\n\n"
                     "Benchmarks:\n"
-                    "  npz        write and read a ~1 GiB layout npz (stored and deflated), compared with numpy\n");
+                    "  npz        write and read a ~1 GiB layout npz (stored and deflated), compared with numpy\n"
+                    "  hlo        parse + featurize HLO text and protobuf modules (generated >= 100k instructions, "
+                    "real files)\n");
         return args.empty() ? 2 : 0;
     }
     try {
@@ -26,6 +29,10 @@ int main(int argc, char** argv)
             return tgraph::bench::runNpzBench(rest);
         if (args[0] == "npz-read")
             return tgraph::bench::runNpzRead(rest);
+        if (args[0] == "hlo")
+            return tgraph::bench::runHloBench(rest);
+        if (args[0] == "hlo-parse")
+            return tgraph::bench::runHloParse(rest);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "tgraph-bench: %s\n", e.what());
         return 1;

@@ -4,6 +4,7 @@
 #include "configs.h"
 #include "format.h"
 #include "graphio.h"
+#include "hloinput.h"
 #include "jsonwriter.h"
 #include "npz.h"
 #include "opcodes.h"
@@ -108,6 +109,44 @@ GraphSummary summarizeGraphFile(const std::string& path, ProgressSink* progress)
     return s;
 }
 
+std::vector<GraphSummary> summarizeFile(const std::string& path, ProgressSink* progress)
+{
+    if (detectInputKind(path) == InputKind::Npz)
+        return { summarizeGraphFile(path, progress) };
+    HloTextOptions lean;
+    lean.keepAttributes = false;
+    const HloInputFile in = readHloInput(path, lean);
+    std::vector<GraphSummary> out;
+    for (size_t k = 0; k < in.modules.size(); ++k) {
+        const ModuleTuningData& data = in.modules[k];
+        const FeaturizedModule f = featurizeModule(data, path, nullptr);
+        GraphSummary s = f.kind == GraphKind::Layout ? summarize(f.layout) : summarize(f.tile);
+        s.path = path;
+        s.fileBytes = in.fileBytes;
+        ModuleSummary ms;
+        const HloModule& m = data.module;
+        ms.name = std::string(m.name);
+        ms.format = hloSourceFormatName(in.format);
+        ms.index = int(k);
+        ms.count = int(in.modules.size());
+        ms.entry = m.computations.empty() ? std::string() : std::string(m.computations[size_t(m.entryIndex())].name);
+        ms.computations = int64_t(m.computations.size());
+        ms.instructions = int64_t(m.instructions.size());
+        std::map<std::string_view, int64_t> counts;
+        for (const HloInstruction& i : m.instructions)
+            ++counts[i.opcode];
+        ms.opcodes.assign(counts.begin(), counts.end());
+        std::stable_sort(
+            ms.opcodes.begin(), ms.opcodes.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+        ms.hasRuns = !data.runs.empty();
+        ms.runs = f.runs;
+        ms.warnings = m.warnings;
+        s.module = std::move(ms);
+        out.push_back(std::move(s));
+    }
+    return out;
+}
+
 std::string formatSummaryText(const GraphSummary& s)
 {
     std::string out;
@@ -118,6 +157,27 @@ std::string formatSummaryText(const GraphSummary& s)
     };
     if (!s.path.empty())
         line("file", s.path + " (" + formatBytes(s.fileBytes) + ")");
+    if (s.module) {
+        const ModuleSummary& m = *s.module;
+        line("format",
+            m.format
+                + (m.count > 1 ? ", module " + std::to_string(m.index + 1) + " of " + std::to_string(m.count) : ""));
+        line("module", m.name);
+        line("computations", std::to_string(m.computations) + " (entry " + m.entry + ")");
+        line("instructions", std::to_string(m.instructions));
+        if (m.hasRuns) {
+            std::string runs = std::to_string(m.runs.total) + ": " + std::to_string(m.runs.kept) + " kept, "
+                + std::to_string(m.runs.errors) + " with errors, " + std::to_string(m.runs.skipped) + " skipped";
+            runs += m.runs.defaultRun >= 0 ? "; default run " + std::to_string(m.runs.defaultRun) + " ("
+                    + formatDuration(m.runs.defaultRuntime) + ")"
+                                           : std::string("; no default run among the kept ones");
+            line("runs", runs);
+        } else {
+            line("runs", "none (no tuning data: a graph without configurations)");
+        }
+        for (const auto& w : m.warnings)
+            line("warning", w);
+    }
     line("kind", graphKindName(s.kind));
     line("nodes", std::to_string(s.nodes));
     line("edges", std::to_string(s.edges));
@@ -125,15 +185,20 @@ std::string formatSummaryText(const GraphSummary& s)
         std::string ops;
         for (const auto& [op, count] : s.configurableOpcodes)
             ops += (ops.empty() ? "" : ", ") + opcodeName(op) + " " + std::to_string(count);
-        line("configurable", std::to_string(s.configurableNodes) + " nodes (" + ops + ")");
+        line("configurable", std::to_string(s.configurableNodes) + " nodes" + (ops.empty() ? "" : " (" + ops + ")"));
     }
-    line("configs",
-        std::to_string(s.configs) + " (" + std::to_string(s.duplicateConfigs) + " duplicate"
-            + (s.duplicateConfigs == 1 ? "" : "s") + (s.configsCompressed ? ", stored base-7 compressed" : "") + ")");
-    line("runtime",
-        s.hasRuntimes ? formatDuration(s.runtimeMin) + " .. " + formatDuration(s.runtimeMax) + " ("
-                + std::to_string(s.runtimeMin) + " .. " + std::to_string(s.runtimeMax) + " ns)"
-                      : std::string("not measured (all zero)"));
+    if (s.configs == 0) {
+        line("configs", "0 (a graph without configurations: no tuning runs)");
+    } else {
+        line("configs",
+            std::to_string(s.configs) + " (" + std::to_string(s.duplicateConfigs) + " duplicate"
+                + (s.duplicateConfigs == 1 ? "" : "s") + (s.configsCompressed ? ", stored base-7 compressed" : "")
+                + ")");
+        line("runtime",
+            s.hasRuntimes ? formatDuration(s.runtimeMin) + " .. " + formatDuration(s.runtimeMax) + " ("
+                    + std::to_string(s.runtimeMin) + " .. " + std::to_string(s.runtimeMax) + " ns)"
+                          : std::string("not measured (all zero)"));
+    }
     if (!s.nodeSplits.empty()) {
         std::string splits = "[";
         for (size_t i = 0; i < s.nodeSplits.size(); ++i)
@@ -146,6 +211,18 @@ std::string formatSummaryText(const GraphSummary& s)
         row.append(row.size() < 32 ? 32 - row.size() : 1, ' ');
         row += st.dtype.descr() + "  " + shapeToString(st.shape);
         out += row + "\n";
+    }
+    if (s.module) {
+        const auto& ops = s.module->opcodes;
+        const size_t n = std::min<size_t>(ops.size(), 15);
+        out += "instructions per opcode (" + std::to_string(ops.size()) + " distinct"
+            + (n < ops.size() ? ", top " + std::to_string(n) : std::string()) + ")\n";
+        for (size_t i = 0; i < n; ++i) {
+            std::string row = "  " + ops[i].first;
+            row.append(row.size() < 32 ? 32 - row.size() : 1, ' ');
+            out += row + std::to_string(ops[i].second) + "\n";
+        }
+        return out;
     }
     const size_t shown = std::min<size_t>(s.opcodeHistogram.size(), 15);
     out += "opcodes (" + std::to_string(s.opcodeHistogram.size()) + " distinct"
@@ -165,6 +242,38 @@ std::string formatSummaryJson(const GraphSummary& s)
     j.beginObject();
     j.key("file").value(s.path);
     j.key("file_bytes").value(s.fileBytes);
+    if (s.module) {
+        const ModuleSummary& m = *s.module;
+        j.key("module").beginObject();
+        j.key("name").value(m.name).key("format").value(m.format).key("index").value(m.index).key("count").value(
+            m.count);
+        j.key("entry")
+            .value(m.entry)
+            .key("computations")
+            .value(m.computations)
+            .key("instructions")
+            .value(m.instructions);
+        j.key("instructions_per_opcode").beginObject();
+        for (const auto& [op, count] : m.opcodes)
+            j.key(op).value(count);
+        j.endObject();
+        if (m.hasRuns) {
+            j.key("runs").beginObject().key("total").value(m.runs.total).key("kept").value(m.runs.kept);
+            j.key("errors").value(m.runs.errors).key("skipped").value(m.runs.skipped);
+            j.key("default_run")
+                .value(m.runs.defaultRun)
+                .key("default_runtime_ns")
+                .value(m.runs.defaultRuntime)
+                .endObject();
+        } else {
+            j.key("runs").null();
+        }
+        j.key("warnings").beginArray();
+        for (const auto& w : m.warnings)
+            j.value(w);
+        j.endArray();
+        j.endObject();
+    }
     j.key("kind").value(graphKindName(s.kind));
     j.key("nodes").value(s.nodes);
     j.key("edges").value(s.edges);

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include "featurizer.h"
 #include "graph.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -11,6 +13,22 @@
 namespace tgraph {
 
 class ProgressSink;
+
+// Facts about an HLO module a graph was featurized from (HLO text or protobuf inputs).
+struct ModuleSummary
+{
+    std::string name;
+    std::string format; // "HLO text", "tpu_graphs.ModuleTuningData", ...
+    int index = 0; // module index in the file (TuningData holds several)
+    int count = 1;
+    std::string entry;
+    int64_t computations = 0;
+    int64_t instructions = 0;
+    std::vector<std::pair<std::string, int64_t>> opcodes; // instructions per opcode name, descending
+    bool hasRuns = false;
+    RunSelection runs;
+    std::vector<std::string> warnings;
+};
 
 // What `tgraph inspect` prints and the studio's summary panel shows about a graph file.
 struct GraphSummary
@@ -31,12 +49,16 @@ struct GraphSummary
     std::vector<std::pair<int, int64_t>> configurableOpcodes; // opcodes of configurable nodes
     std::vector<int64_t> nodeSplits;
     std::vector<std::pair<std::string, ArrayStorage>> arrays; // every member as stored, archive order
+    std::optional<ModuleSummary> module; // for HLO inputs
 };
 
 GraphSummary summarize(const LayoutGraph& graph);
 GraphSummary summarize(const TileGraph& graph);
 // Loads (validating) and summarizes an .npz graph file.
 GraphSummary summarizeGraphFile(const std::string& path, ProgressSink* progress = nullptr);
+// Any input: an .npz, an HLO text module or a protobuf (one summary per module of a TuningData).
+// HLO inputs are featurized into their collection's graph (layout, or tile for op-config runs).
+std::vector<GraphSummary> summarizeFile(const std::string& path, ProgressSink* progress = nullptr);
 
 // Human-readable multi-line report and a JSON object (for `tgraph inspect [--json]`).
 std::string formatSummaryText(const GraphSummary& summary);

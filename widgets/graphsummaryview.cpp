@@ -30,7 +30,7 @@ struct FieldInfo
     const char* objectName;
 };
 
-constexpr std::array<FieldInfo, 10> kFields = { {
+constexpr std::array<FieldInfo, 12> kFields = { {
     { GraphSummaryView::Field::Kind, QT_TRANSLATE_NOOP("GraphSummaryView", "Kind:"), "kindValue" },
     { GraphSummaryView::Field::Nodes, QT_TRANSLATE_NOOP("GraphSummaryView", "Nodes:"), "nodesValue" },
     { GraphSummaryView::Field::Edges, QT_TRANSLATE_NOOP("GraphSummaryView", "Edges:"), "edgesValue" },
@@ -45,6 +45,8 @@ constexpr std::array<FieldInfo, 10> kFields = { {
     { GraphSummaryView::Field::NodeSplits, QT_TRANSLATE_NOOP("GraphSummaryView", "Node splits:"), "nodeSplitsValue" },
     { GraphSummaryView::Field::ConfigStorage, QT_TRANSLATE_NOOP("GraphSummaryView", "Config features:"),
         "configStorageValue" },
+    { GraphSummaryView::Field::Source, QT_TRANSLATE_NOOP("GraphSummaryView", "Source:"), "sourceValue" },
+    { GraphSummaryView::Field::TuningRuns, QT_TRANSLATE_NOOP("GraphSummaryView", "Tuning runs:"), "tuningRunsValue" },
 } };
 
 // m_values is indexed by Field: kFields must list the fields in enum order.
@@ -265,6 +267,33 @@ void GraphSummaryView::setSummary(const tgraph::GraphSummary& summary)
             summary.configsCompressed ? tr("base-7 compressed integers (C, Nc, 3)") : tr("float (C, Nc, 18)"));
     else
         setField(Field::ConfigStorage, tr("graph-level (C, 24)"));
+
+    if (const auto& module = summary.module) {
+        QString source
+            = tr("%1, module %2").arg(QString::fromStdString(module->format), QString::fromStdString(module->name));
+        if (module->count > 1)
+            source += tr(" (%1 of %2)").arg(module->index + 1).arg(module->count);
+        setField(Field::Source,
+            source
+                + tr("\n%1 computations, %2 instructions")
+                      .arg(count(module->computations), count(module->instructions)),
+            tr("Featurized as the TpuGraphs featurizer does; entry computation %1")
+                .arg(QString::fromStdString(module->entry)));
+        if (!module->hasRuns) {
+            setField(Field::TuningRuns, tr("none (a graph without configurations)"));
+        } else {
+            const auto& r = module->runs;
+            QString runs = tr("%1: %2 kept, %3 with errors, %4 skipped")
+                               .arg(count(r.total), count(r.kept), count(r.errors), count(r.skipped));
+            runs += r.defaultRun >= 0
+                ? tr("\ndefault run %1 (%2)").arg(r.defaultRun).arg(Formatting::duration(r.defaultRuntime))
+                : tr("\nno default run among the kept ones");
+            setField(Field::TuningRuns, runs);
+        }
+    } else {
+        setField(Field::Source, tr("TpuGraphs .npz"));
+        setField(Field::TuningRuns, QString(kDash));
+    }
 
     m_opcodeModel->setHistogram(summary.opcodeHistogram, summary.configurableOpcodes, summary.nodes);
     m_arrayModel->setArrays(summary.arrays);

@@ -30,6 +30,8 @@ public:
         DuplicateConfigs,
         NodeSplits,
         ConfigStorage,
+        Source, // npz, or the HLO input format, module and its size
+        TuningRuns, // HLO inputs: how the tuning runs were used
     };
 
     explicit GraphSummaryView(QWidget* parent = nullptr);

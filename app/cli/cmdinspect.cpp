@@ -17,31 +17,36 @@ int inspect(const ArgParser& p)
     const bool json = p.has("--json");
     const auto& files = p.positionals();
     int rc = ExitOk;
-    bool first = true;
-    if (json && files.size() > 1)
-        std::fputs("[\n", stdout);
+    std::vector<GraphSummary> summaries;
     for (const auto& file : files) {
         try {
-            const GraphSummary s = summarizeGraphFile(file, &progress);
-            if (json) {
-                if (!first && files.size() > 1)
-                    std::fputs(",\n", stdout);
-                std::string text = formatSummaryJson(s);
-                if (files.size() > 1)
-                    text.pop_back(); // the array adds separators
-                std::fputs(text.c_str(), stdout);
-            } else {
-                if (!first)
-                    std::fputs("\n", stdout);
-                std::fputs(formatSummaryText(s).c_str(), stdout);
-            }
-            first = false;
+            for (GraphSummary& s : summarizeFile(file, &progress))
+                summaries.push_back(std::move(s));
         } catch (const InputError& e) {
             std::fprintf(stderr, "tgraph inspect: error: %s\n", e.what());
             rc = ExitBadInput;
         }
     }
-    if (json && files.size() > 1)
+    // Several files, or a file with several modules (a TuningData), print a JSON array.
+    const bool array = files.size() > 1 || summaries.size() > 1;
+    if (json && array)
+        std::fputs("[\n", stdout);
+    for (size_t k = 0; k < summaries.size(); ++k) {
+        if (json) {
+            std::string text = formatSummaryJson(summaries[k]);
+            if (array) {
+                text.pop_back(); // the array adds separators
+                if (k)
+                    std::fputs(",\n", stdout);
+            }
+            std::fputs(text.c_str(), stdout);
+        } else {
+            if (k)
+                std::fputs("\n", stdout);
+            std::fputs(formatSummaryText(summaries[k]).c_str(), stdout);
+        }
+    }
+    if (json && array)
         std::fputs("\n]\n", stdout);
     return rc;
 }
@@ -50,11 +55,12 @@ int inspect(const ArgParser& p)
 int runInspect(const std::vector<std::string>& args)
 {
     ArgParser p("inspect",
-        "Summarize TpuGraphs graph files: kind (layout/tile), nodes, edges, configurable nodes,\n"
-        "configurations, runtime range, duplicate configs, opcode histogram, node splits.",
-        "FILE.npz... [--json]");
-    p.addPositional("FILE.npz", "a layout or tile graph (np.savez or np.savez_compressed archive)");
-    p.addOption("--json", "", "", "print JSON (an array when several files are given)");
+        "Summarize graph files: kind (layout/tile), nodes, edges, configurable nodes, configurations,\n"
+        "runtime range, duplicate configs, opcode histogram, node splits. HLO text and protobuf modules\n"
+        "(tuning records too) also show computations, instructions per opcode and tuning runs.",
+        "FILE... [--json]");
+    p.addPositional("FILE", "a TpuGraphs .npz, an HLO text module, or an HLO / tuning-record protobuf");
+    p.addOption("--json", "", "", "print JSON (an array when several files or modules are given)");
     if (const int rc = parseOrExit(p, args); rc >= 0)
         return rc;
     if (p.positionals().empty())

@@ -12,7 +12,11 @@ namespace tgraph::cli {
 const std::vector<Command>& commands()
 {
     static const std::vector<Command> list = {
-        { "inspect", "summarize TpuGraphs .npz graphs (kind, sizes, configs, runtimes, opcodes)", runInspect },
+        { "convert", "featurize an XLA HLO module (text or protobuf, tuning records too) into a TpuGraphs .npz",
+            runConvert },
+        { "gen-hlo", "write a synthetic HLO text module (mlp, resnet, transformer) shaped like an XLA dump",
+            runGenHlo },
+        { "inspect", "summarize graphs and modules: .npz, HLO text, HLO and tuning-record protobufs", runInspect },
         { "prune", "prune a layout graph to its configurable nodes and their neighbours; dedup and compress configs",
             runPrune },
         { "synth", "write a synthetic TpuGraphs layout graph (for demos, tests and benchmarks)", runSynth },

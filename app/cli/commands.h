@@ -33,6 +33,8 @@ int usageError(const std::string& command, const std::string& message);
 // std::bad_alloc to ExitBadInput with one line on stderr each.
 int guarded(const std::string& command, int (*body)(const ArgParser&), const ArgParser& parser);
 
+int runConvert(const std::vector<std::string>& args);
+int runGenHlo(const std::vector<std::string>& args);
 int runInspect(const std::vector<std::string>& args);
 int runPrune(const std::vector<std::string>& args);
 int runSynth(const std::vector<std::string>& args);

@@ -17,7 +17,7 @@ struct GraphLoader::Result
 {
     enum class Status { Loaded, Failed, Cancelled };
     Status status = Status::Failed;
-    std::shared_ptr<tgraph::GraphSummary> summary;
+    std::shared_ptr<std::vector<tgraph::GraphSummary>> summaries; // one per module (TuningData holds several)
     QString error;
 };
 
@@ -104,7 +104,8 @@ void GraphLoader::startNext()
         const QString qpath = QString::fromStdString(path);
         Result result;
         try {
-            result.summary = std::make_shared<tgraph::GraphSummary>(tgraph::summarizeGraphFile(path, progress.get()));
+            result.summaries
+                = std::make_shared<std::vector<tgraph::GraphSummary>>(tgraph::summarizeFile(path, progress.get()));
             result.status = Result::Status::Loaded;
         } catch (const tgraph::Cancelled&) {
             result.status = Result::Status::Cancelled;
@@ -139,7 +140,8 @@ void GraphLoader::finishJob(quint64 jobId, const Result& result)
     switch (result.status) {
     case Result::Status::Loaded:
         qCDebug(lcStudio) << "job" << jobId << "loaded" << path << "in" << elapsedMs << "ms";
-        Q_EMIT loaded(path, *result.summary, elapsedMs);
+        for (const tgraph::GraphSummary& summary : *result.summaries)
+            Q_EMIT loaded(path, summary, elapsedMs);
         break;
     case Result::Status::Failed:
         qCWarning(lcStudio).noquote() << result.error;

@@ -116,7 +116,7 @@ void MainWindow::setupActions()
     m_openAction = file->addAction(
         QIcon::fromTheme(QStringLiteral("document-open")), tr("&Open…"), this, &MainWindow::openFileDialog);
     m_openAction->setShortcut(QKeySequence::Open);
-    m_openAction->setToolTip(tr("Open TpuGraphs .npz graph files"));
+    m_openAction->setToolTip(tr("Open TpuGraphs .npz graphs, HLO text dumps and HLO / tuning-record protobufs"));
 
     m_recentMenu = file->addMenu(QIcon::fromTheme(QStringLiteral("document-open-recent")), tr("Open &Recent"));
     m_recentMenu->setObjectName(QStringLiteral("recentMenu"));
@@ -170,7 +170,7 @@ QWidget* MainWindow::createEmptyState()
     auto* page = new QWidget(this);
     page->setObjectName(QStringLiteral("emptyState"));
 
-    auto* hint = new QLabel(tr("Open a TpuGraphs .npz (%1) or drop files here")
+    auto* hint = new QLabel(tr("Open a TpuGraphs .npz, an HLO dump or a tuning record (%1), or drop files here")
                                 .arg(QKeySequence(QKeySequence::Open).toString(QKeySequence::NativeText)),
         page);
     hint->setObjectName(QStringLiteral("emptyStateHint"));
@@ -213,8 +213,9 @@ void MainWindow::openFileDialog()
 {
     QSettings settings;
     const QString dir = settings.value(kLastDirKey, QDir::homePath()).toString();
-    const QStringList files
-        = QFileDialog::getOpenFileNames(this, tr("Open Graphs"), dir, tr("TpuGraphs graphs (*.npz);;All files (*)"));
+    const QStringList files = QFileDialog::getOpenFileNames(this, tr("Open Graphs"), dir,
+        tr("Graphs and HLO modules (*.npz *.hlo *.txt *.pb);;TpuGraphs graphs (*.npz);;"
+           "HLO text and protobuf modules (*.hlo *.txt *.pb);;All files (*)"));
     if (files.isEmpty())
         return;
     settings.setValue(kLastDirKey, QFileInfo(files.front()).absolutePath());
@@ -307,8 +308,13 @@ void MainWindow::onProgress(const QString& label, quint64 done, quint64 total)
 
 void MainWindow::onLoaded(const QString& path, const tgraph::GraphSummary& summary, qint64 elapsedMs)
 {
-    const QString absolute = QFileInfo(path).absoluteFilePath();
-    const QString name = QFileInfo(absolute).fileName();
+    QString absolute = QFileInfo(path).absoluteFilePath();
+    QString name = QFileInfo(absolute).fileName();
+    const QString file = absolute;
+    if (summary.module && summary.module->count > 1) { // a TuningData: one tab per module
+        absolute += QStringLiteral("#%1").arg(summary.module->index);
+        name += QStringLiteral(" [%1]").arg(QString::fromStdString(summary.module->name));
+    }
 
     // Re-opening a file refreshes its tab instead of adding a second one.
     int index = -1;
@@ -329,11 +335,11 @@ void MainWindow::onLoaded(const QString& path, const tgraph::GraphSummary& summa
     } else {
         index = m_tabs->addTab(view, name);
     }
-    m_tabs->setTabToolTip(index, QDir::toNativeSeparators(absolute));
+    m_tabs->setTabToolTip(index, QDir::toNativeSeparators(file));
     m_tabs->setCurrentIndex(index);
     updateCentralPage();
 
-    m_recent->add(absolute);
+    m_recent->add(file);
     statusBar()->showMessage(
         tr("Loaded %1 in %2").arg(name, Formatting::duration(elapsedMs * 1000000)), kStatusTimeoutMs);
 }

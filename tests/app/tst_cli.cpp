@@ -3,6 +3,9 @@
 // bad-input list of the foundation issue, Ctrl-C, and outputs that numpy loads.
 
 #include "core/graphio.h"
+#include "core/hlogen.h"
+#include "core/hloproto.h"
+#include "core/hlotext.h"
 #include "core/npz.h"
 #include "core/synthetic.h"
 #include "testutil.h"
@@ -66,6 +69,26 @@ void replace(Members& m, const std::string& name, const QByteArray& bytes)
     for (auto& [n, b] : m)
         if (n == name)
             b = bytes;
+}
+
+// A layout tuning record whose runs configure 2 nodes while config_index_to_node lists 1.
+ModuleTuningData mismatchedRuns()
+{
+    ModuleTuningData d;
+    d.hasModule = true;
+    d.module = parseHloText(
+        "HloModule mm\nENTRY e {\n  p = f32[2]{0} parameter(0)\n  ROOT r = f32[1,2]{1,0} reshape(p)\n}\n", "mm.hlo");
+    d.configIndexToNode = { 1 };
+    for (int r = 0; r < 2; ++r) {
+        TuningRun run;
+        run.config = TuningRun::Config::Module;
+        run.hasProfile = true;
+        run.computeTimeNs = 100 + r;
+        run.isDefault = r == 0;
+        run.layoutNodes = { { { 1, 0 } }, { { 0 } } };
+        d.runs.push_back(run);
+    }
+    return d;
 }
 
 LayoutGraph smallSynthetic(int64_t configs = 12)
@@ -193,7 +216,7 @@ private Q_SLOTS:
         QTest::newRow("NaN runtimes") << "nan" << QStringList { "config_runtime[2]", "NaN runtime" };
         QTest::newRow("empty graph") << "empty" << QStringList { "node_feat", "empty graph" };
         QTest::newRow("one config") << "oneconfig" << QStringList { "config_runtime", "only 1 configuration" };
-        QTest::newRow("not an npz") << "text" << QStringList { "not a zip archive" };
+        QTest::newRow("not an npz") << "text" << QStringList { "not a", ".npz" };
         QTest::newRow("missing file") << "missing" << QStringList { "cannot open" };
     }
     void badInputs()
@@ -297,6 +320,174 @@ private Q_SLOTS:
         QCOMPARE(p.exitCode(), 130);
         QVERIFY(p.readAllStandardError().contains("cancelled"));
         QCOMPARE(outDir.entryList(QDir::Files | QDir::Hidden | QDir::System).size(), 0);
+    }
+
+    void convertRealInputs_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<int>("nodes");
+        QTest::addColumn<int>("edges"); // -1: not checked
+        QTest::addColumn<int>("configs");
+        QTest::addColumn<int>("configurable"); // -1: not checked
+        QTest::newRow("ssd_mobilenet text") << "hlo/ssd_mobilenet_tf.hlo" << 508 << -1 << 0 << -1;
+        QTest::newRow("graphsage text") << "hlo/graphsage_tf.hlo" << 138 << -1 << 0 << -1;
+        QTest::newRow("tuning record") << "tpu_graphs/module_tuning_data_layout.pb" << 3163 << 5112 << 112 << 62;
+    }
+    void convertRealInputs()
+    {
+        const QString data = testutil::sharedDataDir();
+        if (data.isEmpty())
+            QSKIP("../shared/data is absent: real inputs not available");
+        QFETCH(QString, file);
+        QFETCH(int, nodes);
+        QFETCH(int, edges);
+        QFETCH(int, configs);
+        QFETCH(int, configurable);
+        const QString out = path(QFileInfo(file).baseName() + ".npz");
+        const auto r = tgraphRun({ "convert", data + "/" + file, "-o", out });
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QVERIFY(r.out.contains("layout graph"));
+        const auto p = testutil::run(testutil::python(),
+            { "-c",
+                "import numpy as np,sys\n"
+                "d=np.load(sys.argv[1]); n,e,c,nc=map(int,sys.argv[2:6])\n"
+                "want={'node_feat':np.float32,'node_opcode':np.uint8,'edge_index':np.int64,'node_config_feat':np."
+                "float32,"
+                "'node_config_ids':np.int64,'config_runtime':np.int64,'node_splits':np.int64}\n"
+                "assert sorted(d.files)==sorted(want), d.files\n"
+                "for k,t in want.items(): assert d[k].dtype==t, (k, d[k].dtype)\n"
+                "assert d['node_feat'].shape==(n,140), d['node_feat'].shape\n"
+                "assert d['node_opcode'].shape==(n,)\n"
+                "assert d['edge_index'].shape[1]==2 and (e<0 or d['edge_index'].shape[0]==e), d['edge_index'].shape\n"
+                "k=d['node_config_ids'].shape[0]; assert nc<0 or k==nc, k\n"
+                "assert d['node_config_feat'].shape==(c,k,18) and d['config_runtime'].shape==(c,)\n"
+                "assert d['node_splits'].shape[0]==1 and d['node_splits'][0,-1]==n\n"
+                "assert np.all(np.isin(d['node_opcode'][d['node_config_ids']],[26,34,75]))\n"
+                "u=d['edge_index']; assert np.all(np.diff(u[:,0])>=0)\n",
+                out, QString::number(nodes), QString::number(edges), QString::number(configs),
+                QString::number(configurable) });
+        QVERIFY2(p.exitCode == 0, p.err.constData());
+        // inspect reads HLO inputs directly and agrees with the converted file
+        const auto direct = QJsonDocument::fromJson(tgraphRun({ "inspect", data + "/" + file, "--json" }).out).object();
+        const auto converted = QJsonDocument::fromJson(tgraphRun({ "inspect", out, "--json" }).out).object();
+        QCOMPARE(direct["nodes"].toInt(), nodes);
+        QCOMPARE(converted["nodes"].toInt(), nodes);
+        QCOMPARE(direct["edges"].toInt(), converted["edges"].toInt());
+        QVERIFY(direct["module"].toObject()["instructions"].toInt() == nodes);
+    }
+
+    void convertOptions()
+    {
+        const QString hlo = path("gen.hlo");
+        auto r = tgraphRun({ "gen-hlo", "--family", "transformer", "--size", "800", "--seed", "3", "-o", hlo });
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QVERIFY(r.out.contains("transformer module"));
+        const QString sorted = path("gen_sorted.npz"), inserted = path("gen_inserted.npz"),
+                      repad = path("gen_repad.npz");
+        QCOMPARE(tgraphRun({ "convert", hlo, "-o", sorted }).exitCode, 0);
+        QCOMPARE(tgraphRun({ "convert", hlo, "-o", inserted, "--insertion-order" }).exitCode, 0);
+        QCOMPARE(tgraphRun({ "convert", hlo, "-o", repad, "--repad", "--stored" }).exitCode, 0);
+        const auto p = testutil::run(testutil::python(),
+            { "-c",
+                "import numpy as np,sys\n"
+                "s,i,r=(np.load(f) for f in sys.argv[1:4])\n"
+                "a,b=s['edge_index'],i['edge_index']\n"
+                "assert sorted(map(tuple,a))==sorted(map(tuple,b)), 'same edge set'\n"
+                "assert [tuple(x) for x in a]==sorted(map(tuple,a)), 'default is sorted by (u, v)'\n"
+                "assert [tuple(x) for x in b]!=[tuple(x) for x in a], 'insertion order differs somewhere'\n"
+                "f,g=s['node_feat'],r['node_feat']\n"
+                "scalars=f[:,21]==0\n"
+                "assert np.all(g[scalars,134:140]==-1) and np.all(f[scalars,134:140]==0)\n"
+                "assert np.all(g[:,:31]==f[:,:31])\n",
+                sorted, inserted, repad });
+        QVERIFY2(p.exitCode == 0, p.err.constData());
+    }
+
+    void convertErrors_data()
+    {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<QStringList>("args"); // after IN -o OUT
+        QTest::addColumn<QStringList>("expected");
+        QTest::newRow("undefined operand")
+            << "bad.hlo" << QStringList {} << QStringList { "line 4, column 29", "operand 'q'" };
+        QTest::newRow("truncated proto") << "cut.pb" << QStringList {} << QStringList { "byte ", "HloModuleProto" };
+        QTest::newRow("npz input") << "graph.npz" << QStringList {} << QStringList { "already a TpuGraphs .npz" };
+        QTest::newRow("tile without runs")
+            << "ok.hlo" << QStringList { "--collection", "tile" } << QStringList { "more than one tuning run" };
+        QTest::newRow("runs do not match the nodes")
+            << "mismatch.pb" << QStringList {}
+            << QStringList { "runs[0].module_config.layout_config", "configures 2 nodes" };
+    }
+    void convertErrors()
+    {
+        QFETCH(QString, name);
+        QFETCH(QStringList, args);
+        QFETCH(QStringList, expected);
+        const QString in = path("in_" + name);
+        if (name == "bad.hlo") {
+            testutil::writeAll(
+                in, "HloModule m\nENTRY e {\n  p = f32[2]{0} parameter(0)\n  ROOT n = f32[2]{0} negate(q)\n}\n");
+        } else if (name == "ok.hlo") {
+            testutil::writeAll(
+                in, "HloModule m\nENTRY e {\n  p = f32[2]{0} parameter(0)\n  ROOT r = f32[1,2]{1,0} reshape(p)\n}\n");
+        } else if (name == "mismatch.pb") {
+            testutil::writeAll(in, QByteArray::fromStdString(encodeModuleTuningData(mismatchedRuns())));
+        } else if (name == "cut.pb") {
+            HloGenSpec spec;
+            spec.instructions = 300;
+            const std::string proto = encodeHloModuleProto(parseHloText(generateHloText(spec), "gen.hlo"));
+            testutil::writeAll(in, QByteArray::fromStdString(proto.substr(0, proto.size() / 2)));
+        } else {
+            saveLayoutGraph(smallSynthetic(), testutil::str(in));
+        }
+        QDir outDir(path("convert_out_" + QString(name).replace('.', '_')));
+        QVERIFY(outDir.mkpath("."));
+        const auto r = tgraphRun(QStringList { "convert", in, "-o", outDir.filePath("out.npz") } + args);
+        QVERIFY2(!r.crashed && r.exitCode == 1, qPrintable(QString::number(r.exitCode) + ": " + r.err));
+        const QString err = QString::fromUtf8(r.err).trimmed();
+        QVERIFY2(!err.contains('\n'), qPrintable(err));
+        QVERIFY2(err.contains(in), qPrintable(err));
+        for (const QString& part : expected)
+            QVERIFY2(err.contains(part), qPrintable("expected '" + part + "' in: " + err));
+        QCOMPARE(outDir.entryList(QDir::Files | QDir::Hidden | QDir::System).size(), 0);
+    }
+
+    void convertTuningDataWithSeveralModules()
+    {
+        auto moduleOf = [](const std::string& family, int64_t size) {
+            HloGenSpec spec;
+            spec.family = family;
+            spec.instructions = size;
+            ModuleTuningData d;
+            d.hasModule = true;
+            d.module = parseHloText(generateHloText(spec), family + ".hlo");
+            return d;
+        };
+        const ModuleTuningData a = moduleOf("mlp", 200), b = moduleOf("resnet", 300);
+        const ModuleTuningData* both[] = { &a, &b };
+        const QString in = path("two.pb");
+        testutil::writeAll(in, QByteArray::fromStdString(encodeTuningData(both)));
+        const QString dir = path("two_out") + "/";
+        auto r = tgraphRun({ "convert", in, "-o", dir });
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QStringList files = QDir(dir).entryList({ "*.npz" }, QDir::Files, QDir::Name);
+        QCOMPARE(files, (QStringList { "mlp_1.npz", "resnet_1.npz" }));
+        const auto p = testutil::run(testutil::python(),
+            { "-c", "import numpy as np,sys\nfor f in sys.argv[1:]: d=np.load(f); assert d['node_feat'].shape[1]==140",
+                dir + files[0], dir + files[1] });
+        QVERIFY2(p.exitCode == 0, p.err.constData());
+        QCOMPARE(QJsonDocument::fromJson(tgraphRun({ "inspect", in, "--json" }).out).array().size(), 2);
+
+        // A later module that cannot be featurized removes the files written before it.
+        const ModuleTuningData broken = mismatchedRuns();
+        const ModuleTuningData* withBad[] = { &a, &broken };
+        const QString bad = path("bad_two.pb");
+        testutil::writeAll(bad, QByteArray::fromStdString(encodeTuningData(withBad)));
+        const QString badDir = path("bad_two_out") + "/";
+        r = tgraphRun({ "convert", bad, "-o", badDir });
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY(r.err.contains("configures 2 nodes"));
+        QCOMPARE(QDir(badDir).entryList(QDir::Files | QDir::Hidden).size(), 0);
     }
 
 private:

@@ -5,6 +5,8 @@
 #include "app/studio/aboutdialog.h"
 #include "app/studio/mainwindow.h"
 #include "core/graphio.h"
+#include "core/hlogen.h"
+#include "core/hlotext.h"
 #include "core/opcodes.h"
 #include "core/synthetic.h"
 #include "core/versions.h"
@@ -50,6 +52,7 @@ private Q_SLOTS:
 
     void aboutDialogListsVersions();
     void openAddsSummaryTab();
+    void opensHloModulesAndTuningRecords();
     void corruptFileShowsBanner();
     void cancelDropsTheLoad();
     void recentFilesRememberOpenedFiles();
@@ -183,6 +186,52 @@ void TestStudio::aboutDialogListsVersions()
     QVERIFY(dialog.findChild<QLabel*>(QStringLiteral("aboutTitle"))
                 ->text()
                 .contains(QString::fromStdString(tgraph::projectVersion())));
+}
+
+void TestStudio::opensHloModulesAndTuningRecords()
+{
+    // An HLO text module: featurized, shown with its source and instruction count.
+    tgraph::HloGenSpec spec;
+    spec.family = "resnet";
+    spec.instructions = 600;
+    const std::string text = tgraph::generateHloText(spec);
+    const QString hlo = m_dir.filePath(QStringLiteral("module.hlo"));
+    QFile f(hlo);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(text.data(), qint64(text.size()));
+    f.close();
+    tgraph::HloTextOptions lean;
+    lean.keepAttributes = false;
+    const auto instructions = qlonglong(tgraph::parseHloText(text, "module.hlo", lean).instructions.size());
+
+    MainWindow window;
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    window.openFiles({ hlo });
+    QTRY_COMPARE_WITH_TIMEOUT(window.tabWidget()->count(), 1, kLoadTimeoutMs);
+    QVERIFY(waitForLoads(window));
+    GraphSummaryView* view = window.summaryView(0);
+    QVERIFY(view);
+    QCOMPARE(view->fieldText(Field::Nodes), QLocale().toString(instructions));
+    QVERIFY2(view->fieldText(Field::Source).startsWith(QStringLiteral("HLO text")),
+        qPrintable(view->fieldText(Field::Source)));
+    QVERIFY(
+        view->fieldText(Field::Source).contains(QLocale().toString(instructions) + QStringLiteral(" instructions")));
+    QVERIFY(view->fieldText(Field::TuningRuns).startsWith(QStringLiteral("none")));
+
+    // The real tuning record, when ../shared is here: 122 runs, 112 kept.
+    const QString data = testutil::sharedDataDir();
+    if (data.isEmpty())
+        return;
+    window.openFiles({ data + QStringLiteral("/tpu_graphs/module_tuning_data_layout.pb") });
+    QTRY_COMPARE_WITH_TIMEOUT(window.tabWidget()->count(), 2, kLoadTimeoutMs);
+    QVERIFY(waitForLoads(window));
+    GraphSummaryView* record = window.summaryView(1);
+    QVERIFY(record->fieldText(Field::Source).startsWith(QStringLiteral("tpu_graphs.ModuleTuningData")));
+    QVERIFY2(record->fieldText(Field::TuningRuns).startsWith(QStringLiteral("122: 112 kept, 10 with errors")),
+        qPrintable(record->fieldText(Field::TuningRuns)));
+    QCOMPARE(record->fieldText(Field::Configs), QLocale().toString(112));
+    saveScreenshot(window, QStringLiteral("studio-tuning-record.png"));
 }
 
 void TestStudio::openAddsSummaryTab()

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "argparser.h"
+#include "commands.h"
+
+#include "core/error.h"
+#include "core/hlogen.h"
+#include "core/hlotext.h"
+
+#include <charconv>
+#include <cstdio>
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace tgraph::cli {
+
+namespace {
+
+int genHlo(const ArgParser& p)
+{
+    HloGenSpec spec;
+    spec.family = p.value("--family");
+    spec.instructions = std::stoll(p.value("--size"));
+    spec.seed = std::stoull(p.value("--seed"));
+    spec.metadata = !p.has("--no-metadata");
+    const std::string text = generateHloText(spec);
+    // Checked by our own parser before anything is written.
+    HloTextOptions lean;
+    lean.keepAttributes = false;
+    const HloModule m = parseHloText(text, "<generated " + spec.family + ">", lean);
+    const std::string out = p.value("--output");
+    const std::string tmp = out + ".tmp-" + std::to_string(::getpid());
+    FILE* f = std::fopen(tmp.c_str(), "wb");
+    if (!f)
+        throw InputError(out, "", "cannot create the output file");
+    const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+    if (std::fclose(f) != 0 || !ok || std::rename(tmp.c_str(), out.c_str()) != 0) {
+        std::remove(tmp.c_str());
+        throw InputError(out, "", "write failed");
+    }
+    std::printf("wrote %s: synthetic %s module, %zu instructions in %zu computations, %zu bytes\n", out.c_str(),
+        spec.family.c_str(), m.instructions.size(), m.computations.size(), text.size());
+    return ExitOk;
+}
+
+bool isNumber(const std::string& s)
+{
+    uint64_t v;
+    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    return ec == std::errc() && end == s.data() + s.size();
+}
+
+} // namespace
+
+int runGenHlo(const std::vector<std::string>& args)
+{
+    std::string families;
+    for (const auto& f : hloGenFamilies())
+        families += (families.empty() ? "" : ", ") + f;
+    ArgParser p("gen-hlo",
+        "Write a synthetic HLO text module shaped like a post-optimisation XLA dump (fusions, reducers,\n"
+        "while loops, convolutions, dots, reshapes; consistent shapes, checked by our parser).",
+        "--family F [--size N] [--seed S] [--no-metadata] -o OUT.hlo");
+    p.addOption("--output", "-o", "OUT.hlo", "output file");
+    p.addOption("--family", "", "F", "model family: " + families, "resnet");
+    p.addOption("--size", "", "N", "approximate number of instructions", "2000");
+    p.addOption("--seed", "", "S", "random seed", "1");
+    p.addOption("--no-metadata", "", "", "leave out op_type/op_name metadata");
+    if (const int rc = parseOrExit(p, args); rc >= 0)
+        return rc;
+    if (p.value("--output").empty())
+        return usageError("gen-hlo", "missing -o OUT.hlo");
+    bool known = false;
+    for (const auto& f : hloGenFamilies())
+        known |= f == p.value("--family");
+    if (!known)
+        return usageError("gen-hlo", "--family must be one of " + families);
+    if (!isNumber(p.value("--size")) || std::stoll(p.value("--size")) < 50)
+        return usageError("gen-hlo", "--size must be an integer >= 50");
+    if (!isNumber(p.value("--seed")))
+        return usageError("gen-hlo", "--seed must be a non-negative integer");
+    return guarded("gen-hlo", genHlo, p);
+}
+
+} // namespace tgraph::cli
