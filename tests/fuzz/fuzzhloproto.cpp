@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: Apache-2.0
+// Fuzz entry point: protobuf reader (all five formats), then the featurizer on what parses.
+
+#include "core/error.h"
+#include "core/featurizer.h"
+#include "core/hloproto.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
+{
+    try {
+        const tgraph::HloProtoFile file = tgraph::readHloProto(std::as_bytes(std::span(data, size)), "fuzz.pb");
+        for (const tgraph::ModuleTuningData& m : file.modules) {
+            try {
+                if (tgraph::collectionOf(m) == tgraph::GraphKind::Tile)
+                    tgraph::featurizeTile(m, "fuzz.pb");
+                else
+                    tgraph::featurizeLayout(m, "fuzz.pb");
+            } catch (const tgraph::InputError&) { }
+        }
+    } catch (const tgraph::InputError&) { }
+    return 0;
+}

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Fuzzes the HLO text parser and the protobuf reader with libFuzzer (clang, ASan + UBSan).
+#   tools/fuzz.sh [SECONDS_PER_TARGET]   (default 180)
+# Seeds: the checked-in corpus (tests/fuzz/corpus) plus the first kilobytes of the real files in
+# ../shared/data (made here, never committed). Crashes land in build-fuzz/artifacts/; copy a fixed
+# one into tests/fuzz/corpus/<target>/ so that tst_fuzz_<target>_corpus replays it from then on.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+seconds="${1:-180}"
+build="$root/build-fuzz"
+shared="$root/../shared/data"
+
+"$root/tools/install-deps.sh"
+if ! command -v clang++ >/dev/null || ! dpkg-query -W -f='${db:Status-Status}' libclang-rt-14-dev 2>/dev/null | grep -q installed; then
+    sudo_cmd=""; [ "$(id -u)" -ne 0 ] && sudo_cmd=sudo
+    $sudo_cmd apt-get install -y -q --no-install-recommends clang libclang-rt-14-dev
+fi
+cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTGRAPH_FUZZ=ON \
+    -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ >/dev/null
+cmake --build "$build" --parallel "$(nproc)" --target fuzz_hlotext fuzz_hloproto
+
+mkdir -p "$build/artifacts"
+for target in hlotext hloproto; do
+    seeds="$build/seeds-$target"
+    work="$build/corpus-$target"
+    rm -rf "$seeds"
+    mkdir -p "$seeds" "$work"
+    cp "$root/tests/fuzz/corpus/$target/"* "$seeds/"
+    if [ -d "$shared" ]; then
+        if [ "$target" = hlotext ]; then files=("$shared"/hlo/*.hlo); else files=("$shared"/tpu_graphs/*.pb); fi
+        for f in "${files[@]}"; do
+            for n in 512 1024 4096; do head -c "$n" "$f" > "$seeds/$(basename "$f").head$n"; done
+            if [ "$target" = hlotext ]; then cp "$f" "$seeds/"; fi
+        done
+    fi
+    echo "== fuzz_$target for ${seconds}s (seeds: $(ls "$seeds" | wc -l))"
+    "$build/bin/fuzz_$target" "$work" "$seeds" -max_total_time="$seconds" -max_len=262144 \
+        -timeout=10 -rss_limit_mb=4096 -artifact_prefix="$build/artifacts/$target-" -print_final_stats=1 \
+        > "$build/fuzz-$target.log" 2>&1 || true
+    grep -E "INITED|DONE|stat::number_of_executed_units|stat::peak_rss|ERROR|SUMMARY|Test unit written" \
+        "$build/fuzz-$target.log" || tail -5 "$build/fuzz-$target.log"
+done
+crashes=$(ls "$build/artifacts" | wc -l)
+echo "crash/timeout artifacts: $crashes (in $build/artifacts)"
+[ "$crashes" -eq 0 ]
