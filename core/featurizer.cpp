@@ -180,33 +180,6 @@ GraphStructure structureOf(const HloModule& m, const std::string& file, const Fe
     return g;
 }
 
-// The dtypes and shapes of the published dataset (spec §9: uint8 opcodes, int64 indices and
-// runtimes, float32 features, node_splits as (1, k)).
-void setPublishedStorage(LayoutGraph& g)
-{
-    const DType f32 { ScalarType::Float32, false };
-    const DType i64 { ScalarType::Int64, false };
-    g.storage["node_feat"] = { f32, g.nodeFeat.shape() };
-    g.storage["node_opcode"] = { DType { ScalarType::UInt8, false }, g.nodeOpcode.shape() };
-    g.storage["edge_index"] = { i64, g.edgeIndex.shape() };
-    g.storage["node_config_feat"] = { f32, g.nodeConfigFeat.shape() };
-    g.storage["node_config_ids"] = { i64, g.nodeConfigIds.shape() };
-    g.storage["config_runtime"] = { i64, g.configRuntime.shape() };
-    g.storage["node_splits"] = { i64, { 1, g.nodeSplits.size() } };
-}
-
-void setPublishedStorage(TileGraph& g)
-{
-    const DType f32 { ScalarType::Float32, false };
-    const DType i64 { ScalarType::Int64, false };
-    g.storage["node_feat"] = { f32, g.nodeFeat.shape() };
-    g.storage["node_opcode"] = { DType { ScalarType::UInt8, false }, g.nodeOpcode.shape() };
-    g.storage["edge_index"] = { i64, g.edgeIndex.shape() };
-    g.storage["config_feat"] = { f32, g.configFeat.shape() };
-    g.storage["config_runtime"] = { i64, g.configRuntime.shape() };
-    g.storage["config_runtime_normalizers"] = { i64, g.configRuntimeNormalizers.shape() };
-}
-
 } // namespace
 
 int featurizedOpcode(std::string_view opcode)

@@ -104,6 +104,36 @@ void checkConfigCount(const std::string& file, int64_t configs, int64_t minConfi
 
 } // namespace
 
+namespace {
+constexpr DType kF32 { ScalarType::Float32, false };
+constexpr DType kI64 { ScalarType::Int64, false };
+
+void setCommonStorage(std::map<std::string, ArrayStorage>& st, const NdArray<float>& feat,
+    const NdArray<int64_t>& opcode, const NdArray<int64_t>& edges)
+{
+    st["node_feat"] = { kF32, feat.shape() };
+    st["node_opcode"] = { DType { ScalarType::UInt8, false }, opcode.shape() };
+    st["edge_index"] = { kI64, edges.shape() };
+}
+} // namespace
+
+void setPublishedStorage(LayoutGraph& g)
+{
+    setCommonStorage(g.storage, g.nodeFeat, g.nodeOpcode, g.edgeIndex);
+    g.storage["node_config_feat"] = { kF32, g.nodeConfigFeat.shape() };
+    g.storage["node_config_ids"] = { kI64, g.nodeConfigIds.shape() };
+    g.storage["config_runtime"] = { kI64, g.configRuntime.shape() };
+    g.storage["node_splits"] = { kI64, { 1, g.nodeSplits.size() } };
+}
+
+void setPublishedStorage(TileGraph& g)
+{
+    setCommonStorage(g.storage, g.nodeFeat, g.nodeOpcode, g.edgeIndex);
+    g.storage["config_feat"] = { kF32, g.configFeat.shape() };
+    g.storage["config_runtime"] = { kI64, g.configRuntime.shape() };
+    g.storage["config_runtime_normalizers"] = { kI64, g.configRuntimeNormalizers.shape() };
+}
+
 bool LayoutGraph::hasRuntimes() const { return !configRuntime.empty() && !allZero(configRuntime); }
 bool TileGraph::hasRuntimes() const { return !configRuntime.empty() && !allZero(configRuntime); }
 

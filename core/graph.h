@@ -66,6 +66,11 @@ struct TileGraph
     bool hasRuntimes() const;
 };
 
+// Records the dtypes and shapes of the published dataset (uint8 opcodes, int64 indices and
+// runtimes, float32 features, node_splits as (1, k)) for a graph we built, so writers use them.
+void setPublishedStorage(LayoutGraph& graph);
+void setPublishedStorage(TileGraph& graph);
+
 // Checks shapes agree, indices are in range, runtimes are valid. Throws InputError naming
 // `file`, the array (with index) and the problem. `minConfigs` rejects graphs that cannot be
 // ranked (TGraph drops graphs with <= 1 config, spec §2.5); a graph with no configurations at all

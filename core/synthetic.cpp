@@ -226,15 +226,7 @@ LayoutGraph makeSyntheticLayoutGraph(const SyntheticLayoutSpec& spec)
     }
 
     g.nodeSplits = NdArray<int64_t>::fromVector({ 3 }, { 0, n / 2, n });
-    const DType f32 { ScalarType::Float32, false };
-    const DType i64 { ScalarType::Int64, false };
-    g.storage["node_feat"] = { f32, g.nodeFeat.shape() };
-    g.storage["node_opcode"] = { DType { ScalarType::UInt8, false }, g.nodeOpcode.shape() };
-    g.storage["edge_index"] = { i64, g.edgeIndex.shape() };
-    g.storage["node_config_ids"] = { i64, g.nodeConfigIds.shape() };
-    g.storage["node_config_feat"] = { f32, g.nodeConfigFeat.shape() };
-    g.storage["config_runtime"] = { i64, g.configRuntime.shape() };
-    g.storage["node_splits"] = { i64, { 1, 3 } };
+    setPublishedStorage(g);
     return g;
 }
 

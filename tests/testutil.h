@@ -13,6 +13,8 @@
 #include <QStringList>
 #include <QtTest>
 
+#include "core/error.h"
+
 #include <string>
 
 namespace testutil {
@@ -88,6 +90,21 @@ inline void writeAll(const QString& path, const QByteArray& bytes)
     QFile f(path);
     QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
     QCOMPARE(f.write(bytes), bytes.size());
+}
+
+// Expects fn() to throw tgraph::InputError with a one-line message containing every part.
+template <class Fn> void expectInputError(Fn fn, const QStringList& parts)
+{
+    try {
+        fn();
+    } catch (const tgraph::InputError& e) {
+        const QString msg = QString::fromStdString(e.what());
+        QVERIFY2(!msg.contains('\n'), qPrintable(msg));
+        for (const QString& p : parts)
+            QVERIFY2(msg.contains(p), qPrintable("expected '" + p + "' in: " + msg));
+        return;
+    }
+    QFAIL(qPrintable("no InputError for " + parts.join(", ")));
 }
 
 } // namespace testutil

@@ -42,20 +42,6 @@ LayoutGraph smallGraph(int64_t configs = 3)
     return g;
 }
 
-template <class Fn> void expectInputError(Fn fn, const QStringList& parts)
-{
-    try {
-        fn();
-    } catch (const InputError& e) {
-        const QString msg = QString::fromStdString(e.what());
-        QVERIFY2(!msg.contains('\n'), qPrintable(msg));
-        for (const QString& p : parts)
-            QVERIFY2(msg.contains(p), qPrintable("expected '" + p + "' in: " + msg));
-        return;
-    }
-    QFAIL(qPrintable("no InputError for " + parts.join(", ")));
-}
-
 void compareGraphs(const LayoutGraph& a, const LayoutGraph& b)
 {
     QVERIFY(a.nodeFeat == b.nodeFeat);
@@ -136,7 +122,7 @@ private Q_SLOTS:
         LayoutGraph g = smallGraph();
         g.nodeConfigIds[1] = 0; // configurable node 0 ...
         g.edgeIndex = NdArray<int64_t>::fromVector({ 2, 2 }, { 4, 3, 5, 4 }); // ... with no edge left
-        expectInputError([&] { pruneToConfigurable(g, "iso.npz"); },
+        testutil::expectInputError([&] { pruneToConfigurable(g, "iso.npz"); },
             { "iso.npz", "node_config_ids[1]", "configurable node 0 has no edges" });
     }
 
@@ -199,12 +185,14 @@ private Q_SLOTS:
 
         NdArray<float> bad = one;
         bad(0, 0, 7) = 6.0f;
-        expectInputError([&] { compressConfigs(bad, "cfg.npz"); }, { "cfg.npz", "node_config_feat[0,0,7]", "-1..5" });
+        testutil::expectInputError(
+            [&] { compressConfigs(bad, "cfg.npz"); }, { "cfg.npz", "node_config_feat[0,0,7]", "-1..5" });
         bad(0, 0, 7) = 0.5f;
-        expectInputError([&] { compressConfigs(bad, "cfg.npz"); }, { "node_config_feat[0,0,7]" });
+        testutil::expectInputError([&] { compressConfigs(bad, "cfg.npz"); }, { "node_config_feat[0,0,7]" });
         NdArray<int32_t> badCode = c;
         badCode(0, 0, 1) = 117649;
-        expectInputError([&] { decompressConfigs(badCode, "cfg.npz"); }, { "node_config_feat[0,0,1]", "117649" });
+        testutil::expectInputError(
+            [&] { decompressConfigs(badCode, "cfg.npz"); }, { "node_config_feat[0,0,1]", "117649" });
     }
 
     void normalizerMatchesNaiveStatistics()
@@ -387,7 +375,7 @@ private Q_SLOTS:
         default:
             break;
         }
-        expectInputError([&] { validate(g, "mutated.npz"); }, expected << "mutated.npz");
+        testutil::expectInputError([&] { validate(g, "mutated.npz"); }, expected << "mutated.npz");
     }
 
     void unmeasuredGraphsAreValid()
@@ -412,7 +400,8 @@ private Q_SLOTS:
             w.add("config_runtime", NdArray<double>::fromVector({ 3 }, { 1.0, std::nan(""), 3.0 }));
             w.commit();
         }
-        expectInputError([&] { loadLayoutGraph(path("nan.npz")); }, { "nan.npz", "config_runtime[1]", "NaN runtime" });
+        testutil::expectInputError(
+            [&] { loadLayoutGraph(path("nan.npz")); }, { "nan.npz", "config_runtime[1]", "NaN runtime" });
     }
 
     void tileGraphRoundTripAndValidation()
@@ -432,11 +421,11 @@ private Q_SLOTS:
         const TileGraph back = loadTileGraph(path("tile.npz"));
         QVERIFY(back.configFeat == t.configFeat);
         QVERIFY(back.configRuntimeNormalizers == t.configRuntimeNormalizers);
-        expectInputError([&] { loadLayoutGraph(path("tile.npz")); }, { "tile.npz", "tile graph" });
+        testutil::expectInputError([&] { loadLayoutGraph(path("tile.npz")); }, { "tile.npz", "tile graph" });
         t.configRuntimeNormalizers = NdArray<int64_t>({ 3 }, 0);
-        expectInputError([&] { validate(t, "tile.npz"); }, { "config_runtime_normalizers", "all zero" });
+        testutil::expectInputError([&] { validate(t, "tile.npz"); }, { "config_runtime_normalizers", "all zero" });
         t.configFeat(2, 3) = std::nanf("");
-        expectInputError([&] { validate(t, "tile.npz"); }, { "config_feat[2,3]" });
+        testutil::expectInputError([&] { validate(t, "tile.npz"); }, { "config_feat[2,3]" });
     }
 
     void neitherLayoutNorTile()
@@ -447,7 +436,7 @@ private Q_SLOTS:
             w.commit();
         }
         NpzReader npz(path("other.npz"));
-        expectInputError([&] { detectGraphKind(npz); }, { "other.npz", "neither", "weights" });
+        testutil::expectInputError([&] { detectGraphKind(npz); }, { "other.npz", "neither", "weights" });
         // A layout graph missing a required array names it.
         const LayoutGraph g = smallGraph();
         {
@@ -456,7 +445,8 @@ private Q_SLOTS:
             w.add("node_config_feat", g.nodeConfigFeat);
             w.commit();
         }
-        expectInputError([&] { loadLayoutGraph(path("partial.npz")); }, { "partial.npz", "node_opcode", "missing" });
+        testutil::expectInputError(
+            [&] { loadLayoutGraph(path("partial.npz")); }, { "partial.npz", "node_opcode", "missing" });
     }
 };
 

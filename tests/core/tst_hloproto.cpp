@@ -359,20 +359,6 @@ std::string moduleWithInstruction(const std::string& instruction)
     return message(1, "t") + message(3, message(1, "c") + message(2, instruction));
 }
 
-template <class Fn> void expectInputError(Fn fn, const QStringList& parts)
-{
-    try {
-        fn();
-    } catch (const InputError& e) {
-        const QString msg = QString::fromStdString(e.what());
-        QVERIFY2(!msg.contains('\n'), qPrintable(msg));
-        for (const QString& p : parts)
-            QVERIFY2(msg.contains(p), qPrintable("expected '" + p + "' in: " + msg));
-        return;
-    }
-    QFAIL(qPrintable("no InputError for " + parts.join(", ")));
-}
-
 QString byteAt(size_t offset) { return "byte " + QString::number(offset) + ": "; }
 
 QString realRecordPath()
@@ -637,36 +623,37 @@ private Q_SLOTS:
 
     void errorsNameOffsetAndPath()
     {
-        expectInputError([] { readHloProto({}, "empty.pb"); }, { "empty.pb", "empty file" });
-        expectInputError([] { readHloProto(bytesOf("HloModule m\nENTRY e {\n}\n"), "text.pb"); },
+        testutil::expectInputError([] { readHloProto({}, "empty.pb"); }, { "empty.pb", "empty file" });
+        testutil::expectInputError([] { readHloProto(bytesOf("HloModule m\nENTRY e {\n}\n"), "text.pb"); },
             { "text.pb", "not a protobuf message" });
-        expectInputError([] { readHloProtoFile("/nonexistent/x.pb"); }, { "/nonexistent/x.pb", "cannot open" });
+        testutil::expectInputError(
+            [] { readHloProtoFile("/nonexistent/x.pb"); }, { "/nonexistent/x.pb", "cannot open" });
 
         // Truncated varint at the end of the data (top-level id).
         const std::string base = message(1, "t");
-        expectInputError([&] { readHloProto(bytesOf(base + tag(5, WireType::Varint) + "\x80"), "tv.pb"); },
+        testutil::expectInputError([&] { readHloProto(bytesOf(base + tag(5, WireType::Varint) + "\x80"), "tv.pb"); },
             { "tv.pb: ", byteAt(base.size() + 1) + "HloModuleProto.id: truncated varint", "the data ends" });
         // Truncated packed varint inside a nested message.
         const std::string trunc = moduleWithInstruction(message(3, message(3, "\x80\x80")));
-        expectInputError([&] { readHloProto(bytesOf(trunc), "tp.pb"); },
+        testutil::expectInputError([&] { readHloProto(bytesOf(trunc), "tp.pb"); },
             { byteAt(trunc.find("\x80\x80")) + "HloModuleProto.computations[0].instructions[0].shape.dimensions: ",
                 "truncated varint" });
         // Varint over 10 bytes.
         const std::string longVarint = base + tag(5, WireType::Varint) + std::string(10, '\x80') + "\x01";
-        expectInputError([&] { readHloProto(bytesOf(longVarint), "lv.pb"); },
+        testutil::expectInputError([&] { readHloProto(bytesOf(longVarint), "lv.pb"); },
             { byteAt(base.size() + 1) + "HloModuleProto.id: varint longer than 10 bytes" });
         // Length beyond the end: of the data, and of the enclosing message.
         const std::string whole = encodeHloModuleProto(handBuiltModule());
         const std::string cut = whole.substr(0, whole.size() / 2);
-        expectInputError([&] { readHloProto(bytesOf(cut), "cut.pb"); },
+        testutil::expectInputError([&] { readHloProto(bytesOf(cut), "cut.pb"); },
             { "cut.pb: byte ", "HloModuleProto.computations[", "goes beyond the end of the data" });
         const std::string overlong = message(1, "t") + message(3, message(1, "c") + tag(2, WireType::Len) + "\x32xyz");
-        expectInputError([&] { readHloProto(bytesOf(overlong), "ol.pb"); },
+        testutil::expectInputError([&] { readHloProto(bytesOf(overlong), "ol.pb"); },
             { byteAt(overlong.find("\x32xyz")) + "HloModuleProto.computations[0].instructions[0]: ",
                 "length 50 goes beyond the end of the enclosing message (3 bytes left)" });
         // Known field with the wrong wire type.
         const std::string wrong = moduleWithInstruction(message(3, tag(3, WireType::Fixed32) + "abcd"));
-        expectInputError([&] { readHloProto(bytesOf(wrong), "ww.pb"); },
+        testutil::expectInputError([&] { readHloProto(bytesOf(wrong), "ww.pb"); },
             { byteAt(wrong.size() - 5) + "HloModuleProto.computations[0].instructions[0].shape.dimensions: ",
                 "wrong wire type 5 (fixed32), expected 0 (varint) or 2 (packed)" });
         ModuleTuningData mtd = tuningRecord(tinyModule("w", 1), 3);
@@ -674,15 +661,15 @@ private Q_SLOTS:
         const size_t fp = badFingerprint.find(std::string("\x10\x03", 2));
         QVERIFY(fp != std::string::npos);
         badFingerprint.replace(fp, 2, message(2, "x"));
-        expectInputError([&] { readHloProto(bytesOf(badFingerprint), "fp.pb"); },
+        testutil::expectInputError([&] { readHloProto(bytesOf(badFingerprint), "fp.pb"); },
             { byteAt(fp) + "ModuleTuningData.fingerprint: wrong wire type 2 (length-delimited), expected 0 (varint)" });
         // Invalid wire types, groups, field number 0.
-        expectInputError([&] { readHloProto(bytesOf(base + "\x2f"), "iw.pb"); },
+        testutil::expectInputError([&] { readHloProto(bytesOf(base + "\x2f"), "iw.pb"); },
             { byteAt(base.size()) + "HloModuleProto.(field 5): invalid wire type 7" });
-        expectInputError([&] { readHloProto(bytesOf(moduleWithInstruction(message(3, "\x0b"))), "g.pb"); },
+        testutil::expectInputError([&] { readHloProto(bytesOf(moduleWithInstruction(message(3, "\x0b"))), "g.pb"); },
             { "HloModuleProto.computations[0].instructions[0].shape.(field 1): groups (wire type 3) are not "
               "supported" });
-        expectInputError([&] { readHloProto(bytesOf(base + std::string("\x02\x00", 2)), "f0.pb"); },
+        testutil::expectInputError([&] { readHloProto(bytesOf(base + std::string("\x02\x00", 2)), "f0.pb"); },
             { byteAt(base.size()) + "HloModuleProto: invalid field number 0" });
     }
 
@@ -705,7 +692,7 @@ private Q_SLOTS:
         }
         QCOMPARE(nested.size(), size_t(inner));
         const std::string bytes = moduleWithInstruction(message(3, nested));
-        expectInputError([&] { readHloProto(bytesOf(bytes), "deep.pb"); },
+        testutil::expectInputError([&] { readHloProto(bytesOf(bytes), "deep.pb"); },
             { "deep.pb: byte ", "HloModuleProto.computations[0].instructions[0].shape.tuple_shapes[0] (x",
                 "nesting deeper than 64 levels" });
         // Just inside the limit parses.
@@ -890,7 +877,7 @@ private Q_SLOTS:
         // Truncated copies fail with the offset and the path.
         const QByteArray raw = testutil::readAll(path);
         const std::string half(raw.constData(), size_t(raw.size() / 2));
-        expectInputError([&] { readHloProto(bytesOf(half), "half.pb"); },
+        testutil::expectInputError([&] { readHloProto(bytesOf(half), "half.pb"); },
             { "half.pb: byte ", "ModuleTuningData.module: length ", "goes beyond the end of the data" });
     }
 
