@@ -366,6 +366,63 @@ private Q_SLOTS:
         }
     }
 
+    // spec §5.2: tile config features (SEQ6 with product 0 for empty lists) and the run rules.
+    void tileFeaturesAndRunRules()
+    {
+        ModuleTuningData d;
+        d.hasModule = true;
+        d.module = parseHloText("HloModule k\nENTRY fusion.191 {\n  p = f32[12,4]{1,0} parameter(0)\n"
+                                "  ROOT r = f32[48]{0} reshape(p)\n}\n",
+            "k.hlo");
+        auto run
+            = [](std::vector<int64_t> kb, std::vector<int64_t> ob, int64_t ns, bool isDefault, bool error = false) {
+                  TuningRun r;
+                  r.config = TuningRun::Config::Op;
+                  r.hasTileSizeConfig = true;
+                  r.tile.kernelBounds = std::move(kb);
+                  r.tile.outputBounds = std::move(ob);
+                  r.tile.iterationBounds = { 7, 7 }; // ignored by the featurizer
+                  r.hasProfile = true;
+                  r.computeTimeNs = ns;
+                  r.isDefault = isDefault;
+                  r.error = error;
+                  return r;
+              };
+        d.runs = { run({ 3, 1, 24, 3 }, { 12, 4, 4, 3 }, 6788, true), run({}, { 2, 26, 4, 2 }, 5578, false),
+            run({}, {}, 9000, false), run({ 1 }, { 1 }, 1, false), run({ 2 }, { 2 }, 7000, false, true) };
+        QCOMPARE(collectionOf(d), GraphKind::Tile);
+        RunSelection sel;
+        const TileGraph t = featurizeTile(d, "k.pb", {}, &sel);
+        QCOMPARE(sel.total, int64_t(5));
+        QCOMPARE(sel.kept, int64_t(3)); // error run and compute_time_ns <= 1 dropped
+        QCOMPARE(sel.errors, int64_t(1));
+        QCOMPARE(t.configCount(), int64_t(3));
+        const std::vector<float> first(t.configFeat.row(0), t.configFeat.row(0) + 24);
+        QCOMPARE(first,
+            (std::vector<float> { 3, 1, 24, 3, 0, 0, 31, 216, 12, 4, 4, 3, 0, 0, 23, 576, 0, 0, 0, 0, 0, 0, 0, 0 }));
+        const std::vector<float> second(t.configFeat.row(1), t.configFeat.row(1) + 24);
+        QCOMPARE(second,
+            (std::vector<float> { 0, 0, 0, 0, 0, 0, 0, 0, 2, 26, 4, 2, 0, 0, 34, 416, 0, 0, 0, 0, 0, 0, 0, 0 }));
+        const std::vector<float> third(t.configFeat.row(2), t.configFeat.row(2) + 24);
+        QCOMPARE(third, std::vector<float>(24, 0.0f));
+        QCOMPARE(t.configRuntime, (NdArray<int64_t>::fromVector({ 3 }, { 6788, 5578, 9000 })));
+        QCOMPARE(t.configRuntimeNormalizers, (NdArray<int64_t>::fromVector({ 3 }, { 6788, 6788, 6788 })));
+        // a run without a tile size config, a single run, or no default run are errors
+        ModuleTuningData missing = [&] {
+            ModuleTuningData m;
+            m.hasModule = true;
+            m.module = parseHloText("HloModule k\nENTRY e {\n  ROOT p = f32[2]{0} parameter(0)\n}\n", "m.hlo");
+            m.runs = { run({ 1 }, { 1 }, 10, true), run({ 2 }, { 2 }, 20, false) };
+            return m;
+        }();
+        missing.runs[1].hasTileSizeConfig = false;
+        testutil::expectInputError([&] { featurizeTile(missing, "m.pb"); }, { "m.pb", "runs[1]", "tile_size_config" });
+        missing.runs.resize(1);
+        testutil::expectInputError([&] { featurizeTile(missing, "m.pb"); }, { "more than one tuning run" });
+        missing.runs = { run({ 1 }, { 1 }, 10, false), run({ 2 }, { 2 }, 20, false) };
+        testutil::expectInputError([&] { featurizeTile(missing, "m.pb"); }, { "no usable default run" });
+    }
+
     // spec hlo-featurizer.md §7.1, every figure, on the real tuning record.
     void realTuningRecordMatchesSpec()
     {
