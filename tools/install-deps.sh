@@ -14,8 +14,8 @@ PACKAGES=(
   libtorch-dev libopenblas0-pthread libgloo-dev
   # core formats and storage
   libsqlite3-dev libprotobuf-dev protobuf-compiler zlib1g-dev libzip-dev
-  # test fixtures are generated with Debian's numpy/scipy
-  python3 python3-numpy python3-scipy
+  # test fixtures (numpy/scipy) and the PyTorch reference of the model parity test
+  python3 python3-numpy python3-scipy python3-torch
   # headless GUI runs and screenshots
   xvfb xauth fonts-dejavu-core
 )
