@@ -3,6 +3,7 @@
 
 #include <array>
 #include <cstring>
+#include <unordered_map>
 
 namespace tgraph {
 
@@ -181,6 +182,135 @@ std::string HloModule::shapeToText(uint32_t index) const
             out += (k ? "," : "") + std::to_string(layout[k]);
         out += "}";
     }
+    return out;
+}
+
+namespace {
+
+// Copies shape `index` of `from` (tuple elements first, contiguously) into `to`.
+HloShape copyShape(const HloModule& from, uint32_t index, HloModule& to)
+{
+    const HloShape& s = from.shapes[index];
+    HloShape out = s;
+    out.dims = to.addInts(from.span(s.dims));
+    out.minorToMajor = to.addInts(from.span(s.minorToMajor));
+    if (s.tupleCount) {
+        std::vector<HloShape> elements;
+        for (uint32_t k = 0; k < s.tupleCount; ++k)
+            elements.push_back(copyShape(from, s.firstTupleShape + k, to));
+        out.firstTupleShape = uint32_t(to.shapes.size());
+        to.shapes.insert(to.shapes.end(), elements.begin(), elements.end());
+    }
+    return out;
+}
+
+} // namespace
+
+HloModule extractComputation(const HloModule& m, size_t computation)
+{
+    std::unordered_map<int64_t, size_t> byId;
+    for (size_t c = 0; c < m.computations.size(); ++c)
+        byId.emplace(m.computations[c].id, c);
+    std::vector<bool> keep(m.computations.size(), false);
+    std::vector<size_t> stack { computation };
+    while (!stack.empty()) {
+        const size_t c = stack.back();
+        stack.pop_back();
+        if (c >= keep.size() || keep[c])
+            continue;
+        keep[c] = true;
+        for (const HloInstruction& inst : m.instructionsOf(m.computations[c]))
+            for (int64_t id : m.span(inst.calledComputationIds))
+                if (auto it = byId.find(id); it != byId.end())
+                    stack.push_back(it->second);
+    }
+    // Order: the callees in their original order, then the kernel itself last.
+    std::vector<size_t> order;
+    for (size_t c = 0; c < m.computations.size(); ++c)
+        if (keep[c] && c != computation)
+            order.push_back(c);
+    order.push_back(computation);
+
+    HloModule out;
+    out.name = out.intern(m.computations[computation].name);
+    out.format = m.format;
+    std::unordered_map<int64_t, int64_t> newComputationId;
+    for (size_t k = 0; k < order.size(); ++k)
+        newComputationId.emplace(m.computations[order[k]].id, int64_t(k));
+    std::unordered_map<int64_t, int64_t> newInstructionId;
+    int64_t next = 0;
+    for (size_t c : order)
+        for (const HloInstruction& inst : m.instructionsOf(m.computations[c]))
+            newInstructionId.emplace(inst.id, next++);
+    for (size_t c : order) {
+        const HloComputation& src = m.computations[c];
+        HloComputation comp = src;
+        comp.name = out.intern(src.name);
+        comp.executionThread = out.intern(src.executionThread);
+        comp.id = newComputationId.at(src.id);
+        comp.rootId = newInstructionId.count(src.rootId) ? newInstructionId.at(src.rootId) : -1;
+        comp.firstInstruction = uint32_t(out.instructions.size());
+        for (const HloInstruction& inst : m.instructionsOf(src)) {
+            HloInstruction i = inst;
+            i.name = out.intern(inst.name);
+            i.opcode = out.intern(inst.opcode);
+            i.id = newInstructionId.at(inst.id);
+            const HloShape shape = copyShape(m, inst.shape, out);
+            out.shapes.push_back(shape);
+            i.shape = uint32_t(out.shapes.size() - 1);
+            std::vector<int64_t> ids;
+            for (int64_t id : m.span(inst.operandIds))
+                ids.push_back(newInstructionId.count(id) ? newInstructionId.at(id) : id);
+            i.operandIds = out.addInts(ids);
+            ids.clear();
+            for (int64_t id : m.span(inst.calledComputationIds))
+                ids.push_back(newComputationId.count(id) ? newComputationId.at(id) : id);
+            i.calledComputationIds = out.addInts(ids);
+            i.dimensions = out.addInts(m.span(inst.dimensions));
+            if (inst.details >= 0) {
+                const HloInstructionDetails& d = m.details[size_t(inst.details)];
+                HloInstructionDetails nd = d;
+                nd.windowOffset = uint32_t(out.windowDims.size());
+                out.windowDims.insert(out.windowDims.end(), m.windowDims.begin() + d.windowOffset,
+                    m.windowDims.begin() + d.windowOffset + d.windowCount);
+                if (d.convolutionDims >= 0) {
+                    HloConvolutionDims cd = m.convolutionDims[size_t(d.convolutionDims)];
+                    cd.inputSpatial = out.addInts(m.span(cd.inputSpatial));
+                    cd.kernelSpatial = out.addInts(m.span(cd.kernelSpatial));
+                    cd.outputSpatial = out.addInts(m.span(cd.outputSpatial));
+                    nd.convolutionDims = int32_t(out.convolutionDims.size());
+                    out.convolutionDims.push_back(cd);
+                }
+                if (d.dotDims >= 0) {
+                    HloDotDims dd = m.dotDims[size_t(d.dotDims)];
+                    dd.lhsContracting = out.addInts(m.span(dd.lhsContracting));
+                    dd.rhsContracting = out.addInts(m.span(dd.rhsContracting));
+                    dd.lhsBatch = out.addInts(m.span(dd.lhsBatch));
+                    dd.rhsBatch = out.addInts(m.span(dd.rhsBatch));
+                    nd.dotDims = int32_t(out.dotDims.size());
+                    out.dotDims.push_back(dd);
+                }
+                nd.sliceOffset = uint32_t(out.slices.size());
+                out.slices.insert(
+                    out.slices.end(), m.slices.begin() + d.sliceOffset, m.slices.begin() + d.sliceOffset + d.sliceCount);
+                nd.dynamicSliceSizes = out.addInts(m.span(d.dynamicSliceSizes));
+                nd.paddingOffset = uint32_t(out.paddings.size());
+                out.paddings.insert(out.paddings.end(), m.paddings.begin() + d.paddingOffset,
+                    m.paddings.begin() + d.paddingOffset + d.paddingCount);
+                nd.attributeOffset = uint32_t(out.attributes.size());
+                for (uint32_t k = 0; k < d.attributeCount; ++k) {
+                    const HloAttribute& a = m.attributes[d.attributeOffset + k];
+                    out.attributes.push_back({ out.intern(a.name), out.intern(a.value) });
+                }
+                i.details = int32_t(out.details.size());
+                out.details.push_back(nd);
+            }
+            out.instructions.push_back(i);
+        }
+        out.computations.push_back(comp);
+    }
+    out.entryComputationName = out.computations.back().name;
+    out.entryComputationId = out.computations.back().id;
     return out;
 }
 

@@ -83,6 +83,15 @@ struct HloConvolutionDims
     IntSpan outputSpatial;
 };
 
+// xla.DotDimensionNumbers (not a TpuGraphs feature; the cost simulator needs the contraction).
+struct HloDotDims
+{
+    IntSpan lhsContracting;
+    IntSpan rhsContracting;
+    IntSpan lhsBatch;
+    IntSpan rhsBatch;
+};
+
 struct HloSliceDimension
 {
     int64_t start = 0;
@@ -110,6 +119,7 @@ struct HloInstructionDetails
     uint32_t windowOffset = 0; // HloModule::windowDims
     uint32_t windowCount = 0;
     int32_t convolutionDims = -1; // HloModule::convolutionDims, -1 = none
+    int32_t dotDims = -1;         // HloModule::dotDims, -1 = none
     uint32_t sliceOffset = 0; // HloModule::slices
     uint32_t sliceCount = 0;
     IntSpan dynamicSliceSizes;
@@ -183,6 +193,7 @@ public:
     PoolVector<int64_t> ints;
     std::vector<HloWindowDimension> windowDims;
     std::vector<HloConvolutionDims> convolutionDims;
+    std::vector<HloDotDims> dotDims;
     std::vector<HloSliceDimension> slices;
     std::vector<HloPaddingDimension> paddings;
     std::vector<HloAttribute> attributes;
@@ -211,6 +222,11 @@ private:
     struct Arena;
     std::unique_ptr<Arena> m_arena;
 };
+
+// A module holding computation `computation` of `module` as its entry and, before it, every
+// computation it calls (transitively), in their original order; instruction ids become positions.
+// Used to cut fused kernels out of a module (the TpuGraphs tile collection's unit).
+HloModule extractComputation(const HloModule& module, size_t computation);
 
 // A tpu_graphs.TileSizeConfig (spec §6).
 struct TileSizeConfig

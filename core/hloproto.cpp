@@ -29,7 +29,7 @@ constexpr uint32_t CompName = 1, CompInstructions = 2, CompProgramShape = 4, Com
 // xla.HloInstructionProto
 constexpr uint32_t InstName = 1, InstOpcode = 2, InstShape = 3, InstParameterNumber = 9, InstDimensions = 14,
                    InstWindow = 15, InstConvDims = 16, InstSlices = 17, InstDynamicSliceSizes = 20,
-                   InstPaddingConfig = 21, InstId = 35, InstOperandIds = 36, InstCalledComputationIds = 38,
+                   InstPaddingConfig = 21, InstDotDims = 30, InstId = 35, InstOperandIds = 36, InstCalledComputationIds = 38,
                    InstFeatureGroupCount = 50, InstBatchGroupCount = 58, InstIsStable = 60;
 // xla.ShapeProto, xla.LayoutProto
 constexpr uint32_t ShapeElementType = 2, ShapeDimensions = 3, ShapeTupleShapes = 4, ShapeLayout = 5;
@@ -42,6 +42,8 @@ constexpr uint32_t WinSize = 1, WinStride = 2, WinPaddingLow = 3, WinPaddingHigh
 constexpr uint32_t ConvKernelInputFeature = 3, ConvKernelOutputFeature = 4, ConvKernelSpatial = 6, ConvInputBatch = 7,
                    ConvInputFeature = 8, ConvOutputBatch = 9, ConvOutputFeature = 10, ConvInputSpatial = 11,
                    ConvOutputSpatial = 12;
+// xla.DotDimensionNumbers
+constexpr uint32_t DotLhsContracting = 1, DotRhsContracting = 2, DotLhsBatch = 3, DotRhsBatch = 4;
 // xla.HloInstructionProto.SliceDimensions, xla.PaddingConfig(.PaddingConfigDimension)
 constexpr uint32_t SliceStart = 1, SliceLimit = 2, SliceStride = 3;
 constexpr uint32_t PaddingDimensions = 1;
@@ -373,6 +375,7 @@ private:
         HloInstructionDetails det;
         bool hasDetails = false;
         std::optional<HloConvolutionDims> conv;
+        std::optional<HloDotDims> dot;
         while (m_r.next()) {
             switch (m_r.field()) {
             case F::InstName:
@@ -403,6 +406,13 @@ private:
                     conv.emplace();
                 m_r.enter("convolution_dimension_numbers");
                 convolutionDims(*conv);
+                m_r.leave();
+                break;
+            case F::InstDotDims:
+                if (!dot)
+                    dot.emplace();
+                m_r.enter("dot_dimension_numbers");
+                dotDims(*dot);
                 m_r.leave();
                 break;
             case F::InstSlices: {
@@ -453,6 +463,11 @@ private:
         if (conv) {
             det.convolutionDims = int32_t(m_module->convolutionDims.size());
             m_module->convolutionDims.push_back(*conv);
+            hasDetails = true;
+        }
+        if (dot) {
+            det.dotDims = int32_t(m_module->dotDims.size());
+            m_module->dotDims.push_back(*dot);
             hasDetails = true;
         }
         if (hasDetails) {
@@ -561,6 +576,28 @@ private:
             }
             m_r.leave();
             appendToRun(m_module->windowDims, det.windowOffset, det.windowCount, d);
+        }
+    }
+
+    void dotDims(HloDotDims& d)
+    {
+        while (m_r.next()) {
+            switch (m_r.field()) {
+            case F::DotLhsContracting:
+                appendInts(d.lhsContracting, "lhs_contracting_dimensions");
+                break;
+            case F::DotRhsContracting:
+                appendInts(d.rhsContracting, "rhs_contracting_dimensions");
+                break;
+            case F::DotLhsBatch:
+                appendInts(d.lhsBatch, "lhs_batch_dimensions");
+                break;
+            case F::DotRhsBatch:
+                appendInts(d.rhsBatch, "rhs_batch_dimensions");
+                break;
+            default:
+                m_r.skip();
+            }
         }
     }
 
@@ -1047,6 +1084,15 @@ private:
                 m_w.writeInt64(F::PadInterior, p.interior);
                 m_w.endMessage(dim);
             }
+            m_w.endMessage(mark);
+        }
+        if (det.dotDims >= 0) {
+            const HloDotDims& d = m.dotDims[size_t(det.dotDims)];
+            const size_t mark = m_w.beginMessage(F::InstDotDims);
+            m_w.writePacked(F::DotLhsContracting, m.span(d.lhsContracting));
+            m_w.writePacked(F::DotRhsContracting, m.span(d.rhsContracting));
+            m_w.writePacked(F::DotLhsBatch, m.span(d.lhsBatch));
+            m_w.writePacked(F::DotRhsBatch, m.span(d.rhsBatch));
             m_w.endMessage(mark);
         }
         m_w.writeInt64(F::InstId, inst.id);

@@ -769,6 +769,8 @@ private:
         parseOperands(inst, opcode, opcodePos);
         m_details = HloInstructionDetails();
         m_hasDetails = false;
+        m_dot = HloDotDims();
+        m_hasDot = false;
         std::vector<NameRef> called[SlotCount];
         while (consume(',')) {
             const size_t attrPos = m_pos;
@@ -792,6 +794,11 @@ private:
                     m.ints.push_back(-1);
                 }
             }
+        }
+        if (m_hasDot) {
+            m_details.dotDims = int32_t(m.dotDims.size());
+            m.dotDims.push_back(m_dot);
+            setDetails();
         }
         if (m_hasDetails) {
             inst.details = int32_t(m.details.size());
@@ -1014,7 +1021,11 @@ private:
         DimLabels,
         Slice,
         DynamicSliceSizes,
-        Padding
+        Padding,
+        LhsContracting,
+        RhsContracting,
+        LhsBatch,
+        RhsBatch,
     };
     static Attr attrKind(std::string_view name)
     {
@@ -1029,6 +1040,10 @@ private:
             { "slice", Attr::Slice },
             { "dynamic_slice_sizes", Attr::DynamicSliceSizes },
             { "padding", Attr::Padding },
+            { "lhs_contracting_dims", Attr::LhsContracting },
+            { "rhs_contracting_dims", Attr::RhsContracting },
+            { "lhs_batch_dims", Attr::LhsBatch },
+            { "rhs_batch_dims", Attr::RhsBatch },
         };
         auto it = kinds.find(name);
         return it == kinds.end() ? Attr::Other : it->second;
@@ -1071,6 +1086,17 @@ private:
             setDetails();
         } else if (kind == Attr::Padding) {
             parsePadding(r);
+        } else { // dot dimension numbers
+            const IntSpan dims = m.addInts(r.list("a dimension"));
+            m_hasDot = true;
+            if (kind == Attr::LhsContracting)
+                m_dot.lhsContracting = dims;
+            else if (kind == Attr::RhsContracting)
+                m_dot.rhsContracting = dims;
+            else if (kind == Attr::LhsBatch)
+                m_dot.lhsBatch = dims;
+            else
+                m_dot.rhsBatch = dims;
         }
         (void)attrPos;
     }
@@ -1355,6 +1381,8 @@ private:
     std::vector<NameRef> m_calls;
     HloInstructionDetails m_details;
     bool m_hasDetails = false;
+    HloDotDims m_dot;
+    bool m_hasDot = false;
     bool m_sawFeatureGroupCount = false;
     bool m_sawBatchGroupCount = false;
     bool m_rootSeen = false;
