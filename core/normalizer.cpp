@@ -117,6 +117,21 @@ Normalizer Normalizer::load(const std::string& path)
     return n;
 }
 
+Normalizer Normalizer::fromStatistics(
+    const std::array<double, kColumns>& mean, const std::array<double, kColumns>& stddev, int64_t count)
+{
+    for (int c = 0; c < kColumns; ++c)
+        if (!std::isfinite(mean[size_t(c)]) || !std::isfinite(stddev[size_t(c)]) || !(stddev[size_t(c)] > 0))
+            throw std::invalid_argument("Normalizer::fromStatistics: column " + std::to_string(c)
+                + " needs a finite mean and a finite std > 0");
+    Normalizer n;
+    n.m_mean = mean;
+    n.m_std = stddev;
+    n.m_count = count;
+    n.m_finished = true;
+    return n;
+}
+
 void repadLayoutColumns(NdArray<float>& nodeFeat)
 {
     if (nodeFeat.ndim() != 2 || nodeFeat.dim(1) != kNodeFeatures)

@@ -31,6 +31,10 @@ public:
     // npz with float64 arrays `normalizer_mean`, `normalizer_std` (134,) and int64 `normalizer_count`.
     void save(const std::string& path) const;
     static Normalizer load(const std::string& path);
+    // From given statistics (a model weights file). Precondition: finite means, finite stds > 0
+    // (callers validate and report where a value is wrong); throws std::invalid_argument otherwise.
+    static Normalizer fromStatistics(
+        const std::array<double, kColumns>& mean, const std::array<double, kColumns>& stddev, int64_t count = 0);
 
 private:
     int64_t m_count = 0;

@@ -239,6 +239,19 @@ private Q_SLOTS:
         QCOMPARE(back.mean(), norm.mean());
         QCOMPARE(back.stddev(), norm.stddev());
         QCOMPARE(back.count(), norm.count());
+
+        const Normalizer given = Normalizer::fromStatistics(norm.mean(), norm.stddev(), 42);
+        QVERIFY(given.isFinished());
+        QCOMPARE(given.count(), int64_t(42));
+        NdArray<float> again = graphs[0];
+        given.apply(again);
+        QCOMPARE(again(2, 9), applied(2, 9));
+        auto zeroStd = norm.stddev();
+        zeroStd[17] = 0;
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, Normalizer::fromStatistics(norm.mean(), zeroStd));
+        auto nanMean = norm.mean();
+        nanMean[3] = std::nan("");
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, Normalizer::fromStatistics(nanMean, norm.stddev()));
     }
 
     void repadFromShapeRank()

@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "layers.h"
+
+namespace tgraph::model {
+
+namespace F = torch::nn::functional;
+
+EdgeTensors prepareEdges(const torch::Tensor& edges, int64_t nodes, bool bidirectional)
+{
+    TORCH_CHECK(edges.dim() == 2 && edges.size(0) == 2 && edges.scalar_type() == torch::kInt64,
+        "prepareEdges: edges must be (2, E) int64");
+    EdgeTensors e;
+    e.nodes = nodes;
+    // Row 0 = consumer, row 1 = producer. PyG's default flow sends edge_index[0] -> edge_index[1],
+    // so in the code a producer averages the features of its consumers.
+    if (bidirectional) {
+        e.source = torch::cat({ edges[0], edges[1] });
+        e.target = torch::cat({ edges[1], edges[0] });
+    } else {
+        e.source = edges[0].contiguous();
+        e.target = edges[1].contiguous();
+    }
+    const auto ones = torch::ones({ e.target.size(0) }, torch::kFloat32);
+    const auto degree = torch::zeros({ nodes }, torch::kFloat32).index_add_(0, e.target, ones);
+    e.inverseDegree = degree.clamp_min(1.0).reciprocal().unsqueeze(1);
+    return e;
+}
+
+torch::Tensor instanceNormNodes(const torch::Tensor& h)
+{
+    // Two passes (mean, then the centred values): exact for a single node, no cancellation when
+    // |mean| >> std, and on CPU faster than var_mean's Welford reduction over the outer axis.
+    const auto centred = h - h.mean(0, /*keepdim=*/true);
+    const auto var = (centred * centred).mean(0, /*keepdim=*/true); // biased
+    return centred * (var + 1e-5).rsqrt();
+}
+
+ChannelGateImpl::ChannelGateImpl(int64_t channels, int64_t reduction)
+{
+    linear1 = register_module("linear1", torch::nn::Linear(channels, channels / reduction));
+    linear2 = register_module("linear2", torch::nn::Linear(channels / reduction, channels));
+}
+
+torch::Tensor ChannelGateImpl::forward(const torch::Tensor& h, torch::Tensor* gate)
+{
+    const auto g = torch::sigmoid(linear2(torch::relu(linear1(h))));
+    if (gate)
+        *gate = g;
+    return h * g;
+}
+
+CrossConfigAttentionImpl::CrossConfigAttentionImpl()
+{
+    temperature = register_parameter("temperature", torch::full({}, 0.5, torch::kFloat32));
+}
+
+torch::Tensor CrossConfigAttentionImpl::forward(const torch::Tensor& h, torch::Tensor* weights)
+{
+    // Softmax over the config axis (dim 1 of (N, C, F)): for every node and channel the C configs
+    // of the batch compete, so a config's output depends on the other configs in its batch.
+    const auto a = torch::softmax(h / temperature, 1);
+    if (weights)
+        *weights = a;
+    return torch::cat({ h, h * a }, 2);
+}
+
+SageConvImpl::SageConvImpl(int64_t in, int64_t out)
+{
+    lin_l = register_module("lin_l", torch::nn::Linear(torch::nn::LinearOptions(in, out).bias(true)));
+    lin_r = register_module("lin_r", torch::nn::Linear(torch::nn::LinearOptions(in, out).bias(false)));
+}
+
+torch::Tensor SageConvImpl::forward(const torch::Tensor& h, const EdgeTensors& edges)
+{
+    const int64_t n = h.size(0);
+    const int64_t c = h.size(1);
+    const int64_t out = lin_l->weight.size(0);
+    // The mean is linear, so W_l * mean(h_j) = mean(W_l * h_j): project first, then move rows of
+    // C * out instead of C * in floats.
+    const auto projected = F::linear(h, lin_l->weight).reshape({ n, c * out });
+    const auto messages = projected.index_select(0, edges.source);
+    const auto summed = torch::zeros({ n, c * out }, h.options()).index_add_(0, edges.target, messages);
+    const auto mean = (summed * edges.inverseDegree).view({ n, c, out });
+    return F::linear(h, lin_r->weight, lin_l->bias) + mean;
+}
+
+namespace {
+
+// Gate, then (when present) [x, cross(x)]; records both maps averaged over nodes when asked.
+torch::Tensor gateThenCross(
+    const torch::Tensor& h, ChannelGate& gate, CrossConfigAttention& cross, LayerAttention* attention)
+{
+    torch::Tensor gates;
+    torch::Tensor weights;
+    auto x = gate(h, attention ? &gates : nullptr);
+    if (cross)
+        x = cross(x, attention ? &weights : nullptr);
+    if (attention) {
+        fillMeanOverNodes(gates, &attention->configs, &attention->channels, &attention->gate);
+        if (weights.defined())
+            fillMeanOverNodes(weights, &attention->configs, &attention->channels, &attention->cross);
+    }
+    return x;
+}
+
+} // namespace
+
+LinearActNormImpl::LinearActNormImpl(int64_t in, int64_t out, bool crossAttn)
+{
+    linear = register_module("linear", torch::nn::Linear(in, out));
+    if (crossAttn)
+        cross_attn = register_module("cross_attn", CrossConfigAttention());
+    attn = register_module("attn", ChannelGate(out));
+    // Authors' code: Xavier-normal weights and bias 0.01 for the f_in linears.
+    torch::NoGradGuard noGrad;
+    torch::nn::init::xavier_normal_(linear->weight);
+    linear->bias.fill_(0.01);
+}
+
+torch::Tensor LinearActNormImpl::forward(const torch::Tensor& x, LayerAttention* attention)
+{
+    return afterLinear(linear(x), attention);
+}
+
+torch::Tensor LinearActNormImpl::afterLinear(const torch::Tensor& h, LayerAttention* attention)
+{
+    return torch::gelu(gateThenCross(instanceNormNodes(h), attn, cross_attn, attention));
+}
+
+GraphBlockImpl::GraphBlockImpl(int64_t in, int64_t out, bool crossAttn, double dropout, bool residualAfterActivation)
+    : m_dropout(dropout)
+    , m_residualAfterActivation(residualAfterActivation)
+{
+    conv = register_module("conv", SageConv(in, out));
+    if (crossAttn)
+        cross_attn = register_module("cross_attn", CrossConfigAttention());
+    attn = register_module("attn", ChannelGate(out));
+}
+
+torch::Tensor GraphBlockImpl::forward(const torch::Tensor& h, const EdgeTensors& edges, LayerAttention* attention)
+{
+    const auto eta = gateThenCross(conv(instanceNormNodes(h), edges), attn, cross_attn, attention);
+    // Code: residual before the activation. Paper (§3.5): residual after it.
+    const auto out = m_residualAfterActivation ? h + torch::gelu(eta) : torch::gelu(h + eta);
+    return F::dropout(out, F::DropoutFuncOptions().p(m_dropout).training(is_training()));
+}
+
+void GraphEncoder::registerOn(torch::nn::Module& owner, int64_t inputWidth, const ModelOptions& options)
+{
+    TORCH_CHECK(options.hidden > 0 && options.blocks >= 0, "model: hidden must be > 0 and blocks >= 0");
+    TORCH_CHECK(!options.useCrossAttn || options.hidden % 2 == 0, "model: hidden must be even with cross-attn");
+    const int64_t width = options.layerWidth();
+    TORCH_CHECK(width % kGateReduction == 0, "model: layer width must be a multiple of ", kGateReduction);
+    linear = owner.register_module("linear", LinearActNorm(inputWidth, width, options.useCrossAttn));
+    linear2 = owner.register_module("linear2", LinearActNorm(options.hidden, width, options.useCrossAttn));
+    convs = owner.register_module("convs", torch::nn::ModuleList());
+    m_blocks.clear();
+    for (int64_t k = 0; k < options.blocks; ++k) {
+        m_blocks.push_back(
+            GraphBlock(options.hidden, width, options.useCrossAttn, options.dropout, options.residualAfterActivation));
+        convs->push_back(m_blocks.back());
+    }
+}
+
+torch::Tensor GraphEncoder::forward(const torch::Tensor& projected, const EdgeTensors& edges, AttentionMaps* maps)
+{
+    auto layer = [maps](const char* name) -> LayerAttention* {
+        if (!maps)
+            return nullptr;
+        maps->layers.push_back({});
+        maps->layers.back().layer = name;
+        return &maps->layers.back();
+    };
+    if (maps)
+        maps->layers.reserve(maps->layers.size() + 2 + m_blocks.size()); // keeps the pointers valid
+    auto h = linear->afterLinear(projected, layer("linear"));
+    h = linear2(h, layer("linear2"));
+    for (size_t k = 0; k < m_blocks.size(); ++k)
+        h = m_blocks[k](h, edges, layer(("convs." + std::to_string(k)).c_str()));
+    return h;
+}
+
+void fillMeanOverNodes(const torch::Tensor& values, int64_t* configs, int64_t* channels, std::vector<float>* out)
+{
+    const auto mean = values.detach().mean(0).to(torch::kFloat32).contiguous();
+    *configs = mean.size(0);
+    *channels = mean.size(1);
+    out->assign(mean.data_ptr<float>(), mean.data_ptr<float>() + mean.numel());
+}
+
+} // namespace tgraph::model

@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "weights.h"
+
+#include "core/error.h"
+#include "core/npz.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <map>
+#include <set>
+
+namespace tgraph::model {
+
+namespace {
+
+const std::string kNormalizerMean = "normalizer.mean";
+const std::string kNormalizerStd = "normalizer.std";
+const std::string kMetaCrossAttn = "meta.use_cross_attn";
+const std::string kMetaResidualAfter = "meta.residual_after_activation";
+const std::string kMetaBidirectional = "meta.bidirectional_edges";
+
+using NamedTensors = std::vector<std::pair<std::string, torch::Tensor>>;
+
+// Parameters then buffers, by their dotted state-dict names.
+NamedTensors namedArrays(const torch::nn::Module& module)
+{
+    NamedTensors out;
+    for (const auto& item : module.named_parameters())
+        out.emplace_back(item.key(), item.value());
+    for (const auto& item : module.named_buffers())
+        out.emplace_back(item.key(), item.value());
+    return out;
+}
+
+std::vector<int64_t> shapeOf(const torch::Tensor& t)
+{
+    return std::vector<int64_t>(t.sizes().begin(), t.sizes().end());
+}
+
+NdArray<int64_t> scalar(int64_t value) { return NdArray<int64_t>(std::vector<int64_t> {}, value); }
+
+void save(
+    const NamedTensors& arrays, const Normalizer& normalizer, const ModelOptions& options, const std::string& path)
+{
+    if (!normalizer.isFinished())
+        throw std::logic_error("saving weights: the normalizer is not finished");
+    NpzWriter w(path, NpzCompression::Stored);
+    for (const auto& [name, tensor] : arrays) {
+        const auto t = tensor.detach().to(torch::kCPU, torch::kFloat32).contiguous();
+        NdArray<float> a(shapeOf(t));
+        std::copy_n(t.data_ptr<float>(), t.numel(), a.data());
+        w.add(name, a);
+    }
+    NdArray<double> mean({ Normalizer::kColumns });
+    NdArray<double> stddev({ Normalizer::kColumns });
+    std::copy(normalizer.mean().begin(), normalizer.mean().end(), mean.data());
+    std::copy(normalizer.stddev().begin(), normalizer.stddev().end(), stddev.data());
+    w.add(kNormalizerMean, mean);
+    w.add(kNormalizerStd, stddev);
+    w.add(kMetaCrossAttn, scalar(options.useCrossAttn ? 1 : 0));
+    if (options.residualAfterActivation)
+        w.add(kMetaResidualAfter, scalar(1));
+    if (options.bidirectionalEdges)
+        w.add(kMetaBidirectional, scalar(1));
+    w.commit();
+}
+
+class WeightsFile
+{
+public:
+    explicit WeightsFile(const std::string& path)
+        : m_npz(path)
+    {
+        for (const std::string& key : m_npz.keys())
+            m_keys.insert(key);
+    }
+
+    const std::string& path() const { return m_npz.path(); }
+    bool contains(const std::string& key) const { return m_keys.count(key) > 0; }
+
+    void require(const std::string& key, const char* kind) const
+    {
+        if (!contains(key))
+            throw InputError(path(), key, std::string("missing (needed by a ") + kind + "-model weights file)");
+    }
+
+    std::vector<int64_t> shape(const std::string& key) { return m_npz.header(key).shape; }
+
+    std::vector<int64_t> shapeOfRank(const std::string& key, size_t rank)
+    {
+        auto s = shape(key);
+        if (s.size() != rank)
+            throw InputError(
+                path(), key, "shape " + shapeToString(s) + " should have " + std::to_string(rank) + " axes");
+        return s;
+    }
+
+    // A 0-d (or one-element) int flag: 0 or 1; `fallback` when the key is absent.
+    bool flag(const std::string& key, bool fallback)
+    {
+        if (!contains(key))
+            return fallback;
+        const NdArray<int64_t> v = m_npz.read<int64_t>(key);
+        if (v.size() != 1 || (v[0] != 0 && v[0] != 1))
+            throw InputError(path(), key, "should be a 0-d integer 0 or 1, got shape " + shapeToString(v.shape()));
+        return v[0] == 1;
+    }
+
+    // Highest K of "convs.K." keys, plus one.
+    int64_t blockCount() const
+    {
+        int64_t blocks = 0;
+        for (const std::string& key : m_keys) {
+            if (key.rfind("convs.", 0) != 0)
+                continue;
+            const size_t end = key.find('.', 6);
+            const std::string index = key.substr(6, end == std::string::npos ? std::string::npos : end - 6);
+            if (index.empty() || index.size() > 4 || index.find_first_not_of("0123456789") != std::string::npos)
+                throw InputError(path(), key, "unexpected key: block keys are convs.<index>.<name>");
+            blocks = std::max<int64_t>(blocks, std::stoll(index) + 1);
+        }
+        return blocks;
+    }
+
+    // Copies every named tensor from the file, checking presence and shape, then refuses keys that
+    // belong to nothing.
+    void loadInto(const NamedTensors& arrays, const ModelOptions& options, const char* kind)
+    {
+        std::set<std::string> known
+            = { kNormalizerMean, kNormalizerStd, kMetaCrossAttn, kMetaResidualAfter, kMetaBidirectional };
+        torch::NoGradGuard noGrad;
+        for (const auto& [name, tensor] : arrays) {
+            known.insert(name);
+            const auto expected = shapeOf(tensor);
+            if (!contains(name))
+                throw InputError(path(), name,
+                    "missing; the " + std::string(kind) + " model (" + describe(options) + ") needs shape "
+                        + shapeToString(expected));
+            const auto stored = shape(name);
+            if (stored != expected)
+                throw InputError(path(), name,
+                    "shape " + shapeToString(stored) + " does not match the model's " + shapeToString(expected) + " ("
+                        + describe(options) + ")");
+            const NdArray<float> values = m_npz.read<float>(name);
+            for (int64_t i = 0; i < values.size(); ++i)
+                if (!std::isfinite(values[i]))
+                    throw InputError(path(), name, "element " + std::to_string(i) + " is not finite");
+            tensor.copy_(torch::from_blob(const_cast<float*>(values.data()), tensor.sizes(), torch::kFloat32));
+        }
+        for (const std::string& key : m_keys)
+            if (!known.count(key))
+                throw InputError(path(), key,
+                    "unexpected key: not a parameter of the " + std::string(kind) + " model (" + describe(options)
+                        + ")");
+    }
+
+    Normalizer normalizer()
+    {
+        require(kNormalizerMean, "layout- or tile");
+        require(kNormalizerStd, "layout- or tile");
+        const NdArray<double> mean = m_npz.read<double>(kNormalizerMean);
+        const NdArray<double> stddev = m_npz.read<double>(kNormalizerStd);
+        const std::vector<int64_t> columns { Normalizer::kColumns };
+        for (const auto& [key, a] : { std::pair { &kNormalizerMean, &mean }, std::pair { &kNormalizerStd, &stddev } }) {
+            if (a->shape() != columns)
+                throw InputError(path(), *key, "shape " + shapeToString(a->shape()) + " should be (134,)");
+            for (int64_t c = 0; c < a->size(); ++c)
+                if (!std::isfinite((*a)[c]) || (a == &stddev && !((*a)[c] > 0)))
+                    throw InputError(path(), *key + "[" + std::to_string(c) + "]",
+                        a == &stddev ? "must be finite and > 0" : "is not finite");
+        }
+        std::array<double, Normalizer::kColumns> m {}, s {};
+        std::copy(mean.data(), mean.data() + Normalizer::kColumns, m.begin());
+        std::copy(stddev.data(), stddev.data() + Normalizer::kColumns, s.begin());
+        return Normalizer::fromStatistics(m, s);
+    }
+
+private:
+    NpzReader m_npz;
+    std::set<std::string> m_keys;
+};
+
+ModelOptions commonOptions(WeightsFile& file, const char* kind)
+{
+    file.require(kMetaCrossAttn, kind);
+    file.require("embedding_op.weight", kind);
+    ModelOptions options;
+    options.useCrossAttn = file.flag(kMetaCrossAttn, true);
+    options.residualAfterActivation = file.flag(kMetaResidualAfter, false);
+    options.bidirectionalEdges = file.flag(kMetaBidirectional, false);
+    options.opTableSize = file.shapeOfRank("embedding_op.weight", 2)[0];
+    options.blocks = file.blockCount();
+    if (options.opTableSize < 1)
+        throw InputError(file.path(), "embedding_op.weight", "the opcode table has no rows");
+    return options;
+}
+
+void checkWidth(const WeightsFile& file, const std::string& key, const ModelOptions& options)
+{
+    const int64_t width = options.layerWidth();
+    if (options.hidden < 1 || (options.useCrossAttn && options.hidden % 2) || width % kGateReduction)
+        throw InputError(file.path(), key,
+            "width " + std::to_string(options.hidden) + " is not a usable model width (layers of "
+                + std::to_string(width) + " channels must be a multiple of " + std::to_string(kGateReduction) + ")");
+}
+
+// The width H is read from classifier.weight (1, H) for the layout model, head.3.weight (H, H) for
+// the tile model; each kind's signature key tells the other kind apart.
+template <class Weights> Weights loadWeights(const std::string& path, bool tile)
+{
+    WeightsFile file(path);
+    const char* kind = tile ? "tile" : "layout";
+    const std::string widthKey = tile ? "head.3.weight" : "classifier.weight";
+    const bool otherKind
+        = tile ? file.contains("classifier.weight") && !file.contains("head.0.weight") : file.contains("head.0.weight");
+    if (otherKind)
+        throw InputError(path, tile ? "classifier.weight" : "head.0.weight",
+            std::string("this is a ") + (tile ? "layout" : "tile") + "-model weights file, not a " + kind
+                + "-model one");
+    ModelOptions options = commonOptions(file, kind);
+    file.require(widthKey, kind);
+    options.hidden = file.shapeOfRank(widthKey, 2)[tile ? 0 : 1];
+    checkWidth(file, widthKey, options);
+    Weights w;
+    w.model = decltype(w.model)(options);
+    file.loadInto(namedArrays(*w.model), options, kind);
+    w.normalizer = file.normalizer();
+    w.model->eval();
+    return w;
+}
+
+} // namespace
+
+void saveWeightsNpz(const TGraphModel& model, const Normalizer& normalizer, const std::string& path)
+{
+    save(namedArrays(*model), normalizer, model->options(), path);
+}
+
+void saveTileWeightsNpz(const TileModel& model, const Normalizer& normalizer, const std::string& path)
+{
+    save(namedArrays(*model), normalizer, model->options(), path);
+}
+
+LayoutWeights loadWeightsNpz(const std::string& path) { return loadWeights<LayoutWeights>(path, false); }
+
+TileWeights loadTileWeightsNpz(const std::string& path) { return loadWeights<TileWeights>(path, true); }
+
+} // namespace tgraph::model

@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+// Weights exchange as .npz (numpy-readable), one array per PyTorch state-dict name.
+//
+// Layout model file (spec tgraph-model.md §3.3), keys exactly:
+//   every named parameter of TGraphModel, float32, e.g. embedding_op.weight (T, 16),
+//   embedding_layout_cfg.weight (8, 4), linear.linear.weight, linear.cross_attn.temperature (0-d),
+//   linear.attn.linear1.weight, ..., convs.0.conv.lin_l.weight, convs.0.conv.lin_r.weight,
+//   convs.0.attn.*, convs.0.cross_attn.temperature, ..., classifier.weight, classifier.bias;
+//   normalizer.mean, normalizer.std: (134,) float64 (the Normalizer's own precision; float32 is
+//   accepted on import); meta.use_cross_attn: int64 0-d.
+//   Optional int64 0-d switches, written only when on (files of code-mode models carry exactly the
+//   keys above): meta.residual_after_activation, meta.bidirectional_edges (ModelOptions).
+// Import reads the op table size from embedding_op.weight, the width H from classifier.weight,
+// the block count from the convs.K keys and cross-attn from meta.use_cross_attn, then refuses a
+// missing, extra or mis-shaped key, a non-finite value or std <= 0 with an InputError naming the
+// file, the key and the shapes.
+//
+// Tile model file: the same rules, with TileModel's parameters (tilemodel.h: embedding_*,
+// linear*, convs.K.*, config_mlp.{0,3}.*, head.{0,3,6}.*) plus its buffers config_normalizer.mean
+// and config_normalizer.std (24,) float32, normalizer.*, meta.* as above. H is read from
+// head.3.weight. Each loader recognizes the other kind of file and says so.
+
+#include "tgraphmodel.h"
+#include "tilemodel.h"
+
+#include "core/normalizer.h"
+
+#include <string>
+
+namespace tgraph::model {
+
+struct LayoutWeights
+{
+    TGraphModel model { nullptr };
+    Normalizer normalizer;
+};
+
+struct TileWeights
+{
+    TileModel model { nullptr };
+    Normalizer normalizer;
+};
+
+// Write atomically (temporary file renamed on success). The normalizer must be finished.
+void saveWeightsNpz(const TGraphModel& model, const Normalizer& normalizer, const std::string& path);
+void saveTileWeightsNpz(const TileModel& model, const Normalizer& normalizer, const std::string& path);
+
+// The returned model is in eval mode.
+LayoutWeights loadWeightsNpz(const std::string& path);
+TileWeights loadTileWeightsNpz(const std::string& path);
+
+} // namespace tgraph::model

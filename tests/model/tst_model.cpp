@@ -1,0 +1,776 @@
+// SPDX-License-Identifier: Apache-2.0
+// TGraph layout and tile models: state-dict names and sizes, input assembly, operator semantics,
+// batch (in)dependence, weights npz exchange, and parity with a plain PyTorch reference
+// (tests/tools/tgraph_reference.py) run by Debian's python3.
+
+#include "model/batch.h"
+#include "model/layers.h"
+#include "model/tgraphmodel.h"
+#include "model/tilemodel.h"
+#include "model/torchruntime.h"
+#include "model/weights.h"
+
+#include "core/configs.h"
+#include "core/error.h"
+#include "core/graphio.h"
+#include "core/normalizer.h"
+#include "core/npz.h"
+#include "core/prune.h"
+#include "core/synthetic.h"
+#include "testutil.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cmath>
+#include <map>
+#include <set>
+
+using namespace tgraph;
+using namespace tgraph::model;
+
+namespace {
+
+using Shapes = std::map<std::string, std::vector<int64_t>>;
+
+Shapes shapesOf(const torch::nn::Module& m)
+{
+    Shapes s;
+    for (const auto& p : m.named_parameters())
+        s[p.key()] = std::vector<int64_t>(p.value().sizes().begin(), p.value().sizes().end());
+    return s;
+}
+
+ModelOptions options(bool cross, int64_t opTable = kDefaultOpTableSize)
+{
+    ModelOptions o;
+    o.useCrossAttn = cross;
+    o.opTableSize = opTable;
+    return o;
+}
+
+// Expected state dict of one f_in layer / graph block, written out from spec §3.3 (not derived
+// from the model's own formula). `w` = layer width (128 with cross-attn, 256 without).
+void addLayer(Shapes& s, const std::string& prefix, const std::string& linear, int64_t in, int64_t w, bool cross)
+{
+    if (linear == "conv") {
+        s[prefix + ".conv.lin_l.weight"] = { w, in };
+        s[prefix + ".conv.lin_l.bias"] = { w };
+        s[prefix + ".conv.lin_r.weight"] = { w, in };
+    } else {
+        s[prefix + ".linear.weight"] = { w, in };
+        s[prefix + ".linear.bias"] = { w };
+    }
+    s[prefix + ".attn.linear1.weight"] = { w / 8, w };
+    s[prefix + ".attn.linear1.bias"] = { w / 8 };
+    s[prefix + ".attn.linear2.weight"] = { w, w / 8 };
+    s[prefix + ".attn.linear2.bias"] = { w };
+    if (cross)
+        s[prefix + ".cross_attn.temperature"] = {};
+}
+
+Shapes expectedLayoutShapes(bool cross, int64_t opTable)
+{
+    const int64_t w = cross ? 128 : 256;
+    Shapes s;
+    s["embedding_op.weight"] = { opTable, 16 };
+    s["embedding_layout_cfg.weight"] = { 8, 4 };
+    addLayer(s, "linear", "linear", 246, w, cross);
+    addLayer(s, "linear2", "linear", 256, w, cross);
+    addLayer(s, "convs.0", "conv", 256, w, cross);
+    addLayer(s, "convs.1", "conv", 256, w, cross);
+    s["classifier.weight"] = { 1, 256 };
+    s["classifier.bias"] = { 1 };
+    return s;
+}
+
+// 5 nodes; node 2 consumes 0 and 1, node 3 consumes 2, node 4 consumes 3 and 2. Configurable: 1, 3.
+// Numeric columns hold varied values, columns 134..139 layout values -1..5.
+LayoutGraph handGraph()
+{
+    LayoutGraph g;
+    const int64_t n = 5;
+    g.nodeFeat = NdArray<float>({ n, kNodeFeatures }, 0.0f);
+    for (int64_t i = 0; i < n; ++i) {
+        for (int c = 0; c < kNumericNodeFeatures; ++c)
+            g.nodeFeat(i, c) = float((i * 7 + c * 3) % 11) - 2.0f + (c == 5 ? 100.0f * float(i) : 0.0f);
+        g.nodeFeat(i, 9) = 4.0f; // a constant column: std 1
+        for (int j = 0; j < 6; ++j)
+            g.nodeFeat(i, 134 + j) = float((i + j) % 7) - 1.0f;
+    }
+    g.nodeOpcode = NdArray<int64_t>::fromVector({ n }, { 63, 26, 34, 75, 120 });
+    g.edgeIndex = NdArray<int64_t>::fromVector({ 5, 2 }, { 2, 0, 2, 1, 3, 2, 4, 3, 4, 2 });
+    g.nodeConfigIds = NdArray<int64_t>::fromVector({ 2 }, { 1, 3 });
+    const int64_t configs = 3;
+    g.nodeConfigFeat = NdArray<float>({ configs, 2, kLayoutConfigFeatures }, -1.0f);
+    for (int64_t c = 0; c < configs; ++c)
+        for (int64_t k = 0; k < 2; ++k)
+            for (int64_t j = 0; j < kLayoutConfigFeatures; ++j)
+                g.nodeConfigFeat(c, k, j) = float((c * 5 + k * 3 + j) % 7) - 1.0f;
+    g.configRuntime = NdArray<int64_t>::fromVector({ configs }, { 30, 10, 20 });
+    g.nodeSplits = NdArray<int64_t>::fromVector({ 1 }, { 0 });
+    return g;
+}
+
+Normalizer fitNormalizer(const NdArray<float>& nodeFeat)
+{
+    Normalizer n;
+    n.add(nodeFeat);
+    n.finish();
+    return n;
+}
+
+// A pruned synthetic layout graph of a few dozen nodes with `configs` configurations.
+LayoutGraph smallSyntheticGraph(int64_t configs, uint64_t seed)
+{
+    SyntheticLayoutSpec spec;
+    spec.nodes = 90;
+    spec.configurableNodes = 6;
+    spec.configs = configs;
+    spec.seed = seed;
+    return pruneToConfigurable(makeSyntheticLayoutGraph(spec)).graph;
+}
+
+// A tile graph on the nodes and edges of a synthetic graph, with tile-size-like config_feat.
+TileGraph smallTileGraph(int64_t configs)
+{
+    SyntheticLayoutSpec spec;
+    spec.nodes = 30;
+    spec.configurableNodes = 3;
+    spec.configs = 2;
+    spec.seed = 11;
+    LayoutGraph layout = makeSyntheticLayoutGraph(spec);
+    TileGraph t;
+    t.nodeFeat = layout.nodeFeat;
+    t.nodeOpcode = layout.nodeOpcode;
+    t.edgeIndex = layout.edgeIndex;
+    t.configFeat = NdArray<float>({ configs, kTileConfigFeatures }, 0.0f);
+    t.configRuntime = NdArray<int64_t>({ configs });
+    t.configRuntimeNormalizers = NdArray<int64_t>({ configs }, 1000);
+    for (int64_t c = 0; c < configs; ++c) {
+        float sum = 0;
+        float product = 1;
+        for (int k = 0; k < 6; ++k) {
+            const float v = float(int64_t(1) << ((c * 3 + k * 5) % 6));
+            t.configFeat(c, k) = v;
+            t.configFeat(c, 8 + k) = v * 2;
+            sum += v;
+            product *= v;
+        }
+        t.configFeat(c, 6) = sum;
+        t.configFeat(c, 7) = product;
+        t.configRuntime[c] = 900 + 17 * c;
+    }
+    setPublishedStorage(t);
+    return t;
+}
+
+// Jitters every parameter so no two biases or temperatures are equal (the parity test should not
+// pass by symmetry), temperatures in 0.3..1.0.
+void randomize(torch::nn::Module& m)
+{
+    torch::NoGradGuard noGrad;
+    for (const auto& p : m.named_parameters()) {
+        if (p.key().find("temperature") != std::string::npos)
+            p.value().fill_(0.3 + 0.7 * torch::rand({}).item<double>());
+        else
+            p.value().add_(torch::randn_like(p.value()) * 0.05);
+    }
+}
+
+// A tile model with jittered weights and config_feat statistics of `graph`, in eval mode.
+TileModel randomTileModel(const TileGraph& graph)
+{
+    TileModel t(options(true));
+    randomize(*t);
+    t->setConfigStats(computeConfigStats({ &graph }));
+    t->eval();
+    return t;
+}
+
+torch::Tensor scores(TGraphModel& m, const LayoutBatch& b)
+{
+    torch::NoGradGuard noGrad;
+    return m->forward(b);
+}
+
+// Names both sides' differences on failure.
+void compareShapes(const Shapes& actual, const Shapes& expected)
+{
+    QString diff;
+    for (const auto& [name, shape] : expected) {
+        const auto it = actual.find(name);
+        if (it == actual.end())
+            diff += " missing " + QString::fromStdString(name);
+        else if (it->second != shape)
+            diff += " "
+                + QString::fromStdString(name + " is " + shapeToString(it->second) + " not " + shapeToString(shape));
+    }
+    for (const auto& [name, shape] : actual)
+        if (!expected.count(name))
+            diff += " unexpected " + QString::fromStdString(name);
+    QVERIFY2(diff.isEmpty(), qPrintable(diff));
+}
+
+double maxAbs(const torch::Tensor& t) { return t.abs().max().item<double>(); }
+double relativeError(const torch::Tensor& ours, const torch::Tensor& ref)
+{
+    return maxAbs(ours - ref) / std::max(maxAbs(ref), 1e-12);
+}
+// Error of the ranking-relevant part: scores minus their mean, relative to its spread.
+double centeredRelativeError(const torch::Tensor& ours, const torch::Tensor& ref)
+{
+    const auto a = ours - ours.mean();
+    const auto b = ref - ref.mean();
+    return maxAbs(a - b) / std::max(maxAbs(b), 1e-12);
+}
+
+torch::Tensor tensorOf(const NdArray<float>& a)
+{
+    std::vector<int64_t> shape = a.shape();
+    return torch::from_blob(const_cast<float*>(a.data()), shape, torch::kFloat32).clone();
+}
+
+// Copies a weights npz, dropping `drop` and adding/replacing `put`.
+void rewriteNpz(const std::string& from, const std::string& to, const std::set<std::string>& drop,
+    const std::map<std::string, NpyArray>& put)
+{
+    NpzReader in(from);
+    NpzWriter out(to, NpzCompression::Stored);
+    for (const std::string& key : in.keys())
+        if (!drop.count(key) && !put.count(key))
+            out.add(key, in.readRaw(key));
+    for (const auto& [key, array] : put)
+        out.add(key, array);
+    out.commit();
+}
+
+} // namespace
+
+class TestModel : public QObject
+{
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+    std::string path(const char* name) const { return testutil::str(m_dir.filePath(name)); }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        QCOMPARE(initTorchThreads(2), 2);
+        torch::manual_seed(20240601);
+    }
+
+    void parameterNamesAndShapes()
+    {
+        for (const bool cross : { true, false }) {
+            for (const int64_t table : { int64_t(121), int64_t(120) }) {
+                TGraphModel m(options(cross, table));
+                compareShapes(shapesOf(*m), expectedLayoutShapes(cross, table));
+                QVERIFY(m->named_buffers().is_empty()); // InstanceNorm has no running stats
+            }
+        }
+        // Tile model: the layout stack with a 174-wide input, then config_mlp and head.
+        TileModel t(options(true));
+        Shapes expected = expectedLayoutShapes(true, 121);
+        expected.erase("classifier.weight");
+        expected.erase("classifier.bias");
+        expected["linear.linear.weight"] = { 128, 174 };
+        expected["config_mlp.0.weight"] = { 256, 24 };
+        expected["config_mlp.0.bias"] = { 256 };
+        expected["config_mlp.3.weight"] = { 256, 256 };
+        expected["config_mlp.3.bias"] = { 256 };
+        expected["head.0.weight"] = { 256, 768 };
+        expected["head.0.bias"] = { 256 };
+        expected["head.3.weight"] = { 256, 256 };
+        expected["head.3.bias"] = { 256 };
+        expected["head.6.weight"] = { 1, 256 };
+        expected["head.6.bias"] = { 1 };
+        compareShapes(shapesOf(*t), expected);
+        std::set<std::string> buffers;
+        for (const auto& b : t->named_buffers())
+            buffers.insert(b.key());
+        QCOMPARE(buffers, (std::set<std::string> { "config_normalizer.mean", "config_normalizer.std" }));
+    }
+
+    void parameterCounts()
+    {
+        // Cross-attn ON (layer width 128, gate 128 -> 16 -> 128 = 2048+16+2048+128 = 4240):
+        //   embeddings 121*16 + 8*4                         =   1 968
+        //   linear  : 246*128 + 128 + gate + temperature    =  35 857
+        //   linear2 : 256*128 + 128 + gate + temperature    =  37 137
+        //   convs.K : lin_l 256*128 + 128, lin_r 256*128, gate, temperature = 69 905, twice = 139 810
+        //   classifier 256 + 1                              =     257
+        //   total 215 029 (the spec's "~215k"); with the authors' 120-row op table 16 fewer.
+        QCOMPARE(parameterCount(*TGraphModel(options(true))), int64_t(215029));
+        QCOMPARE(parameterCount(*TGraphModel(options(true, 120))), int64_t(215013));
+        // Cross-attn OFF (width 256, gate 256 -> 32 -> 256 = 8192+32+8192+256 = 16 672):
+        //   1 968 + linear (246*256+256+gate = 79 904) + linear2 (256*256+256+gate = 82 464)
+        //   + 2 x (65 792 + 65 536 + gate = 148 000) + 257 = 460 593 (the spec's "~461k").
+        QCOMPARE(parameterCount(*TGraphModel(options(false))), int64_t(460593));
+        // Tile, cross-attn ON: 1 968 + linear (174*128+128+4240+1 = 26 641) + 37 137 + 139 810
+        //   + config_mlp (24*256+256 + 256*256+256 = 72 192) + head (768*256+256 + 65 792 + 257 = 262 913)
+        //   = 540 661 (the config_normalizer buffers are not parameters).
+        QCOMPARE(parameterCount(*TileModel(options(true))), int64_t(540661));
+    }
+
+    void initialization()
+    {
+        TGraphModel m(options(true));
+        const auto params = m->named_parameters();
+        for (const char* name : { "linear.cross_attn.temperature", "convs.1.cross_attn.temperature" })
+            QCOMPARE(params[name].item<float>(), 0.5f);
+        for (const char* name : { "linear.linear.bias", "linear2.linear.bias" })
+            QVERIFY(torch::all(params[name] == 0.01f).item<bool>());
+        // Xavier-normal: std = sqrt(2 / (fan_in + fan_out)).
+        const double xavier0 = std::sqrt(2.0 / (246 + 128));
+        const double xavier1 = std::sqrt(2.0 / (256 + 128));
+        QVERIFY(std::abs(params["linear.linear.weight"].std().item<double>() / xavier0 - 1) < 0.03);
+        QVERIFY(std::abs(params["linear2.linear.weight"].std().item<double>() / xavier1 - 1) < 0.03);
+        // PyTorch defaults elsewhere: Kaiming-uniform(a = sqrt 5) => |w| <= 1/sqrt(fan_in); N(0, 1) embeddings.
+        const double bound = 1.0 / 16.0;
+        const double lmax = maxAbs(params["convs.0.conv.lin_l.weight"]);
+        QVERIFY2(lmax <= bound && lmax > 0.9 * bound, qPrintable(QString::number(lmax)));
+        QVERIFY(std::abs(params["embedding_op.weight"].std().item<double>() - 1.0) < 0.1);
+    }
+
+    void batching()
+    {
+        const LayoutGraph g = handGraph();
+        validate(g, "hand");
+        const Normalizer norm = fitNormalizer(g.nodeFeat);
+        const std::vector<int64_t> rows { 2, 0 };
+        const LayoutBatch b = makeLayoutBatch(g, norm, rows, 121, "hand");
+        QCOMPARE(b.configs(), int64_t(2));
+        QCOMPARE(b.graph.nodes(), int64_t(5));
+
+        // Edges (2, E): row 0 = consumer = npz column 0.
+        QCOMPARE(b.graph.edges.sizes().vec(), (std::vector<int64_t> { 2, 5 }));
+        for (int64_t e = 0; e < 5; ++e) {
+            QCOMPARE(b.graph.edges[0][e].item<int64_t>(), g.edgeIndex(e, 0));
+            QCOMPARE(b.graph.edges[1][e].item<int64_t>(), g.edgeIndex(e, 1));
+        }
+        // Normalization on columns 0..133 only, with the normalizer's statistics.
+        QCOMPARE(b.graph.numeric.sizes().vec(), (std::vector<int64_t> { 5, 134 }));
+        for (int64_t i = 0; i < 5; ++i)
+            for (int c = 0; c < kNumericNodeFeatures; ++c) {
+                const double expected = (g.nodeFeat(i, c) - norm.mean()[size_t(c)]) / norm.stddev()[size_t(c)];
+                QVERIFY(std::abs(b.graph.numeric[i][c].item<float>() - expected) < 1e-5);
+            }
+        QCOMPARE(norm.stddev()[9], 1.0); // constant column
+        QCOMPARE(b.graph.numeric[3][9].item<float>(), 0.0f);
+        // Layout columns 134..139 are tokens value + 2, not standardized.
+        for (int64_t i = 0; i < 5; ++i)
+            for (int j = 0; j < 6; ++j)
+                QCOMPARE(b.graph.nodeLayoutTokens[i][j].item<int64_t>(), int64_t(g.nodeFeat(i, 134 + j)) + 2);
+        QCOMPARE(b.graph.opcodes[4].item<int64_t>(), int64_t(120));
+
+        // Config tokens: chosen rows in batch order, value + 2.
+        QCOMPARE(b.configTokens.sizes().vec(), (std::vector<int64_t> { 2, 2, 18 }));
+        for (int64_t c = 0; c < 2; ++c)
+            for (int64_t k = 0; k < 2; ++k)
+                for (int64_t j = 0; j < 18; ++j)
+                    QCOMPARE(
+                        b.configTokens[c][k][j].item<int64_t>(), int64_t(g.nodeConfigFeat(rows[size_t(c)], k, j)) + 2);
+        // Dense scatter (spec step 3-4): -2 fill => token 0 on non-configurable nodes 0, 2, 4.
+        const auto dense = scatterConfigTokens(b);
+        QCOMPARE(dense.sizes().vec(), (std::vector<int64_t> { 2, 5, 18 }));
+        for (int64_t c = 0; c < 2; ++c) {
+            for (int64_t node : { 0, 2, 4 })
+                QVERIFY(torch::all(dense[c][node] == 0).item<bool>());
+            QVERIFY(torch::equal(dense[c][1], b.configTokens[c][0]));
+            QVERIFY(torch::equal(dense[c][3], b.configTokens[c][1]));
+        }
+        // The base-7 compressed path gives the same tokens.
+        QVERIFY(torch::equal(makeConfigTokens(compressConfigs(g.nodeConfigFeat), rows, "hand"), b.configTokens));
+
+        // X0 = [numeric 134 | config 72 | node layout 24 | opcode 16], all from one E_layout table.
+        TGraphModel m(options(true));
+        torch::NoGradGuard noGrad;
+        const auto x0 = m->inputFeatures(b);
+        QCOMPARE(x0.sizes().vec(), (std::vector<int64_t> { 2, 5, 246 }));
+        const auto table = m->embedding_layout_cfg->weight;
+        for (int64_t c = 0; c < 2; ++c) {
+            QVERIFY(torch::equal(x0[c].narrow(1, 0, 134), b.graph.numeric));
+            for (int64_t i = 0; i < 5; ++i) {
+                for (int64_t k = 0; k < 18; ++k)
+                    QVERIFY(torch::equal(x0[c][i].narrow(0, 134 + 4 * k, 4), table[dense[c][i][k]]));
+                for (int64_t j = 0; j < 6; ++j)
+                    QVERIFY(torch::equal(x0[c][i].narrow(0, 206 + 4 * j, 4), table[b.graph.nodeLayoutTokens[i][j]]));
+                QVERIFY(torch::equal(x0[c][i].narrow(0, 230, 16), m->embedding_op->weight[b.graph.opcodes[i]]));
+            }
+        }
+        QVERIFY(torch::equal(x0[0][0].narrow(0, 134, 4), table[0])); // value -2 -> token 0
+        // The forward's decomposed projection equals f_in[0]'s Linear applied to X0 (as (N, C, W)).
+        const auto direct = m->encoder.linear->linear(x0).transpose(0, 1);
+        const auto projected = m->inputProjection(b);
+        QVERIFY2(maxAbs(projected - direct) < 1e-5, qPrintable(QString::number(maxAbs(projected - direct))));
+    }
+
+    void batchingRefusals()
+    {
+        const LayoutGraph good = handGraph();
+        const Normalizer norm = fitNormalizer(good.nodeFeat);
+        const std::vector<int64_t> rows { 0, 1 };
+        // Opcode 120 with the authors' 120-row table.
+        testutil::expectInputError([&] { makeLayoutBatch(good, norm, rows, 120, "g.npz"); },
+            { "g.npz", "node_opcode[4]", "opcode 120", "0..119" });
+        LayoutGraph g = good;
+        g.nodeFeat(2, 136) = 6.0f;
+        testutil::expectInputError(
+            [&] { makeLayoutBatch(g, norm, rows, 121, "g.npz"); }, { "g.npz", "node_feat[2,136]", "layout value 6" });
+        g = good;
+        g.nodeConfigFeat(1, 1, 4) = -2.0f;
+        testutil::expectInputError(
+            [&] { makeLayoutBatch(g, norm, rows, 121, "g.npz"); }, { "node_config_feat[1,1,4]", "value -2" });
+        g = good;
+        g.edgeIndex(3, 1) = 5;
+        testutil::expectInputError([&] { makeLayoutBatch(g, norm, rows, 121, "g.npz"); }, { "edge_index[3,1]", "5" });
+        g = good;
+        g.nodeConfigIds[1] = 1;
+        testutil::expectInputError(
+            [&] { makeLayoutBatch(g, norm, rows, 121, "g.npz"); }, { "node_config_ids[1]", "listed twice" });
+        QVERIFY_THROWS_EXCEPTION(std::out_of_range, makeLayoutBatch(good, norm, { 3 }, 121, "g.npz"));
+    }
+
+    void instanceNorm()
+    {
+        const auto h = torch::randn({ 7, 3, 5 }) * 3 + 2;
+        const auto out = instanceNormNodes(h);
+        const auto mean = h.mean(0, true);
+        const auto var = (h - mean).pow(2).mean(0, true); // biased
+        QVERIFY(maxAbs(out - (h - mean) / torch::sqrt(var + 1e-5)) < 1e-5);
+        QVERIFY(maxAbs(out.mean(0)) < 1e-5);
+        // One node: zero variance gives zeros, not NaN.
+        QCOMPARE(maxAbs(instanceNormNodes(h.narrow(0, 0, 1))), 0.0);
+    }
+
+    void sageDirection()
+    {
+        // Nodes 0 and 2 both consume node 1: node 1 averages {0, 2}; 0 and 2 have no consumers.
+        SageConv conv(2, 2);
+        torch::NoGradGuard noGrad;
+        conv->lin_l->weight.copy_(torch::eye(2));
+        conv->lin_l->bias.zero_();
+        conv->lin_r->weight.zero_();
+        const auto h = torch::tensor({ 1.0f, 10.0f, 2.0f, 20.0f, 3.0f, 30.0f }).view({ 3, 1, 2 }); // (N, C, F)
+        auto edges = torch::tensor({ 0, 2, 1, 1 }, torch::kInt64).view({ 2, 2 }); // rows: consumers, producers
+        auto out = conv(h, prepareEdges(edges, 3, false));
+        QVERIFY(
+            torch::allclose(out.view({ 3, 2 }), torch::tensor({ 0.0f, 0.0f, 2.0f, 20.0f, 0.0f, 0.0f }).view({ 3, 2 })));
+        // A duplicated edge counts twice: (2 h0 + h2) / 3.
+        edges = torch::tensor({ 0, 0, 2, 1, 1, 1 }, torch::kInt64).view({ 2, 3 });
+        out = conv(h, prepareEdges(edges, 3, false));
+        QVERIFY(torch::allclose(out[1][0], torch::tensor({ 5.0f / 3, 50.0f / 3 })));
+        // Paper switch: both directions, so 0 and 2 now average their producer 1.
+        edges = torch::tensor({ 0, 2, 1, 1 }, torch::kInt64).view({ 2, 2 });
+        out = conv(h, prepareEdges(edges, 3, true));
+        QVERIFY(torch::allclose(
+            out.view({ 3, 2 }), torch::tensor({ 2.0f, 20.0f, 2.0f, 20.0f, 2.0f, 20.0f }).view({ 3, 2 })));
+        // Root weight without bias, lin_l's bias once: out = W_l mean + b_l + W_r h.
+        conv->lin_r->weight.copy_(torch::eye(2) * 2);
+        conv->lin_l->bias.copy_(torch::tensor({ 0.5f, -1.0f }));
+        out = conv(h, prepareEdges(edges.narrow(1, 0, 1), 3, false)); // only 0 consumes 1
+        QVERIFY(torch::allclose(out.view({ 3, 2 }),
+            torch::tensor({ 2.5f, 19.0f, 1.0f + 4.0f + 0.5f, 10.0f + 40.0f - 1.0f, 6.5f, 59.0f }).view({ 3, 2 })));
+    }
+
+    void crossAttentionBatchDependence()
+    {
+        const LayoutGraph g = smallSyntheticGraph(8, 3);
+        const Normalizer norm = fitNormalizer(g.nodeFeat);
+        const auto batch = [&](std::vector<int64_t> rows) { return makeLayoutBatch(g, norm, rows, 121, "s"); };
+        for (const bool cross : { false, true }) {
+            TGraphModel m(options(cross));
+            randomize(*m);
+            m->eval();
+            const auto all = scores(m, batch({ 0, 1, 2, 3, 4, 5, 6, 7 }));
+            const auto half = torch::cat({ scores(m, batch({ 0, 1, 2, 3 })), scores(m, batch({ 4, 5, 6, 7 })) });
+            const auto permuted = scores(m, batch({ 7, 6, 5, 4, 3, 2, 1, 0 })).flip(0);
+            const double splitError = relativeError(half, all);
+            const double permutationError = relativeError(permuted, all);
+            if (cross) {
+                // The softmax over configs makes a config's score depend on its batch companions
+                // (but not on their order).
+                QVERIFY2(splitError > 1e-3, qPrintable(QString::number(splitError)));
+                QVERIFY2(permutationError < 1e-5, qPrintable(QString::number(permutationError)));
+            } else {
+                QVERIFY2(splitError < 1e-5, qPrintable(QString::number(splitError)));
+                QVERIFY2(permutationError < 1e-5, qPrintable(QString::number(permutationError)));
+            }
+        }
+    }
+
+    void evalDeterminism()
+    {
+        const LayoutGraph g = smallSyntheticGraph(6, 4);
+        const LayoutBatch b = makeLayoutBatch(g, fitNormalizer(g.nodeFeat), allRows(6), 121, "s");
+        TGraphModel m(options(true));
+        m->eval();
+        const auto first = scores(m, b);
+        QCOMPARE(first.sizes().vec(), (std::vector<int64_t> { 6 }));
+        QVERIFY(torch::equal(first, scores(m, b)));
+        m->train(); // block dropout p = 0.2
+        QVERIFY(!torch::equal(scores(m, b), scores(m, b)));
+        m->eval();
+        QVERIFY(torch::equal(first, scores(m, b)));
+        // Gradients reach every parameter (training will need them).
+        m->train();
+        m->zero_grad();
+        m->forward(b).sum().backward();
+        for (const auto& p : m->named_parameters())
+            QVERIFY2(p.value().grad().defined() && maxAbs(p.value().grad()) > 0, p.key().c_str());
+    }
+
+    void attentionMaps()
+    {
+        const LayoutGraph g = smallSyntheticGraph(5, 5);
+        const LayoutBatch b = makeLayoutBatch(g, fitNormalizer(g.nodeFeat), allRows(5), 121, "s");
+        for (const bool cross : { true, false }) {
+            TGraphModel m(options(cross));
+            m->eval();
+            AttentionMaps maps;
+            torch::NoGradGuard noGrad;
+            const auto withMaps = m->forward(b, &maps);
+            QVERIFY(torch::equal(withMaps, m->forward(b)));
+            QCOMPARE(maps.layers.size(), size_t(4));
+            const char* names[] = { "linear", "linear2", "convs.0", "convs.1" };
+            for (size_t l = 0; l < 4; ++l) {
+                const LayerAttention& a = maps.layers[l];
+                QCOMPARE(a.layer, std::string(names[l]));
+                QCOMPARE(a.configs, int64_t(5));
+                QCOMPARE(a.channels, int64_t(cross ? 128 : 256));
+                QCOMPARE(a.gate.size(), size_t(5 * a.channels));
+                for (float v : a.gate)
+                    QVERIFY(v > 0 && v < 1);
+                if (!cross) {
+                    QVERIFY(a.cross.empty());
+                    continue;
+                }
+                // Softmax over configs, averaged over nodes: every channel's column sums to 1.
+                QCOMPARE(a.cross.size(), a.gate.size());
+                for (int64_t f = 0; f < a.channels; ++f) {
+                    double sum = 0;
+                    for (int64_t c = 0; c < a.configs; ++c)
+                        sum += a.crossAt(c, f);
+                    QVERIFY(std::abs(sum - 1.0) < 1e-5);
+                }
+            }
+        }
+    }
+
+    void weightsRoundTrip()
+    {
+        const LayoutGraph g = smallSyntheticGraph(6, 6);
+        const Normalizer norm = fitNormalizer(g.nodeFeat);
+        const LayoutBatch b = makeLayoutBatch(g, norm, allRows(6), 121, "s");
+        for (const bool cross : { true, false }) {
+            TGraphModel m(options(cross));
+            randomize(*m);
+            m->eval();
+            const std::string file = path(cross ? "on.npz" : "off.npz");
+            saveWeightsNpz(m, norm, file);
+            {
+                // Exactly the state-dict names plus normalizer.* and meta.use_cross_attn.
+                NpzReader npz(file);
+                std::set<std::string> keys;
+                for (const std::string& k : npz.keys())
+                    keys.insert(k);
+                std::set<std::string> expected { "normalizer.mean", "normalizer.std", "meta.use_cross_attn" };
+                for (const auto& [name, shape] : expectedLayoutShapes(cross, 121)) {
+                    expected.insert(name);
+                    QCOMPARE(npz.header(name).shape, shape);
+                    QCOMPARE(npz.header(name).dtype.scalar, ScalarType::Float32);
+                }
+                QCOMPARE(keys, expected);
+                QCOMPARE(npz.header("meta.use_cross_attn").dtype.scalar, ScalarType::Int64);
+                QVERIFY(npz.header("meta.use_cross_attn").shape.empty());
+                QCOMPARE(npz.read<int64_t>("meta.use_cross_attn")[0], int64_t(cross));
+                QCOMPARE(npz.header("normalizer.std").shape, (std::vector<int64_t> { 134 }));
+            }
+            LayoutWeights w = loadWeightsNpz(file);
+            QCOMPARE(w.model->options().useCrossAttn, cross);
+            QCOMPARE(w.model->options().opTableSize, int64_t(121));
+            QVERIFY(!w.model->is_training());
+            QVERIFY(torch::equal(scores(w.model, b), scores(m, b)));
+            QVERIFY(w.normalizer.mean() == norm.mean());
+            QVERIFY(w.normalizer.stddev() == norm.stddev());
+        }
+        // Paper switches travel as meta keys.
+        ModelOptions paper = options(true);
+        paper.residualAfterActivation = true;
+        paper.bidirectionalEdges = true;
+        TGraphModel p(paper);
+        p->eval();
+        saveWeightsNpz(p, norm, path("paper.npz"));
+        LayoutWeights w = loadWeightsNpz(path("paper.npz"));
+        QVERIFY(w.model->options().residualAfterActivation && w.model->options().bidirectionalEdges);
+        QVERIFY(torch::equal(scores(w.model, b), scores(p, b)));
+
+        // Tile model with its config standardization.
+        const TileGraph tg = smallTileGraph(5);
+        const Normalizer tileNorm = fitNormalizer(tg.nodeFeat);
+        TileModel t = randomTileModel(tg);
+        saveTileWeightsNpz(t, tileNorm, path("tile.npz"));
+        TileWeights tw = loadTileWeightsNpz(path("tile.npz"));
+        const TileBatch tb = makeTileBatch(tg, tileNorm, allRows(5), 121, "t");
+        torch::NoGradGuard noGrad;
+        QVERIFY(torch::equal(tw.model->forward(tb), t->forward(tb)));
+        QVERIFY(torch::equal(tw.model->configMean, t->configMean));
+        QVERIFY(torch::equal(tw.model->configStd, t->configStd));
+        QVERIFY(tw.normalizer.mean() == tileNorm.mean());
+    }
+
+    void weightsRefusals()
+    {
+        const LayoutGraph hand = handGraph();
+        const Normalizer norm = fitNormalizer(hand.nodeFeat);
+        TGraphModel m(options(true));
+        const std::string good = path("good.npz");
+        saveWeightsNpz(m, norm, good);
+        const std::string bad = path("bad.npz");
+
+        rewriteNpz(good, bad, { "convs.1.conv.lin_r.weight" }, {});
+        testutil::expectInputError(
+            [&] { loadWeightsNpz(bad); }, { "bad.npz", "convs.1.conv.lin_r.weight", "missing", "(128, 256)" });
+
+        rewriteNpz(good, bad, {}, { { "convs.0.conv.lin_x.weight", NpyArray::from(NdArray<float>({ 2, 2 }, 0.0f)) } });
+        testutil::expectInputError(
+            [&] { loadWeightsNpz(bad); }, { "bad.npz", "convs.0.conv.lin_x.weight", "unexpected key" });
+
+        rewriteNpz(
+            good, bad, {}, { { "linear2.attn.linear1.weight", NpyArray::from(NdArray<float>({ 8, 128 }, 0.0f)) } });
+        testutil::expectInputError(
+            [&] { loadWeightsNpz(bad); }, { "linear2.attn.linear1.weight", "shape (8, 128)", "model's (16, 128)" });
+
+        rewriteNpz(good, bad, {}, { { "linear.cross_attn.temperature", NpyArray::from(NdArray<float>({ 1 }, 0.5f)) } });
+        testutil::expectInputError([&] { loadWeightsNpz(bad); }, { "linear.cross_attn.temperature", "(1,)", "()" });
+
+        rewriteNpz(good, bad, { "meta.use_cross_attn" }, {});
+        testutil::expectInputError([&] { loadWeightsNpz(bad); }, { "meta.use_cross_attn", "missing" });
+
+        // Flipping the flag makes every layer the wrong width.
+        rewriteNpz(
+            good, bad, {}, { { "meta.use_cross_attn", NpyArray::from(NdArray<int64_t>(std::vector<int64_t> {}, 0)) } });
+        testutil::expectInputError([&] { loadWeightsNpz(bad); }, { "bad.npz", "(256, 246)" });
+
+        NdArray<float> nanBias({ 1 }, std::nanf(""));
+        rewriteNpz(good, bad, {}, { { "classifier.bias", NpyArray::from(nanBias) } });
+        testutil::expectInputError([&] { loadWeightsNpz(bad); }, { "classifier.bias", "not finite" });
+
+        rewriteNpz(good, bad, {}, { { "normalizer.std", NpyArray::from(NdArray<double>({ 134 }, 0.0)) } });
+        testutil::expectInputError([&] { loadWeightsNpz(bad); }, { "normalizer.std[0]", "> 0" });
+
+        // The other kind of file is named as such.
+        testutil::expectInputError([&] { loadTileWeightsNpz(good); }, { "layout-model weights" });
+        TileModel t(options(true));
+        saveTileWeightsNpz(t, norm, path("tile-only.npz"));
+        testutil::expectInputError([&] { loadWeightsNpz(path("tile-only.npz")); }, { "tile-model weights" });
+
+        // Op table size comes from the file: 120 rows (authors' weights) refuse opcode 120 when batching.
+        TGraphModel released(options(true, 120));
+        saveWeightsNpz(released, norm, path("released.npz"));
+        LayoutWeights w = loadWeightsNpz(path("released.npz"));
+        QCOMPARE(w.model->options().opTableSize, int64_t(120));
+        testutil::expectInputError(
+            [&] { makeLayoutBatch(hand, w.normalizer, { 0 }, w.model->options().opTableSize, "hand.npz"); },
+            { "hand.npz", "node_opcode[4]", "opcode 120" });
+        LayoutGraph noTan = hand;
+        noTan.nodeOpcode[4] = 100;
+        const LayoutBatch ok = makeLayoutBatch(noTan, w.normalizer, { 0, 1 }, 120, "hand.npz");
+        QCOMPARE(scores(w.model, ok).size(0), int64_t(2));
+
+        testutil::expectInputError([&] { loadWeightsNpz(path("does-not-exist.npz")); }, { "does-not-exist.npz" });
+    }
+
+    void parityWithPyTorchReference()
+    {
+        QString why;
+        if (!testutil::havePythonModules({ "numpy", "torch" }, &why))
+            QSKIP(qPrintable("parity test skipped: " + testutil::python()
+                + " cannot import numpy and torch (install python3-numpy python3-torch)"));
+        const LayoutGraph g = smallSyntheticGraph(16, 9);
+        QVERIFY2(g.nodeCount() >= 20 && g.nodeCount() <= 80, qPrintable(QString::number(g.nodeCount())));
+        const Normalizer norm = fitNormalizer(g.nodeFeat);
+        const std::string graphFile = path("parity-graph.npz");
+        saveLayoutGraph(g, graphFile);
+        const LayoutBatch batch = makeLayoutBatch(g, norm, allRows(g.configCount()), 121, graphFile);
+
+        struct Case
+        {
+            const char* name;
+            ModelOptions options;
+        };
+        ModelOptions paper = options(true);
+        paper.residualAfterActivation = true;
+        paper.bidirectionalEdges = true;
+        const std::vector<Case> cases { { "on", options(true) }, { "off", options(false) }, { "paper", paper } };
+        std::vector<TGraphModel> models;
+        std::vector<torch::Tensor> ours;
+        std::vector<AttentionMaps> ourMaps(cases.size());
+        QStringList args { testutil::toolsDir() + "/tgraph_reference.py" };
+        for (size_t i = 0; i < cases.size(); ++i) {
+            TGraphModel m(cases[i].options);
+            randomize(*m);
+            m->eval();
+            saveWeightsNpz(m, norm, path((std::string(cases[i].name) + "-weights.npz").c_str()));
+            torch::NoGradGuard noGrad;
+            ours.push_back(m->forward(batch, &ourMaps[i]));
+            models.push_back(m);
+            args << QString::fromStdString(path((std::string(cases[i].name) + "-weights.npz").c_str()))
+                 << QString::fromStdString(graphFile)
+                 << QString::fromStdString(path((std::string(cases[i].name) + "-ref.npz").c_str()));
+        }
+        // Tile model on a tile graph.
+        const TileGraph tg = smallTileGraph(12);
+        validate(tg, "tile");
+        const Normalizer tileNorm = fitNormalizer(tg.nodeFeat);
+        TileModel tile = randomTileModel(tg);
+        saveTileWeightsNpz(tile, tileNorm, path("tile-weights.npz"));
+        saveTileGraph(tg, path("tile-graph.npz"));
+        torch::Tensor tileOurs;
+        {
+            torch::NoGradGuard noGrad;
+            tileOurs = tile->forward(makeTileBatch(tg, tileNorm, allRows(12), 121, "tile"));
+        }
+        args << QString::fromStdString(path("tile-weights.npz")) << QString::fromStdString(path("tile-graph.npz"))
+             << QString::fromStdString(path("tile-ref.npz"));
+
+        const auto r = testutil::run(testutil::python(), args, 300000);
+        QVERIFY2(r.exitCode == 0 && !r.crashed, r.err.constData());
+
+        for (size_t i = 0; i < cases.size(); ++i) {
+            NpzReader ref(path((std::string(cases[i].name) + "-ref.npz").c_str()));
+            const auto refScores = tensorOf(ref.read<float>("scores"));
+            QCOMPARE(refScores.sizes().vec(), ours[i].sizes().vec());
+            const double rel = relativeError(ours[i], refScores);
+            const double centered = centeredRelativeError(ours[i], refScores);
+            qInfo("parity %s: max relative error %.3g, centered %.3g (score spread %.3g)", cases[i].name, rel, centered,
+                maxAbs(refScores - refScores.mean()));
+            QVERIFY2(rel < 1e-4, qPrintable(QString::number(rel)));
+            QVERIFY2(centered < 1e-4, qPrintable(QString::number(centered)));
+            for (const LayerAttention& layer : ourMaps[i].layers) {
+                const auto gate = tensorOf(ref.read<float>("gate." + layer.layer));
+                QVERIFY(maxAbs(gate - torch::tensor(layer.gate).view({ layer.configs, layer.channels })) < 1e-5);
+                if (cases[i].options.useCrossAttn) {
+                    const auto cross = tensorOf(ref.read<float>("cross." + layer.layer));
+                    QVERIFY(maxAbs(cross - torch::tensor(layer.cross).view({ layer.configs, layer.channels })) < 1e-5);
+                } else {
+                    QVERIFY(!ref.contains("cross." + layer.layer));
+                }
+            }
+        }
+        NpzReader ref(path("tile-ref.npz"));
+        const auto refTile = tensorOf(ref.read<float>("scores"));
+        const double rel = relativeError(tileOurs, refTile);
+        const double centered = centeredRelativeError(tileOurs, refTile);
+        qInfo("parity tile: max relative error %.3g, centered %.3g", rel, centered);
+        QVERIFY2(rel < 1e-4, qPrintable(QString::number(rel)));
+        QVERIFY2(centered < 1e-4, qPrintable(QString::number(centered)));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestModel)
+#include "tst_model.moc"
