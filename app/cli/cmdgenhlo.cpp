@@ -69,13 +69,21 @@ int runGenHlo(const std::vector<std::string>& args)
         return rc;
     if (p.value("--output").empty())
         return usageError("gen-hlo", "missing -o OUT.hlo");
+    if (!isNumber(p.value("--size")))
+        return usageError("gen-hlo", "--size must be an integer");
     bool known = false;
     for (const auto& f : hloGenFamilies())
         known |= f == p.value("--family");
-    if (!known)
-        return usageError("gen-hlo", "--family must be one of " + families);
-    if (!isNumber(p.value("--size")) || std::stoll(p.value("--size")) < 50)
-        return usageError("gen-hlo", "--size must be an integer >= 50");
+    if (!known) {
+        std::fprintf(stderr, "tgraph gen-hlo: error: unknown family '%s' (known: %s)\n", p.value("--family").c_str(),
+            families.c_str());
+        return ExitBadInput;
+    }
+    const long long size = std::stoll(p.value("--size"));
+    if (size < 50 || size > 2000000) {
+        std::fprintf(stderr, "tgraph gen-hlo: error: --size %lld out of range 50..2000000 instructions\n", size);
+        return ExitBadInput;
+    }
     if (!isNumber(p.value("--seed")))
         return usageError("gen-hlo", "--seed must be a non-negative integer");
     return guarded("gen-hlo", genHlo, p);
