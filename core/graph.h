@@ -15,6 +15,8 @@ constexpr int kNodeFeatures = 140; // node_feat columns (spec/tgraph-model.md §
 constexpr int kNumericNodeFeatures = 134; // columns 0..133 are standardized, 134..139 are layout tokens
 constexpr int kLayoutConfigFeatures = 18; // node_config_feat per (config, configurable node)
 constexpr int kTileConfigFeatures = 24; // config_feat per tile config
+// Extra npz key of simulated data: a uint8 array holding UTF-8 JSON (numpy: bytes(d["meta_synthetic"])).
+constexpr const char* kSyntheticMetaKey = "meta_synthetic";
 
 enum class GraphKind { Layout, Tile };
 const char* graphKindName(GraphKind kind);
@@ -39,6 +41,7 @@ struct LayoutGraph
     NdArray<float> nodeConfigFeat; // (C, Nc, 18), values -1..5
     NdArray<int64_t> configRuntime; // (C,) ns; all zero in test splits (not measured)
     NdArray<int64_t> nodeSplits; // (k,) computation split offsets (empty when absent)
+    std::string syntheticMeta;   // meta_synthetic: JSON describing simulated data ("" = real data)
     std::map<std::string, ArrayStorage> storage; // per key, as read from the source file
 
     int64_t nodeCount() const { return nodeFeat.ndim() == 2 ? nodeFeat.dim(0) : 0; }
@@ -58,6 +61,7 @@ struct TileGraph
     NdArray<float> configFeat; // (C, 24)
     NdArray<int64_t> configRuntime; // (C,)
     NdArray<int64_t> configRuntimeNormalizers; // (C,)
+    std::string syntheticMeta;                 // meta_synthetic, as for layout graphs
     std::map<std::string, ArrayStorage> storage;
 
     int64_t nodeCount() const { return nodeFeat.ndim() == 2 ? nodeFeat.dim(0) : 0; }

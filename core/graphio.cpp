@@ -130,6 +130,23 @@ DType floatTypeOr(const std::map<std::string, ArrayStorage>& storage, const char
     return t.isFloat() ? t : kFloat32;
 }
 
+std::string readSyntheticMeta(NpzReader& npz, ProgressSink* progress)
+{
+    if (!npz.contains(kSyntheticMetaKey))
+        return {};
+    const NdArray<uint8_t> bytes = npz.read<uint8_t>(kSyntheticMetaKey, progress);
+    return std::string(reinterpret_cast<const char*>(bytes.data()), size_t(bytes.size()));
+}
+
+void writeSyntheticMeta(NpzWriter& w, const std::string& meta)
+{
+    if (meta.empty())
+        return;
+    NdArray<uint8_t> bytes({ int64_t(meta.size()) });
+    std::copy(meta.begin(), meta.end(), bytes.data());
+    w.add(kSyntheticMetaKey, bytes);
+}
+
 } // namespace
 
 GraphKind detectGraphKind(const NpzReader& npz)
@@ -172,6 +189,7 @@ LayoutGraph readLayoutGraph(NpzReader& npz, const GraphLoadOptions& options)
     } else {
         g.nodeSplits = NdArray<int64_t>({ 0 });
     }
+    g.syntheticMeta = readSyntheticMeta(npz, progress.sink());
     if (options.repadLayout && g.nodeFeat.ndim() == 2 && g.nodeFeat.dim(1) == kNodeFeatures)
         repadLayoutColumns(g.nodeFeat);
     validate(g, npz.path(), options.minConfigs);
@@ -194,6 +212,7 @@ TileGraph readTileGraph(NpzReader& npz, const GraphLoadOptions& options)
     g.configFeat = npz.read<float>("config_feat", progress.sink());
     g.configRuntime = readRuntimes(npz, "config_runtime", progress.sink());
     g.configRuntimeNormalizers = readRuntimes(npz, "config_runtime_normalizers", progress.sink());
+    g.syntheticMeta = readSyntheticMeta(npz, progress.sink());
     validate(g, npz.path(), options.minConfigs);
     return g;
 }
@@ -242,6 +261,7 @@ void saveLayoutGraph(const LayoutGraph& g, const std::string& path, const GraphW
             s.reshape({ 1, s.size() });
         w.add("node_splits", s, fittingType(s, storedTypeOr(st, "node_splits", kInt64)));
     }
+    writeSyntheticMeta(w, g.syntheticMeta);
     w.commit();
 }
 
@@ -261,6 +281,7 @@ void saveTileGraph(const TileGraph& g, const std::string& path, const GraphWrite
     w.add("config_runtime", g.configRuntime, fittingType(g.configRuntime, storedTypeOr(st, "config_runtime", kInt64)));
     w.add("config_runtime_normalizers", g.configRuntimeNormalizers,
         fittingType(g.configRuntimeNormalizers, storedTypeOr(st, "config_runtime_normalizers", kInt64)));
+    writeSyntheticMeta(w, g.syntheticMeta);
     w.commit();
 }
 

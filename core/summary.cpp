@@ -70,6 +70,7 @@ GraphSummary summarize(const LayoutGraph& g)
     s.configurableOpcodes = histogram(g.nodeOpcode, &ids);
     s.nodeSplits.assign(g.nodeSplits.data(), g.nodeSplits.data() + g.nodeSplits.size());
     s.arrays = arraysOf(g.storage);
+    s.syntheticMeta = g.syntheticMeta;
     return s;
 }
 
@@ -88,6 +89,7 @@ GraphSummary summarize(const TileGraph& g)
             ++s.duplicateConfigs;
     s.opcodeHistogram = histogram(g.nodeOpcode);
     s.arrays = arraysOf(g.storage);
+    s.syntheticMeta = g.syntheticMeta;
     return s;
 }
 
@@ -179,6 +181,8 @@ std::string formatSummaryText(const GraphSummary& s)
             line("warning", w);
     }
     line("kind", graphKindName(s.kind));
+    if (!s.syntheticMeta.empty())
+        line("synthetic", "yes, simulated runtimes: " + s.syntheticMeta);
     line("nodes", std::to_string(s.nodes));
     line("edges", std::to_string(s.edges));
     if (s.kind == GraphKind::Layout) {
@@ -275,6 +279,9 @@ std::string formatSummaryJson(const GraphSummary& s)
         j.endObject();
     }
     j.key("kind").value(graphKindName(s.kind));
+    j.key("synthetic").value(!s.syntheticMeta.empty());
+    if (!s.syntheticMeta.empty())
+        j.key("synthetic_meta").value(s.syntheticMeta);
     j.key("nodes").value(s.nodes);
     j.key("edges").value(s.edges);
     if (s.kind == GraphKind::Layout)

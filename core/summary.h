@@ -50,6 +50,7 @@ struct GraphSummary
     std::vector<int64_t> nodeSplits;
     std::vector<std::pair<std::string, ArrayStorage>> arrays; // every member as stored, archive order
     std::optional<ModuleSummary> module; // for HLO inputs
+    std::string syntheticMeta; // non-empty for simulated data (meta_synthetic JSON)
 };
 
 GraphSummary summarize(const LayoutGraph& graph);

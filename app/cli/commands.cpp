@@ -14,12 +14,15 @@ const std::vector<Command>& commands()
     static const std::vector<Command> list = {
         { "convert", "featurize an XLA HLO module (text or protobuf, tuning records too) into a TpuGraphs .npz",
             runConvert },
-        { "gen-hlo", "write a synthetic HLO text module (mlp, resnet, transformer) shaped like an XLA dump",
+        { "gen-hlo", "write a synthetic HLO text module (mlp, resnet, transformer, unet, gnn) shaped like an XLA dump",
             runGenHlo },
         { "inspect", "summarize graphs and modules: .npz, HLO text, HLO and tuning-record protobufs", runInspect },
         { "prune", "prune a layout graph to its configurable nodes and their neighbours; dedup and compress configs",
             runPrune },
-        { "synth", "write a synthetic TpuGraphs layout graph (for demos, tests and benchmarks)", runSynth },
+        { "simulate",
+            "price layout configs of an HLO module with the analytical cost simulator (baseline, calibration)",
+            runSimulate },
+        { "synth", "write synthetic TpuGraphs collections (generated modules, simulated runtimes)", runSynth },
     };
     return list;
 }

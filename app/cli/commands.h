@@ -37,6 +37,7 @@ int runConvert(const std::vector<std::string>& args);
 int runGenHlo(const std::vector<std::string>& args);
 int runInspect(const std::vector<std::string>& args);
 int runPrune(const std::vector<std::string>& args);
+int runSimulate(const std::vector<std::string>& args);
 int runSynth(const std::vector<std::string>& args);
 
 } // namespace tgraph::cli

@@ -490,6 +490,79 @@ private Q_SLOTS:
         QCOMPARE(QDir(badDir).entryList(QDir::Files | QDir::Hidden).size(), 0);
     }
 
+    void synthCollectionsAndSimulate()
+    {
+        // --explain prints every simulator parameter
+        auto r = tgraphRun({ "synth", "--explain" });
+        QCOMPARE(r.exitCode, 0);
+        for (const char* p : { "matrixFlops", "hbmBandwidth", "laneTile", "noiseSigma", "failureRate", "vmemBytes" })
+            QVERIFY2(r.out.contains(p), p);
+        // a small layout collection, then inspect one of its files
+        const QString dir = path("synth_layout");
+        r = tgraphRun({ "synth", "--collection", "layout", "--sampler", "default", "--graphs", "4", "--configs", "30",
+            "--min-size", "200", "--max-size", "400", "--seed", "5", "-o", dir });
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QVERIFY(r.out.contains("layout collection (default sampler)"));
+        const QStringList train = QDir(dir + "/train").entryList({ "*.npz" });
+        QVERIFY(!train.isEmpty());
+        const auto info = QJsonDocument::fromJson(tgraphRun({ "inspect", dir + "/train/" + train[0], "--json" }).out).object();
+        QCOMPARE(info["synthetic"].toBool(), true);
+        QVERIFY(info["synthetic_meta"].toString().contains("\"sampler\": \"default\""));
+        QVERIFY(info["runtimes_measured"].toBool());
+        // simulate a module without measurements
+        const QString hlo = path("sim.hlo");
+        QCOMPARE(tgraphRun({ "gen-hlo", "--family", "resnet", "--size", "600", "-o", hlo }).exitCode, 0);
+        r = tgraphRun({ "simulate", hlo, "--configs", "50", "-o", path("sim.npz") });
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QVERIFY(r.out.contains("50 configurations sampled (random) and simulated"));
+        const auto sim = QJsonDocument::fromJson(tgraphRun({ "inspect", path("sim.npz"), "--json" }).out).object();
+        QVERIFY(sim["configs"].toInt() >= 45); // a few may have failed
+        QVERIFY(sim["synthetic"].toBool());
+    }
+
+    void synthAndSimulateBadInput_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<int>("exitCode");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("unknown family") << QStringList { "gen-hlo", "--family", "vgg", "-o", "x.hlo" } << 1 << "unknown family 'vgg'";
+        QTest::newRow("size out of range") << QStringList { "gen-hlo", "--family", "mlp", "--size", "10", "-o", "x.hlo" } << 1
+                                           << "out of range";
+        QTest::newRow("unknown family in synth")
+            << QStringList { "synth", "--collection", "layout", "--families", "mlp,vgg", "-o", "out" } << 1
+            << "unknown generator family";
+        QTest::newRow("sizes out of range")
+            << QStringList { "synth", "--collection", "layout", "--min-size", "500", "--max-size", "100", "-o", "out" } << 1
+            << "module sizes";
+        QTest::newRow("unwritable output")
+            << QStringList { "synth", "--collection", "tile", "--graphs", "2", "-o", "/proc/tgraph-not-writable" } << 1
+            << "cannot create the output directory";
+        QTest::newRow("no configurable node") << QStringList { "simulate", "PLAIN" } << 1 << "no configurable node";
+        QTest::newRow("too many configs") << QStringList { "simulate", "RESNET", "--configs", "2000000000" } << 1
+                                          << "ask for fewer";
+        QTest::newRow("bad collection") << QStringList { "synth", "--collection", "graph", "-o", "out" } << 2 << "layout or tile";
+    }
+    void synthAndSimulateBadInput()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(int, exitCode);
+        QFETCH(QString, expected);
+        const QString plain = path("plain_module.hlo");
+        testutil::writeAll(plain, "HloModule p\nENTRY e {\n  p = f32[2]{0} parameter(0)\n  ROOT n = f32[2]{0} negate(p)\n}\n");
+        const QString resnet = path("resnet_for_limits.hlo");
+        if (!QFileInfo::exists(resnet))
+            tgraphRun({ "gen-hlo", "--family", "resnet", "--size", "3000", "-o", resnet });
+        args.replaceInStrings("PLAIN", plain);
+        args.replaceInStrings("RESNET", resnet);
+        for (QString& a : args)
+            if (a == "out" || a == "x.hlo")
+                a = path("bad_out_" + a);
+        const auto r = tgraphRun(args);
+        QVERIFY2(!r.crashed && r.exitCode == exitCode, qPrintable(QString::number(r.exitCode) + ": " + r.err));
+        QVERIFY2(r.err.contains(expected.toUtf8()), r.err.constData());
+        QVERIFY(!QFileInfo::exists(path("bad_out_x.hlo")));
+    }
+
 private:
     static int QDocumentNodes(const QByteArray& json)
     {
