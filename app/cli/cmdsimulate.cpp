@@ -38,7 +38,8 @@ int simulate(const ArgParser& p)
     LayoutSampler sampler = LayoutSampler::Random;
     parseLayoutSampler(p.value("--sampler"), &sampler);
     if (detectInputKind(in) == InputKind::Npz)
-        throw InputError(in, "", "is a TpuGraphs .npz; simulate reads HLO modules (text or protobuf, tuning records too)");
+        throw InputError(
+            in, "", "is a TpuGraphs .npz; simulate reads HLO modules (text or protobuf, tuning records too)");
     const HloInputFile input = readHloInput(in); // attributes kept: backend_config holds while trip counts
     const bool toDirectory = !out.empty() && (input.modules.size() > 1 || out.ends_with('/') || fs::is_directory(out));
     if (toDirectory) {
@@ -57,7 +58,8 @@ int simulate(const ArgParser& p)
         if (!data.runs.empty()) {
             // Measured configurations: price them and compare (the analytical baseline).
             graph = featurizeLayout(data, in);
-            const std::vector<int64_t> ids(graph.nodeConfigIds.data(), graph.nodeConfigIds.data() + graph.configurableCount());
+            const std::vector<int64_t> ids(
+                graph.nodeConfigIds.data(), graph.nodeConfigIds.data() + graph.configurableCount());
             const LayoutSimulator sim(data.module, ids, params);
             std::vector<double> measured, simulated;
             for (int64_t c = 0; c < graph.configCount(); ++c) {
@@ -77,7 +79,8 @@ int simulate(const ArgParser& p)
         } else {
             const std::vector<int64_t> configurable = defaultConfigurableNodes(data.module);
             if (configurable.empty())
-                throw InputError(in, "module " + name, "has no configurable node (convolution, dot or reshape) to simulate");
+                throw InputError(
+                    in, "module " + name, "has no configurable node (convolution, dot or reshape) to simulate");
             const NdArray<float> configs
                 = sampleLayoutConfigs(layoutChoices(data.module, configurable), count, sampler, seed, in);
             {
@@ -105,9 +108,11 @@ int simulate(const ArgParser& p)
                     (long long)(configs.dim(0) - kept), formatDuration(ns[0]).c_str());
             }
         }
-        graph.syntheticMeta = syntheticMetaJson("tgraph simulate", name, data.runs.empty() ? layoutSamplerName(sampler) : "measured configs", seed, params);
+        graph.syntheticMeta = syntheticMetaJson(
+            "tgraph simulate", name, data.runs.empty() ? layoutSamplerName(sampler) : "measured configs", seed, params);
         if (graph.configCount() > 0) {
-            const auto [lo, hi] = std::minmax_element(graph.configRuntime.data(), graph.configRuntime.data() + graph.configCount());
+            const auto [lo, hi]
+                = std::minmax_element(graph.configRuntime.data(), graph.configRuntime.data() + graph.configCount());
             std::printf("  simulated runtimes %s .. %s\n", formatDuration(*lo).c_str(), formatDuration(*hi).c_str());
         }
         if (!out.empty()) {
@@ -116,7 +121,8 @@ int simulate(const ArgParser& p)
                 std::string base;
                 for (char c : name)
                     base += (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-') ? c : '_';
-                target = (fs::path(out) / ((base.empty() ? "module" : base) + "-" + std::to_string(k) + ".npz")).string();
+                target
+                    = (fs::path(out) / ((base.empty() ? "module" : base) + "-" + std::to_string(k) + ".npz")).string();
             }
             validate(graph, target, 0);
             saveLayoutGraph(graph, target);
@@ -138,7 +144,8 @@ int runSimulate(const std::vector<std::string>& args)
         "runtimes (marked synthetic), written with -o.",
         "IN [-o OUT.npz|DIR/] [--configs N] [--sampler random|default] [--seed S]");
     p.addPositional("IN", "HLO text, HloModuleProto / HloProto / HloSnapshot, or a layout tuning record");
-    p.addOption("--output", "-o", "OUT", "write the layout graph with simulated runtimes (a directory for several modules)");
+    p.addOption(
+        "--output", "-o", "OUT", "write the layout graph with simulated runtimes (a directory for several modules)");
     p.addOption("--configs", "", "N", "configurations to sample for a module without measurements", "200");
     p.addOption("--sampler", "", "S", "random or default (see tgraph synth --help)", "random");
     p.addOption("--seed", "", "S", "random seed of sampling and simulated noise", "1");

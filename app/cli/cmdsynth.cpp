@@ -50,8 +50,8 @@ int synthGraph(const ArgParser& p)
     write.progress = &progress;
     saveLayoutGraph(g, p.value("--output"), write);
     std::printf("wrote %s: synthetic layout graph, %lld nodes, %lld edges, %lld configurable, %lld configs\n",
-        p.value("--output").c_str(), (long long)g.nodeCount(), (long long)g.edgeCount(), (long long)g.configurableCount(),
-        (long long)g.configCount());
+        p.value("--output").c_str(), (long long)g.nodeCount(), (long long)g.edgeCount(),
+        (long long)g.configurableCount(), (long long)g.configCount());
     return ExitOk;
 }
 
@@ -79,13 +79,16 @@ int synthCollection(const ArgParser& p)
         }
     }
     if (spec.minInstructions < 50 || spec.maxInstructions > 1000000 || spec.minInstructions > spec.maxInstructions)
-        throw InputError("--min-size/--max-size", std::to_string(spec.minInstructions) + ".." + std::to_string(spec.maxInstructions),
+        throw InputError("--min-size/--max-size",
+            std::to_string(spec.minInstructions) + ".." + std::to_string(spec.maxInstructions),
             "module sizes must satisfy 50 <= min <= max <= 1000000 instructions");
     TerminalProgress progress;
     const SynthCollectionResult r = writeSynthCollection(spec, out, &progress);
-    std::printf("wrote %s: synthetic %s collection (%s sampler), %d train / %d valid / %d test graphs, %lld configs in all\n",
-        out.c_str(), graphKindName(spec.kind), spec.kind == GraphKind::Tile ? "tile-size" : layoutSamplerName(spec.sampler),
-        r.train, r.valid, r.test, (long long)r.configs);
+    std::printf(
+        "wrote %s: synthetic %s collection (%s sampler), %d train / %d valid / %d test graphs, %lld configs in all\n",
+        out.c_str(), graphKindName(spec.kind),
+        spec.kind == GraphKind::Tile ? "tile-size" : layoutSamplerName(spec.sampler), r.train, r.valid, r.test,
+        (long long)r.configs);
     return ExitOk;
 }
 

@@ -23,7 +23,12 @@ struct Command
     int (*run)(const std::vector<std::string>& args);
 };
 
+// Commands of `tgraph` itself (core only, start in milliseconds).
 const std::vector<Command>& commands();
+// Names and summaries (run == nullptr) of the commands that `tgraph` hands to the `tgraph-model`
+// executable next to it (LibTorch), and the runnable table inside tgraph-model.
+const std::vector<Command>& modelCommandSummaries();
+const std::vector<Command>& modelCommands();
 
 // Shared plumbing: parse `args` with `parser`; prints help (returns ExitOk) or a usage error
 // (returns ExitUsage). Returns -1 when the command should go on.

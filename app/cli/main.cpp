@@ -5,10 +5,13 @@
 #include "core/versions.h"
 #include "terminalprogress.h"
 
+#include <cerrno>
+#include <climits>
 #include <cstdio>
 #include <cstring>
 #include <exception>
 #include <string>
+#include <unistd.h>
 #include <vector>
 
 using namespace tgraph::cli;
@@ -22,12 +25,33 @@ void printHelp()
                 "Commands:\n");
     for (const auto& c : commands())
         std::printf("  %-10s %s\n", c.name, c.summary);
+    for (const auto& c : modelCommandSummaries())
+        std::printf("  %-10s %s\n", c.name, c.summary);
     std::printf("\nGlobal options:\n"
                 "  -h, --help     show this help\n"
                 "  --version      show versions\n\n"
                 "Run 'tgraph <command> --help' for the options of a command.\n"
                 "Exit codes: 0 ok, 1 bad input (the message names file, place and problem), 2 usage error,\n"
                 "3 internal error, 130 interrupted (Ctrl-C; partial outputs are removed).\n");
+}
+
+// Model commands run in tgraph-model (LibTorch) next to this executable: replace this process by
+// it, so signals, exit codes and output are its own.
+int execModelCommand(char** argv)
+{
+    char self[PATH_MAX];
+    const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    std::string dir = ".";
+    if (n > 0) {
+        self[n] = '\0';
+        dir = self;
+        dir.erase(dir.rfind('/'));
+    }
+    const std::string exe = dir + "/tgraph-model";
+    argv[0] = const_cast<char*>("tgraph");
+    execv(exe.c_str(), argv);
+    std::fprintf(stderr, "tgraph %s: internal error: cannot run %s: %s\n", argv[1], exe.c_str(), std::strerror(errno));
+    return 3;
 }
 
 } // namespace
@@ -64,6 +88,9 @@ int main(int argc, char** argv)
             }
         }
     }
+    for (const auto& c : modelCommandSummaries())
+        if (args.front() == c.name)
+            return execModelCommand(argv);
     std::fprintf(stderr, "tgraph: unknown command '%s' (see 'tgraph --help')\n", args.front().c_str());
     return ExitUsage;
 }

@@ -141,6 +141,40 @@ private Q_SLOTS:
         QVERIFY(tgraphRun({ "--version" }).out.startsWith("tgraph "));
     }
 
+    // The LibTorch commands live in tgraph-model; `tgraph` lists them from its own table and hands
+    // them over. Both tables must agree, and each listed command must reach its own --help.
+    void modelCommandsHandedOver()
+    {
+        auto commandLines = [](const QByteArray& help) {
+            QSet<QByteArray> lines;
+            for (const QByteArray& line : help.split('\n'))
+                if (line.startsWith("  ") && !line.startsWith("   ") && !line.trimmed().startsWith("-"))
+                    lines.insert(line.trimmed());
+            return lines;
+        };
+        const auto model = testutil::run(testutil::binDir() + "/tgraph-model", { "--help" });
+        QCOMPARE(model.exitCode, 0);
+        const QSet<QByteArray> modelLines = commandLines(model.out);
+        const QSet<QByteArray> all = commandLines(tgraphRun({ "--help" }).out);
+        for (const QByteArray& line : modelLines)
+            QVERIFY2(all.contains(line), line.constData());
+        QSet<QByteArray> coreLines;
+        for (const char* cmd : { "convert", "gen-hlo", "inspect", "prune", "simulate", "synth" })
+            for (const QByteArray& line : all)
+                if (line.startsWith(QByteArray(cmd) + " "))
+                    coreLines.insert(line);
+        QCOMPARE(coreLines.size(), 6);
+        QCOMPARE(all.size(), coreLines.size() + modelLines.size()); // nothing listed by tgraph alone
+        for (const QByteArray& line : modelLines) {
+            const QByteArray name = line.left(line.indexOf(' '));
+            const auto r = tgraphRun({ QString::fromLatin1(name), "--help" });
+            QCOMPARE(r.exitCode, 0);
+            QVERIFY2(r.out.startsWith("Usage: tgraph " + name), r.out.constData());
+            QCOMPARE(tgraphRun({ "help", QString::fromLatin1(name) }).out, r.out);
+        }
+        QVERIFY(testutil::run(testutil::binDir() + "/tgraph-model", { "--version" }).out.contains("LibTorch"));
+    }
+
     void synthInspectPruneRoundTrip()
     {
         const QString in = path("synth.npz");
@@ -505,7 +539,8 @@ private Q_SLOTS:
         QVERIFY(r.out.contains("layout collection (default sampler)"));
         const QStringList train = QDir(dir + "/train").entryList({ "*.npz" });
         QVERIFY(!train.isEmpty());
-        const auto info = QJsonDocument::fromJson(tgraphRun({ "inspect", dir + "/train/" + train[0], "--json" }).out).object();
+        const auto info
+            = QJsonDocument::fromJson(tgraphRun({ "inspect", dir + "/train/" + train[0], "--json" }).out).object();
         QCOMPARE(info["synthetic"].toBool(), true);
         QVERIFY(info["synthetic_meta"].toString().contains("\"sampler\": \"default\""));
         QVERIFY(info["runtimes_measured"].toBool());
@@ -525,22 +560,23 @@ private Q_SLOTS:
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<int>("exitCode");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("unknown family") << QStringList { "gen-hlo", "--family", "vgg", "-o", "x.hlo" } << 1 << "unknown family 'vgg'";
-        QTest::newRow("size out of range") << QStringList { "gen-hlo", "--family", "mlp", "--size", "10", "-o", "x.hlo" } << 1
-                                           << "out of range";
-        QTest::newRow("unknown family in synth")
-            << QStringList { "synth", "--collection", "layout", "--families", "mlp,vgg", "-o", "out" } << 1
-            << "unknown generator family";
+        QTest::newRow("unknown family") << QStringList { "gen-hlo", "--family", "vgg", "-o", "x.hlo" } << 1
+                                        << "unknown family 'vgg'";
+        QTest::newRow("size out of range")
+            << QStringList { "gen-hlo", "--family", "mlp", "--size", "10", "-o", "x.hlo" } << 1 << "out of range";
+        QTest::newRow("unknown family in synth") << QStringList { "synth", "--collection", "layout", "--families",
+            "mlp,vgg", "-o", "out" } << 1 << "unknown generator family";
         QTest::newRow("sizes out of range")
-            << QStringList { "synth", "--collection", "layout", "--min-size", "500", "--max-size", "100", "-o", "out" } << 1
-            << "module sizes";
+            << QStringList { "synth", "--collection", "layout", "--min-size", "500", "--max-size", "100", "-o", "out" }
+            << 1 << "module sizes";
         QTest::newRow("unwritable output")
             << QStringList { "synth", "--collection", "tile", "--graphs", "2", "-o", "/proc/tgraph-not-writable" } << 1
             << "cannot create the output directory";
         QTest::newRow("no configurable node") << QStringList { "simulate", "PLAIN" } << 1 << "no configurable node";
-        QTest::newRow("too many configs") << QStringList { "simulate", "RESNET", "--configs", "2000000000" } << 1
-                                          << "ask for fewer";
-        QTest::newRow("bad collection") << QStringList { "synth", "--collection", "graph", "-o", "out" } << 2 << "layout or tile";
+        QTest::newRow("too many configs")
+            << QStringList { "simulate", "RESNET", "--configs", "2000000000" } << 1 << "ask for fewer";
+        QTest::newRow("bad collection") << QStringList { "synth", "--collection", "graph", "-o", "out" } << 2
+                                        << "layout or tile";
     }
     void synthAndSimulateBadInput()
     {
@@ -548,7 +584,8 @@ private Q_SLOTS:
         QFETCH(int, exitCode);
         QFETCH(QString, expected);
         const QString plain = path("plain_module.hlo");
-        testutil::writeAll(plain, "HloModule p\nENTRY e {\n  p = f32[2]{0} parameter(0)\n  ROOT n = f32[2]{0} negate(p)\n}\n");
+        testutil::writeAll(
+            plain, "HloModule p\nENTRY e {\n  p = f32[2]{0} parameter(0)\n  ROOT n = f32[2]{0} negate(p)\n}\n");
         const QString resnet = path("resnet_for_limits.hlo");
         if (!QFileInfo::exists(resnet))
             tgraphRun({ "gen-hlo", "--family", "resnet", "--size", "3000", "-o", resnet });
