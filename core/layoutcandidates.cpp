@@ -110,7 +110,7 @@ bool parseLayoutSampler(const std::string& text, LayoutSampler* sampler)
 }
 
 NdArray<float> sampleLayoutConfigs(std::span<const NodeLayoutChoices> nodes, int64_t count, LayoutSampler sampler,
-    uint64_t seed, const std::string& file, uint64_t maxBytes)
+    uint64_t seed, const std::string& file, uint64_t maxBytes, const std::function<double(const float*)>& cost)
 {
     const int64_t nc = int64_t(nodes.size());
     const int64_t width = nc * kLayoutConfigFeatures;
@@ -144,6 +144,8 @@ NdArray<float> sampleLayoutConfigs(std::span<const NodeLayoutChoices> nodes, int
                 n.tensors[t].write(pick - 1, node + 6 * t);
         }
     };
+    const bool guided = sampler == LayoutSampler::Default && bool(cost);
+    std::vector<double> costs; // of the accepted rows, when guided
     auto accept = [&](const std::vector<float>& r) {
         auto& same = seen[rowHash(r.data(), width)];
         for (int64_t i : same)
@@ -151,6 +153,8 @@ NdArray<float> sampleLayoutConfigs(std::span<const NodeLayoutChoices> nodes, int
                 return false;
         same.push_back(int64_t(rows.size()) / std::max<int64_t>(width, 1));
         rows.insert(rows.end(), r.begin(), r.end());
+        if (guided)
+            costs.push_back(cost(r.data()));
         return true;
     };
     accept(row); // the compiler default
@@ -163,12 +167,30 @@ NdArray<float> sampleLayoutConfigs(std::span<const NodeLayoutChoices> nodes, int
                 randomizeNode(row.data() + k * kLayoutConfigFeatures, nodes[size_t(k)]);
         } else {
             const int64_t window = std::min<int64_t>(have, 64);
-            const int64_t parent = have - 1 - int64_t(rng() % uint64_t(window));
+            int64_t parent = have - 1 - int64_t(rng() % uint64_t(window));
+            if (guided && rng() % 2 == 0) { // tournament of 4 among everything found so far
+                for (int t = 0; t < 4; ++t) {
+                    const int64_t other = int64_t(rng() % uint64_t(have));
+                    if (t == 0 || costs[size_t(other)] < costs[size_t(parent)])
+                        parent = other;
+                }
+            }
             std::copy_n(rows.begin() + ptrdiff_t(parent * width), width, row.begin());
-            const int changes = 1 + int(rng() % 3);
+            const int changes = rng() % 2 ? 1 : 2 + int(rng() % 2); // half of the steps change one thing
             for (int c = 0; c < changes; ++c) {
                 const int64_t k = int64_t(rng() % uint64_t(nc));
-                randomizeNode(row.data() + k * kLayoutConfigFeatures, nodes[size_t(k)]);
+                const NodeLayoutChoices& n = nodes[size_t(k)];
+                float* node = row.data() + k * kLayoutConfigFeatures;
+                if (rng() % 2 == 0 || n.tensors.empty()) {
+                    randomizeNode(node, n);
+                } else { // one tensor of the node
+                    const size_t t = size_t(rng() % n.tensors.size());
+                    const int64_t pick = int64_t(rng() % uint64_t(n.tensors[t].count() + 1));
+                    if (pick == 0)
+                        std::fill_n(node + 6 * t, 6, -1.0f);
+                    else
+                        n.tensors[t].write(pick - 1, node + 6 * t);
+                }
             }
         }
         if (!accept(row))

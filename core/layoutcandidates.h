@@ -5,6 +5,7 @@
 #include "ndarray.h"
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -37,9 +38,10 @@ struct NodeLayoutChoices
 std::vector<NodeLayoutChoices> layoutChoices(const HloModule& module, std::span<const int64_t> configurableNodes);
 
 enum class LayoutSampler {
-    Random,  // each tensor of each node uniformly among its choices and the default (layout:*:random)
-    Default, // a local search around the compiler default: each config changes 1-3 nodes of an earlier
-             // one, starting from the default (layout:*:default)
+    Random, // each tensor of each node uniformly among its choices and the default (layout:*:random)
+    Default, // a local search around the compiler default: each config changes 1-3 nodes (or single
+             // tensors) of an earlier one, starting from the default (layout:*:default); guided by a
+             // cost function when one is given, as the autotuner's search that produced the real data
 };
 const char* layoutSamplerName(LayoutSampler sampler);
 bool parseLayoutSampler(const std::string& text, LayoutSampler* sampler);
@@ -47,7 +49,11 @@ bool parseLayoutSampler(const std::string& text, LayoutSampler* sampler);
 // Up to `count` distinct config rows (C, Nc, 18) as float layout values; row 0 is the compiler
 // default (all -1). Fewer rows when the space is smaller. Throws InputError naming `file` when
 // the rows would not fit in `maxBytes` (the estimate is in the message).
+// `cost` (optional, Default sampler only): the runtime of a row; parents are then picked by
+// tournament among the rows found so far half of the time, so the search drifts towards faster
+// configurations.
 NdArray<float> sampleLayoutConfigs(std::span<const NodeLayoutChoices> nodes, int64_t count, LayoutSampler sampler,
-    uint64_t seed, const std::string& file = {}, uint64_t maxBytes = uint64_t(8) << 30);
+    uint64_t seed, const std::string& file = {}, uint64_t maxBytes = uint64_t(8) << 30,
+    const std::function<double(const float*)>& cost = {});
 
 } // namespace tgraph

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <random>
 #include <unordered_map>
 #include <unordered_set>
@@ -43,17 +44,41 @@ int elementBytes(int32_t type)
 Kind kindOf(std::string_view op)
 {
     static const std::unordered_map<std::string_view, Kind> kinds = {
-        { "parameter", Kind::Free }, { "constant", Kind::Free }, { "get-tuple-element", Kind::Free },
-        { "tuple", Kind::Free }, { "bitcast", Kind::Free }, { "after-all", Kind::Free }, { "partition-id", Kind::Free },
-        { "replica-id", Kind::Free }, { "while", Kind::Free }, { "conditional", Kind::Free }, { "call", Kind::Free },
-        { "opt-barrier", Kind::Free }, { "add-dependency", Kind::Free }, { "domain", Kind::Free },
-        { "convolution", Kind::Matrix }, { "dot", Kind::Matrix }, { "fusion", Kind::Fusion }, { "reshape", Kind::Reshape },
-        { "transpose", Kind::Transpose }, { "copy", Kind::DataMovement }, { "slice", Kind::DataMovement },
-        { "concatenate", Kind::DataMovement }, { "pad", Kind::DataMovement }, { "gather", Kind::DataMovement },
-        { "scatter", Kind::DataMovement }, { "broadcast", Kind::DataMovement }, { "dynamic-slice", Kind::DataMovement },
-        { "dynamic-update-slice", Kind::DataMovement }, { "reverse", Kind::DataMovement }, { "sort", Kind::DataMovement },
-        { "reduce", Kind::Reduce }, { "reduce-window", Kind::Reduce }, { "select-and-scatter", Kind::Reduce },
-        { "all-reduce", Kind::Reduce }, { "reduce-scatter", Kind::Reduce },
+        { "parameter", Kind::Free },
+        { "constant", Kind::Free },
+        { "get-tuple-element", Kind::Free },
+        { "tuple", Kind::Free },
+        { "bitcast", Kind::Free },
+        { "after-all", Kind::Free },
+        { "partition-id", Kind::Free },
+        { "replica-id", Kind::Free },
+        { "while", Kind::Free },
+        { "conditional", Kind::Free },
+        { "call", Kind::Free },
+        { "opt-barrier", Kind::Free },
+        { "add-dependency", Kind::Free },
+        { "domain", Kind::Free },
+        { "convolution", Kind::Matrix },
+        { "dot", Kind::Matrix },
+        { "fusion", Kind::Fusion },
+        { "reshape", Kind::Reshape },
+        { "transpose", Kind::Transpose },
+        { "copy", Kind::DataMovement },
+        { "slice", Kind::DataMovement },
+        { "concatenate", Kind::DataMovement },
+        { "pad", Kind::DataMovement },
+        { "gather", Kind::DataMovement },
+        { "scatter", Kind::DataMovement },
+        { "broadcast", Kind::DataMovement },
+        { "dynamic-slice", Kind::DataMovement },
+        { "dynamic-update-slice", Kind::DataMovement },
+        { "reverse", Kind::DataMovement },
+        { "sort", Kind::DataMovement },
+        { "reduce", Kind::Reduce },
+        { "reduce-window", Kind::Reduce },
+        { "select-and-scatter", Kind::Reduce },
+        { "all-reduce", Kind::Reduce },
+        { "reduce-scatter", Kind::Reduce },
     };
     auto it = kinds.find(op);
     return it == kinds.end() ? Kind::Elementwise : it->second;
@@ -72,23 +97,43 @@ double opWeight(std::string_view op)
 
 using Layout = std::vector<int>; // minor-to-major
 
+// Ops whose output layout the compiler's layout assignment derives from their operands': when a
+// producer's layout changes, they run in the new layout instead of forcing a copy back. Element-wise
+// ops and the data movement that keeps the rank; not ops with their own layout constraints.
+bool propagatesLayout(std::string_view op, Kind kind)
+{
+    static const std::unordered_set<std::string_view> fixed
+        = { "custom-call", "iota", "rng", "rng-bit-generator", "rng-get-and-update-state", "all-gather", "all-to-all",
+              "collective-permute", "send", "recv", "infeed", "outfeed", "fft", "cholesky", "triangular-solve",
+              "copy-start", "copy-done", "async-start", "async-done", "get-dimension-size", "set-dimension-size",
+              "batch-norm-training", "batch-norm-inference", "batch-norm-grad", "map", "stochastic-convert" };
+    if (kind == Kind::Elementwise)
+        return !fixed.count(op);
+    return op == "slice" || op == "pad" || op == "concatenate" || op == "dynamic-slice" || op == "dynamic-update-slice"
+        || op == "reverse";
+}
+
 struct Node
 {
     Kind kind = Kind::Free;
-    double multiplier = 0;    // executions per run of the module
-    int bytes = 4;            // element size
+    double multiplier = 0; // executions per run of the module
+    int bytes = 4; // element size
     bool tuple = false;
     std::vector<int64_t> dims;
     Layout defaultLayout;
     std::vector<int64_t> operands; // positions
-    double flops = 0;              // layout-independent work
-    bool matrixInside = false;     // a fusion containing a convolution or dot
-    int config = -1;               // index among the configurable nodes
+    double flops = 0; // layout-independent work
+    bool matrixInside = false; // a fusion containing a convolution or dot
+    int config = -1; // index among the configurable nodes
     // matrix layout preferences (conv: input feature, kernel input/output feature, output feature;
     // dot: lhs and rhs contracting dims, the output's last dim)
     int inputMinor = -1, kernelMinor = -1, kernelSecond = -1, outputMinor = -1, lhsContract = -1, rhsContract = -1;
     bool isDot = false;
     std::vector<int64_t> permutation; // transpose
+    // Layout propagation: the operand (index into operands) whose layout this op's output takes
+    // when a configuration changes it (element-wise ops, loop fusions, slices...), -1 when the
+    // output layout is fixed by the compiler.
+    int follow = -1;
 };
 
 int64_t elements(const std::vector<int64_t>& dims)
@@ -209,6 +254,74 @@ std::string SimulatorParams::explain() const
     return buf;
 }
 
+bool SimulatorParams::assign(const std::string& assignments, std::string* error)
+{
+    SimulatorParams next = *this;
+    struct Field
+    {
+        const char* name;
+        double* real;
+        int* small;
+        int64_t* count;
+        double min, max; // valid range, inclusive
+    };
+    const Field fields[] = {
+        { "matrixFlops", &next.matrixFlops, nullptr, nullptr, 1e6, 1e20 },
+        { "vectorFlops", &next.vectorFlops, nullptr, nullptr, 1e6, 1e20 },
+        { "hbmBandwidth", &next.hbmBandwidth, nullptr, nullptr, 1e6, 1e16 },
+        { "laneTile", nullptr, &next.laneTile, nullptr, 1, 4096 },
+        { "sublaneTile32", nullptr, &next.sublaneTile32, nullptr, 1, 4096 },
+        { "opOverheadNs", &next.opOverheadNs, nullptr, nullptr, 0, 1e9 },
+        { "matrixGoodEfficiency", &next.matrixGoodEfficiency, nullptr, nullptr, 1e-6, 1 },
+        { "matrixPenalty", &next.matrixPenalty, nullptr, nullptr, 1e-6, 1 },
+        { "copyEfficiency", &next.copyEfficiency, nullptr, nullptr, 1e-6, 1e6 },
+        { "defaultTripCount", nullptr, nullptr, &next.defaultTripCount, 1, 1e9 },
+        { "noiseSigma", &next.noiseSigma, nullptr, nullptr, 0, 1 },
+        { "failureRate", &next.failureRate, nullptr, nullptr, 0, 0.99 },
+        { "vmemBytes", &next.vmemBytes, nullptr, nullptr, 1024, 1e15 },
+        { "tileOverheadNs", &next.tileOverheadNs, nullptr, nullptr, 0, 1e9 },
+    };
+    size_t at = 0;
+    while (at <= assignments.size()) {
+        size_t end = assignments.find(',', at);
+        if (end == std::string::npos)
+            end = assignments.size();
+        const std::string item = assignments.substr(at, end - at);
+        at = end + 1;
+        if (item.empty())
+            continue;
+        const size_t eq = item.find('=');
+        const std::string name = item.substr(0, eq);
+        const Field* field = nullptr;
+        for (const Field& f : fields)
+            if (name == f.name)
+                field = &f;
+        if (!field) {
+            *error = "unknown simulator parameter '" + name + "' (see tgraph synth --explain)";
+            return false;
+        }
+        const std::string text = eq == std::string::npos ? std::string() : item.substr(eq + 1);
+        char* stop = nullptr;
+        const double v = text.empty() ? std::nan("") : std::strtod(text.c_str(), &stop);
+        const bool integral = !field->real;
+        if (!(v >= field->min && v <= field->max) || (stop && *stop) || (integral && v != std::floor(v))) {
+            char range[96];
+            std::snprintf(
+                range, sizeof range, "%s in %g..%g", integral ? "an integer" : "a number", field->min, field->max);
+            *error = "simulator parameter " + name + " must be " + range + ", not '" + text + "'";
+            return false;
+        }
+        if (field->real)
+            *field->real = v;
+        else if (field->small)
+            *field->small = int(v);
+        else
+            *field->count = int64_t(v);
+    }
+    *this = next;
+    return true;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Layout simulator
 
@@ -216,52 +329,70 @@ struct LayoutSimulator::Impl
 {
     const SimulatorParams& p;
     std::vector<Node> nodes;
-    std::vector<int64_t> configurable;           // node positions, config order
-    std::vector<int64_t> affected;               // configurable nodes and their consumers
-    std::vector<double> defaultCost;             // ns per execution under default layouts
+    std::vector<int64_t> configurable; // node positions, config order
+    std::vector<int64_t> chain; // configurable nodes and the ops that follow their layouts, in order
+    std::vector<int> chainIndex; // node -> index in chain, -1 when its layout never changes
+    std::vector<int64_t> affected; // the chain and its consumers
+    std::vector<double> defaultCost; // ns per execution under default layouts
     double defaultTotal = 0;
 
     explicit Impl(const SimulatorParams& params)
         : p(params)
+    { }
+
+    // The output layouts of the chain under a config row (nullptr: every layout default): a
+    // configured node takes its row's layout, a follower its followed operand's, in order.
+    std::vector<Layout> chainLayouts(const float* row) const
     {
+        std::vector<Layout> out(row ? chain.size() : 0);
+        if (!row)
+            return out;
+        for (size_t k = 0; k < chain.size(); ++k) {
+            const Node& n = nodes[size_t(chain[k])];
+            if (n.config >= 0) {
+                const float* six = row + int64_t(n.config) * kLayoutConfigFeatures;
+                out[k] = allDefault(six) ? n.defaultLayout : complete(six, n.defaultLayout);
+            } else {
+                out[k] = layoutOf(n.operands[size_t(n.follow)], out);
+            }
+        }
+        return out;
     }
 
-    const Layout& outputLayout(int64_t i, const float* row, std::vector<Layout>& scratch) const
+    // Node i's output layout given the chain's layouts (empty: the defaults).
+    const Layout& layoutOf(int64_t i, const std::vector<Layout>& chainLayout) const
     {
-        const Node& n = nodes[size_t(i)];
-        if (n.config < 0 || !row)
-            return n.defaultLayout;
-        const float* six = row + int64_t(n.config) * kLayoutConfigFeatures;
-        if (allDefault(six))
-            return n.defaultLayout;
-        scratch.push_back(complete(six, n.defaultLayout));
-        return scratch.back();
+        const int k = chainIndex[size_t(i)];
+        if (k < 0 || chainLayout.empty() || chainLayout[size_t(k)].empty())
+            return nodes[size_t(i)].defaultLayout;
+        return chainLayout[size_t(k)];
     }
 
     // ns of one execution of node i under a config (row = nullptr: every layout default).
-    double cost(int64_t i, const float* row) const
+    double cost(int64_t i, const float* row, const std::vector<Layout>& chainLayout) const
     {
         const Node& n = nodes[size_t(i)];
-        std::vector<Layout> scratch;
-        scratch.reserve(8);
-        const Layout& out = outputLayout(i, row, scratch);
+        const Layout& out = layoutOf(i, chainLayout);
         double bytes = paddedBytes(n, out, p);
         double copies = 0;
         Layout expected[2]; // the layouts this op reads its first two operands in
         for (size_t j = 0; j < n.operands.size(); ++j) {
             const int64_t producer = n.operands[j];
             const Node& pn = nodes[size_t(producer)];
-            const Layout& have = outputLayout(producer, row, scratch);
+            const Layout& have = layoutOf(producer, chainLayout);
             Layout want;
             if (n.config >= 0 && row && j < 2) {
                 const float* six = row + int64_t(n.config) * kLayoutConfigFeatures + 6 * (j + 1);
                 // all -1: "let the compiler choose", so it takes what the producer gives
                 want = allDefault(six) ? have : complete(six, pn.defaultLayout);
+            } else if (n.follow >= 0 && !pn.tuple && pn.defaultLayout == n.defaultLayout) {
+                want = out; // a follower reads its same-layout operands in its own (propagated) layout
             } else {
                 want = pn.defaultLayout; // layout assignment planned the producer's default layout
             }
             if (!pn.tuple && have != want) // a transposing copy on this edge
-                copies += (paddedBytes(pn, have, p) + paddedBytes(pn, want, p)) / (p.hbmBandwidth * p.copyEfficiency) * 1e9;
+                copies += (paddedBytes(pn, have, p) + paddedBytes(pn, want, p)) / (p.hbmBandwidth * p.copyEfficiency)
+                    * 1e9;
             bytes += paddedBytes(pn, want, p);
             if (j < 2)
                 expected[j] = std::move(want);
@@ -274,8 +405,7 @@ struct LayoutSimulator::Impl
             break;
         case Kind::Reshape: {
             const Node& in = nodes[size_t(n.operands.empty() ? i : n.operands[0])];
-            const bool bitcast = n.operands.empty()
-                || (rowMajor(in.dims, expected[0]) && rowMajor(n.dims, out))
+            const bool bitcast = n.operands.empty() || (rowMajor(in.dims, expected[0]) && rowMajor(n.dims, out))
                 || (in.dims == n.dims && expected[0] == out);
             ns = bitcast ? 0.0 : p.opOverheadNs + memoryNs / p.copyEfficiency;
             break;
@@ -314,7 +444,8 @@ struct LayoutSimulator::Impl
         }
         case Kind::Fusion:
             ns = p.opOverheadNs
-                + std::max(n.flops / (n.matrixInside ? p.matrixFlops * p.matrixGoodEfficiency : p.vectorFlops) * 1e9, memoryNs);
+                + std::max(n.flops / (n.matrixInside ? p.matrixFlops * p.matrixGoodEfficiency : p.vectorFlops) * 1e9,
+                    memoryNs);
             break;
         default:
             ns = p.opOverheadNs + std::max(n.flops / p.vectorFlops * 1e9, memoryNs);
@@ -377,7 +508,9 @@ LayoutSimulator::LayoutSimulator(const HloModule& m, std::vector<int64_t> config
             for (int64_t d : m.span(c.kernelSpatial))
                 if (d >= 0 && size_t(d) < kernel.dims.size())
                     spatial *= double(kernel.dims[size_t(d)]);
-            const double in = size_t(c.kernelInputFeature) < kernel.dims.size() ? double(kernel.dims[size_t(c.kernelInputFeature)]) : 1.0;
+            const double in = size_t(c.kernelInputFeature) < kernel.dims.size()
+                ? double(kernel.dims[size_t(c.kernelInputFeature)])
+                : 1.0;
             n.flops = 2.0 * outElems * spatial * in;
             n.inputMinor = int(c.inputFeature);
             n.kernelMinor = int(c.kernelOutputFeature);
@@ -460,24 +593,55 @@ LayoutSimulator::LayoutSimulator(const HloModule& m, std::vector<int64_t> config
             }
         }
     }
-    // Configurable nodes and everything their layouts touch.
-    std::unordered_set<int64_t> affected;
+    // Configurable nodes.
     for (size_t k = 0; k < impl->configurable.size(); ++k) {
         const int64_t node = impl->configurable[k];
-        if (node < 0 || size_t(node) >= count)
+        if (node >= 0 && size_t(node) < count)
+            impl->nodes[size_t(node)].config = int(k);
+    }
+    // Layout propagation: which operand each op follows. Not the roots of executed computations
+    // (entry results and loop state keep their layouts), not fusions around a convolution or dot
+    // (their layout is the compiler's), only operands defined earlier with the op's own default
+    // layout (so the compiler default config is unchanged).
+    std::vector<bool> fixedRoot(count, false);
+    for (const HloComputation& comp : m.computations) {
+        auto root = position.find(comp.rootId);
+        if (root != position.end())
+            fixedRoot[size_t(root->second)] = true;
+    }
+    for (size_t i = 0; i < count; ++i) {
+        Node& n = impl->nodes[i];
+        if (n.config >= 0 || n.tuple || n.dims.size() < 2 || (fixedRoot[i] && n.multiplier > 0)
+            || (n.kind == Kind::Fusion ? n.matrixInside : !propagatesLayout(m.instructions[i].opcode, n.kind)))
             continue;
-        impl->nodes[size_t(node)].config = int(k);
-        affected.insert(node);
+        for (size_t j = 0; j < n.operands.size() && n.follow < 0; ++j) {
+            const Node& pn = impl->nodes[size_t(n.operands[j])];
+            if (n.operands[j] < int64_t(i) && !pn.tuple && pn.defaultLayout == n.defaultLayout)
+                n.follow = int(j);
+        }
+    }
+    // The chain: configurable nodes and, transitively, the ops following them (in position order:
+    // an op follows an earlier operand). Affected: the chain and its consumers.
+    impl->chainIndex.assign(count, -1);
+    std::vector<bool> inChain(count, false), affected(count, false);
+    for (size_t i = 0; i < count; ++i) {
+        const Node& n = impl->nodes[i];
+        inChain[i] = n.config >= 0 || (n.follow >= 0 && inChain[size_t(n.operands[size_t(n.follow)])]);
+        if (inChain[i]) {
+            impl->chainIndex[i] = int(impl->chain.size());
+            impl->chain.push_back(int64_t(i));
+            affected[i] = true;
+        }
+        for (int64_t producer : n.operands)
+            if (inChain[size_t(producer)])
+                affected[i] = true;
     }
     for (size_t i = 0; i < count; ++i)
-        for (int64_t producer : impl->nodes[i].operands)
-            if (impl->nodes[size_t(producer)].config >= 0)
-                affected.insert(int64_t(i));
-    impl->affected.assign(affected.begin(), affected.end());
-    std::sort(impl->affected.begin(), impl->affected.end());
+        if (affected[i])
+            impl->affected.push_back(int64_t(i));
     impl->defaultCost.resize(count);
     for (size_t i = 0; i < count; ++i) {
-        impl->defaultCost[i] = impl->nodes[i].multiplier > 0 ? impl->cost(int64_t(i), nullptr) : 0.0;
+        impl->defaultCost[i] = impl->nodes[i].multiplier > 0 ? impl->cost(int64_t(i), nullptr, {}) : 0.0;
         impl->defaultTotal += impl->nodes[i].multiplier * impl->defaultCost[i];
     }
     m_impl = impl.release();
@@ -488,10 +652,11 @@ LayoutSimulator::~LayoutSimulator() { delete m_impl; }
 double LayoutSimulator::runtime(const float* row) const
 {
     double total = m_impl->defaultTotal;
+    const std::vector<Layout> chain = m_impl->chainLayouts(row);
     for (int64_t i : m_impl->affected) {
         const Node& n = m_impl->nodes[size_t(i)];
         if (n.multiplier > 0)
-            total += n.multiplier * (m_impl->cost(i, row) - m_impl->defaultCost[size_t(i)]);
+            total += n.multiplier * (m_impl->cost(i, row, chain) - m_impl->defaultCost[size_t(i)]);
     }
     return std::max(total, 1.0);
 }
@@ -501,12 +666,14 @@ std::vector<double> LayoutSimulator::breakdown(const float* row) const
     std::vector<double> out(m_impl->nodes.size());
     for (size_t i = 0; i < out.size(); ++i)
         out[i] = m_impl->nodes[i].multiplier * m_impl->defaultCost[i];
+    const std::vector<Layout> chain = m_impl->chainLayouts(row);
     for (int64_t i : m_impl->affected)
-        out[size_t(i)] = m_impl->nodes[size_t(i)].multiplier * m_impl->cost(i, row);
+        out[size_t(i)] = m_impl->nodes[size_t(i)].multiplier * m_impl->cost(i, row, chain);
     return out;
 }
 
-std::vector<int64_t> LayoutSimulator::measure(const NdArray<float>& configs, uint64_t seed, std::vector<bool>* failed) const
+std::vector<int64_t> LayoutSimulator::measure(
+    const NdArray<float>& configs, uint64_t seed, std::vector<bool>* failed) const
 {
     const int64_t c = configs.dim(0);
     std::mt19937_64 rng(seed);
@@ -591,7 +758,8 @@ double TileSimulator::tileTime(const TileChoice& tile, double vmemBytes) const
         return -1;
     const double rate = m_matrix ? m_params.matrixFlops * m_params.matrixGoodEfficiency : m_params.vectorFlops;
     const double perTile
-        = std::max(tileElems * m_flopsPerOutput / rate, (inBytes + outBytes) / m_params.hbmBandwidth) * 1e9 + m_params.tileOverheadNs;
+        = std::max(tileElems * m_flopsPerOutput / rate, (inBytes + outBytes) / m_params.hbmBandwidth) * 1e9
+        + m_params.tileOverheadNs;
     return tiles * perTile;
 }
 

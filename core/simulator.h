@@ -17,27 +17,30 @@ namespace tgraph {
 struct SimulatorParams
 {
     // machine
-    double matrixFlops = 61.5e12;  // peak of the matrix units (bf16/f32 on the MXU), FLOP/s
-    double vectorFlops = 3.8e12;   // element-wise work on the vector unit, FLOP/s
-    double hbmBandwidth = 900e9;   // bytes/s
-    int laneTile = 128;            // the minor-most dim is padded to a multiple of this
-    int sublaneTile32 = 8;         // the second-minor dim: 8 rows for 32-bit types (16 for 16-bit, 32 for 8-bit)
-    double opOverheadNs = 150.0;   // fixed cost of every executed kernel or op
+    double matrixFlops = 61.5e12; // peak of the matrix units (bf16/f32 on the MXU), FLOP/s
+    double vectorFlops = 3.8e12; // element-wise work on the vector unit, FLOP/s
+    double hbmBandwidth = 900e9; // bytes/s
+    int laneTile = 128; // the minor-most dim is padded to a multiple of this
+    int sublaneTile32 = 8; // the second-minor dim: 8 rows for 32-bit types (16 for 16-bit, 32 for 8-bit)
+    double opOverheadNs = 150.0; // fixed cost of every executed kernel or op
     // layouts
     double matrixGoodEfficiency = 0.85; // conv/dot with feature/contracting dims minor
-    double matrixPenalty = 0.55;        // multiplied once per operand or output whose layout puts them elsewhere
-    double copyEfficiency = 0.5;        // a transposing copy moves data at this share of the bandwidth
+    double matrixPenalty = 0.55; // multiplied once per operand or output whose layout puts them elsewhere
+    double copyEfficiency = 0.5; // a transposing copy moves data at this share of the bandwidth
     // control flow
     int64_t defaultTripCount = 10; // while loops without a known trip count
     // measurement
-    double noiseSigma = 0.004;   // multiplicative log-normal noise of a "measurement"
-    double failureRate = 0.01;   // share of non-default configs whose "compilation fails" (error runs)
+    double noiseSigma = 0.004; // multiplicative log-normal noise of a "measurement"
+    double failureRate = 0.01; // share of non-default configs whose "compilation fails" (error runs)
     // tile model
     double vmemBytes = 16.0 * 1024 * 1024; // on-chip scratchpad; tiles (double-buffered) must fit
-    double tileOverheadNs = 350.0;         // fixed cost per tile (DMA setup, loop)
+    double tileOverheadNs = 350.0; // fixed cost per tile (DMA setup, loop)
 
     // One "name = value  (meaning)" line per parameter.
     std::string explain() const;
+    // Sets parameters from "name=value[,name=value...]" (names as explain() prints them). False with
+    // `error` set for an unknown name, a malformed or out-of-range value; unchanged then.
+    bool assign(const std::string& assignments, std::string* error);
 };
 
 // The cost of the layout configurations of one module. Prepared once per module (shapes, layouts,

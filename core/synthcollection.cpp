@@ -52,8 +52,8 @@ template <class Graph> void clearRuntimes(Graph& g)
 
 } // namespace
 
-std::string syntheticMetaJson(
-    const std::string& generator, const std::string& family, const std::string& sampler, uint64_t seed, const SimulatorParams& p)
+std::string syntheticMetaJson(const std::string& generator, const std::string& family, const std::string& sampler,
+    uint64_t seed, const SimulatorParams& p)
 {
     char buf[1024];
     std::snprintf(buf, sizeof buf,
@@ -65,8 +65,8 @@ std::string syntheticMetaJson(
     return buf;
 }
 
-ModuleTuningData simulateLayoutRuns(HloModule module, const std::vector<int64_t>& configurable, const NdArray<float>& configs,
-    const SimulatorParams& params, uint64_t seed)
+ModuleTuningData simulateLayoutRuns(HloModule module, const std::vector<int64_t>& configurable,
+    const NdArray<float>& configs, const SimulatorParams& params, uint64_t seed)
 {
     std::vector<bool> failed;
     std::vector<int64_t> runtimes;
@@ -100,7 +100,8 @@ ModuleTuningData simulateLayoutRuns(HloModule module, const std::vector<int64_t>
     return d;
 }
 
-SynthCollectionResult writeSynthCollection(const SynthCollectionSpec& spec, const std::string& dir, ProgressSink* progress)
+SynthCollectionResult writeSynthCollection(
+    const SynthCollectionSpec& spec, const std::string& dir, ProgressSink* progress)
 {
     const std::vector<std::string> families = spec.families.empty() ? hloGenFamilies() : spec.families;
     if (spec.graphs < 1 || spec.configs < 2)
@@ -116,8 +117,8 @@ SynthCollectionResult writeSynthCollection(const SynthCollectionSpec& spec, cons
     SynthCollectionResult result;
     std::mt19937_64 rng(spec.seed);
     std::uniform_int_distribution<int64_t> size(spec.minInstructions, spec.maxInstructions);
-    ProgressScope scope(progress, spec.kind == GraphKind::Layout ? "simulating layout graphs" : "simulating tile kernels",
-        uint64_t(spec.graphs));
+    ProgressScope scope(progress,
+        spec.kind == GraphKind::Layout ? "simulating layout graphs" : "simulating tile kernels", uint64_t(spec.graphs));
     auto record = [&](int split, const std::string& name) {
         result.files.push_back(std::string(splitName(split)) + "/" + name);
         (split == 0 ? result.train : split == 1 ? result.valid : result.test)++;
@@ -133,11 +134,17 @@ SynthCollectionResult writeSynthCollection(const SynthCollectionSpec& spec, cons
             const std::string path = (fs::path(dir) / splitName(splitOf(g, spec.graphs, spec)) / name).string();
             if (configurable.empty())
                 throw InputError(path, "", "generated module has no configurable node");
-            const NdArray<float> configs
-                = sampleLayoutConfigs(layoutChoices(module, configurable), spec.configs, spec.sampler, seed, path);
-            const ModuleTuningData data = simulateLayoutRuns(std::move(module), configurable, configs, spec.params, seed);
+            NdArray<float> configs;
+            {
+                const LayoutSimulator guide(module, configurable, spec.params); // steers the default sampler's search
+                configs = sampleLayoutConfigs(layoutChoices(module, configurable), spec.configs, spec.sampler, seed,
+                    path, uint64_t(8) << 30, [&](const float* row) { return guide.runtime(row); });
+            }
+            const ModuleTuningData data
+                = simulateLayoutRuns(std::move(module), configurable, configs, spec.params, seed);
             LayoutGraph graph = featurizeLayout(data, path);
-            graph.syntheticMeta = syntheticMetaJson("tgraph synth", family, layoutSamplerName(spec.sampler), seed, spec.params);
+            graph.syntheticMeta
+                = syntheticMetaJson("tgraph synth", family, layoutSamplerName(spec.sampler), seed, spec.params);
             const int split = splitOf(g, spec.graphs, spec);
             if (split == 2)
                 clearRuntimes(graph); // like the published test split
@@ -182,8 +189,9 @@ SynthCollectionResult writeSynthCollection(const SynthCollectionSpec& spec, cons
                 const double ns = sim.runtime(choices[k]);
                 run.error = ns < 0 || (k > 0 && unit(rng) < spec.params.failureRate);
                 run.hasProfile = !run.error;
-                run.computeTimeNs
-                    = run.error ? 0 : std::max<int64_t>(2, std::llround(ns * std::exp(spec.params.noiseSigma * noise(rng))));
+                run.computeTimeNs = run.error
+                    ? 0
+                    : std::max<int64_t>(2, std::llround(ns * std::exp(spec.params.noiseSigma * noise(rng))));
                 data.runs.push_back(std::move(run));
             }
             const int split = splitOf(made, spec.graphs, spec);

@@ -48,7 +48,9 @@ int simulate(const ArgParser& p)
         if (ec)
             throw InputError(out, "", "cannot create the output directory: " + ec.message());
     }
-    const SimulatorParams params;
+    SimulatorParams params;
+    std::string error;
+    params.assign(p.value("--params"), &error); // validated in runSimulate
     for (size_t k = 0; k < input.modules.size(); ++k) {
         const ModuleTuningData& data = input.modules[k];
         const std::string name(data.module.name);
@@ -81,11 +83,10 @@ int simulate(const ArgParser& p)
             if (configurable.empty())
                 throw InputError(
                     in, "module " + name, "has no configurable node (convolution, dot or reshape) to simulate");
-            const NdArray<float> configs
-                = sampleLayoutConfigs(layoutChoices(data.module, configurable), count, sampler, seed, in);
+            const LayoutSimulator sim(data.module, configurable, params);
+            const NdArray<float> configs = sampleLayoutConfigs(layoutChoices(data.module, configurable), count, sampler,
+                seed, in, uint64_t(8) << 30, [&](const float* row) { return sim.runtime(row); });
             {
-                // the module is needed again below for its graph: simulate a copy of its runs only
-                const LayoutSimulator sim(data.module, configurable, params);
                 std::vector<bool> failed;
                 const std::vector<int64_t> ns = sim.measure(configs, seed, &failed);
                 graph = featurizeLayout(data, in); // graph-only: structure and configurable nodes
@@ -142,15 +143,19 @@ int runSimulate(const std::vector<std::string>& args)
         "tau, ordered-pair accuracy, slowdown of the simulator's picks): the analytical baseline a learned\n"
         "model has to beat. A module without measurements gets sampled configurations with simulated\n"
         "runtimes (marked synthetic), written with -o.",
-        "IN [-o OUT.npz|DIR/] [--configs N] [--sampler random|default] [--seed S]");
+        "IN [-o OUT.npz|DIR/] [--configs N] [--sampler random|default] [--seed S] [--params LIST]");
     p.addPositional("IN", "HLO text, HloModuleProto / HloProto / HloSnapshot, or a layout tuning record");
     p.addOption(
         "--output", "-o", "OUT", "write the layout graph with simulated runtimes (a directory for several modules)");
     p.addOption("--configs", "", "N", "configurations to sample for a module without measurements", "200");
     p.addOption("--sampler", "", "S", "random or default (see tgraph synth --help)", "random");
     p.addOption("--seed", "", "S", "random seed of sampling and simulated noise", "1");
+    p.addOption("--params", "", "LIST",
+        "simulator parameters to change, name=value[,name=value...] (names: tgraph synth --explain)");
     if (const int rc = parseOrExit(p, args); rc >= 0)
         return rc;
+    if (std::string error; !SimulatorParams().assign(p.value("--params"), &error))
+        return usageError("simulate", error);
     if (p.positionals().size() != 1)
         return usageError("simulate", p.positionals().empty() ? "no input file" : "exactly one input file expected");
     int64_t configs = 0;

@@ -65,6 +65,8 @@ int synthCollection(const ArgParser& p)
     parseNumber(p.value("--seed"), &spec.seed);
     parseNumber(p.value("--min-size"), &spec.minInstructions);
     parseNumber(p.value("--max-size"), &spec.maxInstructions);
+    std::string error;
+    spec.params.assign(p.value("--params"), &error); // validated in runSynth
     spec.families = splitList(p.value("--families"));
     const std::string out = p.value("--output");
     for (const auto& f : spec.families) {
@@ -103,7 +105,8 @@ int runSynth(const std::vector<std::string>& args)
         "  (test files carry zero runtimes, like the published test split).\n"
         "  Single graph: without --collection, one random TpuGraphs-shaped layout graph -o OUT.npz.",
         "--collection layout|tile -o DIR [--sampler random|default] [--graphs N] [--configs C] [--seed S]\n"
-        "              [--families a,b] [--min-size N] [--max-size N] | -o OUT.npz [--nodes N ...] | --explain");
+        "              [--families a,b] [--min-size N] [--max-size N] [--params LIST]\n"
+        "              | -o OUT.npz [--nodes N ...] | --explain [--params LIST]");
     p.addOption("--output", "-o", "OUT", "output directory (collections) or .npz file (single graph)");
     p.addOption("--collection", "", "KIND", "layout or tile: write a collection into -o DIR");
     p.addOption("--sampler", "", "S",
@@ -116,7 +119,9 @@ int runSynth(const std::vector<std::string>& args)
     p.addOption("--min-size", "", "N", "smallest generated module, instructions", "300");
     p.addOption("--max-size", "", "N", "largest generated module, instructions", "3000");
     p.addOption("--seed", "", "S", "random seed", "1");
-    p.addOption("--explain", "", "", "print the simulator's parameters and exit");
+    p.addOption("--params", "", "LIST",
+        "simulator parameters to change, name=value[,name=value...] (see --explain for names and defaults)");
+    p.addOption("--explain", "", "", "print the simulator's parameters (with --params applied) and exit");
     p.addOption("--nodes", "", "N", "single graph: number of nodes", "1000");
     p.addOption("--configurable", "", "N", "single graph: number of configurable nodes", "40");
     p.addOption("--duplicates", "", "F", "single graph: share of configurations repeating an earlier one", "0.05");
@@ -124,9 +129,12 @@ int runSynth(const std::vector<std::string>& args)
     p.addNote("The simulator is described in core/simulator.md.");
     if (const int rc = parseOrExit(p, args); rc >= 0)
         return rc;
+    SimulatorParams params;
+    if (std::string error; !params.assign(p.value("--params"), &error))
+        return usageError("synth", error);
     if (p.has("--explain")) {
         std::printf("Analytical TPU-like cost simulator (synthetic runtimes; see core/simulator.md):\n%s",
-            SimulatorParams().explain().c_str());
+            params.explain().c_str());
         return ExitOk;
     }
     if (!p.positionals().empty())

@@ -139,6 +139,12 @@ private Q_SLOTS:
         QVERIFY(r.err.contains("keep-max"));
         QCOMPARE(tgraphRun({ "synth", "-o", path("x.npz"), "--nodes", "ten" }).exitCode, 2);
         QVERIFY(tgraphRun({ "--version" }).out.startsWith("tgraph "));
+        r = tgraphRun({ "synth", "--explain", "--params", "copyEfficiency=0.25" });
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(r.out.contains("copyEfficiency       = 0.25"));
+        r = tgraphRun({ "simulate", "in.hlo", "--params", "copyEfficiency=0.25,warp=9" });
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY(r.err.contains("unknown simulator parameter 'warp'"));
     }
 
     // The LibTorch commands live in tgraph-model; `tgraph` lists them from its own table and hands

@@ -96,8 +96,8 @@ private Q_SLOTS:
         const auto c = layoutChoices(m, defaultConfigurableNodes(m));
         QCOMPARE(c.size(), size_t(2));
         QCOMPARE(c[0].tensors.size(), size_t(2)); // reshape: output, input
-        QCOMPARE(c[0].tensors[0].pinned, 0);     // rank 7: values 0..5 cannot describe it
-        QCOMPARE(c[0].tensors[1].pinned, 3);     // full permutation of the rank-3 input
+        QCOMPARE(c[0].tensors[0].pinned, 0); // rank 7: values 0..5 cannot describe it
+        QCOMPARE(c[0].tensors[1].pinned, 3); // full permutation of the rank-3 input
         QCOMPARE(c[1].tensors[0].pinned, 2);
         const HloModule conv = parse(kConvModule);
         const auto cc = layoutChoices(conv, defaultConfigurableNodes(conv));
@@ -143,7 +143,9 @@ private Q_SLOTS:
             return changed / double(rows.dim(0));
         };
         QVERIFY2(changedNodes(LayoutSampler::Default) < 0.5 * changedNodes(LayoutSampler::Random),
-            qPrintable(QString("%1 vs %2").arg(changedNodes(LayoutSampler::Default)).arg(changedNodes(LayoutSampler::Random))));
+            qPrintable(QString("%1 vs %2")
+                           .arg(changedNodes(LayoutSampler::Default))
+                           .arg(changedNodes(LayoutSampler::Random))));
         // A set that cannot fit in memory is refused with the estimate.
         testutil::expectInputError(
             [&] { sampleLayoutConfigs(many, 1000000, LayoutSampler::Random, 1, "m.hlo", 1 << 20); },
@@ -182,6 +184,114 @@ private Q_SLOTS:
         // reshape as a bitcast costs nothing; reading it through a transposed input layout costs a copy
         QCOMPARE(sim.runtime(row({}).data()), 1.0); // floor of 1 ns: only free ops
         QVERIFY(sim.runtime(row({}, { 0, 1 }).data()) > 1000.0);
+    }
+
+    // A changed output layout flows through the element-wise ops after it (as XLA's layout
+    // assignment propagates it) and is converted back only where a layout is fixed: here the
+    // reduce at the root. An explicit copy does not propagate.
+    void layoutPropagatesThroughElementwiseOps()
+    {
+        auto module = [](const char* middle) {
+            return std::string("HloModule p\nadd {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
+                               "  ROOT s = f32[] add(a, b)\n}\n"
+                               "ENTRY e {\n  x = f32[1,256,256,8]{3,2,1,0} parameter(0)\n"
+                               "  w = f32[3,3,8,8]{3,2,1,0} parameter(1)\n"
+                               "  c = f32[1,256,256,8]{3,2,1,0} convolution(x, w), window={size=3x3 pad=1_1x1_1}, "
+                               "dim_labels=b01f_01io->b01f\n")
+                + middle
+                + "  z = f32[] constant(0)\n"
+                  "  ROOT r = f32[] reduce(e3, z), dimensions={0,1,2,3}, to_apply=add\n}\n";
+        };
+        const HloModule m = parse(module("  e1 = f32[1,256,256,8]{3,2,1,0} negate(c)\n"
+                                         "  e2 = f32[1,256,256,8]{3,2,1,0} exponential(e1)\n"
+                                         "  e3 = f32[1,256,256,8]{3,2,1,0} add(e2, c)\n"));
+        const auto ids = defaultConfigurableNodes(m);
+        QCOMPARE(ids.size(), size_t(1));
+        const LayoutSimulator sim(m, ids);
+        // The conv writes W minor (256 lanes, 8 sublanes: no padding) instead of 8 features padded to 128.
+        const std::vector<float> wMinor = row({ 2, 3 });
+        const std::vector<double> base = sim.breakdown(row({}).data());
+        const std::vector<double> changed = sim.breakdown(wMinor.data());
+        auto at = [&](const char* name) {
+            for (size_t i = 0; i < m.instructions.size(); ++i)
+                if (m.instructions[i].name == name)
+                    return i;
+            return size_t(0);
+        };
+        for (const char* follower : { "e1", "e2", "e3" }) // no copy, 16x fewer bytes
+            QVERIFY2(changed[at(follower)] < base[at(follower)] / 4, follower);
+        QVERIFY(changed[at("r")] > base[at("r")]); // the reduce reads the default: a copy back
+        QVERIFY(sim.runtime(wMinor.data()) < sim.runtime(row({}).data()));
+
+        // The same chain behind an explicit copy: the copy keeps its layout, the followers stay.
+        const HloModule fixed = parse(module("  k = f32[1,256,256,8]{3,2,1,0} copy(c)\n"
+                                             "  e1 = f32[1,256,256,8]{3,2,1,0} negate(k)\n"
+                                             "  e3 = f32[1,256,256,8]{3,2,1,0} add(e1, k)\n"));
+        const LayoutSimulator sim2(fixed, defaultConfigurableNodes(fixed));
+        const std::vector<double> b2 = sim2.breakdown(row({}).data());
+        const std::vector<double> c2 = sim2.breakdown(wMinor.data());
+        for (size_t i = 0; i < fixed.instructions.size(); ++i)
+            if (fixed.instructions[i].name == "e1" || fixed.instructions[i].name == "e3")
+                QCOMPARE(c2[i], b2[i]);
+    }
+
+    // The default sampler, steered by the simulator, finds configurations faster than the default
+    // where they exist; without guidance it is a blind walk.
+    void guidedSearchFindsFasterConfigs()
+    {
+        const HloModule m
+            = parse(std::string("HloModule g\nadd {\n  a = f32[] parameter(0)\n"
+                                "  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\n"
+                                "ENTRY e {\n  x = f32[1,256,256,8]{3,2,1,0} parameter(0)\n"
+                                "  w = f32[3,3,8,8]{3,2,1,0} parameter(1)\n"
+                                "  c = f32[1,256,256,8]{3,2,1,0} convolution(x, w), "
+                                "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f\n"
+                                "  e1 = f32[1,256,256,8]{3,2,1,0} negate(c)\n"
+                                "  e2 = f32[1,256,256,8]{3,2,1,0} exponential(e1)\n"
+                                "  z = f32[] constant(0)\n"
+                                "  ROOT r = f32[] reduce(e2, z), dimensions={0,1,2,3}, to_apply=add\n}\n"));
+        const auto ids = defaultConfigurableNodes(m);
+        const LayoutSimulator sim(m, ids);
+        const auto cost = [&](const float* r) { return sim.runtime(r); };
+        const auto choices = layoutChoices(m, ids);
+        const NdArray<float> guided = sampleLayoutConfigs(choices, 60, LayoutSampler::Default, 3, {}, 1 << 30, cost);
+        QCOMPARE(guided.dim(0), int64_t(60));
+        const double base = sim.runtime(guided.row(0));
+        double best = base;
+        int faster = 0;
+        for (int64_t c = 1; c < guided.dim(0); ++c) {
+            best = std::min(best, sim.runtime(guided.row(c)));
+            faster += sim.runtime(guided.row(c)) < base;
+        }
+        QVERIFY2(best < 0.8 * base, qPrintable(QString("best %1 vs default %2").arg(best).arg(base)));
+        QVERIFY(faster >= 5);
+        // Same seed, same rows; the cost function only steers the default sampler.
+        QVERIFY(sampleLayoutConfigs(choices, 60, LayoutSampler::Default, 3, {}, 1 << 30, cost) == guided);
+        QVERIFY(sampleLayoutConfigs(choices, 60, LayoutSampler::Random, 3, {}, 1 << 30, cost)
+            == sampleLayoutConfigs(choices, 60, LayoutSampler::Random, 3));
+    }
+
+    void parametersFromText()
+    {
+        SimulatorParams p;
+        std::string error;
+        QVERIFY(!p.assign("copyEfficiency=1, laneTile=256", &error)); // " laneTile" is not a name
+        QVERIFY(error.find("' laneTile'") != std::string::npos);
+        QCOMPARE(p.copyEfficiency, SimulatorParams().copyEfficiency); // all or nothing
+        QVERIFY(p.assign("copyEfficiency=1,laneTile=256,defaultTripCount=4", &error));
+        QCOMPARE(p.copyEfficiency, 1.0);
+        QCOMPARE(p.laneTile, 256);
+        QCOMPARE(p.defaultTripCount, int64_t(4));
+        QVERIFY(p.explain().find("laneTile             = 256") != std::string::npos);
+        for (const char* bad :
+            { "bogus=1", "laneTile=1.5", "matrixPenalty=2", "noiseSigma=", "copyEfficiency=x", "matrixFlops=1e5" }) {
+            SimulatorParams q = p;
+            error.clear();
+            QVERIFY2(!q.assign(bad, &error), bad);
+            QVERIFY(!error.empty());
+            QCOMPARE(q.laneTile, 256); // unchanged
+        }
+        QVERIFY(p.assign("", &error)); // nothing to change
     }
 
     void whileBodiesCountTheirTripCount()
@@ -247,7 +357,7 @@ private Q_SLOTS:
         for (const auto& c : choices) {
             QCOMPARE(c.outputBounds.size(), size_t(2));
             QVERIFY(c.outputBounds[1] % 128 == 0 || c.outputBounds[1] == 1024); // lanes
-            QVERIFY(c.outputBounds[0] % 8 == 0 || c.outputBounds[0] == 512);    // sublanes
+            QVERIFY(c.outputBounds[0] % 8 == 0 || c.outputBounds[0] == 512); // sublanes
             QCOMPARE(c.kernelBounds[0], (512 + c.outputBounds[0] - 1) / c.outputBounds[0]);
         }
         SimulatorParams half;
