@@ -41,6 +41,8 @@ std::string JsonWriter::escape(std::string_view text)
 
 void JsonWriter::newline()
 {
+    if (m_compact)
+        return;
     m_out += '\n';
     m_out.append(m_hasItems.size() * 2, ' ');
 }
@@ -98,7 +100,7 @@ JsonWriter& JsonWriter::endArray()
 JsonWriter& JsonWriter::key(std::string_view name)
 {
     beforeValue();
-    m_out += escape(name) + ": ";
+    m_out += escape(name) + (m_compact ? ":" : ": ");
     m_afterKey = true;
     return *this;
 }

@@ -8,10 +8,16 @@
 
 namespace tgraph {
 
-// A small streaming JSON writer (2-space indented) for machine-readable CLI output.
+// A small streaming JSON writer (2-space indented, or compact) for machine-readable output.
 class JsonWriter
 {
 public:
+    JsonWriter() = default;
+    // Compact: everything on one line, no spaces (JSON-lines records).
+    explicit JsonWriter(bool compact)
+        : m_compact(compact)
+    { }
+
     JsonWriter& beginObject();
     JsonWriter& endObject();
     JsonWriter& beginArray();
@@ -36,6 +42,7 @@ private:
     std::string m_out;
     std::vector<bool> m_hasItems; // per open container
     bool m_afterKey = false;
+    bool m_compact = false;
 };
 
 } // namespace tgraph

@@ -1,0 +1,655 @@
+// SPDX-License-Identifier: Apache-2.0
+// The project file: schema, runs, write-once params, metric histories and downsampling, refused
+// files left untouched, paths confined to the project folder, crash detection, concurrent writers
+// in separate processes with a polling reader, kill -9 of a writing process, a full disk and a
+// read-only folder. Real SQLite files and real processes (fork).
+
+#include "core/error.h"
+#include "core/project.h"
+#include "core/runwriter.h"
+#include "testutil.h"
+
+#include <QCryptographicHash>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <sqlite3.h>
+
+#include <csignal>
+#include <fcntl.h>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+using namespace tgraph;
+namespace fs = std::filesystem;
+
+namespace {
+
+QByteArray fileHash(const QString& path)
+{
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly))
+        return {};
+    return QCryptographicHash::hash(f.readAll(), QCryptographicHash::Sha256);
+}
+
+StepMetrics stepAt(int64_t step, double loss, int fold = -1)
+{
+    StepMetrics m;
+    m.fold = fold;
+    m.step = step;
+    m.totalSteps = 1000;
+    m.intervalSteps = 1;
+    m.loss = loss;
+    m.learningRate = 1e-3;
+    m.gradNorm = 0.5;
+    return m;
+}
+
+// Runs `body` in a forked child; returns its exit status (or 128 + signal). The child never
+// returns into the test framework.
+template <class F> int inChild(F body, pid_t* pidOut = nullptr, bool wait = true)
+{
+    const pid_t pid = fork();
+    if (pid == 0) {
+        int rc = 0;
+        try {
+            rc = body();
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "child: %s\n", e.what());
+            rc = 99;
+        }
+        std::fflush(nullptr);
+        _exit(rc);
+    }
+    if (pidOut)
+        *pidOut = pid;
+    if (!wait)
+        return 0;
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+// For forked children: plain files, no Qt Test macros.
+void writeText(const QString& path, const std::string& text) { std::ofstream(path.toStdString()) << text; }
+
+int64_t count(Project& p, const std::string& sql) { return p.db().queryInt(sql); }
+
+} // namespace
+
+class TestProject : public QObject
+{
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+    QString path(const QString& name) const { return m_dir.filePath(name); }
+    std::string spath(const QString& name) const { return testutil::str(m_dir.filePath(name)); }
+
+private Q_SLOTS:
+    void createAndReopen()
+    {
+        const std::string file = spath("a.tgproj");
+        {
+            Project p = Project::create(file);
+            QCOMPARE(p.schemaVersion(), Project::kSchemaVersion);
+            QCOMPARE(p.db().queryInt("PRAGMA application_id"), Project::kApplicationId);
+            QCOMPARE(p.db().queryText("PRAGMA journal_mode"), std::string("wal"));
+            QCOMPARE(p.db().queryInt("PRAGMA foreign_keys"), int64_t(1));
+            QVERIFY(p.runs().empty());
+            QCOMPARE(p.dataDir(), fs::absolute(file).string() + ".d");
+        }
+        testutil::expectInputError([&] { Project::create(file); }, { "a.tgproj", "already exists" });
+        Project r = Project::open(file, Project::Access::Read);
+        QCOMPARE(r.schemaVersion(), Project::kSchemaVersion);
+        QVERIFY_THROWS_EXCEPTION(std::logic_error, r.startRun({}));
+        // creation in a missing folder leaves nothing behind
+        testutil::expectInputError(
+            [&] { Project::create(spath("missing/b.tgproj")); }, { "b.tgproj", "does not exist" });
+        QVERIFY(!QFile::exists(path("missing")));
+    }
+
+    void runsParamsTags()
+    {
+        Project p = Project::create(spath("runs.tgproj"));
+        RunStart s;
+        s.experiment = "layout";
+        s.commandLine = "tgraph train --data d";
+        const std::string a = p.startRun(s);
+        s.name = "baseline";
+        const std::string b = p.startRun(s);
+        QCOMPARE(a.size(), size_t(32));
+        QVERIFY(a != b);
+        const auto runs = p.runs("layout");
+        QCOMPARE(runs.size(), size_t(2));
+        QCOMPARE(runs[0].id, b); // newest first
+        QCOMPARE(runs[1].name, std::string("run-1"));
+        QCOMPARE(runs[0].status, RunStatus::Running);
+        QCOMPARE(runs[0].pid, int64_t(getpid()));
+        QCOMPARE(runs[0].commandLine, s.commandLine);
+        QVERIFY(p.runs("other").empty());
+        QCOMPARE(p.experiments(), std::vector<std::string> { "layout" });
+
+        QCOMPARE(p.findRun(a.substr(0, 6))->id, a); // unique prefix
+        QCOMPARE(p.findRun("baseline")->id, b); // name
+        QVERIFY(!p.findRun("abc")); // too short to be a prefix, not a name
+        QVERIFY(!p.findRun("nope"));
+
+        p.setParams(a, { { "lr", "0.001" }, { "configs", "64" } });
+        p.setParams(a, { { "lr", "0.001" } }); // same value: fine
+        testutil::expectInputError(
+            [&] {
+                p.setParams(a, { { "lr", "0.01" } });
+            },
+            { "runs.tgproj", "param lr", "write-once" });
+        QCOMPARE(p.params(a).at("lr"), std::string("0.001"));
+        QCOMPARE(p.params(a).size(), size_t(2));
+        p.setTag(a, "note", "x");
+        p.setTag(a, "note", "y");
+        QCOMPARE(p.tags(a).at("note"), std::string("y"));
+
+        p.setRunStatus(a, RunStatus::Failed, "loss diverged");
+        const RunRecord failed = *p.findRun(a);
+        QCOMPARE(failed.status, RunStatus::Failed);
+        QVERIFY(failed.endMs >= failed.startMs);
+        QCOMPARE(failed.message, std::string("loss diverged"));
+        p.adoptRun(a, getpid(), "tgraph train --resume");
+        const RunRecord resumed = *p.findRun(a);
+        QCOMPARE(resumed.status, RunStatus::Running);
+        QCOMPARE(resumed.endMs, int64_t(0));
+        QCOMPARE(resumed.resumedFrom, a);
+        testutil::expectInputError([&] { p.setRunStatus("feedfeed", RunStatus::Killed); }, { "no such run" });
+
+        // artifacts are confined to the project folder; deleting a run removes its folder and rows
+        fs::create_directories(p.runDir(a));
+        const std::string ckpt = p.runDir(a) + "/step-10.ckpt";
+        std::ofstream(ckpt) << "x";
+        p.setCheckpoint(a, ckpt, 10);
+        QCOMPARE(p.findRun(a)->checkpoint, "runs.tgproj.d/runs/" + a + "/step-10.ckpt");
+        QCOMPARE(p.absolutePath(p.findRun(a)->checkpoint), fs::path(ckpt).lexically_normal().string());
+        testutil::expectInputError([&] { p.addArtifact(a, "log", spath("../outside.txt"), 0); },
+            { "outside.txt", "outside the project folder" });
+        fs::create_symlink("/tmp", testutil::str(path("escape")));
+        testutil::expectInputError(
+            [&] { p.addArtifact(a, "log", spath("escape/x.txt"), 0); }, { "outside the project folder" });
+        QCOMPARE(p.artifacts(a).size(), size_t(1));
+        p.deleteRun(a);
+        QVERIFY(!p.findRun(a));
+        QVERIFY(!fs::exists(p.runDir(a)));
+        QCOMPARE(count(p, "SELECT count(*) FROM params"), int64_t(0)); // cascaded
+        QCOMPARE(count(p, "SELECT count(*) FROM artifacts"), int64_t(0));
+    }
+
+    void writerRecordsMetricsEvaluationsPredictions()
+    {
+        const std::string file = spath("w.tgproj");
+        std::string id;
+        {
+            Project p = Project::create(file);
+            id = p.startRun({});
+        }
+        {
+            RunWriter w(file, id, { 1000000, 60000 }); // flushes only when asked or at an evaluation
+            for (int64_t step = 1; step <= 100; ++step)
+                w.stepMetrics(stepAt(step, 1.0 / double(step)));
+            Project reader = Project::open(file, Project::Access::Read);
+            QCOMPARE(count(reader, "SELECT count(*) FROM metrics"), int64_t(0)); // still buffered
+            EvalMetrics e;
+            e.step = 100;
+            e.graphs
+                = { { "g1.npz", 50, 0.5, 0.7, 0.01, std::nan("") }, { "g2.npz", 40, 0.3, 0.6, 0.02, std::nan("") } };
+            e.meanTau = 0.4;
+            e.meanOpa = 0.65;
+            e.meanTop5Slowdown = 0.015;
+            e.meanTileScore = std::nan("");
+            e.best = true;
+            w.evalMetrics(e);
+            QCOMPARE(reader.metricHistory(id, "loss", "train").totalPoints, int64_t(100));
+            w.predictions(100, "g1.npz", { 0.5, -1.0, 2.0 }, { 30, 10, 50 });
+            w.logMetric("loss", 101, std::numeric_limits<double>::infinity());
+            w.finish(RunStatus::Finished);
+        }
+        Project p = Project::open(file, Project::Access::Read);
+        const RunRecord r = *p.findRun(id);
+        QCOMPARE(r.status, RunStatus::Finished);
+        const MetricSeries loss = p.metricHistory(id, "loss", "train");
+        QCOMPARE(loss.totalPoints, int64_t(101));
+        QCOMPARE(loss.points[9].step, int64_t(10));
+        QCOMPARE(loss.points[9].value, 0.1);
+        QVERIFY(std::isnan(loss.points[100].value)); // a non-finite value is kept as "no value"
+        const auto latest = p.latestMetrics({ id });
+        bool sawTau = false;
+        for (const LatestMetric& m : latest) {
+            if (m.key == "tau") {
+                QCOMPARE(m.context, std::string("valid"));
+                QCOMPARE(m.value, 0.4);
+                sawTau = true;
+            }
+            QVERIFY(m.key != "tile_score"); // undefined for layout data: not logged
+        }
+        QVERIFY(sawTau);
+        const auto graphs = p.graphMetrics(id);
+        QCOMPARE(graphs.size(), size_t(2));
+        QCOMPARE(graphs[1].kendallTau, 0.3);
+        QVERIFY(std::isnan(graphs[0].tileScore));
+        QCOMPARE(p.tags(id).at("best_step"), std::string("100"));
+        const auto preds = p.predictions(id, 100, "g1.npz");
+        QCOMPARE(preds.size(), size_t(3));
+        QCOMPARE(preds[2].score, 2.0);
+        QCOMPARE(preds[1].runtimeNs, int64_t(10));
+        QVERIFY(p.metricKeys(id).size() >= 7);
+    }
+
+    // A run resumed from a checkpoint drops what a crash left after it and logs those steps again.
+    void resumedRunRewritesItsTail()
+    {
+        const std::string file = spath("resume.tgproj");
+        std::string id;
+        {
+            Project p = Project::create(file);
+            id = p.startRun({});
+        }
+        {
+            RunWriter w(file, id);
+            for (int64_t step = 1; step <= 50; ++step)
+                w.stepMetrics(stepAt(step, 1.0));
+            EvalMetrics e;
+            e.step = 40;
+            e.graphs = { { "g.npz", 5, 0.1, 0.5, 0.0, std::nan("") } };
+            w.evalMetrics(e);
+            e.step = 50;
+            w.evalMetrics(e);
+        } // "crash": no finish
+        {
+            Project p = Project::open(file, Project::Access::Write);
+            p.truncateRun(id, 30); // the checkpoint was at step 30
+            QCOMPARE(p.metricHistory(id, "loss", "train").totalPoints, int64_t(30));
+            QVERIFY(p.graphMetrics(id).empty()); // evaluations after 30 are gone
+            for (const LatestMetric& m : p.latestMetrics({ id }))
+                QCOMPARE(m.step, int64_t(30));
+            p.adoptRun(id, getpid(), "resume");
+        }
+        {
+            RunWriter w(file, id);
+            for (int64_t step = 31; step <= 60; ++step)
+                w.stepMetrics(stepAt(step, 2.0));
+            w.logMetric("loss", 10, 5.0); // an earlier step again replaces its value
+            w.finish(RunStatus::Finished);
+        }
+        Project p = Project::open(file, Project::Access::Read);
+        const MetricSeries loss = p.metricHistory(id, "loss", "train");
+        QCOMPARE(loss.totalPoints, int64_t(60));
+        QCOMPARE(int64_t(loss.points.size()), int64_t(60));
+        QCOMPARE(loss.points[9].value, 5.0);
+        QCOMPARE(loss.points[45].value, 2.0);
+        for (const LatestMetric& m : p.latestMetrics({ id }))
+            if (m.key == "loss")
+                QCOMPARE(m.step, int64_t(60));
+    }
+
+    void downsamplingKeepsEnvelope()
+    {
+        const std::string file = spath("d.tgproj");
+        std::string id;
+        {
+            Project p = Project::create(file);
+            id = p.startRun({});
+        }
+        {
+            RunWriter w(file, id);
+            for (int64_t step = 0; step < 20000; ++step)
+                w.logMetric("loss", step, step == 12345 ? 100.0 : std::sin(double(step) / 300.0));
+        }
+        Project p = Project::open(file, Project::Access::Read);
+        const MetricSeries all = p.metricHistory(id, "loss", "train");
+        QCOMPARE(all.totalPoints, int64_t(20000));
+        QVERIFY(!all.downsampled);
+        const MetricSeries few = p.metricHistory(id, "loss", "train", 400);
+        QVERIFY(few.downsampled);
+        QVERIFY2(few.points.size() <= 400 && few.points.size() >= 200, qPrintable(QString::number(few.points.size())));
+        double top = -1, bottom = 1;
+        for (size_t k = 0; k < few.points.size(); ++k) {
+            if (k)
+                QVERIFY(few.points[k].step > few.points[k - 1].step);
+            top = std::max(top, few.points[k].value);
+            bottom = std::min(bottom, few.points[k].value);
+        }
+        QCOMPARE(top, 100.0); // the spike survives
+        QVERIFY(bottom < -0.999); // so do the minima
+        QCOMPARE(few.points.front().step, int64_t(0));
+        QCOMPARE(few.points.back().step, int64_t(19999));
+    }
+
+    void foldsBecomeChildRuns()
+    {
+        const std::string file = spath("cv.tgproj");
+        std::string id;
+        {
+            Project p = Project::create(file);
+            RunStart s;
+            s.experiment = "cv";
+            id = p.startRun(s);
+        }
+        {
+            RunWriter w(file, id);
+            for (int fold = 0; fold < 3; ++fold)
+                w.stepMetrics(stepAt(10, 0.5 + fold, fold));
+            RunEvent done;
+            done.kind = RunEventKind::Finished;
+            done.fold = 1;
+            w.runEvent(done);
+            w.finish(RunStatus::Killed, "stopped by the user");
+        }
+        Project p = Project::open(file, Project::Access::Read);
+        std::map<std::string, RunStatus> folds;
+        for (const RunRecord& r : p.runs("cv"))
+            if (r.parentRun == id)
+                folds[r.name] = r.status;
+        QCOMPARE(folds.size(), size_t(3));
+        QCOMPARE(folds["fold-1"], RunStatus::Finished); // finished before the stop
+        QCOMPARE(folds["fold-0"], RunStatus::Killed);
+        QCOMPARE(p.findRun(id)->status, RunStatus::Killed);
+        QCOMPARE(p.metricHistory(p.findRun("fold-2")->id, "loss", "train").points.at(0).value, 2.5);
+    }
+
+    void refusedFilesStayUntouched_data()
+    {
+        QTest::addColumn<QString>("kind");
+        QTest::addColumn<QStringList>("expected");
+        QTest::newRow("text file") << "text" << QStringList { "not an SQLite database" };
+        QTest::newRow("empty file") << "empty" << QStringList { "not an SQLite database" };
+        QTest::newRow("other application") << "foreign" << QStringList { "not a TGraph Studio project" };
+        QTest::newRow("newer schema") << "newer" << QStringList { "newer TGraph Studio", "schema 7" };
+        QTest::newRow("truncated") << "truncated" << QStringList { "truncated" };
+        QTest::newRow("garbage pages") << "garbage" << QStringList { "damaged" };
+        QTest::newRow("directory") << "directory" << QStringList { "is a directory" };
+    }
+
+    void refusedFilesStayUntouched()
+    {
+        QFETCH(QString, kind);
+        QFETCH(QStringList, expected);
+        const QString file = path("bad-" + kind + ".tgproj");
+        const std::string f = testutil::str(file);
+        if (kind == "text") {
+            testutil::writeAll(file, "hello, not a database\n");
+        } else if (kind == "empty") {
+            testutil::writeAll(file, "");
+        } else if (kind == "directory") {
+            QDir().mkpath(file);
+        } else if (kind == "foreign") {
+            sqlite3* db = nullptr;
+            sqlite3_open(f.c_str(), &db);
+            sqlite3_exec(db, "CREATE TABLE t(x); INSERT INTO t VALUES (1);", nullptr, nullptr, nullptr);
+            sqlite3_close(db);
+        } else {
+            {
+                Project p = Project::create(f);
+                RunWriter w(f, p.startRun({}));
+                for (int64_t step = 0; step < 5000; ++step)
+                    w.logMetric("loss", step, double(step));
+                w.finish(RunStatus::Finished);
+                p.db().exec("PRAGMA wal_checkpoint(TRUNCATE)");
+            }
+            QFile::remove(file + "-wal");
+            QFile::remove(file + "-shm");
+            QByteArray bytes = testutil::readAll(file);
+            if (kind == "newer") {
+                sqlite3* db = nullptr;
+                sqlite3_open(f.c_str(), &db);
+                sqlite3_exec(db, "PRAGMA user_version=7", nullptr, nullptr, nullptr);
+                sqlite3_close(db);
+            } else if (kind == "truncated") {
+                testutil::writeAll(file, bytes.left(bytes.size() / 2));
+            } else if (kind == "garbage") {
+                // scramble everything after the schema page: the tables' b-tree pages
+                std::mt19937 rng(5);
+                for (qsizetype i = 4096 * 2; i < bytes.size(); ++i)
+                    bytes[i] = char(rng());
+                testutil::writeAll(file, bytes);
+            }
+        }
+        const QByteArray before = fileHash(file);
+        QStringList want = expected;
+        want.prepend(QFileInfo(file).fileName());
+        auto openAndUse = [&](Project::Access access) {
+            Project p = Project::open(f, access);
+            for (const RunRecord& r : p.runs()) // reading the data finds damaged pages
+                p.metricHistory(r.id, "loss", "train");
+        };
+        testutil::expectInputError([&] { openAndUse(Project::Access::Write); }, want);
+        testutil::expectInputError([&] { openAndUse(Project::Access::Read); }, want);
+        QCOMPARE(fileHash(file), before);
+    }
+
+    void crashedRunsAreMarked()
+    {
+        Project p = Project::create(spath("crash.tgproj"));
+        const std::string live = p.startRun({});
+        pid_t gone = 0;
+        inChild([] { return 0; }, &gone); // a pid that no longer runs
+        RunStart s;
+        s.pid = gone;
+        const std::string dead = p.startRun(s);
+        const std::string recycled = p.startRun({}); // our own pid, but another process start time
+        p.db().exec("UPDATE runs SET pid_start = pid_start + 1 WHERE id = '" + recycled + "'");
+        const std::string fresh = p.startRun(s); // dead pid, but a fresh heartbeat: not yet
+        p.db().exec("UPDATE runs SET heartbeat_ms = heartbeat_ms - 600000 WHERE id <> '" + fresh + "'");
+        QCOMPARE(p.markCrashedRuns(), 2);
+        QCOMPARE(p.findRun(live)->status, RunStatus::Running); // stale heartbeat, but the process lives
+        QCOMPARE(p.findRun(dead)->status, RunStatus::Crashed);
+        QVERIFY(p.findRun(dead)->message.find("heartbeat") != std::string::npos);
+        QVERIFY(p.findRun(dead)->endMs > 0);
+        QCOMPARE(p.findRun(recycled)->status, RunStatus::Crashed);
+        QCOMPARE(p.findRun(fresh)->status, RunStatus::Running);
+        QCOMPARE(p.markCrashedRuns(), 0);
+    }
+
+    // Two processes write runs into one project while this process polls it: no "database is
+    // locked", every row arrives, the reader never sees a torn interval.
+    void concurrentWritersAndReader()
+    {
+        const std::string file = spath("concurrent.tgproj");
+        std::string ids[2];
+        {
+            Project p = Project::create(file);
+            ids[0] = p.startRun({});
+            ids[1] = p.startRun({});
+        }
+        constexpr int64_t kSteps = 3000;
+        pid_t pids[2];
+        for (int k = 0; k < 2; ++k) {
+            const std::string id = ids[k];
+            inChild(
+                [&file, id] {
+                    RunWriter w(file, id, { 5, 1000 });
+                    for (int64_t step = 1; step <= kSteps; ++step)
+                        w.stepMetrics(stepAt(step, double(step)));
+                    w.finish(RunStatus::Finished);
+                    return 0;
+                },
+                &pids[k], false);
+        }
+        Project reader = Project::open(file, Project::Access::Read);
+        int polls = 0;
+        bool done = false;
+        while (!done) {
+            done = true;
+            for (const std::string& id : ids) {
+                // all 7 series of a step are committed together
+                SqliteStatement s(reader.db(),
+                    "SELECT count(*) FROM (SELECT m.step, count(*) AS n FROM metrics m JOIN series s ON s.id = "
+                    "m.series WHERE s.run_id = ?1 GROUP BY m.step) WHERE n <> 7");
+                s.bind(1, id).step();
+                QCOMPARE(s.int64(0), int64_t(0));
+                done = done && isTerminal(reader.findRun(id)->status);
+            }
+            ++polls;
+        }
+        for (pid_t pid : pids) {
+            int status = 0;
+            waitpid(pid, &status, 0);
+            QVERIFY(WIFEXITED(status));
+            QCOMPARE(WEXITSTATUS(status), 0);
+        }
+        for (const std::string& id : ids) {
+            QCOMPARE(reader.metricHistory(id, "loss", "train").totalPoints, kSteps);
+            QCOMPARE(reader.findRun(id)->status, RunStatus::Finished);
+        }
+        QVERIFY(polls > 1);
+    }
+
+    // kill -9 of a writing process at random moments: the file stays consistent, committed rows stay,
+    // the run becomes CRASHED, a new writer continues the same run.
+    void killNineWhileWriting()
+    {
+        const std::string file = spath("kill.tgproj");
+        std::string id;
+        {
+            Project p = Project::create(file);
+            id = p.startRun({});
+        }
+        std::mt19937 rng(11);
+        int64_t lastStep = 0;
+        for (int round = 0; round < 10; ++round) {
+            pid_t pid = 0;
+            const int64_t first = lastStep + 1;
+            inChild(
+                [&] {
+                    {
+                        Project p = Project::open(file, Project::Access::Write);
+                        p.adoptRun(id, getpid(), "writer");
+                    }
+                    RunWriter w(file, id, { 2, 1000 });
+                    for (int64_t step = first;; ++step)
+                        w.stepMetrics(stepAt(step, double(step)));
+                    return 0;
+                },
+                &pid, false);
+            usleep(useconds_t(20000 + rng() % 150000));
+            kill(pid, SIGKILL);
+            int status = 0;
+            waitpid(pid, &status, 0);
+            QVERIFY(WIFSIGNALED(status));
+
+            Project p = Project::open(file, Project::Access::Write);
+            QCOMPARE(p.db().queryText("PRAGMA integrity_check"), std::string("ok"));
+            QCOMPARE(p.markCrashedRuns(0), 1);
+            QCOMPARE(p.findRun(id)->status, RunStatus::Crashed);
+            // the committed steps are exactly first..last, each with all of its series
+            SqliteStatement s(p.db(),
+                "SELECT min(m.step), max(m.step), count(DISTINCT m.step), count(*) FROM metrics m JOIN series s ON "
+                "s.id = m.series WHERE s.run_id = ?1 AND m.step >= ?2");
+            s.bind(1, id).bind(2, first).step();
+            const int64_t committed = s.int64(2);
+            if (committed > 0) {
+                QCOMPARE(s.int64(0), first);
+                QCOMPARE(s.int64(1), first + committed - 1);
+                QCOMPARE(s.int64(3), committed * 7);
+                lastStep = s.int64(1);
+            }
+        }
+        QVERIFY2(lastStep > 100, qPrintable(QString::number(lastStep))); // the writers made progress
+        Project p = Project::open(file, Project::Access::Read);
+        QCOMPARE(p.metricHistory(id, "loss", "train").totalPoints, lastStep); // no gaps, no duplicates
+    }
+
+    // The file system refuses more bytes (RLIMIT_FSIZE, like a full disk): the writer fails with a
+    // clear message and the project stays valid and readable.
+    void fullDiskFailsCleanly()
+    {
+        const std::string file = spath("full.tgproj");
+        std::string id;
+        {
+            Project p = Project::create(file);
+            id = p.startRun({});
+        }
+        const QString log = path("full.log");
+        const int rc = inChild([&] {
+            signal(SIGXFSZ, SIG_IGN);
+            const rlimit limit { 256 * 1024, 256 * 1024 };
+            setrlimit(RLIMIT_FSIZE, &limit);
+            try {
+                RunWriter w(file, id, { 0, 1000 });
+                for (int64_t step = 1; step < 1000000; ++step)
+                    w.stepMetrics(stepAt(step, double(step)));
+            } catch (const InputError& e) {
+                writeText(log, e.what());
+                return 7;
+            }
+            return 0;
+        });
+        QCOMPARE(rc, 7);
+        const QByteArray message = testutil::readAll(log);
+        QVERIFY2(message.contains("full.tgproj") && (message.contains("full") || message.contains("I/O")),
+            message.constData());
+        Project p = Project::open(file, Project::Access::Write);
+        QCOMPARE(p.db().queryText("PRAGMA integrity_check"), std::string("ok"));
+        QVERIFY(p.metricHistory(id, "loss", "train").totalPoints > 0);
+        p.setRunStatus(id, RunStatus::Failed, "disk full");
+    }
+
+    // A read-only project folder (a read-only bind mount in a private mount namespace when root,
+    // whom permissions do not stop; chmod otherwise): opening for writing or writing fails with a
+    // clear message, the file is unchanged.
+    void readOnlyFolderFailsCleanly()
+    {
+        const QString folder = path("ro");
+        QDir().mkpath(folder);
+        const std::string file = testutil::str(folder + "/p.tgproj");
+        {
+            Project p = Project::create(file);
+            p.startRun({});
+            p.db().exec("PRAGMA wal_checkpoint(TRUNCATE)");
+        }
+        QFile::remove(QString::fromStdString(file) + "-wal");
+        QFile::remove(QString::fromStdString(file) + "-shm");
+        const QByteArray before = fileHash(QString::fromStdString(file));
+        const QString log = path("ro.log");
+        const int rc = inChild([&] {
+            if (geteuid() == 0) {
+                if (unshare(CLONE_NEWNS) != 0 || mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
+                    return 5; // no mount namespace here: cannot make a folder read-only for root
+                const std::string dir = testutil::str(folder);
+                if (mount(dir.c_str(), dir.c_str(), nullptr, MS_BIND, nullptr) != 0
+                    || mount(nullptr, dir.c_str(), nullptr, MS_REMOUNT | MS_BIND | MS_RDONLY, nullptr) != 0)
+                    return 5;
+            } else {
+                chmod(testutil::str(folder).c_str(), 0555);
+                chmod(file.c_str(), 0444);
+            }
+            try {
+                Project p = Project::open(file, Project::Access::Write);
+                p.startRun({});
+            } catch (const InputError& e) {
+                writeText(log, e.what());
+                return 7;
+            }
+            return 0;
+        });
+        if (geteuid() != 0) {
+            chmod(testutil::str(folder).c_str(), 0755);
+            chmod(file.c_str(), 0644);
+        }
+        if (rc == 5)
+            QSKIP("cannot make a folder read-only for root here (no private mount namespace)");
+        QCOMPARE(rc, 7);
+        const QByteArray message = testutil::readAll(log);
+        QVERIFY2(message.contains("p.tgproj") && message.contains("not writable"), message.constData());
+        QCOMPARE(fileHash(QString::fromStdString(file)), before);
+        Project p = Project::open(file, Project::Access::Read);
+        QCOMPARE(p.runs().size(), size_t(1));
+    }
+
+    void initTestCase() { QVERIFY(m_dir.isValid()); }
+};
+
+QTEST_GUILESS_MAIN(TestProject)
+#include "tst_project.moc"
