@@ -53,13 +53,27 @@ GraphTensors nodeTensors(const NdArray<float>& nodeFeat, const NdArray<int64_t>&
     int64_t* tokens = t.nodeLayoutTokens.data_ptr<int64_t>();
     int64_t* opcodes = t.opcodes.data_ptr<int64_t>();
     for (int64_t i = 0; i < n; ++i) {
-        std::memcpy(numeric + i * kNumericNodeFeatures, standardized.row(i), sizeof(float) * kNumericNodeFeatures);
+        const float* scaled = standardized.row(i);
+        for (int64_t j = 0; j < kNumericNodeFeatures; ++j)
+            if (!std::isfinite(scaled[j]))
+                throw InputError(source, place("node_feat", i, j),
+                    std::isfinite(nodeFeat.row(i)[j])
+                        ? "value " + valueText(nodeFeat.row(i)[j]) + " is not finite after standardization"
+                        : "value " + valueText(nodeFeat.row(i)[j]) + " is not finite");
+        std::memcpy(numeric + i * kNumericNodeFeatures, scaled, sizeof(float) * kNumericNodeFeatures);
         const float* row = nodeFeat.row(i);
         for (int64_t j = 0; j < kNodeLayoutColumns; ++j) {
-            const float v = row[kNumericNodeFeatures + j];
+            float v = row[kNumericNodeFeatures + j];
+            // Decision (not in the spec): a tensor of rank > 6 has axis numbers 6, 7, ... among the
+            // first six minor_to_major entries the featurizer keeps (an 8-D pixel-shuffle reshape
+            // does). The shared 8-token table has no rows for them, so they take the token of axis 5
+            // ("a high axis") instead of making the graph unusable. node_config_feat cannot hold
+            // such values (its base-7 storage stops at 5), so configs are not affected.
+            if (v > 5.0f && v <= 64.0f && v == std::floor(v))
+                v = 5.0f;
             if (!isLayoutValue(v))
                 throw InputError(source, place("node_feat", i, kNumericNodeFeatures + j),
-                    "layout value " + valueText(v) + " is not an integer in -1..5");
+                    "layout value " + valueText(v) + " is not an axis number (an integer in -1..63)");
             tokens[i * kNodeLayoutColumns + j] = int64_t(v) + 2;
         }
         const int64_t op = nodeOpcode[i];

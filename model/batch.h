@@ -20,7 +20,7 @@ namespace tgraph::model {
 struct GraphTensors
 {
     torch::Tensor numeric; // (N, 134) float32: node_feat[:, 0:134] standardized by the Normalizer
-    torch::Tensor nodeLayoutTokens; // (N, 6) int64: node_feat[:, 134:140] + 2 (values -1..5 -> 1..7)
+    torch::Tensor nodeLayoutTokens; // (N, 6) int64: node_feat[:, 134:140] + 2 (values -1..5 -> 1..7; axes > 5 -> 7)
     torch::Tensor opcodes; // (N,) int64, each < the model's op table size
     torch::Tensor edges; // (2, E) int64: row 0 = consumer (npz column 0), row 1 = producer
     torch::Tensor configNodeIds; // (Nc,) int64 node positions of configurable nodes (layout only)
@@ -46,8 +46,9 @@ struct TileBatch
     int64_t configs() const { return configFeat.size(0); }
 };
 
-// Node-level tensors. Throws InputError naming `source` for: no nodes, an opcode outside
-// 0..opTableSize-1, a layout value in node_feat[:, 134:140] that is not an integer in -1..5, an
+// Node-level tensors. Throws InputError naming `source` for: no nodes, a non-finite numeric feature
+// (node_feat[i, j], also after standardization), an opcode outside
+// 0..opTableSize-1, a layout value in node_feat[:, 134:140] that is not an integer in -1..63 (6..63 count as 5), an
 // edge endpoint out of range, a configurable node listed twice or out of range.
 GraphTensors makeGraphTensors(
     const LayoutGraph& graph, const Normalizer& normalizer, int64_t opTableSize, const std::string& source = {});

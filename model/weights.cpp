@@ -40,12 +40,10 @@ std::vector<int64_t> shapeOf(const torch::Tensor& t)
 
 NdArray<int64_t> scalar(int64_t value) { return NdArray<int64_t>(std::vector<int64_t> {}, value); }
 
-void save(
-    const NamedTensors& arrays, const Normalizer& normalizer, const ModelOptions& options, const std::string& path)
+void addArrays(NpzWriter& w, const NamedTensors& arrays, const Normalizer& normalizer, const ModelOptions& options)
 {
     if (!normalizer.isFinished())
         throw std::logic_error("saving weights: the normalizer is not finished");
-    NpzWriter w(path, NpzCompression::Stored);
     for (const auto& [name, tensor] : arrays) {
         const auto t = tensor.detach().to(torch::kCPU, torch::kFloat32).contiguous();
         NdArray<float> a(shapeOf(t));
@@ -63,7 +61,22 @@ void save(
         w.add(kMetaResidualAfter, scalar(1));
     if (options.bidirectionalEdges)
         w.add(kMetaBidirectional, scalar(1));
+}
+
+void save(
+    const NamedTensors& arrays, const Normalizer& normalizer, const ModelOptions& options, const std::string& path)
+{
+    NpzWriter w(path, NpzCompression::Stored);
+    addArrays(w, arrays, normalizer, options);
     w.commit();
+}
+
+bool isTrainingStateKey(const std::string& key)
+{
+    for (const char* prefix : kCheckpointPrefixes)
+        if (key.rfind(prefix, 0) == 0)
+            return true;
+    return false;
 }
 
 class WeightsFile
@@ -148,8 +161,10 @@ public:
                     throw InputError(path(), name, "element " + std::to_string(i) + " is not finite");
             tensor.copy_(torch::from_blob(const_cast<float*>(values.data()), tensor.sizes(), torch::kFloat32));
         }
+        // A checkpoint (checkpoint.h) also holds the training state, under its own prefixes.
+        const bool checkpoint = contains(kCheckpointVersionKey);
         for (const std::string& key : m_keys)
-            if (!known.count(key))
+            if (!known.count(key) && !(checkpoint && isTrainingStateKey(key)))
                 throw InputError(path(), key,
                     "unexpected key: not a parameter of the " + std::string(kind) + " model (" + describe(options)
                         + ")");
@@ -240,6 +255,16 @@ void saveWeightsNpz(const TGraphModel& model, const Normalizer& normalizer, cons
 void saveTileWeightsNpz(const TileModel& model, const Normalizer& normalizer, const std::string& path)
 {
     save(namedArrays(*model), normalizer, model->options(), path);
+}
+
+void addWeightArrays(NpzWriter& writer, const TGraphModel& model, const Normalizer& normalizer)
+{
+    addArrays(writer, namedArrays(*model), normalizer, model->options());
+}
+
+void addWeightArrays(NpzWriter& writer, const TileModel& model, const Normalizer& normalizer)
+{
+    addArrays(writer, namedArrays(*model), normalizer, model->options());
 }
 
 LayoutWeights loadWeightsNpz(const std::string& path) { return loadWeights<LayoutWeights>(path, false); }

@@ -17,6 +17,10 @@
 // missing, extra or mis-shaped key, a non-finite value or std <= 0 with an InputError naming the
 // file, the key and the shapes.
 //
+// A checkpoint (checkpoint.h) is a weights file plus `checkpoint.version` and training state under
+// the prefixes optimizer., scheduler., rng., train., checkpoint.: the loaders read its weights and
+// ignore those keys. A plain weights file (no checkpoint.version) refuses them like any extra key.
+//
 // Tile model file: the same rules, with TileModel's parameters (tilemodel.h: embedding_*,
 // linear*, convs.K.*, config_mlp.{0,3}.*, head.{0,3,6}.*) plus its buffers config_normalizer.mean
 // and config_normalizer.std (24,) float32, normalizer.*, meta.* as above. H is read from
@@ -29,7 +33,15 @@
 
 #include <string>
 
+namespace tgraph {
+class NpzWriter;
+}
+
 namespace tgraph::model {
+
+// Marks a checkpoint; the prefixes of its training-state keys.
+inline constexpr const char* kCheckpointVersionKey = "checkpoint.version";
+inline constexpr const char* kCheckpointPrefixes[] = { "optimizer.", "scheduler.", "rng.", "train.", "checkpoint." };
 
 struct LayoutWeights
 {
@@ -46,6 +58,10 @@ struct TileWeights
 // Write atomically (temporary file renamed on success). The normalizer must be finished.
 void saveWeightsNpz(const TGraphModel& model, const Normalizer& normalizer, const std::string& path);
 void saveTileWeightsNpz(const TileModel& model, const Normalizer& normalizer, const std::string& path);
+
+// The weights-file arrays of a model, added to an open writer (checkpoints add their own keys).
+void addWeightArrays(NpzWriter& writer, const TGraphModel& model, const Normalizer& normalizer);
+void addWeightArrays(NpzWriter& writer, const TileModel& model, const Normalizer& normalizer);
 
 // The returned model is in eval mode.
 LayoutWeights loadWeightsNpz(const std::string& path);

@@ -67,12 +67,14 @@ bool ArgParser::parse(const std::vector<std::string>& args, std::string* error)
             m_values[o->name].assign(1, '1');
         } else if (hasInline) {
             m_values[o->name] = inlineValue;
+            m_repeated[o->name].push_back(inlineValue);
         } else {
             if (i + 1 >= args.size()) {
                 *error = "option " + o->name + " needs a value (" + o->valueName + ")";
                 return false;
             }
             m_values[o->name] = args[++i];
+            m_repeated[o->name].push_back(args[i]);
         }
     }
     return true;
@@ -89,6 +91,12 @@ std::string ArgParser::value(const std::string& name) const
         if (o.name == name)
             return o.defaultValue;
     return {};
+}
+
+std::vector<std::string> ArgParser::values(const std::string& name) const
+{
+    auto it = m_repeated.find(name);
+    return it != m_repeated.end() ? it->second : std::vector<std::string> {};
 }
 
 std::string ArgParser::help() const

@@ -25,7 +25,8 @@ public:
     bool helpRequested() const { return m_help; }
 
     bool has(const std::string& name) const;
-    std::string value(const std::string& name) const; // default value when absent
+    std::string value(const std::string& name) const; // default value when absent (the last one when repeated)
+    std::vector<std::string> values(const std::string& name) const; // every occurrence, in order
     const std::vector<std::string>& positionals() const { return m_positionals; }
 
     std::string help() const;
@@ -49,6 +50,7 @@ private:
     std::vector<std::pair<std::string, std::string>> m_positionalHelp;
     std::vector<std::string> m_notes;
     std::map<std::string, std::string> m_values;
+    std::map<std::string, std::vector<std::string>> m_repeated;
     std::vector<std::string> m_positionals;
     bool m_help = false;
 };

@@ -8,7 +8,13 @@ const std::vector<Command>& modelCommandSummaries()
     // Run by the tgraph-model executable (the commands that need LibTorch, which costs ~0.6 s to
     // load): `tgraph` lists them and hands them over. Keep in step with app/modelcli/modelcommands.cpp
     // (tst_cli compares both help texts).
-    static const std::vector<Command> list = {};
+    static const std::vector<Command> list = {
+        { "train", "train a TGraph model (one run or k-fold ensemble), resumable", nullptr },
+        { "weights", "export a checkpoint's weights / import weights as a checkpoint", nullptr },
+        { "predict", "score every configuration of graphs with a model or ensemble (CSV, npz, Kaggle format)",
+            nullptr },
+        { "eval", "score graphs with measured runtimes: Kendall tau, OPA, top-k slowdown per graph and mean", nullptr },
+    };
     return list;
 }
 

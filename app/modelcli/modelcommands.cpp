@@ -5,9 +5,20 @@
 
 namespace tgraph::cli {
 
+int runTrain(const std::vector<std::string>& args); // cmdtrain.cpp
+int runWeights(const std::vector<std::string>& args); // cmdweights.cpp
+int runPredict(const std::vector<std::string>& args); // cmdpredict.cpp
+int runEval(const std::vector<std::string>& args); // cmdeval.cpp
+
 const std::vector<Command>& modelCommands()
 {
-    static const std::vector<Command> list = {};
+    static const std::vector<Command> list = {
+        { "train", "train a TGraph model (one run or k-fold ensemble), resumable", runTrain },
+        { "weights", "export a checkpoint's weights / import weights as a checkpoint", runWeights },
+        { "predict", "score every configuration of graphs with a model or ensemble (CSV, npz, Kaggle format)",
+            runPredict },
+        { "eval", "score graphs with measured runtimes: Kendall tau, OPA, top-k slowdown per graph and mean", runEval },
+    };
     return list;
 }
 

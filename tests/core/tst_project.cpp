@@ -533,6 +533,14 @@ private Q_SLOTS:
                     return 0;
                 },
                 &pid, false);
+            // Kill only once the child has taken the run over (under load, starting may take longer
+            // than the random delay; killing before that would leave nothing to detect).
+            for (int wait = 0; wait < 1000; ++wait) {
+                const auto run = Project::open(file, Project::Access::Read).findRun(id);
+                if (run && run->pid == int64_t(pid) && run->status == RunStatus::Running)
+                    break;
+                usleep(5000);
+            }
             usleep(useconds_t(20000 + rng() % 150000));
             kill(pid, SIGKILL);
             int status = 0;

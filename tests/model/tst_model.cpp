@@ -17,6 +17,7 @@
 #include "core/npz.h"
 #include "core/prune.h"
 #include "core/synthetic.h"
+#include "modeltestutil.h"
 #include "testutil.h"
 
 #include <QTemporaryDir>
@@ -28,6 +29,7 @@
 
 using namespace tgraph;
 using namespace tgraph::model;
+using namespace modeltest;
 
 namespace {
 
@@ -39,14 +41,6 @@ Shapes shapesOf(const torch::nn::Module& m)
     for (const auto& p : m.named_parameters())
         s[p.key()] = std::vector<int64_t>(p.value().sizes().begin(), p.value().sizes().end());
     return s;
-}
-
-ModelOptions options(bool cross, int64_t opTable = kDefaultOpTableSize)
-{
-    ModelOptions o;
-    o.useCrossAttn = cross;
-    o.opTableSize = opTable;
-    return o;
 }
 
 // Expected state dict of one f_in layer / graph block, written out from spec §3.3 (not derived
@@ -112,72 +106,6 @@ LayoutGraph handGraph()
     return g;
 }
 
-Normalizer fitNormalizer(const NdArray<float>& nodeFeat)
-{
-    Normalizer n;
-    n.add(nodeFeat);
-    n.finish();
-    return n;
-}
-
-// A pruned synthetic layout graph of a few dozen nodes with `configs` configurations.
-LayoutGraph smallSyntheticGraph(int64_t configs, uint64_t seed)
-{
-    SyntheticLayoutSpec spec;
-    spec.nodes = 90;
-    spec.configurableNodes = 6;
-    spec.configs = configs;
-    spec.seed = seed;
-    return pruneToConfigurable(makeSyntheticLayoutGraph(spec)).graph;
-}
-
-// A tile graph on the nodes and edges of a synthetic graph, with tile-size-like config_feat.
-TileGraph smallTileGraph(int64_t configs)
-{
-    SyntheticLayoutSpec spec;
-    spec.nodes = 30;
-    spec.configurableNodes = 3;
-    spec.configs = 2;
-    spec.seed = 11;
-    LayoutGraph layout = makeSyntheticLayoutGraph(spec);
-    TileGraph t;
-    t.nodeFeat = layout.nodeFeat;
-    t.nodeOpcode = layout.nodeOpcode;
-    t.edgeIndex = layout.edgeIndex;
-    t.configFeat = NdArray<float>({ configs, kTileConfigFeatures }, 0.0f);
-    t.configRuntime = NdArray<int64_t>({ configs });
-    t.configRuntimeNormalizers = NdArray<int64_t>({ configs }, 1000);
-    for (int64_t c = 0; c < configs; ++c) {
-        float sum = 0;
-        float product = 1;
-        for (int k = 0; k < 6; ++k) {
-            const float v = float(int64_t(1) << ((c * 3 + k * 5) % 6));
-            t.configFeat(c, k) = v;
-            t.configFeat(c, 8 + k) = v * 2;
-            sum += v;
-            product *= v;
-        }
-        t.configFeat(c, 6) = sum;
-        t.configFeat(c, 7) = product;
-        t.configRuntime[c] = 900 + 17 * c;
-    }
-    setPublishedStorage(t);
-    return t;
-}
-
-// Jitters every parameter so no two biases or temperatures are equal (the parity test should not
-// pass by symmetry), temperatures in 0.3..1.0.
-void randomize(torch::nn::Module& m)
-{
-    torch::NoGradGuard noGrad;
-    for (const auto& p : m.named_parameters()) {
-        if (p.key().find("temperature") != std::string::npos)
-            p.value().fill_(0.3 + 0.7 * torch::rand({}).item<double>());
-        else
-            p.value().add_(torch::randn_like(p.value()) * 0.05);
-    }
-}
-
 // A tile model with jittered weights and config_feat statistics of `graph`, in eval mode.
 TileModel randomTileModel(const TileGraph& graph)
 {
@@ -212,11 +140,6 @@ void compareShapes(const Shapes& actual, const Shapes& expected)
     QVERIFY2(diff.isEmpty(), qPrintable(diff));
 }
 
-double maxAbs(const torch::Tensor& t) { return t.abs().max().item<double>(); }
-double relativeError(const torch::Tensor& ours, const torch::Tensor& ref)
-{
-    return maxAbs(ours - ref) / std::max(maxAbs(ref), 1e-12);
-}
 // Error of the ranking-relevant part: scores minus their mean, relative to its spread.
 double centeredRelativeError(const torch::Tensor& ours, const torch::Tensor& ref)
 {
@@ -418,9 +341,15 @@ private Q_SLOTS:
         testutil::expectInputError([&] { makeLayoutBatch(good, norm, rows, 120, "g.npz"); },
             { "g.npz", "node_opcode[4]", "opcode 120", "0..119" });
         LayoutGraph g = good;
-        g.nodeFeat(2, 136) = 6.0f;
+        g.nodeFeat(2, 136) = 2.5f;
         testutil::expectInputError(
-            [&] { makeLayoutBatch(g, norm, rows, 121, "g.npz"); }, { "g.npz", "node_feat[2,136]", "layout value 6" });
+            [&] { makeLayoutBatch(g, norm, rows, 121, "g.npz"); }, { "g.npz", "node_feat[2,136]", "layout value 2.5" });
+        g.nodeFeat(2, 136) = -3.0f;
+        testutil::expectInputError(
+            [&] { makeLayoutBatch(g, norm, rows, 121, "g.npz"); }, { "g.npz", "node_feat[2,136]", "layout value -3" });
+        // Axis numbers of rank > 6 tensors (6, 7, ...) share the token of axis 5.
+        g.nodeFeat(2, 136) = 7.0f;
+        QCOMPARE(makeLayoutBatch(g, norm, rows, 121, "g.npz").graph.nodeLayoutTokens[2][2].item<int64_t>(), int64_t(7));
         g = good;
         g.nodeConfigFeat(1, 1, 4) = -2.0f;
         testutil::expectInputError(

@@ -14,7 +14,8 @@ layer's channel gates and cross-config softmax weights averaged over nodes, (C, 
 
 Deliberately written the straightforward way, independent of the C++ code paths: activations
 are (C, N, F), X0 is built explicitly, SAGE aggregates raw features and then projects.
-Several triples per call share one torch start-up.
+Several triples per call share one torch start-up. load_model() and graph_inputs() are also
+used by tgraph_predict_reference.py (chunked ensemble scoring) and bench/model_torch.py.
 """
 import sys
 
@@ -75,10 +76,12 @@ class LinearActNorm(nn.Module):
 
     def forward(self, x, maps, name):
         h, g = self.attn(instance_norm(self.linear(x)))
-        maps['gate.' + name] = g.mean(dim=1)
+        if maps is not None:
+            maps['gate.' + name] = g.mean(dim=1)
         if self.cross_attn is not None:
             h, a = self.cross_attn(h)
-            maps['cross.' + name] = a.mean(dim=1)
+            if maps is not None:
+                maps['cross.' + name] = a.mean(dim=1)
         return F.gelu(h)
 
 
@@ -93,10 +96,12 @@ class Block(nn.Module):
 
     def forward(self, h, src, dst, maps, name):
         eta, g = self.attn(self.conv(instance_norm(h), src, dst))
-        maps['gate.' + name] = g.mean(dim=1)
+        if maps is not None:
+            maps['gate.' + name] = g.mean(dim=1)
         if self.cross_attn is not None:
             eta, a = self.cross_attn(eta)
-            maps['cross.' + name] = a.mean(dim=1)
+            if maps is not None:
+                maps['cross.' + name] = a.mean(dim=1)
         if self.residual_after_activation:
             out = h + F.gelu(eta)
         else:
@@ -181,13 +186,12 @@ def decompress(compressed):
     return out
 
 
-def run(weights_path, graph_path, out_path):
+def load_model(weights_path):
+    """The module for a weights npz, in eval mode; returns (model, weights arrays, is_tile)."""
     w = np.load(weights_path)
-    g = np.load(graph_path)
     tile = 'head.0.weight' in w.files
     cross = flag(w, 'meta.use_cross_attn')
     residual_after = flag(w, 'meta.residual_after_activation')
-    bidirectional = flag(w, 'meta.bidirectional_edges')
     op_table = w['embedding_op.weight'].shape[0]
     blocks = len({k.split('.')[1] for k in w.files if k.startswith('convs.')})
     if tile:
@@ -198,10 +202,21 @@ def run(weights_path, graph_path, out_path):
         model = LayoutModel(hidden, blocks, cross, residual_after, op_table)
     extra = {'normalizer.mean', 'normalizer.std', 'meta.use_cross_attn', 'meta.residual_after_activation',
              'meta.bidirectional_edges', 'config_normalizer.mean', 'config_normalizer.std'}
-    state = {k: torch.from_numpy(np.asarray(w[k], dtype=np.float32)) for k in w.files if k not in extra}
+    # Checkpoints carry training state under these prefixes besides the weights-file keys.
+    state_prefixes = ('optimizer.', 'scheduler.', 'rng.', 'train.', 'checkpoint.')
+    state = {k: torch.from_numpy(np.asarray(w[k], dtype=np.float32)) for k in w.files
+             if k not in extra and not k.startswith(state_prefixes)}
     model.load_state_dict(state, strict=True)
     model.eval()
+    return model, w, tile
 
+
+def graph_inputs(w, g, tile):
+    """Model inputs of a graph (dict of arrays from np.load): all configs, in file order.
+
+    Layout: (numeric, layout_tokens, opcodes, config_tokens (C, N, 18), src, dst); select config
+    rows with config_tokens[rows]. Tile: (numeric, layout_tokens, opcodes, standardized
+    config_feat (C, 24), src, dst)."""
     feat = g['node_feat'].astype(np.float32)
     mean = w['normalizer.mean'].astype(np.float64)
     std = w['normalizer.std'].astype(np.float64)
@@ -210,26 +225,30 @@ def run(weights_path, graph_path, out_path):
     opcodes = torch.from_numpy(g['node_opcode'].astype(np.int64).reshape(-1))
     edges = torch.from_numpy(g['edge_index'].astype(np.int64).reshape(-1, 2))
     consumer, producer = edges[:, 0], edges[:, 1]
-    if bidirectional:
+    if flag(w, 'meta.bidirectional_edges'):
         src, dst = torch.cat([consumer, producer]), torch.cat([producer, consumer])
     else:
         src, dst = consumer, producer  # a producer averages its consumers
+    if tile:
+        cf = torch.from_numpy(g['config_feat'].astype(np.float32))
+        cf = (cf - torch.from_numpy(w['config_normalizer.mean'].astype(np.float32))) \
+            / torch.from_numpy(w['config_normalizer.std'].astype(np.float32))
+        return numeric, layout_tokens, opcodes, cf, src, dst
+    cfg = g['node_config_feat']
+    if cfg.shape[-1] == 3:
+        cfg = decompress(cfg)
+    ids = torch.from_numpy(g['node_config_ids'].astype(np.int64).reshape(-1))
+    values = torch.full((cfg.shape[0], feat.shape[0], 18), -2, dtype=torch.int64)
+    values[:, ids] = torch.from_numpy(cfg.astype(np.int64))
+    return numeric, layout_tokens, opcodes, values + 2, src, dst
 
+
+def run(weights_path, graph_path, out_path):
+    model, w, tile = load_model(weights_path)
+    inputs = graph_inputs(w, np.load(graph_path), tile)
     maps = {}
     with torch.no_grad():
-        if tile:
-            cf = torch.from_numpy(g['config_feat'].astype(np.float32))
-            cf = (cf - torch.from_numpy(w['config_normalizer.mean'].astype(np.float32))) \
-                / torch.from_numpy(w['config_normalizer.std'].astype(np.float32))
-            scores = model(numeric, layout_tokens, opcodes, cf, src, dst, maps)
-        else:
-            cfg = g['node_config_feat']
-            if cfg.shape[-1] == 3:
-                cfg = decompress(cfg)
-            ids = torch.from_numpy(g['node_config_ids'].astype(np.int64).reshape(-1))
-            values = torch.full((cfg.shape[0], feat.shape[0], 18), -2, dtype=torch.int64)
-            values[:, ids] = torch.from_numpy(cfg.astype(np.int64))
-            scores = model(numeric, layout_tokens, opcodes, values + 2, src, dst, maps)
+        scores = model(*inputs, maps)
     out = {'scores': scores.numpy().astype(np.float32)}
     out.update({k: v.numpy().astype(np.float32) for k, v in maps.items()})
     np.savez(out_path, **out)

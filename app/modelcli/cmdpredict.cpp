@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: Apache-2.0
+// `tgraph predict`: rank every configuration of TpuGraphs graphs with a TGraph model or an ensemble
+// (spec tgraph-model.md §6) and write the scores, the ranking and the Kaggle submission format.
+
+#include "scorefiles.h"
+
+#include "app/cli/argparser.h"
+#include "app/cli/commands.h"
+
+#include <cstdio>
+
+namespace tgraph::cli {
+
+namespace {
+
+constexpr const char* kCommand = "predict";
+
+int predict(const ArgParser& p)
+{
+    const bool toStdout = !p.has("--output") && !p.has("--kaggle-csv");
+    int64_t graphs = 0;
+    scoreFiles(p, true, [&](const model::GraphScores& g) {
+        ++graphs;
+        if (toStdout)
+            return;
+        std::string fastest;
+        for (size_t r = 0; r < std::min<size_t>(5, g.ranking.size()); ++r)
+            fastest += (r ? ", " : "") + std::to_string(g.ranking[r]);
+        std::printf("%s: %lld configs, %lld nodes", g.name.c_str(), (long long)g.configs(), (long long)g.nodes);
+        if (g.nodesBeforePruning != g.nodes)
+            std::printf(" (pruned from %lld)", (long long)g.nodesBeforePruning);
+        std::printf("; predicted fastest: %s\n", fastest.c_str());
+    });
+    if (!toStdout) {
+        for (const char* option : { "--output", "--kaggle-csv" })
+            if (p.has(option))
+                std::printf("wrote %s (%lld graphs)\n", p.value(option).c_str(), (long long)graphs);
+    }
+    return ExitOk;
+}
+
+} // namespace
+
+int runPredict(const std::vector<std::string>& args)
+{
+    ArgParser p(kCommand,
+        "Score every configuration of layout or tile graphs with a TGraph model (or the mean of an ensemble),\n"
+        "ascending = predicted fastest first. Layout graphs are pruned as in training (a pruned file is\n"
+        "unchanged; configs stored plain or base-7 compressed); all configs are scored in near-equal chunks of\n"
+        "at most B (numpy array_split, spec §6.1), optionally averaged over N permutations (TTA, §6.2).\n"
+        "Without -o or --kaggle-csv the CSV goes to stdout.",
+        "--weights W [--weights W2 ...] --data DIR|FILE [FILE...] [--batch-configs B] [--tta N]\n"
+        "              [--threads T] [-o scores.csv|scores.npz] [--kaggle-csv OUT.csv [--collection-id ID]]");
+    addScoringOptions(p);
+    p.addNote("Exit codes: 0 ok, 1 bad input (nothing is written), 2 usage error, 130 interrupted.");
+    if (const int rc = parseOrExit(p, args); rc >= 0)
+        return rc;
+    if (const std::string error = checkScoringOptions(p); !error.empty())
+        return usageError(kCommand, error);
+    return guarded(kCommand, predict, p);
+}
+
+} // namespace tgraph::cli

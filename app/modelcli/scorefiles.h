@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+// What `tgraph predict` and `tgraph eval` share: the options naming the models and the graphs,
+// loading the ensemble, scoring every graph file with a progress bar, and the score files.
+
+#include "model/scores.h"
+
+#include <functional>
+#include <string>
+
+namespace tgraph::cli {
+
+class ArgParser;
+
+// --weights (repeatable), --data (and FILE... positionals), --batch-configs, --tta, --tta-seed,
+// --threads, --repad, -o, --kaggle-csv, --collection-id.
+void addScoringOptions(ArgParser& p);
+// Usage problems of those options ("" when fine).
+std::string checkScoringOptions(const ArgParser& p);
+
+// Loads the ensemble, lists the graphs, opens the outputs (an unwritable one fails before any
+// work), scores each graph, hands it to `onGraph`, writes it to the outputs, and commits them at
+// the end. With `csvToStdout`, no -o and no --kaggle-csv, the CSV goes to stdout. InputError and
+// Cancelled propagate (outputs are then removed).
+void scoreFiles(const ArgParser& p, bool csvToStdout, const std::function<void(const model::GraphScores&)>& onGraph);
+
+} // namespace tgraph::cli

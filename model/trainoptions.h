@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+// Hyper-parameters of a training run and its learning-rate schedule (spec tgraph-model.md §4),
+// torch-free so the CLI and the GUI can hold them. Checkpoints store them as JSON.
+
+#include "modeloptions.h"
+
+#include "core/configs.h"
+
+#include <cstdint>
+#include <string>
+
+namespace tgraph::model {
+
+struct TrainOptions
+{
+    ModelOptions model;
+
+    // Length: `steps` optimizer steps (one graph each), or when 0, ceil(epochs x training graphs)
+    // (one epoch = one pass over the training graphs).
+    int64_t steps = 0;
+    double epochs = 0;
+
+    // Layout: configs sampled without replacement each time a graph is visited (spec §4.3; the
+    // code uses 64 for default collections, 128 for random ones); all of them when a graph has
+    // fewer. Tile collections always use all configs of a kernel (spec §5).
+    int64_t configsPerStep = 64;
+
+    // AdamW exactly as torch.optim.AdamW (spec §4.2).
+    double learningRate = 1e-3;
+    double beta1 = 0.9;
+    double beta2 = 0.999;
+    double adamEps = 1e-8;
+    double weightDecay = 1e-5;
+    // Code: decay on every parameter (biases, embeddings and temperatures too). Paper: false =
+    // no decay on parameters named *.bias.
+    bool decayBiases = true;
+    double warmupShare = 0.05; // linear warm-up over ceil(share x steps), then cosine to 0
+    double clipNorm = 1.0; // global L2 norm of all gradients; <= 0 disables clipping
+
+    int64_t evalEvery = 2000; // steps between validation passes (and checkpoints); the last step always
+    int64_t evalBatch = 128; // configs per forward pass when scoring all configs (array_split chunks, §6.1)
+    int64_t logEvery = 50; // steps per StepMetrics interval
+    int64_t maxNonFiniteRun = 20; // stop after this many consecutive skipped (non-finite) steps
+
+    uint64_t seed = 42; // model initialization, dropout, config sampling, graph order
+    bool deterministic = false; // deterministic algorithms: runs repeat bitwise for a fixed thread count
+
+    DedupPolicy dedup = DedupPolicy::KeepFirst; // of train-split files (spec §2.3)
+
+    // Cross-validation (spec §4.4): which fold of how many this run holds out, so a fold's
+    // checkpoint can be resumed on the same split. folds = 0: a plain train/valid run.
+    int folds = 0;
+    int fold = -1;
+    uint32_t foldSeed = 123;
+};
+
+// Steps of the run for `trainGraphs` training graphs (at least 1).
+int64_t totalSteps(const TrainOptions& options, int64_t trainGraphs);
+int64_t warmupSteps(const TrainOptions& options, int64_t total);
+
+// Learning rate of the step with 0-based index `step`, as HF Trainer's cosine schedule with
+// warm-up (LambdaLR evaluated before each optimizer step): step / warmup during the warm-up
+// (so the very first step runs at 0), then 0.5 (1 + cos(pi (step - warmup) / (total - warmup))),
+// times the base rate; 0 from `total` on.
+double learningRateAt(int64_t step, int64_t total, int64_t warmup, double baseRate);
+
+// JSON object with every field (model options nested under "model"). fromJson throws
+// std::runtime_error naming the member for a missing or mistyped one.
+std::string toJson(const TrainOptions& options);
+TrainOptions trainOptionsFromJson(const std::string& json);
+
+} // namespace tgraph::model

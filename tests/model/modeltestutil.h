@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+// Fixtures shared by the model test executables (tst_model, tst_inference): small synthetic
+// graphs, model options, parameter jitter, error measures.
+
+#include "model/modeloptions.h"
+
+#include "core/graph.h"
+#include "core/normalizer.h"
+#include "core/prune.h"
+#include "core/synthetic.h"
+
+#include <torch/torch.h>
+
+#include <algorithm>
+
+namespace modeltest {
+
+using namespace tgraph;
+using namespace tgraph::model;
+
+inline ModelOptions options(bool cross, int64_t opTable = kDefaultOpTableSize)
+{
+    ModelOptions o;
+    o.useCrossAttn = cross;
+    o.opTableSize = opTable;
+    return o;
+}
+
+inline Normalizer fitNormalizer(const NdArray<float>& nodeFeat)
+{
+    Normalizer n;
+    n.add(nodeFeat);
+    n.finish();
+    return n;
+}
+
+// A pruned synthetic layout graph of a few dozen nodes with `configs` configurations.
+inline LayoutGraph smallSyntheticGraph(int64_t configs, uint64_t seed)
+{
+    SyntheticLayoutSpec spec;
+    spec.nodes = 90;
+    spec.configurableNodes = 6;
+    spec.configs = configs;
+    spec.seed = seed;
+    return pruneToConfigurable(makeSyntheticLayoutGraph(spec)).graph;
+}
+
+// A tile graph on the nodes and edges of a synthetic graph, with tile-size-like config_feat.
+inline TileGraph smallTileGraph(int64_t configs)
+{
+    SyntheticLayoutSpec spec;
+    spec.nodes = 30;
+    spec.configurableNodes = 3;
+    spec.configs = 2;
+    spec.seed = 11;
+    LayoutGraph layout = makeSyntheticLayoutGraph(spec);
+    TileGraph t;
+    t.nodeFeat = layout.nodeFeat;
+    t.nodeOpcode = layout.nodeOpcode;
+    t.edgeIndex = layout.edgeIndex;
+    t.configFeat = NdArray<float>({ configs, kTileConfigFeatures }, 0.0f);
+    t.configRuntime = NdArray<int64_t>({ configs });
+    t.configRuntimeNormalizers = NdArray<int64_t>({ configs }, 1000);
+    for (int64_t c = 0; c < configs; ++c) {
+        float sum = 0;
+        float product = 1;
+        for (int k = 0; k < 6; ++k) {
+            const float v = float(int64_t(1) << ((c * 3 + k * 5) % 6));
+            t.configFeat(c, k) = v;
+            t.configFeat(c, 8 + k) = v * 2;
+            sum += v;
+            product *= v;
+        }
+        t.configFeat(c, 6) = sum;
+        t.configFeat(c, 7) = product;
+        t.configRuntime[c] = 900 + 17 * c;
+    }
+    setPublishedStorage(t);
+    return t;
+}
+
+// Jitters every parameter so no two biases or temperatures are equal (the parity test should not
+// pass by symmetry), temperatures in 0.3..1.0.
+inline void randomize(torch::nn::Module& m)
+{
+    torch::NoGradGuard noGrad;
+    for (const auto& p : m.named_parameters()) {
+        if (p.key().find("temperature") != std::string::npos)
+            p.value().fill_(0.3 + 0.7 * torch::rand({}).item<double>());
+        else
+            p.value().add_(torch::randn_like(p.value()) * 0.05);
+    }
+}
+
+inline double maxAbs(const torch::Tensor& t) { return t.abs().max().item<double>(); }
+inline double relativeError(const torch::Tensor& ours, const torch::Tensor& ref)
+{
+    return maxAbs(ours - ref) / std::max(maxAbs(ref), 1e-12);
+}
+
+} // namespace modeltest

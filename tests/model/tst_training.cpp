@@ -1,0 +1,847 @@
+// SPDX-License-Identifier: Apache-2.0
+// Training (spec tgraph-model.md §4, §5): the hinge loss, the schedule, AdamW and clipping against
+// LibTorch's own, the non-finite guard, checkpoints (round trip, refusals, exact resume), k-fold
+// assignment against numpy, data loading filters, learning on simulated collections, and (report
+// only, external) a 5-fold-over-configs run on the real tuning record.
+
+#include "model/adamw.h"
+#include "model/checkpoint.h"
+#include "model/crossvalidation.h"
+#include "model/rankloss.h"
+#include "model/torchruntime.h"
+#include "model/trainer.h"
+#include "model/trainoptions.h"
+#include "model/weights.h"
+
+#include "core/configs.h"
+#include "core/error.h"
+#include "core/featurizer.h"
+#include "core/graphio.h"
+#include "core/hloproto.h"
+#include "core/jsonreader.h"
+#include "core/kfold.h"
+#include "core/metrics.h"
+#include "core/npz.h"
+#include "core/simulator.h"
+#include "core/synthcollection.h"
+#include "core/trainingevents.h"
+#include "core/trainingset.h"
+#include "testutil.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <numeric>
+#include <random>
+#include <set>
+
+using namespace tgraph;
+using namespace tgraph::model;
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// A simulated layout collection DIR/{train,valid}/*.npz (no test split): small modules so a step
+// takes milliseconds. The unet family is left out: its 3-D variants have tensors of rank > 6,
+// whose node layout tokens the model's 8-row table cannot hold (batch.h refuses them).
+SynthCollectionResult writeLayoutCollection(
+    const std::string& dir, int graphs, int64_t configs, uint64_t seed, double validShare = 0.25)
+{
+    SynthCollectionSpec spec;
+    spec.kind = GraphKind::Layout;
+    spec.graphs = graphs;
+    spec.configs = configs;
+    spec.seed = seed;
+    spec.families = { "mlp", "resnet", "transformer", "gnn" };
+    spec.minInstructions = 100;
+    spec.maxInstructions = 300;
+    spec.validShare = validShare;
+    spec.testShare = 0;
+    return writeSynthCollection(spec, dir, nullptr);
+}
+
+TrainOptions smallOptions(int64_t steps)
+{
+    TrainOptions o;
+    o.steps = steps;
+    o.model.hidden = 64; // the architecture of spec §3 at a quarter of the width: fast enough for tests
+    o.configsPerStep = 32;
+    o.evalEvery = 0;
+    o.logEvery = 1000;
+    return o;
+}
+
+std::map<std::string, torch::Tensor> parameters(const torch::nn::Module& m)
+{
+    std::map<std::string, torch::Tensor> out;
+    for (const auto& p : m.named_parameters())
+        out[p.key()] = p.value().detach().clone();
+    return out;
+}
+
+double maxDifference(const std::map<std::string, torch::Tensor>& a, const std::map<std::string, torch::Tensor>& b)
+{
+    double worst = 0;
+    for (const auto& [name, t] : a)
+        worst = std::max(worst, (t - b.at(name)).abs().max().item<double>());
+    return worst;
+}
+
+// Copies an npz, dropping `drop` and adding/replacing `put`.
+void rewriteNpz(const std::string& from, const std::string& to, const std::set<std::string>& drop,
+    const std::map<std::string, NpyArray>& put = {})
+{
+    NpzReader in(from);
+    NpzWriter out(to, NpzCompression::Stored);
+    for (const std::string& key : in.keys())
+        if (!drop.count(key) && !put.count(key))
+            out.add(key, in.readRaw(key));
+    for (const auto& [key, array] : put)
+        out.add(key, array);
+    out.commit();
+}
+
+template <class T> NpyArray rawArray(const std::vector<int64_t>& shape, const std::vector<T>& values)
+{
+    NdArray<T> a(shape);
+    std::copy(values.begin(), values.end(), a.data());
+    return NpyArray::from(a);
+}
+
+NpyArray textArray(const std::string& text)
+{
+    return rawArray<uint8_t>({ int64_t(text.size()) }, std::vector<uint8_t>(text.begin(), text.end()));
+}
+
+// Mean Kendall tau of uniformly random scores over the configs of `graphs`, and its standard
+// deviation across `repeats` draws: what "no better than random ranking" looks like here.
+std::pair<double, double> randomRankingTau(const TrainingData& data, const std::vector<size_t>& graphs, int repeats)
+{
+    std::mt19937_64 rng(7);
+    std::uniform_real_distribution<double> uniform;
+    std::vector<double> means;
+    for (int r = 0; r < repeats; ++r) {
+        double sum = 0;
+        for (size_t i : graphs) {
+            const TrainingGraph& g = data.graphs[i];
+            std::vector<double> runtimes, scores;
+            for (int64_t c = 0; c < g.configCount(); ++c) {
+                runtimes.push_back(double(g.runtimes()[c]));
+                scores.push_back(uniform(rng));
+            }
+            sum += kendallTauB(runtimes, scores);
+        }
+        means.push_back(sum / double(graphs.size()));
+    }
+    const double mean = std::accumulate(means.begin(), means.end(), 0.0) / double(means.size());
+    double var = 0;
+    for (double m : means)
+        var += (m - mean) * (m - mean);
+    return { mean, std::sqrt(var / double(means.size() - 1)) };
+}
+
+// Records every event, for assertions.
+class RecordingSink final : public TrainingSink
+{
+public:
+    void stepMetrics(const StepMetrics& m) override { steps.push_back(m); }
+    void evalMetrics(const EvalMetrics& m) override { evals.push_back(m); }
+    void runEvent(const RunEvent& e) override { events.push_back(e); }
+    std::vector<StepMetrics> steps;
+    std::vector<EvalMetrics> evals;
+    std::vector<RunEvent> events;
+};
+
+} // namespace
+
+class TestTraining : public QObject
+{
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+    std::string m_collection; // 8 train + 3 valid graphs, 48 configs each
+    std::string path(const std::string& name) const
+    {
+        return testutil::str(m_dir.filePath(QString::fromStdString(name)));
+    }
+    TrainingData loadCollection() const { return loadTrainingData(listDataFiles({ m_collection })); }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        initTorchThreads(2);
+        m_collection = path("collection");
+        const SynthCollectionResult r = writeLayoutCollection(m_collection, 11, 48, 21, 0.25);
+        QVERIFY(r.train >= 6 && r.valid >= 2);
+    }
+
+    // Spec §4.1 by hand: scores s = (0.5, 2.0, -1.0), runtimes r = (30, 10, 20). Pairs with
+    // r_i > r_j: (0,1): 1 - (0.5 - 2) = 2.5; (0,2): 1 - (0.5 + 1) < 0 -> 0; (2,1): 1 - (-1 - 2) = 4.
+    // L = 6.5 / 9. Gradient: dL/ds_0 = -(1 + 1[(0,2) active: no]) / 9 = -1/9; ds_1 = +2/9; ds_2 = -1/9.
+    void hingeLossByHand()
+    {
+        auto s = torch::tensor({ 0.5f, 2.0f, -1.0f }, torch::requires_grad());
+        const auto loss = pairwiseHingeLoss(s, slowerMask({ 30, 10, 20 }));
+        QVERIFY(std::abs(loss.item<double>() - 6.5 / 9.0) < 1e-6);
+        loss.backward();
+        const auto g = s.grad();
+        QVERIFY(std::abs(g[0].item<double>() + 1.0 / 9) < 1e-6);
+        QVERIFY(std::abs(g[1].item<double>() - 2.0 / 9) < 1e-6);
+        QVERIFY(std::abs(g[2].item<double>() + 1.0 / 9) < 1e-6);
+        // Ties contribute nothing; margin satisfied -> 0.
+        QCOMPARE(pairwiseHingeLoss(torch::tensor({ 0.0f, 5.0f }), slowerMask({ 10, 10 })).item<double>(), 0.0);
+        QCOMPARE(pairwiseHingeLoss(torch::tensor({ 3.0f, 1.0f }), slowerMask({ 20, 10 })).item<double>(), 0.0);
+        // Raw integer ordering: 1 ns apart at 1 s is still ordered (float32 would merge them).
+        QCOMPARE(float(1000000001), float(1000000000));
+        const auto m = slowerMask({ 1000000001, 1000000000 });
+        QCOMPARE(m[0][1].item<float>(), 1.0f);
+        QCOMPARE(m[1][0].item<float>(), 0.0f);
+        // Tile: runtime / normalizer = 10 and 5, so config 0 is slower although its runtime is lower.
+        const auto t = slowerMask({ 100, 200 }, { 10, 40 });
+        QCOMPARE(t[0][1].item<float>(), 1.0f);
+        QCOMPARE(t[1][0].item<float>(), 0.0f);
+        QCOMPARE(slowerMask({ 100, 200 }, { 10, 20 }).sum().item<float>(), 0.0f); // equal ratios: a tie
+    }
+
+    // HF cosine-with-warm-up, values written out by hand.
+    void scheduleAtKeySteps()
+    {
+        TrainOptions o;
+        o.steps = 200;
+        QCOMPARE(totalSteps(o, 7), int64_t(200));
+        QCOMPARE(warmupSteps(o, 200), int64_t(10)); // ceil(0.05 * 200)
+        QCOMPARE(warmupSteps(o, 101), int64_t(6)); // ceil(5.05)
+        QCOMPARE(warmupSteps(o, 19), int64_t(1)); // ceil(0.95)
+        o.steps = 0;
+        o.epochs = 2.5;
+        QCOMPARE(totalSteps(o, 7), int64_t(18)); // ceil(17.5)
+        const double lr = 1e-3;
+        QCOMPARE(learningRateAt(0, 200, 10, lr), 0.0); // the first step runs at 0, as HF's LambdaLR
+        QVERIFY(std::abs(learningRateAt(1, 200, 10, lr) - 1e-4) < 1e-15);
+        QVERIFY(std::abs(learningRateAt(5, 200, 10, lr) - 5e-4) < 1e-15);
+        QVERIFY(std::abs(learningRateAt(10, 200, 10, lr) - 1e-3) < 1e-15); // peak
+        QVERIFY(std::abs(learningRateAt(105, 200, 10, lr) - 5e-4) < 1e-12); // half-way through the cosine
+        QVERIFY(std::abs(learningRateAt(200 - 1, 200, 10, lr) - lr * 0.5 * (1 + std::cos(M_PI * 189 / 190))) < 1e-15);
+        QCOMPARE(learningRateAt(200, 200, 10, lr), 0.0);
+        QCOMPARE(learningRateAt(3, 5, 0, lr) > 0, true); // no warm-up: starts at the peak
+        QCOMPARE(learningRateAt(0, 5, 0, lr), lr);
+    }
+
+    // Our AdamW against torch::optim::AdamW (same algorithm as PyTorch's), several steps.
+    void adamwMatchesLibTorch()
+    {
+        torch::manual_seed(3);
+        auto w1 = torch::randn({ 4, 3 }, torch::requires_grad());
+        auto b1 = torch::randn({ 4 }, torch::requires_grad());
+        auto w2 = w1.detach().clone().requires_grad_(true);
+        auto b2 = b1.detach().clone().requires_grad_(true);
+        AdamW ours({ { "w.weight", w1 }, { "w.bias", b1 } }, AdamWOptions { 0.9, 0.999, 1e-8, 0.05 },
+            [](const std::string&) { return true; });
+        torch::optim::AdamW theirs(
+            std::vector<torch::Tensor> { w2, b2 }, torch::optim::AdamWOptions(0.01).weight_decay(0.05));
+        const auto x = torch::randn({ 5, 3 });
+        for (int step = 0; step < 5; ++step) {
+            const auto l1 = (torch::mm(x, w1.t()) + b1).pow(2).sum();
+            l1.backward();
+            ours.step(0.01);
+            ours.zeroGrad();
+            const auto l2 = (torch::mm(x, w2.t()) + b2).pow(2).sum();
+            l2.backward();
+            theirs.step();
+            theirs.zero_grad();
+            QVERIFY2((w1 - w2).abs().max().item<double>() < 1e-6, qPrintable(QString::number(step)));
+            QVERIFY((b1 - b2).abs().max().item<double>() < 1e-6);
+        }
+        QCOMPARE(ours.stepCount(), int64_t(5));
+        // Paper mode: no decay on biases. With a zero gradient the update is 0, so only decay moves a value.
+        auto w = torch::ones({ 2 }, torch::requires_grad());
+        auto b = torch::ones({ 2 }, torch::requires_grad());
+        AdamW paper({ { "l.weight", w }, { "l.bias", b } }, AdamWOptions { 0.9, 0.999, 1e-8, 0.1 },
+            [](const std::string& name) { return name.find(".bias") == std::string::npos; });
+        (w.sum() * 0 + b.sum() * 0).backward();
+        paper.step(0.5);
+        QVERIFY(std::abs(w[0].item<double>() - 0.95) < 1e-7); // 1 - lr * wd
+        QCOMPARE(b[0].item<float>(), 1.0f);
+    }
+
+    void gradientClipping()
+    {
+        auto a = torch::zeros({ 2 }, torch::requires_grad());
+        auto b = torch::zeros({ 1 }, torch::requires_grad());
+        (a * torch::tensor({ 3.0f, 4.0f })).sum().add((b * 12).sum()).backward(); // grads (3, 4), (12): norm 13
+        const double norm = clipGradNorm({ a, b }, 1.0);
+        QVERIFY(std::abs(norm - 13.0) < 1e-5);
+        const double after = std::sqrt(a.grad().pow(2).sum().item<double>() + b.grad().pow(2).sum().item<double>());
+        QVERIFY(std::abs(after - 1.0) < 1e-5);
+        QVERIFY(std::abs(a.grad()[0].item<double>() / a.grad()[1].item<double>() - 0.75) < 1e-6); // direction kept
+        // Below the limit: untouched.
+        const auto before = a.grad().clone();
+        QVERIFY(std::abs(clipGradNorm({ a, b }, 5.0) - 1.0) < 1e-5);
+        QVERIFY(torch::equal(before, a.grad()));
+        // Non-finite: reported, nothing scaled.
+        b.grad().fill_(std::numeric_limits<float>::quiet_NaN());
+        QVERIFY(std::isnan(clipGradNorm({ a, b }, 1.0)));
+        QVERIFY(torch::equal(before, a.grad()));
+    }
+
+    void samplingAndChunks()
+    {
+        std::mt19937_64 rng(5);
+        for (int trial = 0; trial < 50; ++trial) {
+            const auto rows = sampleWithoutReplacement(100, 64, rng);
+            QCOMPARE(rows.size(), size_t(64));
+            QCOMPARE(std::set<int64_t>(rows.begin(), rows.end()).size(), size_t(64));
+            QVERIFY(*std::min_element(rows.begin(), rows.end()) >= 0);
+            QVERIFY(*std::max_element(rows.begin(), rows.end()) < 100);
+        }
+        QCOMPARE(sampleWithoutReplacement(40, 64, rng), allRows(40)); // fewer configs than K: all of them
+        // Roughly uniform: each of 10 items drawn ~ 5/10 of 4000 trials.
+        std::vector<int> hits(10, 0);
+        for (int trial = 0; trial < 4000; ++trial)
+            for (int64_t r : sampleWithoutReplacement(10, 5, rng))
+                ++hits[size_t(r)];
+        for (int h : hits)
+            QVERIFY2(h > 1800 && h < 2200, qPrintable(QString::number(h)));
+        // numpy.array_split(range(300), 3) -> 100, 100, 100; (range(257), 3) -> 86, 86, 85.
+        QCOMPARE(arraySplitChunks(257, 128),
+            (std::vector<std::pair<int64_t, int64_t>> { { 0, 86 }, { 86, 172 }, { 172, 257 } }));
+        QCOMPARE(arraySplitChunks(128, 128), (std::vector<std::pair<int64_t, int64_t>> { { 0, 128 } }));
+        QCOMPARE(arraySplitChunks(5, 2), (std::vector<std::pair<int64_t, int64_t>> { { 0, 2 }, { 2, 4 }, { 4, 5 } }));
+    }
+
+    // Every graph in exactly one fold; fold sizes as sklearn; the permutation is numpy's.
+    void kfoldAssignmentMatchesNumpy()
+    {
+        for (const auto& [n, folds] : { std::pair { 23, 5 }, std::pair { 20, 20 }, std::pair { 84, 20 } }) {
+            const std::vector<int> a = kfoldAssignment(n, folds, 123);
+            std::vector<int> sizes(size_t(folds), 0);
+            for (int f : a) {
+                QVERIFY(f >= 0 && f < folds);
+                ++sizes[size_t(f)];
+            }
+            for (int f = 0; f < folds; ++f)
+                QCOMPARE(sizes[size_t(f)], n / folds + (f < n % folds ? 1 : 0));
+            QCOMPARE(kfoldAssignment(n, folds, 123), a); // deterministic
+            QVERIFY(kfoldAssignment(n, folds, 124) != a || folds == n);
+        }
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, kfoldAssignment(12, 20, 123));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, kfoldAssignment(12, 1, 123));
+
+        // Best-K selection: highest first, ties by index, NaN (no defined tau) last.
+        const double nan = std::numeric_limits<double>::quiet_NaN();
+        QCOMPARE(selectBest({ 0.3, nan, 0.5, 0.5, 0.1 }, 4), (std::vector<int> { 2, 3, 0, 4 }));
+        QCOMPARE(selectBest({ 0.3, nan, 0.5 }, 5), (std::vector<int> { 2, 0, 1 }));
+
+        QString why;
+        if (!testutil::havePythonModules({ "numpy" }, &why))
+            QSKIP(qPrintable(why));
+        const auto r = testutil::run(testutil::python(),
+            { "-c",
+                "import numpy as np\n"
+                "for n, seed in ((23, 123), (84, 123), (300, 7), (1, 5)):\n"
+                "    print(' '.join(map(str, np.random.RandomState(seed).permutation(n))))\n" });
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QList<QByteArray> lines = r.out.trimmed().split('\n');
+        QCOMPARE(lines.size(), 4);
+        const std::pair<int64_t, uint32_t> cases[] = { { 23, 123 }, { 84, 123 }, { 300, 7 }, { 1, 5 } };
+        for (int k = 0; k < 4; ++k) {
+            QStringList expected;
+            for (int64_t v : numpyPermutation(cases[k].first, cases[k].second))
+                expected << QString::number(v);
+            QCOMPARE(QString::fromLatin1(lines[k]), expected.join(' '));
+        }
+    }
+
+    void foldSetsAreGraphLevel()
+    {
+        const TrainingData data = loadCollection();
+        const size_t n = data.graphs.size();
+        const auto sets = foldValidationSets(data, 5, 123);
+        QCOMPARE(sets.size(), size_t(5));
+        std::vector<int> seen(n, 0);
+        for (const auto& s : sets)
+            for (size_t i : s)
+                ++seen[i];
+        for (int c : seen)
+            QCOMPARE(c, 1); // every graph (train and valid files alike) held out exactly once
+        QCOMPARE(foldValidationSets(data, 5, 123), sets);
+        // Independent of the listing order: the folds follow sorted file names.
+        TrainingData reversed = data;
+        std::reverse(reversed.graphs.begin(), reversed.graphs.end());
+        const auto again = foldValidationSets(reversed, 5, 123);
+        for (size_t f = 0; f < sets.size(); ++f) {
+            std::set<std::string> a, b;
+            for (size_t i : sets[f])
+                a.insert(data.graphs[i].name);
+            for (size_t i : again[f])
+                b.insert(reversed.graphs[i].name);
+            QCOMPARE(a, b);
+        }
+        try {
+            foldValidationSets(data, int(n) + 1, 123);
+            QFAIL("more folds than graphs accepted");
+        } catch (const InputError& e) {
+            QVERIFY(QString(e.what()).contains("--folds"));
+        }
+    }
+
+    // Spec §2: prune, de-duplicate train files only, compress; filters for unrankable files.
+    void loadingPipeline()
+    {
+        const TrainingData data = loadCollection();
+        QVERIFY(!data.indicesOf(DataSplit::Train).empty());
+        QVERIFY(!data.indicesOf(DataSplit::Valid).empty());
+        for (const TrainingGraph& g : data.graphs) {
+            const LayoutGraph original = loadLayoutGraph(g.path);
+            QVERIFY(g.nodeCount() < original.nodeCount()); // pruned
+            QCOMPARE(g.configs.dim(0), g.configCount());
+            QCOMPARE(g.configs.dim(2), int64_t(3)); // base-7 compressed
+            QVERIFY(g.layout.nodeConfigFeat.empty());
+            QCOMPARE(decompressConfigs(g.configs).dim(1), original.configurableCount());
+        }
+        // A train file with duplicated configs loses them (keep-first); the same file under valid/ keeps them.
+        const std::string dir = path("dups");
+        fs::create_directories(dir + "/train");
+        fs::create_directories(dir + "/valid");
+        LayoutGraph g = loadLayoutGraph(data.graphs.front().path);
+        const int64_t c = g.configCount();
+        NdArray<float> feat({ c + 2, g.configurableCount(), kLayoutConfigFeatures });
+        NdArray<int64_t> runtime({ c + 2 });
+        for (int64_t i = 0; i < c + 2; ++i) {
+            std::copy_n(g.nodeConfigFeat.row(i < c ? i : i - c), g.nodeConfigFeat.rowSize(), feat.row(i));
+            runtime[i] = i < c ? g.configRuntime[i] : g.configRuntime[i - c] + 3;
+        }
+        g.nodeConfigFeat = feat;
+        g.configRuntime = runtime;
+        saveLayoutGraph(g, dir + "/train/a.npz");
+        saveLayoutGraph(g, dir + "/valid/b.npz");
+        const TrainingData d = loadTrainingData(listDataFiles({ dir }));
+        QCOMPARE(d.graphs.size(), size_t(2));
+        QCOMPARE(d.graphs[0].configCount(), c);
+        QCOMPARE(d.graphs[0].duplicatesRemoved, int64_t(2));
+        QCOMPARE(d.graphs[1].configCount(), c + 2);
+        // Unrankable files: skipped inside a directory, an error when named.
+        LayoutGraph one = loadLayoutGraph(data.graphs.front().path);
+        one.nodeConfigFeat = NdArray<float>({ 1, one.configurableCount(), kLayoutConfigFeatures }, -1.0f);
+        one.configRuntime = NdArray<int64_t>({ 1 }, 100);
+        saveLayoutGraph(one, dir + "/train/single.npz");
+        const TrainingData skipped = loadTrainingData(listDataFiles({ dir }));
+        QCOMPARE(skipped.graphs.size(), size_t(2));
+        QCOMPARE(skipped.skipped.size(), size_t(1));
+        QVERIFY(QString::fromStdString(skipped.skipped[0]).contains("single.npz"));
+        testutil::expectInputError([&] { loadTrainingData(listDataFiles({ dir + "/train/single.npz" })); },
+            { "single.npz", "config_runtime", "1 configuration" });
+        testutil::expectInputError([&] { listDataFiles({ path("no-such-dir") }); }, { "no-such-dir", "no such" });
+        fs::create_directories(path("empty"));
+        testutil::expectInputError([&] { listDataFiles({ path("empty") }); }, { "empty", "no .npz files" });
+        testutil::expectInputError([&] { listDataFiles({ dir, dir + "/train/a.npz" }); }, { "a.npz", "listed twice" });
+    }
+
+    void checkpointRoundTrip()
+    {
+        const TrainingData data = loadCollection();
+        TrainOptions o = smallOptions(6);
+        o.seed = 9;
+        Trainer t(data, data.indicesOf(DataSplit::Train), data.indicesOf(DataSplit::Valid), o);
+        t.run(4);
+        const std::string file = path("roundtrip.npz");
+        t.saveCheckpoint(file);
+        QVERIFY(isCheckpoint(file));
+        QCOMPARE(weightsKind(file), GraphKind::Layout);
+        const Checkpoint now = t.checkpoint(); // before loading: building a model draws from the generator
+        const Checkpoint c = loadCheckpoint(file);
+        QCOMPARE(maxDifference(parameters(c.module()), parameters(t.module())), 0.0);
+        QCOMPARE(c.counters.step, int64_t(4));
+        QCOMPARE(c.optimizerStep, int64_t(4));
+        QCOMPARE(c.totalSteps, int64_t(6));
+        QCOMPARE(c.warmupSteps, int64_t(1));
+        QCOMPARE(toJson(c.options), toJson(t.options()));
+        QVERIFY(std::isnan(c.counters.bestTau));
+        QVERIFY(torch::equal(c.torchRng, now.torchRng));
+        QCOMPARE(c.samplerRng, now.samplerRng);
+        for (const auto& [name, m] : now.moments) {
+            QVERIFY(torch::equal(c.moments.at(name).expAvg, m.expAvg));
+            QVERIFY(torch::equal(c.moments.at(name).expAvgSq, m.expAvgSq));
+            // Moments were really updated -- except the head's bias: a pairwise loss sees only score
+            // differences, so its gradient is exactly zero.
+            if (name != "classifier.bias")
+                QVERIFY2(m.expAvgSq.abs().sum().item<double>() > 0, name.c_str());
+        }
+        QCOMPARE(c.dataFiles.size(), data.graphs.size());
+        QCOMPARE(c.normalizer.mean(), t.normalizer().mean());
+        // A checkpoint is a weights file: the weights loader reads it and scores as the trainer does.
+        const LayoutWeights w = loadWeightsNpz(file);
+        QCOMPARE(maxDifference(parameters(*w.model), parameters(t.module())), 0.0);
+        // numpy sees the documented keys.
+        QString why;
+        if (!testutil::havePythonModules({ "numpy" }, &why))
+            QSKIP(qPrintable(why));
+        const auto r = testutil::run(testutil::python(),
+            { "-c",
+                "import numpy as np, json, sys\n"
+                "d = np.load(sys.argv[1])\n"
+                "assert int(d['checkpoint.version']) == 1 and d['checkpoint.version'].dtype == np.int64\n"
+                "assert int(d['train.step']) == 4 and int(d['optimizer.step']) == 4\n"
+                "h = json.loads(bytes(d['train.hparams']))\n"
+                "assert h['steps'] == 6 and h['seed'] == 9 and h['model']['hidden'] == 64, h\n"
+                "assert d['optimizer.exp_avg.classifier.weight'].shape == d['classifier.weight'].shape\n"
+                "files = json.loads(bytes(d['train.data_files']))\n"
+                "assert all(f['split'] in ('train', 'valid') for f in files)\n"
+                "print(len(d.files))\n",
+                QString::fromStdString(file) });
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+    }
+
+    void checkpointRefusals()
+    {
+        const TrainingData data = loadCollection();
+        Trainer t(data, data.indicesOf(DataSplit::Train), {}, smallOptions(3));
+        t.run(2);
+        const std::string good = path("good.npz");
+        t.saveCheckpoint(good);
+        const std::string bad = path("bad.npz");
+        auto refused = [&](const std::set<std::string>& drop, const std::map<std::string, NpyArray>& put,
+                           const QStringList& parts) {
+            rewriteNpz(good, bad, drop, put);
+            testutil::expectInputError([&] { loadCheckpoint(bad); }, QStringList { "bad.npz" } + parts);
+        };
+        refused({ "optimizer.exp_avg.classifier.bias" }, {}, { "optimizer.exp_avg.classifier.bias", "missing" });
+        refused({}, { { "train.bogus", rawArray<int64_t>({}, { 1 }) } }, { "train.bogus", "unexpected key" });
+        refused({}, { { "bogus.weight", rawArray<float>({ 1 }, { 1 }) } }, { "bogus.weight", "unexpected key" });
+        refused({}, { { "optimizer.exp_avg.classifier.bias", rawArray<float>({ 2 }, { 0, 0 }) } },
+            { "optimizer.exp_avg.classifier.bias", "shape" });
+        refused({}, { { "optimizer.exp_avg_sq.classifier.bias", rawArray<float>({ 1 }, { -1 }) } },
+            { "optimizer.exp_avg_sq.classifier.bias", ">= 0" });
+        refused({}, { { "checkpoint.version", rawArray<int64_t>({}, { 7 }) } }, { "checkpoint.version", "version 7" });
+        refused({}, { { "train.hparams", textArray("{\"model\": 3") } }, { "train.hparams", "JSON" });
+        refused({}, { { "train.step", rawArray<int64_t>({}, { 99 }) } }, { "train.step", "beyond" });
+        refused({}, { { "rng.torch", rawArray<uint8_t>({ 3 }, { 1, 2, 3 }) } }, { "rng.torch", "bytes" });
+        refused({ "checkpoint.version" }, {}, { "checkpoint.version", "weights file" });
+        testutil::expectInputError(
+            [&] { loadWeightsNpz(bad); }, { "bad.npz", "unexpected key" }); // no longer a checkpoint
+        // The model part is checked by the weights loader: a mis-shaped parameter is named.
+        refused({}, { { "classifier.bias", rawArray<float>({ 2 }, { 0, 0 }) } }, { "classifier.bias", "shape" });
+        // A plain weights file is not a checkpoint, and refuses training keys.
+        const std::string weights = path("plain-weights.npz");
+        saveWeightsNpz(t.layoutModel(), t.normalizer(), weights);
+        testutil::expectInputError([&] { loadCheckpoint(weights); }, { "plain-weights.npz", "checkpoint.version" });
+        rewriteNpz(weights, bad, {}, { { "optimizer.step", rawArray<int64_t>({}, { 0 }) } });
+        testutil::expectInputError([&] { loadWeightsNpz(bad); }, { "bad.npz", "optimizer.step", "unexpected" });
+        // Truncated and corrupted files.
+        const QByteArray bytes = testutil::readAll(QString::fromStdString(good));
+        testutil::writeAll(QString::fromStdString(bad), bytes.left(bytes.size() / 2));
+        testutil::expectInputError([&] { loadCheckpoint(bad); }, { "bad.npz" });
+        QByteArray flipped = bytes;
+        for (int k = 0; k < 64; ++k)
+            flipped[bytes.size() / 3 + k] = char(flipped[bytes.size() / 3 + k] ^ 0x5a);
+        testutil::writeAll(QString::fromStdString(bad), flipped);
+        testutil::expectInputError([&] { loadCheckpoint(bad); }, { "bad.npz" });
+        // A failed save leaves nothing behind.
+        const std::string blocked = path("not-a-dir");
+        testutil::writeAll(QString::fromStdString(blocked), "x");
+        try {
+            t.saveCheckpoint(blocked + "/c.npz");
+            QFAIL("saved under a regular file");
+        } catch (const InputError&) { }
+        QVERIFY(!fs::exists(blocked + "/c.npz"));
+    }
+
+    // N steps, checkpoint file, resume, M steps == N + M steps in one go (dropout, sampling,
+    // graph order and AdamW state included), in deterministic mode.
+    void resumeContinuesExactly()
+    {
+        const TrainingData data = loadCollection();
+        const auto train = data.indicesOf(DataSplit::Train);
+        const auto valid = data.indicesOf(DataSplit::Valid);
+        TrainOptions o = smallOptions(14); // > one epoch, warm-up and cosine both crossed
+        o.deterministic = true;
+        o.seed = 5;
+        Trainer once(data, train, valid, o);
+        once.run();
+        Trainer first(data, train, valid, o);
+        first.run(6);
+        const std::string file = path("resume.npz");
+        first.saveCheckpoint(file);
+        torch::manual_seed(12345); // a resumed process starts with other generator states
+        const Checkpoint c = loadCheckpoint(file);
+        Trainer resumed(data, train, valid, c.options, &c);
+        QCOMPARE(resumed.stepsDone(), int64_t(6));
+        const TrainResult r = resumed.run();
+        QVERIFY(r.finished);
+        QCOMPARE(r.steps, int64_t(14));
+        const double diff = maxDifference(parameters(resumed.module()), parameters(once.module()));
+        QVERIFY2(diff <= 1e-6, qPrintable(QString::number(diff)));
+        qInfo("resume: max parameter difference after 6 + 8 vs 14 steps: %g", diff);
+        // ... and it is not trivially equal: the run changed the weights.
+        Trainer fresh(data, train, valid, o);
+        QVERIFY(maxDifference(parameters(fresh.module()), parameters(once.module())) > 1e-4);
+        const auto a = resumed.checkpoint().moments;
+        const auto b = once.checkpoint().moments;
+        for (const auto& [name, m] : a)
+            QVERIFY((m.expAvgSq - b.at(name).expAvgSq).abs().max().item<double>() <= 1e-9);
+    }
+
+    // Non-finite steps are skipped and counted; a run of them stops training with a message. (NaN
+    // features never reach a step: loading and batching refuse them. The poison here is a NaN row
+    // of the opcode embedding, which makes the loss NaN exactly on graphs that use that opcode.)
+    void nonFiniteGuard()
+    {
+        const TrainingData data = loadCollection();
+        const auto train = data.indicesOf(DataSplit::Train);
+        // An opcode used by some training graphs but not all.
+        std::map<int64_t, std::set<size_t>> users;
+        for (size_t i : train)
+            for (int64_t k = 0; k < data.graphs[i].nodeCount(); ++k)
+                users[data.graphs[i].layout.nodeOpcode[k]].insert(i);
+        int64_t opcode = -1;
+        for (const auto& [op, graphs] : users)
+            if (graphs.size() * 2 <= train.size() && (opcode < 0 || graphs.size() > users[opcode].size()))
+                opcode = op;
+        QVERIFY2(opcode >= 0, "every opcode is used by more than half of the graphs");
+        TrainOptions o = smallOptions(2 * int64_t(train.size()));
+        o.maxNonFiniteRun = 2 * int64_t(train.size()); // does not stop here
+        RecordingSink sink;
+        Trainer a(data, train, {}, o);
+        a.setSink(&sink);
+        {
+            torch::NoGradGuard noGrad;
+            a.layoutModel()->embedding_op->weight[opcode].fill_(std::numeric_limits<float>::quiet_NaN());
+        }
+        int64_t visits = 0;
+        for (int64_t s = 0; s < o.steps; ++s)
+            visits += users[opcode].count(a.graphAtStep(s));
+        QVERIFY(visits > 0 && visits < o.steps);
+        const auto before = parameters(a.module());
+        const TrainResult ra = a.run();
+        QVERIFY(ra.finished && !ra.diverged);
+        QCOMPARE(ra.counters.nonFiniteTotal, visits);
+        for (const auto& [name, p] : parameters(a.module()))
+            if (name != "embedding_op.weight")
+                QVERIFY2(torch::isfinite(p).all().item<bool>(), name.c_str());
+        QVERIFY(
+            (before.at("classifier.weight") - parameters(a.module()).at("classifier.weight")).abs().max().item<double>()
+            > 0); // the finite steps trained
+        int64_t reported = 0;
+        for (const StepMetrics& m : sink.steps)
+            reported += m.skippedSteps;
+        QCOMPARE(reported, visits);
+
+        // Every step non-finite (a NaN head bias): stops after maxNonFiniteRun with a message, no update applied.
+        o.maxNonFiniteRun = 3;
+        Trainer b(data, train, {}, o);
+        {
+            torch::NoGradGuard noGrad;
+            b.layoutModel()->classifier->bias.fill_(std::numeric_limits<float>::quiet_NaN());
+        }
+        const auto initial = parameters(b.module());
+        RecordingSink stopSink;
+        b.setSink(&stopSink);
+        const TrainResult rb = b.run();
+        QVERIFY(rb.diverged && !rb.finished);
+        QCOMPARE(rb.steps, int64_t(3));
+        QCOMPARE(rb.counters.nonFiniteRun, int64_t(3));
+        QVERIFY2(QString::fromStdString(rb.message).contains("3 consecutive steps with a non-finite loss"),
+            rb.message.c_str());
+        for (const auto& [name, p] : initial)
+            if (name != "classifier.bias")
+                QVERIFY(torch::equal(p, parameters(b.module()).at(name)));
+        QVERIFY(!stopSink.events.empty() && stopSink.events.back().kind == RunEventKind::Stopped);
+    }
+
+    // Metrics through the sink: intervals, evaluation with per-graph figures, best/last files, JSON lines.
+    void eventsAndCheckpointFiles()
+    {
+        const TrainingData data = loadCollection();
+        TrainOptions o = smallOptions(8);
+        o.logEvery = 3;
+        o.evalEvery = 4;
+        RecordingSink rec;
+        const std::string jsonl = path("metrics.jsonl");
+        JsonLinesTrainingSink lines(jsonl);
+        TrainingSinks both({ &rec, &lines });
+        const std::string out = path("run-events");
+        fs::create_directories(out);
+        Trainer t(data, data.indicesOf(DataSplit::Train), data.indicesOf(DataSplit::Valid), o);
+        t.setSink(&both);
+        t.setOutputDir(out);
+        const TrainResult r = t.run();
+        QVERIFY(r.finished);
+        QCOMPARE(rec.steps.size(), size_t(3)); // steps 3, 6, 8
+        QCOMPARE(rec.steps[0].step, int64_t(3));
+        QCOMPARE(rec.steps[2].intervalSteps, int64_t(2));
+        for (const StepMetrics& m : rec.steps) {
+            QVERIFY(std::isfinite(m.loss) && m.loss > 0);
+            QVERIFY(m.tokensPerSecond > 0 && m.gradNorm > 0);
+        }
+        QCOMPARE(rec.evals.size(), size_t(2)); // steps 4 and 8
+        QCOMPARE(rec.evals[1].graphs.size(), data.indicesOf(DataSplit::Valid).size());
+        QVERIFY(rec.evals[0].best);
+        for (const GraphEvalMetrics& g : rec.evals[1].graphs) {
+            QVERIFY(g.kendallTau >= -1 && g.kendallTau <= 1);
+            QVERIFY(g.opa >= 0 && g.opa <= 1 && g.top5Slowdown >= 0);
+        }
+        QVERIFY(fs::exists(out + "/best.npz") && fs::exists(out + "/last.npz"));
+        const Checkpoint last = loadCheckpoint(out + "/last.npz");
+        QCOMPARE(last.counters.step, int64_t(8));
+        QCOMPARE(last.counters.bestTau, r.counters.bestTau);
+        // JSON lines: one object per line, parseable.
+        std::ifstream in(jsonl);
+        std::string line;
+        int steps = 0, evals = 0;
+        while (std::getline(in, line)) {
+            const JsonValue v = parseJson(line);
+            steps += v.at("event").asString() == "step";
+            if (v.at("event").asString() == "eval") {
+                ++evals;
+                QCOMPARE(v.at("graphs").items().size(), rec.evals[0].graphs.size());
+            }
+        }
+        QCOMPARE(steps, 3);
+        QCOMPARE(evals, 2);
+    }
+
+    // Tile collections: all configs of a kernel per step, ordering by runtime / normalizer.
+    void tileTraining()
+    {
+        const std::string dir = path("tiles");
+        SynthCollectionSpec spec;
+        spec.kind = GraphKind::Tile;
+        spec.graphs = 8;
+        spec.configs = 24;
+        spec.seed = 4;
+        spec.minInstructions = 100;
+        spec.maxInstructions = 300;
+        spec.testShare = 0;
+        spec.validShare = 0.25;
+        writeSynthCollection(spec, dir, nullptr);
+        const TrainingData data = loadTrainingData(listDataFiles({ dir }));
+        QCOMPARE(data.kind, GraphKind::Tile);
+        TrainOptions o = smallOptions(6);
+        Trainer t(data, data.indicesOf(DataSplit::Train), data.indicesOf(DataSplit::Valid), o);
+        const StepOutcome s = t.step();
+        QCOMPARE(s.configs, data.graphs[s.graph].configCount()); // all configs, no sampling
+        QVERIFY(std::isfinite(s.loss));
+        t.run();
+        const EvalMetrics e = t.evaluate();
+        QVERIFY(!e.graphs.empty());
+        QVERIFY(std::isfinite(e.meanTileScore));
+        const std::string file = path("tile-ckpt.npz");
+        t.saveCheckpoint(file);
+        QCOMPARE(weightsKind(file), GraphKind::Tile);
+        const Checkpoint c = loadCheckpoint(file);
+        QCOMPARE(c.kind, GraphKind::Tile);
+        QCOMPARE(maxDifference(parameters(c.module()), parameters(t.module())), 0.0);
+        QCOMPARE(c.tile->configStats().mean, t.tileModel()->configStats().mean);
+    }
+
+    // LEARNING SANITY. Measured on this collection (writeLayoutCollection(.., 20 graphs, 96
+    // configs, seed 31), hidden 64, 32 configs per step, 240 steps; see the report in the issue):
+    // held-out mean tau over 5 seeds ... ; random scores give mean tau ~0 with a standard deviation
+    // of ~0.03 over the held-out graphs. The threshold below is far above random and far below what
+    // training reaches.
+    void learnsBetterThanRandom()
+    {
+        const std::string dir = path("sanity");
+        writeLayoutCollection(dir, 20, 96, 31, 0.3);
+        const TrainingData data = loadTrainingData(listDataFiles({ dir }));
+        const auto train = data.indicesOf(DataSplit::Train);
+        const auto valid = data.indicesOf(DataSplit::Valid);
+        QVERIFY(valid.size() >= 4);
+        const auto [randomMean, randomStd] = randomRankingTau(data, valid, 200);
+        TrainOptions o = smallOptions(240);
+        Trainer t(data, train, valid, o);
+        t.run();
+        const EvalMetrics e = t.evaluate();
+        qInfo("learning sanity: held-out mean tau %.4f (OPA %.4f) vs random %.4f +- %.4f over %zu graphs", e.meanTau,
+            e.meanOpa, randomMean, randomStd, valid.size());
+        QVERIFY2(e.meanTau > randomMean + 5 * randomStd, qPrintable(QString::number(e.meanTau)));
+        QVERIFY2(e.meanTau > 0.15, qPrintable(QString::number(e.meanTau)));
+    }
+
+    // Report only (issue 6): the real module's 112 measured configurations, 5 folds over configs:
+    // train on 4/5 of the configs, rank the held-out 1/5; compared with the simulator's ranking of
+    // the same held-out configs. A short run here (the pipeline end to end on real data, ~10 s per
+    // fold); `tgraph-bench realrecord` trains 150 steps per fold for the reported figures.
+    void realRecordFiveFoldOverConfigs()
+    {
+        const QString shared = testutil::sharedDataDir();
+        if (shared.isEmpty())
+            QSKIP("../shared/data is absent: the real tuning record is not available");
+        const std::string record = testutil::str(shared + "/tpu_graphs/module_tuning_data_layout.pb");
+        const HloProtoFile file = readHloProtoFile(record);
+        const ModuleTuningData& module = file.modules[0];
+        const LayoutGraph full = featurizeLayout(module, record);
+        QCOMPARE(full.configCount(), int64_t(112));
+        const std::vector<int64_t> configurable(
+            full.nodeConfigIds.data(), full.nodeConfigIds.data() + full.configurableCount());
+        const LayoutSimulator sim(module.module, configurable);
+        const std::vector<int> fold = kfoldAssignment(full.configCount(), 5, 123);
+        double tauSum = 0, simTauSum = 0, slowSum = 0, simSlowSum = 0;
+        for (int f = 0; f < 5; ++f) {
+            TrainingData data;
+            data.kind = GraphKind::Layout;
+            for (int part = 0; part < 2; ++part) { // 0 = training configs, 1 = held out
+                LayoutGraph g = full;
+                std::vector<int64_t> rows;
+                for (int64_t c = 0; c < full.configCount(); ++c)
+                    if ((fold[size_t(c)] == f) == (part == 1))
+                        rows.push_back(c);
+                NdArray<float> feat({ int64_t(rows.size()), full.configurableCount(), kLayoutConfigFeatures });
+                NdArray<int64_t> runtime({ int64_t(rows.size()) });
+                for (size_t k = 0; k < rows.size(); ++k) {
+                    std::copy_n(full.nodeConfigFeat.row(rows[k]), full.nodeConfigFeat.rowSize(), feat.row(int64_t(k)));
+                    runtime[int64_t(k)] = full.configRuntime[rows[k]];
+                }
+                g.nodeConfigFeat = feat;
+                g.configRuntime = runtime;
+                const std::string p = path("real-fold" + std::to_string(f) + (part ? "-valid.npz" : "-train.npz"));
+                saveLayoutGraph(g, p);
+                TrainingDataOptions load;
+                load.dedup = part ? DedupPolicy::None : DedupPolicy::KeepFirst; // held-out configs keep duplicates
+                TrainingData one = loadTrainingData({ { p, DataSplit::Train, true } }, load);
+                one.graphs.front().split = part ? DataSplit::Valid : DataSplit::Train;
+                data.graphs.push_back(std::move(one.graphs.front()));
+            }
+            TrainOptions o;
+            o.steps = 20;
+            o.configsPerStep = 64;
+            o.model.hidden = 64;
+            o.evalEvery = 0;
+            o.logEvery = 1000;
+            o.seed = 42 + uint64_t(f);
+            Trainer t(data, { 0 }, { 1 }, o);
+            t.run();
+            const EvalMetrics e = t.evaluate();
+            const TrainingGraph& held = data.graphs[1];
+            std::vector<double> measured, simulated;
+            const NdArray<float> configs = decompressConfigs(held.configs);
+            for (int64_t c = 0; c < held.configCount(); ++c) {
+                measured.push_back(double(held.layout.configRuntime[c]));
+                simulated.push_back(sim.runtime(configs.row(c)));
+            }
+            const double simTau = kendallTauB(measured, simulated);
+            const double simSlow = topKSlowdown(measured, simulated, 5);
+            qInfo("real record fold %d: %lld held-out configs, model tau %.4f top-5 slowdown %.4f%%; simulator tau "
+                  "%.4f top-5 slowdown %.4f%%",
+                f, (long long)held.configCount(), e.meanTau, 100 * e.meanTop5Slowdown, simTau, 100 * simSlow);
+            QVERIFY(std::isfinite(e.meanTau));
+            tauSum += e.meanTau;
+            slowSum += e.meanTop5Slowdown;
+            simTauSum += simTau;
+            simSlowSum += simSlow;
+        }
+        qInfo("real record, 5 folds over configs: model mean tau %.4f, top-5 slowdown %.4f%%; simulator mean tau "
+              "%.4f, top-5 slowdown %.4f%%",
+            tauSum / 5, 100 * slowSum / 5, simTauSum / 5, 100 * simSlowSum / 5);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestTraining)
+#include "tst_training.moc"
