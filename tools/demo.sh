@@ -52,3 +52,16 @@ if [ -f "$root/../shared/data/tpu_graphs/module_tuning_data_layout.pb" ]; then
     echo "\$ tgraph simulate ../shared/data/tpu_graphs/module_tuning_data_layout.pb   (the simulator against real measurements)"
     "$tgraph" simulate "$root/../shared/data/tpu_graphs/module_tuning_data_layout.pb"
 fi
+
+echo
+project="$demo/demo.tgproj"
+echo "\$ tgraph train --data $demo/layout --steps 40 --eval-every 20 --project $project   (a short TGraph training run)"
+"$tgraph" train --data "$demo/layout" --steps 40 --eval-every 20 --log-every 10 --project "$project" \
+    --run-name "demo-$(date +%H%M%S)" | grep -v "^    "
+run_dir="$(ls -td "$project.d"/runs/*/ | head -n 1)"
+echo
+echo "\$ tgraph eval --weights ${run_dir}best.npz --data $demo/layout/valid"
+"$tgraph" eval --weights "${run_dir}best.npz" --data "$demo/layout/valid"
+echo
+echo "\$ tgraph runs list --project $project"
+"$tgraph" runs list --project "$project"

@@ -15,6 +15,7 @@ const std::vector<Command>& commands()
         { "inspect", "summarize graphs and modules: .npz, HLO text, HLO and tuning-record protobufs", runInspect },
         { "prune", "prune a layout graph to its configurable nodes and their neighbours; dedup and compress configs",
             runPrune },
+        { "runs", "list, show, stop, delete and export the training runs of a project file (.tgproj)", runRuns },
         { "simulate",
             "price layout configs of an HLO module with the analytical cost simulator (baseline, calibration)",
             runSimulate },

@@ -38,10 +38,15 @@ int usageError(const std::string& command, const std::string& message);
 // std::bad_alloc to ExitBadInput with one line on stderr each.
 int guarded(const std::string& command, int (*body)(const ArgParser&), const ArgParser& parser);
 
+// Replaces this process by the tgraph-model executable beside it, running `args` (a model command
+// and its arguments); returns (3, with a message) only when that fails.
+int execModelCommand(const std::vector<std::string>& args);
+
 int runConvert(const std::vector<std::string>& args);
 int runGenHlo(const std::vector<std::string>& args);
 int runInspect(const std::vector<std::string>& args);
 int runPrune(const std::vector<std::string>& args);
+int runRuns(const std::vector<std::string>& args);
 int runSimulate(const std::vector<std::string>& args);
 int runSynth(const std::vector<std::string>& args);
 

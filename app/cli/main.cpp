@@ -35,25 +35,6 @@ void printHelp()
                 "3 internal error, 130 interrupted (Ctrl-C; partial outputs are removed).\n");
 }
 
-// Model commands run in tgraph-model (LibTorch) next to this executable: replace this process by
-// it, so signals, exit codes and output are its own.
-int execModelCommand(char** argv)
-{
-    char self[PATH_MAX];
-    const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    std::string dir = ".";
-    if (n > 0) {
-        self[n] = '\0';
-        dir = self;
-        dir.erase(dir.rfind('/'));
-    }
-    const std::string exe = dir + "/tgraph-model";
-    argv[0] = const_cast<char*>("tgraph");
-    execv(exe.c_str(), argv);
-    std::fprintf(stderr, "tgraph %s: internal error: cannot run %s: %s\n", argv[1], exe.c_str(), std::strerror(errno));
-    return 3;
-}
-
 } // namespace
 
 int main(int argc, char** argv)
@@ -90,7 +71,7 @@ int main(int argc, char** argv)
     }
     for (const auto& c : modelCommandSummaries())
         if (args.front() == c.name)
-            return execModelCommand(argv);
+            return execModelCommand(args);
     std::fprintf(stderr, "tgraph: unknown command '%s' (see 'tgraph --help')\n", args.front().c_str());
     return ExitUsage;
 }

@@ -4,8 +4,12 @@
 #include "argparser.h"
 #include "core/error.h"
 
+#include <cerrno>
+#include <climits>
 #include <cstdio>
+#include <cstring>
 #include <new>
+#include <unistd.h>
 
 namespace tgraph::cli {
 
@@ -25,6 +29,30 @@ int parseOrExit(ArgParser& parser, const std::vector<std::string>& args)
         return ExitOk;
     }
     return -1;
+}
+
+// Model commands run in tgraph-model (LibTorch) next to this executable: replace this process by
+// it, so signals, exit codes and output are its own (and its pid stays the one the caller started).
+int execModelCommand(const std::vector<std::string>& args)
+{
+    char self[PATH_MAX];
+    const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    std::string dir = ".";
+    if (n > 0) {
+        self[n] = '\0';
+        dir = self;
+        dir.erase(dir.rfind('/'));
+    }
+    const std::string exe = dir + "/tgraph-model";
+    std::vector<char*> argv;
+    argv.push_back(const_cast<char*>("tgraph"));
+    for (const std::string& a : args)
+        argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(exe.c_str(), argv.data());
+    std::fprintf(stderr, "tgraph %s: internal error: cannot run %s: %s\n", args.empty() ? "" : args[0].c_str(),
+        exe.c_str(), std::strerror(errno));
+    return 3;
 }
 
 int guarded(const std::string& command, int (*body)(const ArgParser&), const ArgParser& parser)

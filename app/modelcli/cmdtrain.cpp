@@ -5,8 +5,10 @@
 #include "app/cli/argparser.h"
 #include "app/cli/commands.h"
 #include "app/cli/terminalprogress.h"
+#include "projectrun.h"
 
 #include "core/error.h"
+#include "core/progress.h"
 #include "core/trainingevents.h"
 #include "core/trainingset.h"
 #include "model/checkpoint.h"
@@ -29,6 +31,8 @@ namespace fs = std::filesystem;
 using namespace tgraph::model;
 
 constexpr const char* kCommand = "train";
+
+std::string g_commandLine; // for the project's run record
 
 // Options that define the training math: a resumed run keeps the checkpoint's.
 const char* const kHyperParameterOptions[] = { "--steps", "--epochs", "--configs-per-step", "--cross-attn", "--lr",
@@ -62,10 +66,16 @@ std::string compact(double v)
 }
 
 // Progress lines on stdout (one per logging interval and evaluation); clears the stderr progress
-// bar first so that lines and bar do not mix on a terminal.
+// bar first so that lines and bar do not mix on a terminal. The same lines go into a project run's
+// log file.
 class ConsoleSink final : public TrainingSink
 {
 public:
+    explicit ConsoleSink(std::FILE* out = stdout, bool clearBar = true)
+        : m_out(out)
+        , m_tty(clearBar && ::isatty(STDERR_FILENO) == 1)
+    { }
+
     void stepMetrics(const StepMetrics& m) override
     {
         std::string skipped;
@@ -111,11 +121,12 @@ private:
     {
         if (m_tty)
             std::fputs("\r\033[K", stderr);
-        std::printf(format, args...);
-        std::fflush(stdout);
+        std::fprintf(m_out, format, args...);
+        std::fflush(m_out);
     }
 
-    bool m_tty = ::isatty(STDERR_FILENO) == 1;
+    std::FILE* m_out;
+    bool m_tty;
 };
 
 // The output directory: created up front and checked for writing, so a bad --out fails before any
@@ -269,6 +280,10 @@ void reportLoaded(const TrainingData& data, TrainingSink& sink)
     sink.runEvent({ RunEventKind::Info, -1, 0, text, {} });
 }
 
+int trainLoaded(const ArgParser& p, const TrainingData& data, TrainOptions options, const CvSettings& cv,
+    const Checkpoint* resume, const std::string& resumePath, ProjectRun* run, TrainingSink& sink,
+    TerminalProgress& progress, int threads);
+
 int train(const ArgParser& p)
 {
     TrainOptions options;
@@ -278,7 +293,25 @@ int train(const ArgParser& p)
     CvSettings cv;
     if (!readCv(p, &cv, &error))
         return usageError(kCommand, error);
-    const std::string resumePath = p.value("--resume");
+    const std::string projectPath = p.value("--project");
+    if (!projectPath.empty() && p.has("--out"))
+        return usageError(kCommand,
+            "--out and --project: a project run keeps its checkpoints in the project's run folder "
+            "(P.tgproj.d/runs/<id>/)");
+    if (projectPath.empty() && (p.has("--experiment") || p.has("--run-name")))
+        return usageError(kCommand, "--experiment and --run-name name a run of a project: give --project P.tgproj");
+    // --resume RUN with --project: the run's latest checkpoint, continued in the same run.
+    std::string resumePath = p.value("--resume");
+    std::string resumeRun;
+    if (!projectPath.empty() && !resumePath.empty()) {
+        std::error_code ec;
+        if (!fs::is_regular_file(resumePath, ec)) {
+            resumeRun = resumePath;
+            resumePath = ProjectRun::resumeCheckpoint(projectPath, resumeRun);
+        }
+    }
+    if (!resumeRun.empty() && (p.has("--experiment") || p.has("--run-name")))
+        return usageError(kCommand, "a resumed run keeps its experiment and name");
     std::vector<std::string> entries = dataEntries(p);
     if (resumePath.empty() && entries.empty())
         return usageError(kCommand, "no training data (--data DIR|FILE...)");
@@ -317,23 +350,19 @@ int train(const ArgParser& p)
         return usageError(kCommand, "--threads must be an integer >= 0 (0 = all cores)");
     threads = initTorchThreads(threads);
 
-    if (p.has("--project"))
-        std::fprintf(stderr,
-            "tgraph train: warning: --project %s is ignored for now: recording runs in a project file comes with "
-            "the project store\n",
-            p.value("--project").c_str());
-
-    OutputDir out(p.value("--out"));
     std::unique_ptr<JsonLinesTrainingSink> jsonl;
     if (p.has("--metrics-jsonl"))
         jsonl = std::make_unique<JsonLinesTrainingSink>(p.value("--metrics-jsonl"));
     ConsoleSink console;
-    TrainingSinks sink({ &console, jsonl.get() });
+    TrainingSinks consoleSinks({ &console, jsonl.get() });
     TerminalProgress progress;
 
     std::vector<DataFile> files;
     if (!entries.empty()) {
         files = listDataFiles(entries);
+        // Checkpoints list the data files; absolute paths let a resume start from any directory.
+        for (DataFile& f : files)
+            f.path = fs::absolute(f.path).lexically_normal().string();
     } else {
         files = resume->dataFiles;
         if (files.empty())
@@ -343,6 +372,52 @@ int train(const ArgParser& p)
     dataOptions.dedup = options.dedup;
     dataOptions.progress = &progress;
     const TrainingData data = loadTrainingData(files, dataOptions);
+
+    // A project run starts once the data are usable (bad data make no run record); from here on
+    // every way out records the run's final status.
+    std::unique_ptr<ProjectRun> run;
+    std::unique_ptr<ConsoleSink> logSink;
+    if (!projectPath.empty()) {
+        if (!resumeRun.empty()) {
+            run = ProjectRun::resume(projectPath, resumeRun, g_commandLine, resume->counters.step);
+        } else {
+            std::string dataList;
+            for (const std::string& e : entries)
+                dataList += (dataList.empty() ? "" : ";") + e;
+            run = ProjectRun::start(projectPath, p.value("--experiment"), p.value("--run-name"), g_commandLine,
+                { { "kind", graphKindName(data.kind) }, { "data", dataList }, { "hparams", toJson(options) },
+                    { "steps", std::to_string(options.steps) }, { "epochs", std::to_string(options.epochs) },
+                    { "configs_per_step", std::to_string(options.configsPerStep) },
+                    { "cross_attn", options.model.useCrossAttn ? "on" : "off" }, { "lr", p.value("--lr") },
+                    { "seed", std::to_string(options.seed) },
+                    { "folds", cv.enabled ? std::to_string(cv.options.folds) : "0" },
+                    { "resumed_from_checkpoint", resumePath } });
+            for (const TrainingGraph& g : data.graphs)
+                run->writer().project().graphId(g.path);
+        }
+        logSink = std::make_unique<ConsoleSink>(run->log(), false);
+        std::printf("project run %s in %s (%s)\n", run->id().c_str(), projectPath.c_str(), run->dir().c_str());
+    }
+    TrainingSinks sink({ &consoleSinks, logSink.get(), run ? &run->writer() : nullptr });
+    try {
+        return trainLoaded(
+            p, data, options, cv, resume ? &*resume : nullptr, resumePath, run.get(), sink, progress, threads);
+    } catch (const Cancelled&) {
+        if (run)
+            run->finish(RunStatus::Killed, "interrupted (SIGINT/SIGTERM) during cross-validation");
+        throw;
+    } catch (const std::exception& e) {
+        if (run)
+            run->finish(RunStatus::Failed, e.what());
+        throw;
+    }
+}
+
+int trainLoaded(const ArgParser& p, const TrainingData& data, TrainOptions options, const CvSettings& cv,
+    const Checkpoint* resume, const std::string& resumePath, ProjectRun* run, TrainingSink& sink,
+    TerminalProgress& progress, int threads)
+{
+    OutputDir out(run ? run->dir() : p.value("--out"));
     reportLoaded(data, sink);
     if (resume && resume->kind != data.kind)
         throw InputError(resumePath, resume->kind == GraphKind::Tile ? "head.0.weight" : "classifier.weight",
@@ -373,6 +448,9 @@ int train(const ArgParser& p)
         for (const FoldResult& f : r.folds)
             if (f.diverged)
                 std::fprintf(stderr, "tgraph train: warning: fold %d %s\n", f.fold, f.message.c_str());
+        if (run)
+            run->finish(r.ensemble.empty() ? RunStatus::Failed : RunStatus::Finished,
+                r.ensemble.empty() ? "no fold produced a checkpoint" : "");
         return r.ensemble.empty() ? ExitBadInput : ExitOk;
     }
 
@@ -389,11 +467,30 @@ int train(const ArgParser& p)
             if (std::find(validGraphs.begin(), validGraphs.end(), i) == validGraphs.end())
                 trainGraphs.push_back(i);
     }
-    Trainer trainer(data, trainGraphs, validGraphs, options, resume ? &*resume : nullptr);
+    Trainer trainer(data, trainGraphs, validGraphs, options, resume);
     trainer.setSink(&sink);
     trainer.setProgress(&progress);
     trainer.setOutputDir(out.path());
-    const TrainResult r = trainer.run();
+    TrainResult r;
+    try {
+        r = trainer.run();
+    } catch (const Cancelled&) {
+        // SIGINT / SIGTERM (`tgraph runs stop`): the step in progress was finished; keep its state.
+        const int64_t step = trainer.stepsDone();
+        const std::string last = (fs::path(out.path()) / "last.npz").string();
+        trainer.saveCheckpoint(last);
+        out.keep();
+        sink.runEvent({ RunEventKind::Checkpoint, options.fold, step, "latest state (stopped)", last });
+        const std::string how = run
+            ? "tgraph train --resume " + run->id().substr(0, 8) + " --project " + p.value("--project")
+            : "tgraph train --resume " + last;
+        if (run)
+            run->finish(RunStatus::Killed, "stopped at step " + std::to_string(step) + "; resume with: " + how);
+        std::printf("\ninterrupted at step %lld of %lld: the latest state is in %s\nresume with: %s\n", (long long)step,
+            (long long)trainer.totalSteps(), last.c_str(), how.c_str());
+        std::fflush(stdout);
+        return ExitCancelled;
+    }
     if (!r.bestCheckpoint.empty() || !r.lastCheckpoint.empty())
         out.keep();
     std::printf("\n");
@@ -406,9 +503,13 @@ int train(const ArgParser& p)
     if (!r.lastCheckpoint.empty())
         std::printf("latest state (resume with --resume): %s\n", r.lastCheckpoint.c_str());
     if (r.diverged) {
+        if (run)
+            run->finish(RunStatus::Failed, r.message);
         std::fprintf(stderr, "tgraph train: error: %s\n", r.message.c_str());
         return ExitBadInput;
     }
+    if (run)
+        run->finish(RunStatus::Finished);
     return ExitOk;
 }
 
@@ -464,16 +565,26 @@ int runTrain(const std::vector<std::string>& args)
     p.addOption("--threads", "", "T", "LibTorch threads (0 = all cores)", "0");
     p.addOption("--deterministic", "", "",
         "deterministic algorithms: a run repeats bitwise for the same seed, data and --threads");
-    p.addOption("--resume", "", "CKPT",
+    p.addOption("--resume", "", "CKPT|RUN",
         "continue from a checkpoint: steps, schedule, optimizer and generators exactly as saved; its "
-        "hyper-parameters apply (from 'tgraph weights import': only its weights, the options given apply)");
+        "hyper-parameters apply (from 'tgraph weights import': only its weights, the options given apply). With "
+        "--project, RUN (an id, id prefix or name) continues that run from its latest checkpoint, appending to "
+        "its history");
     p.addOption("--metrics-jsonl", "", "FILE", "also write every progress line and evaluation as JSON lines");
     p.addOption("--project", "", "P.tgproj",
-        "accepted and ignored for now with a warning: runs are not yet recorded in project files");
-    p.addNote("Exit status: 0 done, 1 bad input or a diverged run (non-finite losses), 2 usage, 130 interrupted\n"
-              "(checkpoints already written stay; resume from OUT/last.npz).");
+        "record the run in a project file (created when missing): params, metrics, evaluations, status, "
+        "heartbeat; checkpoints and train.log in P.tgproj.d/runs/<id>/");
+    p.addOption("--experiment", "", "NAME", "project: the run's experiment", "Default");
+    p.addOption("--run-name", "", "NAME", "project: the run's name (default: run-N)");
+    p.addNote("SIGINT or SIGTERM (Ctrl-C, 'tgraph runs stop') finishes the step in progress, writes OUT/last.npz\n"
+              "and exits 130 (a project run ends KILLED); a second one exits at once.\n"
+              "Exit status: 0 done, 1 bad input or a diverged run (non-finite losses), 2 usage, 130 interrupted\n"
+              "(checkpoints already written stay; resume with --resume OUT/last.npz, or --resume RUN --project P).");
     if (const int rc = parseOrExit(p, args); rc >= 0)
         return rc;
+    g_commandLine = "tgraph train";
+    for (const std::string& a : args)
+        g_commandLine += " " + (a.find_first_of(" \t'\"") == std::string::npos ? a : "'" + a + "'");
     return guarded(kCommand, train, p);
 }
 

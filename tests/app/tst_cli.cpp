@@ -165,11 +165,11 @@ private Q_SLOTS:
         for (const QByteArray& line : modelLines)
             QVERIFY2(all.contains(line), line.constData());
         QSet<QByteArray> coreLines;
-        for (const char* cmd : { "convert", "gen-hlo", "inspect", "prune", "simulate", "synth" })
+        for (const char* cmd : { "convert", "gen-hlo", "inspect", "prune", "runs", "simulate", "synth" })
             for (const QByteArray& line : all)
                 if (line.startsWith(QByteArray(cmd) + " "))
                     coreLines.insert(line);
-        QCOMPARE(coreLines.size(), 6);
+        QCOMPARE(coreLines.size(), 7);
         QCOMPARE(all.size(), coreLines.size() + modelLines.size()); // nothing listed by tgraph alone
         for (const QByteArray& line : modelLines) {
             const QByteArray name = line.left(line.indexOf(' '));

@@ -1,0 +1,355 @@
+// SPDX-License-Identifier: Apache-2.0
+// `tgraph runs list|show|stop|resume|delete|export --project P.tgproj`: the runs of a project file.
+#include "argparser.h"
+#include "commands.h"
+
+#include "core/error.h"
+#include "core/format.h"
+#include "core/npz.h"
+#include "core/project.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+#include <unistd.h>
+
+namespace tgraph::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string formatTime(int64_t ms)
+{
+    if (ms <= 0)
+        return "-";
+    const std::time_t t = std::time_t(ms / 1000);
+    std::tm tm {};
+    localtime_r(&t, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &tm);
+    return buf;
+}
+
+std::string formatElapsed(int64_t ms)
+{
+    if (ms < 0)
+        return "-";
+    const int64_t s = ms / 1000;
+    char buf[32];
+    if (s >= 3600)
+        std::snprintf(buf, sizeof buf, "%lldh%02lldm", (long long)(s / 3600), (long long)(s / 60 % 60));
+    else
+        std::snprintf(buf, sizeof buf, "%lldm%02llds", (long long)(s / 60), (long long)(s % 60));
+    return buf;
+}
+
+RunRecord requireRun(const Project& project, const std::string& key)
+{
+    if (key.empty())
+        throw InputError(project.path(), "", "name the run: an id, a unique id prefix (4+ digits) or a unique name");
+    const auto run = project.findRun(key);
+    if (!run)
+        throw InputError(project.path(), "run " + key, "no such run, or the prefix or name is ambiguous");
+    return *run;
+}
+
+double latest(const std::vector<LatestMetric>& metrics, const std::string& run, const char* key, const char* context)
+{
+    for (const LatestMetric& m : metrics)
+        if (m.runId == run && m.key == key && m.context == context)
+            return m.value;
+    return std::nan("");
+}
+
+std::string number(double v, const char* format = "%.4g")
+{
+    if (std::isnan(v))
+        return "-";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, format, v);
+    return buf;
+}
+
+int list(Project& project, const ArgParser& p)
+{
+    const std::vector<RunRecord> runs = project.runs(p.value("--experiment"));
+    const auto metrics = project.latestMetrics();
+    if (runs.empty()) {
+        std::printf("no runs in %s\n", project.path().c_str());
+        return ExitOk;
+    }
+    std::printf("%-10s %-16s %-14s %-9s %-19s %-8s %9s %9s %8s\n", "ID", "EXPERIMENT", "NAME", "STATUS", "STARTED",
+        "TIME", "STEP", "LOSS", "TAU");
+    for (const RunRecord& r : runs) {
+        int64_t step = 0;
+        for (const LatestMetric& m : metrics)
+            if (m.runId == r.id)
+                step = std::max(step, m.step);
+        const int64_t end = r.endMs > 0 ? r.endMs : (isTerminal(r.status) ? r.heartbeatMs : nowMs());
+        const std::string name = r.parentRun.empty() ? r.name : "  " + r.name;
+        std::printf("%-10s %-16.16s %-14.14s %-9s %-19s %-8s %9lld %9s %8s\n", r.id.substr(0, 8).c_str(),
+            r.experiment.c_str(), name.c_str(), runStatusName(r.status), formatTime(r.startMs).c_str(),
+            formatElapsed(end - r.startMs).c_str(), (long long)step,
+            number(latest(metrics, r.id, "loss", "train")).c_str(),
+            number(latest(metrics, r.id, "tau", "valid"), "%.4f").c_str());
+    }
+    return ExitOk;
+}
+
+int show(Project& project, const ArgParser& p)
+{
+    const RunRecord r = requireRun(project, p.positionals().size() > 1 ? p.positionals()[1] : std::string());
+    std::printf("run          %s\nname         %s\nexperiment   %s\nstatus       %s%s%s\n", r.id.c_str(),
+        r.name.c_str(), r.experiment.c_str(), runStatusName(r.status), r.message.empty() ? "" : " - ",
+        r.message.c_str());
+    if (!r.parentRun.empty())
+        std::printf("fold of      %s\n", r.parentRun.c_str());
+    std::printf("started      %s\nended        %s\nheartbeat    %s\nprocess      %lld on %s\ncommand      %s\n",
+        formatTime(r.startMs).c_str(), formatTime(r.endMs).c_str(), formatTime(r.heartbeatMs).c_str(), (long long)r.pid,
+        r.host.c_str(), r.commandLine.c_str());
+    if (!r.resumedFrom.empty())
+        std::printf("resumed      yes (appends to this run)\n");
+    if (!r.checkpoint.empty())
+        std::printf("checkpoint   %s\n", project.absolutePath(r.checkpoint).c_str());
+    const auto params = project.params(r.id);
+    if (!params.empty()) {
+        std::printf("params\n");
+        for (const auto& [k, v] : params)
+            std::printf("  %-24s %s\n", k.c_str(), v.c_str());
+    }
+    const auto tags = project.tags(r.id);
+    if (!tags.empty()) {
+        std::printf("tags\n");
+        for (const auto& [k, v] : tags)
+            std::printf("  %-24s %s\n", k.c_str(), v.c_str());
+    }
+    const auto metrics = project.latestMetrics({ r.id });
+    if (!metrics.empty()) {
+        std::printf("latest metrics\n");
+        for (const LatestMetric& m : metrics) {
+            const MetricSeries s = project.metricHistory(r.id, m.key, m.context, 1);
+            std::printf("  %-6s %-16s %12s  at step %lld (%lld points)\n", m.context.c_str(), m.key.c_str(),
+                number(m.value, "%.6g").c_str(), (long long)m.step, (long long)s.totalPoints);
+        }
+    }
+    const auto graphs = project.graphMetrics(r.id);
+    if (!graphs.empty()) {
+        std::printf("validation graphs at step %lld\n", (long long)graphs.front().step);
+        for (const GraphMetricRecord& g : graphs)
+            std::printf("  %-40s configs %6lld  tau %8s  opa %8s  top-5 slowdown %8s\n",
+                fs::path(g.graph).filename().c_str(), (long long)g.configs, number(g.kendallTau, "%.4f").c_str(),
+                number(g.opa, "%.4f").c_str(), number(g.top5Slowdown, "%.4f").c_str());
+    }
+    for (const RunRecord& fold : project.runs())
+        if (fold.parentRun == r.id)
+            std::printf(
+                "fold run     %s %s %s\n", fold.id.substr(0, 8).c_str(), fold.name.c_str(), runStatusName(fold.status));
+    for (const ArtifactRecord& a : project.artifacts(r.id))
+        std::printf("artifact     %-10s step %-8lld %s\n", a.kind.c_str(), (long long)a.step,
+            project.absolutePath(a.path).c_str());
+    return ExitOk;
+}
+
+// SIGTERM asks the trainer to finish its step, write a checkpoint and stop (status KILLED); after
+// the timeout SIGKILL, and the run is marked KILLED here.
+int stop(Project& project, const ArgParser& p)
+{
+    const RunRecord r = requireRun(project, p.positionals().size() > 1 ? p.positionals()[1] : std::string());
+    if (r.status != RunStatus::Running) {
+        std::printf("run %s is not running (%s)\n", r.id.substr(0, 8).c_str(), runStatusName(r.status));
+        return ExitOk;
+    }
+    if (r.host != hostName())
+        throw InputError(project.path(), "run " + r.id.substr(0, 8),
+            "runs on host " + r.host + "; stop it there (this is " + hostName() + ")");
+    double timeout = 60;
+    try {
+        timeout = std::stod(p.value("--timeout"));
+    } catch (const std::exception&) { }
+    const pid_t pid = pid_t(r.pid);
+    if (pid <= 0 || (::kill(pid, 0) != 0 && errno == ESRCH)
+        || (processStartTicks(pid) != 0
+            && project.db().queryInt("SELECT pid_start FROM runs WHERE id = '" + r.id + "'")
+                != processStartTicks(pid))) {
+        project.setRunStatus(r.id, RunStatus::Crashed, "its process is gone");
+        std::printf("run %s had no process any more: marked CRASHED\n", r.id.substr(0, 8).c_str());
+        return ExitOk;
+    }
+    std::printf("stopping run %s (pid %d): SIGTERM, waiting up to %.0f s for its checkpoint\n",
+        r.id.substr(0, 8).c_str(), int(pid), timeout);
+    ::kill(pid, SIGTERM);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout);
+    while (std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        const auto now = project.findRun(r.id);
+        if (now && isTerminal(now->status)) {
+            std::printf("run %s stopped: %s%s%s\n", r.id.substr(0, 8).c_str(), runStatusName(now->status),
+                now->message.empty() ? "" : " - ", now->message.c_str());
+            return ExitOk;
+        }
+        if (::kill(pid, 0) != 0 && errno == ESRCH)
+            break;
+    }
+    if (::kill(pid, 0) == 0)
+        ::kill(pid, SIGKILL);
+    const auto now = project.findRun(r.id);
+    if (now && !isTerminal(now->status))
+        project.setRunStatus(
+            r.id, RunStatus::Killed, "killed after " + number(timeout, "%.0f") + " s without stopping");
+    std::printf("run %s killed\n", r.id.substr(0, 8).c_str());
+    return ExitOk;
+}
+
+int remove(Project& project, const ArgParser& p)
+{
+    const RunRecord r = requireRun(project, p.positionals().size() > 1 ? p.positionals()[1] : std::string());
+    if (r.status == RunStatus::Running && !p.has("--force"))
+        throw InputError(project.path(), "run " + r.id.substr(0, 8), "is running; stop it first (or --force)");
+    project.deleteRun(r.id);
+    std::printf("deleted run %s (%s) and its files\n", r.id.substr(0, 8).c_str(), r.name.c_str());
+    return ExitOk;
+}
+
+// Metrics as CSV (run,context,key,step,wall_ms,value), and with --weights the weights npz of the
+// run's latest checkpoint: the checkpoint's arrays without the training state.
+int exportRun(Project& project, const ArgParser& p)
+{
+    const RunRecord r = requireRun(project, p.positionals().size() > 1 ? p.positionals()[1] : std::string());
+    const std::string csv = p.value("--output");
+    const std::string weights = p.value("--weights");
+    if (csv.empty() && weights.empty())
+        throw InputError(project.path(), "", "nothing to export: give -o METRICS.csv and/or --weights W.npz");
+    if (!csv.empty()) {
+        const std::string temp = csv + ".part";
+        {
+            std::ofstream out(temp);
+            if (!out)
+                throw InputError(csv, "", "cannot be written");
+            out << "run,context,key,step,wall_ms,value\n";
+            std::vector<RunRecord> runs { r };
+            for (const RunRecord& fold : project.runs())
+                if (fold.parentRun == r.id)
+                    runs.push_back(fold);
+            int64_t rows = 0;
+            char buf[64];
+            for (const RunRecord& run : runs)
+                for (const std::string& name : project.metricKeys(run.id)) {
+                    const std::string context = name.substr(0, name.find('/'));
+                    const std::string key = name.substr(name.find('/') + 1);
+                    for (const MetricPoint& m : project.metricHistory(run.id, key, context).points) {
+                        std::snprintf(buf, sizeof buf, "%.17g", m.value);
+                        out << run.id << ',' << context << ',' << key << ',' << m.step << ',' << m.wallMs << ','
+                            << (std::isnan(m.value) ? "" : buf) << '\n';
+                        ++rows;
+                    }
+                }
+            out.flush();
+            if (!out) {
+                std::error_code ec;
+                fs::remove(temp, ec);
+                throw InputError(csv, "", "write failed (disk full?)");
+            }
+            std::printf("wrote %s: %lld metric rows of %zu run(s)\n", csv.c_str(), (long long)rows, runs.size());
+        }
+        fs::rename(temp, csv);
+    }
+    if (!weights.empty()) {
+        std::error_code ec;
+        const std::string best = (fs::path(project.runDir(r.id)) / "best.npz").string();
+        if (r.checkpoint.empty() && !fs::exists(best, ec))
+            throw InputError(project.path(), "run " + r.id.substr(0, 8), "has no checkpoint to export weights from");
+        const std::string checkpoint = fs::exists(best, ec) ? best : project.absolutePath(r.checkpoint);
+        NpzReader in(checkpoint);
+        NpzWriter out(weights, NpzCompression::Stored);
+        int64_t arrays = 0;
+        for (const std::string& key : in.keys()) {
+            static const char* training[] = { "optimizer.", "scheduler.", "rng.", "train.", "checkpoint." };
+            if (std::any_of(std::begin(training), std::end(training),
+                    [&](const char* prefix) { return key.starts_with(prefix); }))
+                continue;
+            out.add(key, in.readRaw(key));
+            ++arrays;
+        }
+        out.commit();
+        std::printf(
+            "wrote %s: %lld arrays from checkpoint %s\n", weights.c_str(), (long long)arrays, checkpoint.c_str());
+    }
+    return ExitOk;
+}
+
+int runs(const ArgParser& p)
+{
+    const std::string action = p.positionals().front();
+    const std::string file = p.value("--project");
+    if (action == "list") {
+        // listing also marks crashed runs, which needs write access; read-only projects still list
+        std::error_code ec;
+        const bool writable
+            = ::access(file.c_str(), W_OK) == 0 && ::access(fs::absolute(file).parent_path().c_str(), W_OK) == 0;
+        Project project = Project::open(file, writable ? Project::Access::Write : Project::Access::Read);
+        return list(project, p);
+    }
+    if (action == "show") {
+        Project project = Project::open(file, Project::Access::Read);
+        return show(project, p);
+    }
+    if (action == "export") {
+        Project project = Project::open(file, Project::Access::Read);
+        return exportRun(project, p);
+    }
+    Project project = Project::open(file, Project::Access::Write);
+    if (action == "stop")
+        return stop(project, p);
+    return remove(project, p);
+}
+
+} // namespace
+
+int runRuns(const std::vector<std::string>& args)
+{
+    ArgParser p("runs",
+        "The training runs of a project file (.tgproj): list them with status, duration and latest metrics;\n"
+        "show one (params, metrics, per-graph evaluation, artifacts); stop a running one (SIGTERM: it\n"
+        "finishes its step, writes a checkpoint and ends KILLED; SIGKILL after --timeout); delete one with\n"
+        "its files; export its metrics as CSV and its weights as npz; resume a stopped or crashed one from\n"
+        "its latest checkpoint in this terminal (= 'tgraph train --resume RUN --project P'; the run keeps\n"
+        "its id and its history goes on from the checkpoint's step). A run is named by its id, a unique id\n"
+        "prefix (4+ digits) or a unique name.",
+        "list|show|stop|resume|delete|export [RUN] --project P.tgproj [options]");
+    p.addPositional("ACTION", "list, show, stop, resume, delete or export");
+    p.addPositional("RUN", "the run (not for list)");
+    p.addOption("--project", "-p", "P", "the project file");
+    p.addOption("--experiment", "", "NAME", "list: only this experiment's runs");
+    p.addOption("--timeout", "", "S", "stop: seconds to wait for a graceful stop before SIGKILL", "60");
+    p.addOption("--force", "", "", "delete: also a running run");
+    p.addOption("--output", "-o", "CSV", "export: the metrics as CSV (run,context,key,step,wall_ms,value)");
+    p.addOption("--weights", "", "W.npz",
+        "export: the run's weights (its best checkpoint, else its latest), without the training state");
+    p.addOption("--threads", "", "T", "resume: LibTorch threads (0 = all cores)", "0");
+    if (const int rc = parseOrExit(p, args); rc >= 0)
+        return rc;
+    const auto& pos = p.positionals();
+    if (pos.empty())
+        return usageError("runs", "missing the action (list, show, stop, resume, delete or export)");
+    static const std::vector<std::string> actions { "list", "show", "stop", "resume", "delete", "export" };
+    if (std::find(actions.begin(), actions.end(), pos[0]) == actions.end())
+        return usageError("runs", "unknown action '" + pos[0] + "' (list, show, stop, resume, delete or export)");
+    if (pos[0] != "list" && pos.size() != 2)
+        return usageError("runs", pos[0] + " needs exactly one run");
+    if (pos[0] == "list" && pos.size() != 1)
+        return usageError("runs", "list takes no run");
+    if (p.value("--project").empty())
+        return usageError("runs", "missing --project P.tgproj");
+    if (pos[0] == "resume")
+        return execModelCommand(
+            { "train", "--resume", pos[1], "--project", p.value("--project"), "--threads", p.value("--threads") });
+    return guarded("runs", runs, p);
+}
+
+} // namespace tgraph::cli

@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "projectrun.h"
+
+#include "core/error.h"
+
+#include <cerrno>
+#include <csignal>
+#include <filesystem>
+#include <unistd.h>
+
+namespace tgraph::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+RunRecord requireRun(const Project& project, const std::string& key)
+{
+    const auto run = project.findRun(key);
+    if (!run)
+        throw InputError(project.path(), "run " + key, "no such run, or the id prefix or name is ambiguous");
+    return *run;
+}
+
+bool processAlive(const RunRecord& run)
+{
+    if (run.host != hostName())
+        return true; // cannot tell: its heartbeat decides (Project::markCrashedRuns)
+    if (run.pid <= 0)
+        return false;
+    return ::kill(pid_t(run.pid), 0) == 0 || errno == EPERM;
+}
+
+} // namespace
+
+std::unique_ptr<ProjectRun> ProjectRun::start(const std::string& projectPath, const std::string& experiment,
+    const std::string& name, const std::string& commandLine,
+    const std::vector<std::pair<std::string, std::string>>& params)
+{
+    std::string id;
+    {
+        Project project = Project::openOrCreate(projectPath);
+        project.markCrashedRuns();
+        RunStart s;
+        s.experiment = experiment.empty() ? "Default" : experiment;
+        s.name = name;
+        s.commandLine = commandLine;
+        s.pid = int64_t(::getpid());
+        id = project.startRun(s);
+        project.setParams(id, params);
+    }
+    return std::unique_ptr<ProjectRun>(new ProjectRun(projectPath, id, false));
+}
+
+std::string ProjectRun::resumeCheckpoint(const std::string& projectPath, const std::string& key)
+{
+    const Project project = Project::open(projectPath, Project::Access::Read);
+    const RunRecord run = requireRun(project, key);
+    if (!run.parentRun.empty())
+        throw InputError(projectPath, "run " + key,
+            "is a cross-validation fold (" + run.name + "); resume its checkpoint as a run of its own: --resume "
+                + project.runDir(run.parentRun) + "/" + run.name + "/last.npz");
+    const std::string last = (fs::path(project.runDir(run.id)) / "last.npz").string();
+    std::error_code ec;
+    if (!fs::is_regular_file(last, ec)) {
+        const bool folds = fs::exists(fs::path(project.runDir(run.id)) / "ensemble.json", ec)
+            || fs::exists(fs::path(project.runDir(run.id)) / "fold-0", ec);
+        throw InputError(projectPath, "run " + run.id.substr(0, 8),
+            folds ? "is a cross-validation run: resume one fold's checkpoint (RUN_DIR/fold-K/last.npz) instead"
+                  : "has no checkpoint to resume from yet (" + last
+                    + " is missing: it stopped before its first checkpoint; see --eval-every)");
+    }
+    return last;
+}
+
+std::unique_ptr<ProjectRun> ProjectRun::resume(
+    const std::string& projectPath, const std::string& key, const std::string& commandLine, int64_t checkpointStep)
+{
+    std::string id;
+    {
+        Project project = Project::open(projectPath, Project::Access::Write);
+        project.markCrashedRuns();
+        const RunRecord run = requireRun(project, key);
+        if (run.status == RunStatus::Running) {
+            if (processAlive(run))
+                throw InputError(projectPath, "run " + run.id.substr(0, 8),
+                    "is running (pid " + std::to_string(run.pid) + " on " + run.host
+                        + "); stop it first: tgraph runs stop " + run.id.substr(0, 8) + " --project " + projectPath);
+            project.setRunStatus(run.id, RunStatus::Crashed, "its process is gone (killed, out of memory or a crash)");
+        }
+        project.truncateRun(run.id, checkpointStep);
+        project.adoptRun(run.id, int64_t(::getpid()), commandLine);
+        id = run.id;
+    }
+    return std::unique_ptr<ProjectRun>(new ProjectRun(projectPath, id, true));
+}
+
+ProjectRun::ProjectRun(const std::string& projectPath, std::string id, bool append)
+    : m_id(std::move(id))
+    , m_writer(std::make_unique<RunWriter>(projectPath, m_id))
+{
+    Project& project = m_writer->project();
+    m_dir = project.runDir(m_id);
+    std::error_code ec;
+    fs::create_directories(m_dir, ec);
+    if (ec || !fs::is_directory(m_dir)) {
+        finish(RunStatus::Failed, "cannot create the run folder " + m_dir);
+        throw InputError(projectPath, m_dir, "cannot create the run folder: " + ec.message());
+    }
+    const std::string logPath = (fs::path(m_dir) / "train.log").string();
+    m_log = std::fopen(logPath.c_str(), append ? "a" : "w");
+    if (!m_log) {
+        finish(RunStatus::Failed, "cannot write " + logPath);
+        throw InputError(projectPath, logPath, "cannot write the run's log");
+    }
+    if (!append)
+        project.addArtifact(m_id, "log", logPath, 0);
+}
+
+ProjectRun::~ProjectRun()
+{
+    if (m_log)
+        std::fclose(m_log);
+}
+
+void ProjectRun::finish(RunStatus status, const std::string& message)
+{
+    if (m_finished)
+        return;
+    m_finished = true;
+    if (m_log)
+        std::fflush(m_log);
+    m_writer->finish(status, message);
+}
+
+} // namespace tgraph::cli

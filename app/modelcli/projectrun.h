@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+// `tgraph train --project P.tgproj`: the run's record in a project file. Starts a new run (or takes
+// over an existing one to resume it), keeps its checkpoints in the project's run folder
+// (P.tgproj.d/runs/<id>/), writes its console lines into a log artifact there (train.log), and
+// records every training event through a RunWriter (core/runwriter.h).
+
+#include "core/project.h"
+#include "core/runwriter.h"
+
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tgraph::cli {
+
+class ProjectRun
+{
+public:
+    // Opens the project (created when missing), marks runs whose process is gone as CRASHED and
+    // starts a RUNNING run owned by this process.
+    static std::unique_ptr<ProjectRun> start(const std::string& projectPath, const std::string& experiment,
+        const std::string& name, const std::string& commandLine,
+        const std::vector<std::pair<std::string, std::string>>& params);
+    // Takes over run `key` (id, id prefix or name) to continue it: InputError when it is running in
+    // a live process, belongs to another run (a fold), or has no latest checkpoint. Metrics logged
+    // after the checkpoint's step are removed first (`checkpointStep`), so the history continues
+    // without a gap or a duplicate. The run keeps its id: a resumed run appends to itself.
+    static std::unique_ptr<ProjectRun> resume(
+        const std::string& projectPath, const std::string& key, const std::string& commandLine, int64_t checkpointStep);
+    // The latest-state checkpoint a resume of run `key` starts from (RUN_DIR/last.npz).
+    static std::string resumeCheckpoint(const std::string& projectPath, const std::string& key);
+
+    ~ProjectRun();
+    ProjectRun(const ProjectRun&) = delete;
+    ProjectRun& operator=(const ProjectRun&) = delete;
+
+    const std::string& id() const { return m_id; }
+    const std::string& dir() const { return m_dir; } // checkpoints and the log
+    RunWriter& writer() { return *m_writer; }
+    std::FILE* log() const { return m_log; }
+
+    // Final status (of the run and its still-running folds) and message; later calls do nothing.
+    void finish(RunStatus status, const std::string& message = {});
+
+private:
+    ProjectRun(const std::string& projectPath, std::string id, bool append);
+
+    std::string m_id;
+    std::string m_dir;
+    std::unique_ptr<RunWriter> m_writer;
+    std::FILE* m_log = nullptr;
+    bool m_finished = false;
+};
+
+} // namespace tgraph::cli
