@@ -15,9 +15,12 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <QDir>
+
 #include <csignal>
 #include <random>
 #include <thread>
+#include <unistd.h>
 
 using namespace tgraph;
 
@@ -239,6 +242,30 @@ private Q_SLOTS:
         QVERIFY(run && run->id == id);
         QCOMPARE(run->status, RunStatus::Killed);
         QVERIFY(QFileInfo::exists(QString::fromStdString(p.runDir(id) + "/last.npz")));
+    }
+
+    // A full disk (a 3 MiB tmpfs in a private mount namespace: the first checkpoints do not fit):
+    // the run fails with the file and the reason, ends FAILED in a project that still opens, and
+    // no partial checkpoint is left behind.
+    void diskFullFailsCleanly()
+    {
+        if (::geteuid() != 0)
+            QSKIP("needs root for a private tmpfs mount");
+        const QString dir = path("full");
+        QVERIFY(QDir().mkpath(dir));
+        const QString script = QString("mount -t tmpfs -o size=3m tmpfs '%1' || exit 77; "
+                                       "'%2' train --data '%3' --steps 30 --eval-every 5 --log-every 5 "
+                                       "--configs-per-step 16 --threads 1 --project '%1/p.tgproj' --run-name full; "
+                                       "echo TRAIN_RC=$?; '%2' runs show full --project '%1/p.tgproj'; "
+                                       "find '%1' -name '*.tmp*' -printf 'LEFTOVER %p\\n'")
+                                   .arg(dir, tgraphExe(), m_data);
+        const auto r = testutil::run("unshare", { "-m", "sh", "-c", script }, 300000);
+        if (r.exitCode == 77 || r.err.contains("unshare failed"))
+            QSKIP("no private mount namespace here");
+        QVERIFY2(r.out.contains("TRAIN_RC=1"), (r.out + r.err).constData());
+        QVERIFY2(r.err.contains("No space left on device") && r.err.contains("p.tgproj.d/runs/"), r.err.constData());
+        QVERIFY2(r.out.contains("FAILED") && r.out.contains("No space left on device"), r.out.constData());
+        QVERIFY2(!r.out.contains("LEFTOVER"), r.out.constData());
     }
 
     // kill -9 at random moments: the file stays consistent, committed rows stay, the run is
