@@ -93,14 +93,9 @@ GraphSummary summarize(const TileGraph& g)
     return s;
 }
 
-GraphSummary summarizeGraphFile(const std::string& path, ProgressSink* progress)
+void describeNpzFile(GraphSummary& s, NpzReader& npz)
 {
-    NpzReader npz(path);
-    GraphLoadOptions options;
-    options.progress = progress;
-    GraphSummary s = detectGraphKind(npz) == GraphKind::Layout ? summarize(readLayoutGraph(npz, options))
-                                                               : summarize(readTileGraph(npz, options));
-    s.path = path;
+    s.path = npz.path();
     s.fileBytes = npz.fileSize();
     // Every member in archive order, including arrays the graph structs do not use.
     s.arrays.clear();
@@ -108,7 +103,41 @@ GraphSummary summarizeGraphFile(const std::string& path, ProgressSink* progress)
         const NpyHeader h = npz.header(key);
         s.arrays.emplace_back(key, ArrayStorage { h.dtype, h.shape });
     }
+}
+
+GraphSummary summarizeGraphFile(const std::string& path, ProgressSink* progress)
+{
+    NpzReader npz(path);
+    GraphLoadOptions options;
+    options.progress = progress;
+    GraphSummary s = detectGraphKind(npz) == GraphKind::Layout ? summarize(readLayoutGraph(npz, options))
+                                                               : summarize(readTileGraph(npz, options));
+    describeNpzFile(s, npz);
     return s;
+}
+
+ModuleSummary summarizeModule(const HloInputFile& in, size_t index, const RunSelection& runs)
+{
+    const ModuleTuningData& data = in.modules[index];
+    ModuleSummary ms;
+    const HloModule& m = data.module;
+    ms.name = std::string(m.name);
+    ms.format = hloSourceFormatName(in.format);
+    ms.index = int(index);
+    ms.count = int(in.modules.size());
+    ms.entry = m.computations.empty() ? std::string() : std::string(m.computations[size_t(m.entryIndex())].name);
+    ms.computations = int64_t(m.computations.size());
+    ms.instructions = int64_t(m.instructions.size());
+    std::map<std::string_view, int64_t> counts;
+    for (const HloInstruction& i : m.instructions)
+        ++counts[i.opcode];
+    ms.opcodes.assign(counts.begin(), counts.end());
+    std::stable_sort(
+        ms.opcodes.begin(), ms.opcodes.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    ms.hasRuns = !data.runs.empty();
+    ms.runs = runs;
+    ms.warnings = m.warnings;
+    return ms;
 }
 
 std::vector<GraphSummary> summarizeFile(const std::string& path, ProgressSink* progress)
@@ -125,25 +154,7 @@ std::vector<GraphSummary> summarizeFile(const std::string& path, ProgressSink* p
         GraphSummary s = f.kind == GraphKind::Layout ? summarize(f.layout) : summarize(f.tile);
         s.path = path;
         s.fileBytes = in.fileBytes;
-        ModuleSummary ms;
-        const HloModule& m = data.module;
-        ms.name = std::string(m.name);
-        ms.format = hloSourceFormatName(in.format);
-        ms.index = int(k);
-        ms.count = int(in.modules.size());
-        ms.entry = m.computations.empty() ? std::string() : std::string(m.computations[size_t(m.entryIndex())].name);
-        ms.computations = int64_t(m.computations.size());
-        ms.instructions = int64_t(m.instructions.size());
-        std::map<std::string_view, int64_t> counts;
-        for (const HloInstruction& i : m.instructions)
-            ++counts[i.opcode];
-        ms.opcodes.assign(counts.begin(), counts.end());
-        std::stable_sort(
-            ms.opcodes.begin(), ms.opcodes.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
-        ms.hasRuns = !data.runs.empty();
-        ms.runs = f.runs;
-        ms.warnings = m.warnings;
-        s.module = std::move(ms);
+        s.module = summarizeModule(in, k, f.runs);
         out.push_back(std::move(s));
     }
     return out;

@@ -12,7 +12,9 @@
 
 namespace tgraph {
 
+class NpzReader;
 class ProgressSink;
+struct HloInputFile;
 
 // Facts about an HLO module a graph was featurized from (HLO text or protobuf inputs).
 struct ModuleSummary
@@ -57,6 +59,10 @@ GraphSummary summarize(const LayoutGraph& graph);
 GraphSummary summarize(const TileGraph& graph);
 // Loads (validating) and summarizes an .npz graph file.
 GraphSummary summarizeGraphFile(const std::string& path, ProgressSink* progress = nullptr);
+// Sets the file facts of a summary of an .npz: path, size and every member as stored.
+void describeNpzFile(GraphSummary& summary, NpzReader& npz);
+// The module facts of module `index` of an HLO input, given how its runs were featurized.
+ModuleSummary summarizeModule(const HloInputFile& in, size_t index, const RunSelection& runs);
 // Any input: an .npz, an HLO text module or a protobuf (one summary per module of a TuningData).
 // HLO inputs are featurized into their collection's graph (layout, or tile for op-config runs).
 std::vector<GraphSummary> summarizeFile(const std::string& path, ProgressSink* progress = nullptr);

@@ -41,11 +41,14 @@ int guarded(const std::string& command, int (*body)(const ArgParser&), const Arg
 // Replaces this process by the tgraph-model executable beside it, running `args` (a model command
 // and its arguments); returns (3, with a message) only when that fails.
 int execModelCommand(const std::vector<std::string>& args);
+// The same for any executable beside this one (argv[0] stays "tgraph").
+int execSibling(const std::string& executable, const std::vector<std::string>& args);
 
 int runConvert(const std::vector<std::string>& args);
 int runGenHlo(const std::vector<std::string>& args);
 int runInspect(const std::vector<std::string>& args);
 int runPrune(const std::vector<std::string>& args);
+int runRender(const std::vector<std::string>& args);
 int runRuns(const std::vector<std::string>& args);
 int runSimulate(const std::vector<std::string>& args);
 int runSynth(const std::vector<std::string>& args);

@@ -33,7 +33,9 @@ int parseOrExit(ArgParser& parser, const std::vector<std::string>& args)
 
 // Model commands run in tgraph-model (LibTorch) next to this executable: replace this process by
 // it, so signals, exit codes and output are its own (and its pid stays the one the caller started).
-int execModelCommand(const std::vector<std::string>& args)
+int execModelCommand(const std::vector<std::string>& args) { return execSibling("tgraph-model", args); }
+
+int execSibling(const std::string& executable, const std::vector<std::string>& args)
 {
     char self[PATH_MAX];
     const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
@@ -43,15 +45,15 @@ int execModelCommand(const std::vector<std::string>& args)
         dir = self;
         dir.erase(dir.rfind('/'));
     }
-    const std::string exe = dir + "/tgraph-model";
+    const std::string exe = dir + "/" + executable;
     std::vector<char*> argv;
     argv.push_back(const_cast<char*>("tgraph"));
     for (const std::string& a : args)
         argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);
     execv(exe.c_str(), argv.data());
-    std::fprintf(stderr, "tgraph %s: internal error: cannot run %s: %s\n", args.empty() ? "" : args[0].c_str(),
-        exe.c_str(), std::strerror(errno));
+    std::fprintf(stderr, "tgraph: internal error: cannot run %s: %s%s\n", exe.c_str(), std::strerror(errno),
+        executable == "tgraph-studio" ? " (configure with -DTGRAPH_BUILD_GUI=ON)" : "");
     return 3;
 }
 

@@ -17,7 +17,8 @@ struct GraphLoader::Result
 {
     enum class Status { Loaded, Failed, Cancelled };
     Status status = Status::Failed;
-    std::shared_ptr<std::vector<tgraph::GraphSummary>> summaries; // one per module (TuningData holds several)
+    std::vector<tgraph::GraphDocumentPtr> documents; // one per module (TuningData holds several)
+    ProjectInfoPtr project; // project files
     QString error;
 };
 
@@ -104,8 +105,12 @@ void GraphLoader::startNext()
         const QString qpath = QString::fromStdString(path);
         Result result;
         try {
-            result.summaries
-                = std::make_shared<std::vector<tgraph::GraphSummary>>(tgraph::summarizeFile(path, progress.get()));
+            if (isProjectFile(path)) {
+                result.project = readProjectInfo(path);
+            } else {
+                for (auto& document : tgraph::openGraphDocuments(path, progress.get()))
+                    result.documents.push_back(std::move(document));
+            }
             result.status = Result::Status::Loaded;
         } catch (const tgraph::Cancelled&) {
             result.status = Result::Status::Cancelled;
@@ -140,8 +145,10 @@ void GraphLoader::finishJob(quint64 jobId, const Result& result)
     switch (result.status) {
     case Result::Status::Loaded:
         qCDebug(lcStudio) << "job" << jobId << "loaded" << path << "in" << elapsedMs << "ms";
-        for (const tgraph::GraphSummary& summary : *result.summaries)
-            Q_EMIT loaded(path, summary, elapsedMs);
+        if (result.project)
+            Q_EMIT projectLoaded(path, result.project, elapsedMs);
+        for (const tgraph::GraphDocumentPtr& document : result.documents)
+            Q_EMIT loaded(path, document, elapsedMs);
         break;
     case Result::Status::Failed:
         qCWarning(lcStudio).noquote() << result.error;

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-#include "core/summary.h"
+#include "projectinfo.h"
+
+#include "core/graphdocument.h"
 
 #include <QElapsedTimer>
 #include <QObject>
@@ -14,7 +16,8 @@
 class JobProgress;
 class QTimer;
 
-// Loads and summarizes graph files off the GUI thread, one at a time, in the order asked.
+// Loads graph files into GraphDocuments (graph, module, pruned graph, hierarchy, summary) off the
+// GUI thread, one at a time, in the order asked.
 // Every job gets a new id; a result whose id is no longer the active one (the job was cancelled
 // or superseded) is dropped, so a late worker can never add a tab the user already gave up on.
 class GraphLoader : public QObject
@@ -40,7 +43,10 @@ Q_SIGNALS:
     void jobStarted(const QString& path, int queued);
     // `total` 0 means the amount of work is unknown.
     void progressChanged(const QString& label, quint64 done, quint64 total);
-    void loaded(const QString& path, const tgraph::GraphSummary& summary, qint64 elapsedMs);
+    // One per document: a tuning record with several modules gives several.
+    void loaded(const QString& path, const tgraph::GraphDocumentPtr& document, qint64 elapsedMs);
+    // A project file (.tgproj): its experiments and runs.
+    void projectLoaded(const QString& path, const ProjectInfoPtr& project, qint64 elapsedMs);
     void failed(const QString& path, const QString& message);
     void cancelled(const QString& path);
     // Emitted when the last queued job has finished, failed or was cancelled.

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+#include "headlessrender.h"
 #include "mainwindow.h"
 
 #include "core/versions.h"
@@ -8,6 +9,7 @@
 #include <QCommandLineParser>
 #include <QCoreApplication>
 
+#include <cstdio>
 #include <cstring>
 
 namespace {
@@ -19,7 +21,62 @@ void setupParser(QCommandLineParser& parser)
     parser.addHelpOption();
     parser.addVersionOption();
     parser.addPositionalArgument(QStringLiteral("files"),
-        QCoreApplication::translate("main", "Graph files (.npz) to open."), QStringLiteral("[FILE...]"));
+        QCoreApplication::translate("main", "Graph files (.npz, .hlo/.txt, .pb) to open."),
+        QStringLiteral("[FILE...]"));
+    parser.addOption({ QStringLiteral("render"),
+        QCoreApplication::translate("main", "Draw FILE without a window and write the drawing to --output."),
+        QStringLiteral("FILE") });
+    parser.addOption({ QStringLiteral("view"),
+        QCoreApplication::translate("main",
+            "With --render: graph, pruned, split (before / after pruning) or "
+            "computations (each computation one box). Default: graph."),
+        QStringLiteral("VIEW"), QStringLiteral("graph") });
+    parser.addOption({ QStringLiteral("node"),
+        QCoreApplication::translate("main", "With --render: draw the neighbourhood of this node (name or #id)."),
+        QStringLiteral("NAME") });
+    parser.addOption({ QStringLiteral("radius"),
+        QCoreApplication::translate("main", "With --node: hops around the node, 1 to 3. Default: 2."),
+        QStringLiteral("R"), QStringLiteral("2") });
+    parser.addOption({ QStringLiteral("module"),
+        QCoreApplication::translate("main", "With --render: which module of a tuning record (from 0)."),
+        QStringLiteral("N"), QStringLiteral("0") });
+    parser.addOption({ { QStringLiteral("o"), QStringLiteral("output") },
+        QCoreApplication::translate("main", "With --render: the .png or .svg file to write."), QStringLiteral("OUT") });
+}
+
+bool asksToRender(int argc, char** argv)
+{
+    for (int i = 1; i < argc; ++i)
+        if (std::strcmp(argv[i], "--render") == 0 || std::strncmp(argv[i], "--render=", 9) == 0)
+            return true;
+    return false;
+}
+
+// Exit codes: 0 written, 1 bad input or output, 2 bad usage.
+int runRender(const QCommandLineParser& parser)
+{
+    RenderRequest request;
+    request.input = parser.value(QStringLiteral("render"));
+    request.output = parser.value(QStringLiteral("output"));
+    request.view = parser.value(QStringLiteral("view"));
+    request.node = parser.value(QStringLiteral("node"));
+    bool radiusOk = false;
+    bool moduleOk = false;
+    request.radius = parser.value(QStringLiteral("radius")).toInt(&radiusOk);
+    request.module = parser.value(QStringLiteral("module")).toInt(&moduleOk);
+    if (request.output.isEmpty() || !radiusOk || !moduleOk) {
+        std::fprintf(stderr, "tgraph-studio: --render needs -o OUT.png|svg, and --radius / --module numbers\n");
+        return 2;
+    }
+    RenderResult result;
+    QString error;
+    if (!renderGraph(request, &result, &error)) {
+        std::fprintf(stderr, "tgraph-studio: %s\n", qPrintable(error));
+        return 1;
+    }
+    std::printf("%s: %lld nodes drawn, %dx%d\n", qPrintable(request.output), static_cast<long long>(result.nodesDrawn),
+        result.image.width(), result.image.height());
+    return 0;
 }
 
 // --help and --version print and exit; they must work without a display, so they are answered
@@ -51,10 +108,17 @@ int main(int argc, char** argv)
         return 0;
     }
 
+    // Rendering needs no display: the offscreen platform unless the caller chose one.
+    const bool render = asksToRender(argc, argv);
+    if (render && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+
     QApplication app(argc, argv);
     QCommandLineParser parser;
     setupParser(parser);
     parser.process(app);
+    if (render)
+        return runRender(parser);
 
     tgraph::model::initTorchThreads();
 

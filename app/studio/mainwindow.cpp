@@ -8,16 +8,23 @@
 
 #include "widgets/errorbanner.h"
 #include "widgets/formatting.h"
+#include "widgets/graphpage.h"
+#include "widgets/graphpane.h"
 #include "widgets/graphsummaryview.h"
+#include "widgets/graphview.h"
+#include "widgets/nodeinspector.h"
 
 #include <QAction>
 #include <QApplication>
+#include <QClipboard>
 #include <QCloseEvent>
 #include <QDir>
+#include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QHeaderView>
 #include <QLabel>
 #include <QMenu>
 #include <QMenuBar>
@@ -31,6 +38,7 @@
 #include <QTabBar>
 #include <QTabWidget>
 #include <QToolButton>
+#include <QTreeWidget>
 #include <QVBoxLayout>
 
 namespace {
@@ -38,6 +46,8 @@ namespace {
 const QString kGeometryKey = QStringLiteral("MainWindow/geometry");
 const QString kStateKey = QStringLiteral("MainWindow/state");
 const QString kLastDirKey = QStringLiteral("MainWindow/lastDirectory");
+const QString kSplitterKey = QStringLiteral("GraphPage/splitter");
+const QString kExportDirKey = QStringLiteral("MainWindow/exportDirectory");
 constexpr int kStatusTimeoutMs = 8000;
 constexpr int kProgressSteps = 1000;
 
@@ -76,6 +86,7 @@ MainWindow::MainWindow(QWidget* parent)
     m_tabs->tabBar()->setExpanding(false);
     connect(m_tabs, &QTabWidget::tabCloseRequested, this, &MainWindow::closeTab);
     connect(m_tabs, &QTabWidget::currentChanged, this, &MainWindow::updateCentralPage);
+    connect(m_tabs, &QTabWidget::currentChanged, this, &MainWindow::onCurrentTabChanged);
 
     m_pages->addWidget(createEmptyState());
     m_pages->addWidget(m_tabs);
@@ -93,10 +104,12 @@ MainWindow::MainWindow(QWidget* parent)
 
     setupActions();
     setupStatusBar();
+    setupDocks();
 
     connect(m_loader, &GraphLoader::jobStarted, this, &MainWindow::onJobStarted);
     connect(m_loader, &GraphLoader::progressChanged, this, &MainWindow::onProgress);
     connect(m_loader, &GraphLoader::loaded, this, &MainWindow::onLoaded);
+    connect(m_loader, &GraphLoader::projectLoaded, this, &MainWindow::onProjectLoaded);
     connect(m_loader, &GraphLoader::failed, this, &MainWindow::onFailed);
     connect(m_loader, &GraphLoader::cancelled, this, &MainWindow::onCancelled);
     connect(m_loader, &GraphLoader::idle, this, &MainWindow::onIdle);
@@ -124,6 +137,15 @@ void MainWindow::setupActions()
     connect(m_recentMenu, &QMenu::aboutToShow, this, &MainWindow::updateRecentMenu);
 
     file->addSeparator();
+    m_exportSvgAction = file->addAction(tr("Export View as &SVG…"), this, &MainWindow::exportSvg);
+    m_exportSvgAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+    m_exportPngAction = file->addAction(tr("Export View as &PNG…"), this, &MainWindow::exportPng);
+    m_exportPngAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E));
+    m_copyImageAction = file->addAction(
+        QIcon::fromTheme(QStringLiteral("edit-copy")), tr("Copy View as &Image"), this, &MainWindow::copyImage);
+    m_copyImageAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
+
+    file->addSeparator();
     m_closeTabAction = file->addAction(
         QIcon::fromTheme(QStringLiteral("tab-close")), tr("&Close Tab"), this, &MainWindow::closeCurrentTab);
     m_closeTabAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_W));
@@ -133,6 +155,56 @@ void MainWindow::setupActions()
         = file->addAction(QIcon::fromTheme(QStringLiteral("application-exit")), tr("&Quit"), this, &QWidget::close);
     m_quitAction->setShortcut(QKeySequence::Quit);
     m_quitAction->setMenuRole(QAction::QuitRole);
+
+    // View and navigation act on the current tab's graph (the pane used last in the split view).
+    const auto onPage = [this](auto function) {
+        return [this, function] {
+            if (GraphPage* page = currentPage())
+                function(page);
+        };
+    };
+    const auto onView = [this](auto function) {
+        return [this, function] {
+            if (GraphPage* page = currentPage())
+                function(page->currentPane()->view());
+        };
+    };
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    m_findAction = view->addAction(QIcon::fromTheme(QStringLiteral("edit-find")), tr("&Find Node…"), this,
+        onPage([](GraphPage* page) { page->focusSearch(); }));
+    m_findAction->setShortcut(QKeySequence::Find);
+    m_findNextAction = view->addAction(tr("Find &Next"), this, onPage([](GraphPage* page) { page->findNext(); }));
+    m_findNextAction->setShortcut(QKeySequence::FindNext);
+    m_findPreviousAction
+        = view->addAction(tr("Find Pre&vious"), this, onPage([](GraphPage* page) { page->findPrevious(); }));
+    m_findPreviousAction->setShortcut(QKeySequence::FindPrevious);
+    view->addSeparator();
+    m_zoomInAction = view->addAction(
+        QIcon::fromTheme(QStringLiteral("zoom-in")), tr("Zoom &In"), this, onView([](GraphView* v) { v->zoomIn(); }));
+    m_zoomInAction->setShortcuts({ QKeySequence::ZoomIn, QKeySequence(Qt::CTRL | Qt::Key_Equal) });
+    m_zoomOutAction = view->addAction(QIcon::fromTheme(QStringLiteral("zoom-out")), tr("Zoom &Out"), this,
+        onView([](GraphView* v) { v->zoomOut(); }));
+    m_zoomOutAction->setShortcut(QKeySequence::ZoomOut);
+    m_fitAction = view->addAction(QIcon::fromTheme(QStringLiteral("zoom-fit-best")), tr("&Fit to View"), this,
+        onView([](GraphView* v) { v->fitToView(); }));
+    m_fitAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
+    view->addSeparator();
+    m_splitAction = view->addAction(tr("&Before / After Pruning"));
+    m_splitAction->setCheckable(true);
+    m_splitAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_B));
+    connect(m_splitAction, &QAction::triggered, this, [this](bool on) {
+        if (GraphPage* page = currentPage())
+            page->setSplit(on);
+        updateActions();
+    });
+    view->addSeparator();
+    m_backAction = view->addAction(QIcon::fromTheme(QStringLiteral("go-previous")), tr("&Back"), this,
+        onPage([](GraphPage* page) { page->goBack(); }));
+    m_backAction->setShortcuts({ QKeySequence::Back, QKeySequence(Qt::ALT | Qt::Key_Left) });
+    m_forwardAction = view->addAction(QIcon::fromTheme(QStringLiteral("go-next")), tr("F&orward"), this,
+        onPage([](GraphPage* page) { page->goForward(); }));
+    m_forwardAction->setShortcuts({ QKeySequence::Forward, QKeySequence(Qt::ALT | Qt::Key_Right) });
+    m_viewMenu = view;
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     m_aboutAction = help->addAction(QIcon::fromTheme(QStringLiteral("help-about")), tr("&About TGraph Studio…"), this,
@@ -196,7 +268,192 @@ QWidget* MainWindow::createEmptyState()
 
 GraphSummaryView* MainWindow::summaryView(int index) const
 {
-    return qobject_cast<GraphSummaryView*>(m_tabs->widget(index));
+    GraphPage* page = graphPage(index);
+    return page ? page->summaryView() : nullptr;
+}
+
+GraphPage* MainWindow::graphPage(int index) const { return qobject_cast<GraphPage*>(m_tabs->widget(index)); }
+
+GraphPage* MainWindow::currentPage() const { return graphPage(m_tabs->currentIndex()); }
+
+void MainWindow::setupDocks()
+{
+    m_sidebar = new QTreeWidget(this);
+    m_sidebar->setObjectName(QStringLiteral("graphList"));
+    m_sidebar->setHeaderLabels({ tr("Graph"), tr("Nodes"), tr("Configs") });
+    m_sidebar->setRootIsDecorated(false);
+    m_sidebar->setMinimumWidth(220);
+    m_sidebar->header()->setSectionResizeMode(0, QHeaderView::Stretch);
+    m_sidebar->header()->setSectionResizeMode(1, QHeaderView::ResizeToContents);
+    m_sidebar->header()->setSectionResizeMode(2, QHeaderView::ResizeToContents);
+    m_sidebar->header()->setStretchLastSection(false);
+    connect(m_sidebar, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem* item) {
+        if (!item)
+            return;
+        for (int i = 0; i < m_tabs->count(); ++i)
+            if (m_tabs->widget(i) == item->data(0, Qt::UserRole).value<QObject*>())
+                m_tabs->setCurrentIndex(i);
+    });
+    m_sidebarDock = new QDockWidget(tr("Graphs"), this);
+    m_sidebarDock->setObjectName(QStringLiteral("graphsDock"));
+    m_sidebarDock->setWidget(m_sidebar);
+    addDockWidget(Qt::LeftDockWidgetArea, m_sidebarDock);
+
+    m_inspector = new NodeInspector(this);
+    m_inspector->setObjectName(QStringLiteral("nodeInspector"));
+    connect(m_inspector, &NodeInspector::nodeRequested, this, [this](qint64 node) {
+        if (GraphPage* page = currentPage())
+            page->selectNode(node);
+    });
+    m_inspectorDock = new QDockWidget(tr("Inspector"), this);
+    m_inspectorDock->setObjectName(QStringLiteral("inspectorDock"));
+    m_inspectorDock->setWidget(m_inspector);
+    addDockWidget(Qt::RightDockWidgetArea, m_inspectorDock);
+    resizeDocks({ m_sidebarDock, m_inspectorDock }, { 220, 340 }, Qt::Horizontal);
+    m_viewMenu->addSeparator();
+    m_viewMenu->addAction(m_sidebarDock->toggleViewAction());
+    m_viewMenu->addAction(m_inspectorDock->toggleViewAction());
+    updateActions();
+}
+
+void MainWindow::updateSidebar()
+{
+    const QSignalBlocker blocker(m_sidebar);
+    m_sidebar->clear();
+    for (int i = 0; i < m_tabs->count(); ++i) {
+        GraphPage* page = graphPage(i);
+        if (!page)
+            continue;
+        const tgraph::GraphDocument& doc = *page->document();
+        auto* item = new QTreeWidgetItem(m_sidebar,
+            { m_tabs->tabText(i), Formatting::count(doc.nodeCount()), Formatting::count(doc.configCount()) });
+        item->setToolTip(0, QDir::toNativeSeparators(QString::fromStdString(doc.path)));
+        item->setTextAlignment(1, Qt::AlignRight | Qt::AlignVCenter);
+        item->setTextAlignment(2, Qt::AlignRight | Qt::AlignVCenter);
+        item->setData(0, Qt::UserRole, QVariant::fromValue<QObject*>(page));
+        if (i == m_tabs->currentIndex())
+            m_sidebar->setCurrentItem(item);
+    }
+    // Projects: their runs, newest first (the runs views arrive with the training issues).
+    for (const ProjectInfoPtr& project : m_projects) {
+        auto* top = new QTreeWidgetItem(m_sidebar,
+            { QFileInfo(QString::fromStdString(project->path)).fileName(), QString(),
+                tr("%n run(s)", nullptr, int(project->runs.size())) });
+        top->setToolTip(0, QDir::toNativeSeparators(QString::fromStdString(project->path)));
+        QFont bold = top->font(0);
+        bold.setBold(true);
+        top->setFont(0, bold);
+        for (const tgraph::RunRecord& run : project->runs) {
+            auto* item = new QTreeWidgetItem(top,
+                { QString::fromStdString(run.name.empty() ? run.id.substr(0, 8) : run.name), QString(),
+                    QString::fromLatin1(tgraph::runStatusName(run.status)) });
+            item->setToolTip(0,
+                tr("%1 · experiment %2").arg(QString::fromStdString(run.id), QString::fromStdString(run.experiment)));
+        }
+        top->setExpanded(true);
+    }
+    m_sidebar->setRootIsDecorated(!m_projects.empty());
+}
+
+void MainWindow::onProjectLoaded(const QString& path, const ProjectInfoPtr& project, qint64 elapsedMs)
+{
+    const QString absolute = QFileInfo(path).absoluteFilePath();
+    std::erase_if(m_projects, [&absolute](const ProjectInfoPtr& p) {
+        return QFileInfo(QString::fromStdString(p->path)).absoluteFilePath() == absolute;
+    });
+    m_projects.push_back(project);
+    m_sidebarDock->show();
+    updateSidebar();
+    m_recent->add(absolute);
+    statusBar()->showMessage(tr("Opened project %1 (%n run(s)) in %2", nullptr, int(project->runs.size()))
+                                 .arg(QFileInfo(path).fileName(), Formatting::duration(elapsedMs * 1000000)),
+        kStatusTimeoutMs);
+}
+
+void MainWindow::updateActions()
+{
+    GraphPage* page = currentPage();
+    for (QAction* action : { m_exportSvgAction, m_exportPngAction, m_copyImageAction, m_findAction, m_findNextAction,
+             m_findPreviousAction, m_zoomInAction, m_zoomOutAction, m_fitAction })
+        action->setEnabled(page);
+    m_splitAction->setEnabled(page && page->document()->pruned);
+    m_splitAction->setChecked(page && page->isSplit());
+    m_backAction->setEnabled(page && page->canGoBack());
+    m_forwardAction->setEnabled(page && page->canGoForward());
+}
+
+void MainWindow::onCurrentTabChanged()
+{
+    GraphPage* page = currentPage();
+    if (m_connectedPage != page) {
+        if (m_connectedPage) {
+            disconnect(m_connectedPage, nullptr, this, nullptr);
+            disconnect(m_connectedPage, nullptr, m_inspector, nullptr);
+            disconnect(m_connectedPage->fullPane(), nullptr, this, nullptr);
+        }
+        m_connectedPage = page;
+        if (page) {
+            connect(page, &GraphPage::nodeSelected, m_inspector, &NodeInspector::setNode);
+            connect(page, &GraphPage::historyChanged, this, &MainWindow::updateActions);
+            connect(page, &GraphPage::message, this,
+                [this](const QString& text) { statusBar()->showMessage(text, kStatusTimeoutMs); });
+            connect(page->fullPane(), &GraphPane::layoutShown, this, &MainWindow::updateActions);
+        }
+        m_inspector->setDocument(page ? page->document() : nullptr);
+        if (page)
+            m_inspector->setNode(page->selectedNode());
+    }
+    updateSidebar();
+    updateActions();
+}
+
+bool MainWindow::exportCurrentView(const QString& path)
+{
+    GraphPage* page = currentPage();
+    if (!page)
+        return false;
+    QString error;
+    const bool svg = path.endsWith(QStringLiteral(".svg"), Qt::CaseInsensitive);
+    const bool ok = svg ? page->exportSvg(path, &error) : page->exportPng(path, &error);
+    if (!ok) {
+        m_banner->addMessage(error, ErrorBanner::Severity::Error);
+        return false;
+    }
+    statusBar()->showMessage(tr("Exported %1").arg(QDir::toNativeSeparators(path)), kStatusTimeoutMs);
+    return true;
+}
+
+void MainWindow::exportWithDialog(const QString& title, const QString& suffix, const QString& filter)
+{
+    GraphPage* page = currentPage();
+    if (!page)
+        return;
+    QSettings settings;
+    const QString base = QFileInfo(QString::fromStdString(page->document()->path)).completeBaseName();
+    const QString path = QFileDialog::getSaveFileName(this, title,
+        settings.value(kExportDirKey, QDir::homePath()).toString() + QLatin1Char('/') + base + suffix, filter);
+    if (path.isEmpty())
+        return;
+    settings.setValue(kExportDirKey, QFileInfo(path).absolutePath());
+    exportCurrentView(path);
+}
+
+void MainWindow::exportSvg()
+{
+    exportWithDialog(tr("Export View as SVG"), QStringLiteral(".svg"), tr("SVG drawings (*.svg)"));
+}
+
+void MainWindow::exportPng()
+{
+    exportWithDialog(tr("Export View as PNG"), QStringLiteral(".png"), tr("PNG images (*.png)"));
+}
+
+void MainWindow::copyImage()
+{
+    if (GraphPage* page = currentPage()) {
+        QApplication::clipboard()->setImage(page->renderImage());
+        statusBar()->showMessage(tr("Copied the view as an image"), kStatusTimeoutMs);
+    }
 }
 
 bool MainWindow::isLoading() const { return m_loader->isBusy(); }
@@ -214,8 +471,8 @@ void MainWindow::openFileDialog()
     QSettings settings;
     const QString dir = settings.value(kLastDirKey, QDir::homePath()).toString();
     const QStringList files = QFileDialog::getOpenFileNames(this, tr("Open Graphs"), dir,
-        tr("Graphs and HLO modules (*.npz *.hlo *.txt *.pb);;TpuGraphs graphs (*.npz);;"
-           "HLO text and protobuf modules (*.hlo *.txt *.pb);;All files (*)"));
+        tr("Graphs, HLO modules and projects (*.npz *.hlo *.txt *.pb *.tgproj);;TpuGraphs graphs (*.npz);;"
+           "HLO text and protobuf modules (*.hlo *.txt *.pb);;TGraph projects (*.tgproj);;All files (*)"));
     if (files.isEmpty())
         return;
     settings.setValue(kLastDirKey, QFileInfo(files.front()).absolutePath());
@@ -227,9 +484,12 @@ void MainWindow::closeTab(int index)
     QWidget* page = m_tabs->widget(index);
     if (!page)
         return;
+    if (auto* graph = qobject_cast<GraphPage*>(page))
+        QSettings().setValue(kSplitterKey, graph->saveSplitterState());
     m_tabs->removeTab(index);
     page->deleteLater();
     updateCentralPage();
+    onCurrentTabChanged();
 }
 
 void MainWindow::closeCurrentTab() { closeTab(m_tabs->currentIndex()); }
@@ -306,8 +566,9 @@ void MainWindow::onProgress(const QString& label, quint64 done, quint64 total)
     }
 }
 
-void MainWindow::onLoaded(const QString& path, const tgraph::GraphSummary& summary, qint64 elapsedMs)
+void MainWindow::onLoaded(const QString& path, const tgraph::GraphDocumentPtr& document, qint64 elapsedMs)
 {
+    const tgraph::GraphSummary& summary = document->summary;
     QString absolute = QFileInfo(path).absoluteFilePath();
     QString name = QFileInfo(absolute).fileName();
     const QString file = absolute;
@@ -324,9 +585,11 @@ void MainWindow::onLoaded(const QString& path, const tgraph::GraphSummary& summa
             break;
         }
     }
-    auto* view = new GraphSummaryView(m_tabs);
+    auto* view = new GraphPage(document, m_tabs);
     view->setProperty("filePath", absolute);
-    view->setSummary(summary);
+    const QByteArray splitter = QSettings().value(kSplitterKey).toByteArray();
+    if (!splitter.isEmpty())
+        view->restoreSplitterState(splitter);
     if (index >= 0) {
         QWidget* old = m_tabs->widget(index);
         m_tabs->removeTab(index);
@@ -338,6 +601,7 @@ void MainWindow::onLoaded(const QString& path, const tgraph::GraphSummary& summa
     m_tabs->setTabToolTip(index, QDir::toNativeSeparators(file));
     m_tabs->setCurrentIndex(index);
     updateCentralPage();
+    onCurrentTabChanged();
 
     m_recent->add(file);
     statusBar()->showMessage(
@@ -379,6 +643,8 @@ void MainWindow::saveSettings() const
     QSettings settings;
     settings.setValue(kGeometryKey, saveGeometry());
     settings.setValue(kStateKey, saveState());
+    if (GraphPage* page = currentPage())
+        settings.setValue(kSplitterKey, page->saveSplitterState());
 }
 
 void MainWindow::closeEvent(QCloseEvent* event)

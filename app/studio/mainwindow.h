@@ -4,14 +4,18 @@
 #include <QMainWindow>
 #include <QPointer>
 
-namespace tgraph {
-struct GraphSummary;
-}
+#include "projectinfo.h"
+
+#include "core/graphdocument.h"
 
 class AboutDialog;
 class ErrorBanner;
 class GraphLoader;
+class GraphPage;
 class GraphSummaryView;
+class NodeInspector;
+class QDockWidget;
+class QTreeWidget;
 class QAction;
 class QLabel;
 class QMenu;
@@ -21,8 +25,9 @@ class QTabWidget;
 class QToolButton;
 class RecentFiles;
 
-// The studio window: one tab per opened graph file, loads in the background with progress and
-// cancel in the status bar, load errors inline in a banner above the tabs.
+// The studio window: one tab per opened graph (a GraphPage: graph view, before/after pruning,
+// summary), a sidebar listing the open graphs, a dockable node inspector; loads in the background
+// with progress and cancel in the status bar, load errors inline in a banner above the tabs.
 class MainWindow : public QMainWindow
 {
     Q_OBJECT
@@ -38,6 +43,12 @@ public:
     GraphLoader* loader() const { return m_loader; }
     // The summary shown in tab `index`, nullptr when out of range.
     GraphSummaryView* summaryView(int index) const;
+    GraphPage* graphPage(int index) const;
+    GraphPage* currentPage() const;
+    NodeInspector* inspector() const { return m_inspector; }
+    QTreeWidget* sidebar() const { return m_sidebar; }
+    QDockWidget* inspectorDock() const { return m_inspectorDock; }
+    const std::vector<ProjectInfoPtr>& projects() const { return m_projects; }
     bool isLoading() const;
     // Existing recently opened files, newest first.
     QStringList recentFiles() const;
@@ -48,6 +59,11 @@ public Q_SLOTS:
     void closeCurrentTab();
     void cancelLoading();
     void showAboutDialog();
+    void exportSvg();
+    void exportPng();
+    void copyImage();
+    // Exports the current graph view; false with a banner message on failure.
+    bool exportCurrentView(const QString& path);
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -65,7 +81,13 @@ private:
 
     void onJobStarted(const QString& path, int queued);
     void onProgress(const QString& label, quint64 done, quint64 total);
-    void onLoaded(const QString& path, const tgraph::GraphSummary& summary, qint64 elapsedMs);
+    void onLoaded(const QString& path, const tgraph::GraphDocumentPtr& document, qint64 elapsedMs);
+    void onProjectLoaded(const QString& path, const ProjectInfoPtr& project, qint64 elapsedMs);
+    void onCurrentTabChanged();
+    void exportWithDialog(const QString& title, const QString& suffix, const QString& filter);
+    void updateSidebar();
+    void updateActions();
+    void setupDocks();
     void onFailed(const QString& path, const QString& message);
     void onCancelled(const QString& path);
     void onIdle();
@@ -77,10 +99,30 @@ private:
     QTabWidget* m_tabs = nullptr;
 
     QMenu* m_recentMenu = nullptr;
+    QMenu* m_viewMenu = nullptr;
     QAction* m_openAction = nullptr;
     QAction* m_closeTabAction = nullptr;
     QAction* m_quitAction = nullptr;
     QAction* m_aboutAction = nullptr;
+    QAction* m_exportSvgAction = nullptr;
+    QAction* m_exportPngAction = nullptr;
+    QAction* m_copyImageAction = nullptr;
+    QAction* m_findAction = nullptr;
+    QAction* m_findNextAction = nullptr;
+    QAction* m_findPreviousAction = nullptr;
+    QAction* m_zoomInAction = nullptr;
+    QAction* m_zoomOutAction = nullptr;
+    QAction* m_fitAction = nullptr;
+    QAction* m_splitAction = nullptr;
+    QAction* m_backAction = nullptr;
+    QAction* m_forwardAction = nullptr;
+
+    QDockWidget* m_sidebarDock = nullptr;
+    QTreeWidget* m_sidebar = nullptr;
+    QDockWidget* m_inspectorDock = nullptr;
+    NodeInspector* m_inspector = nullptr;
+    QPointer<GraphPage> m_connectedPage;
+    std::vector<ProjectInfoPtr> m_projects; // opened project files, shown in the sidebar
 
     QLabel* m_progressLabel = nullptr;
     QProgressBar* m_progressBar = nullptr;

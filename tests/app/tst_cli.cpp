@@ -114,6 +114,31 @@ private:
 private Q_SLOTS:
     void initTestCase() { QVERIFY2(QFileInfo(tgraphExe()).isExecutable(), qPrintable(tgraphExe())); }
 
+    // `tgraph render` hands over to tgraph-studio --render (GUI builds only).
+    void renderHandsOverToStudio()
+    {
+        if (!QFileInfo(testutil::binDir() + "/tgraph-studio").isExecutable())
+            QSKIP("built without the GUI (-DTGRAPH_BUILD_GUI=OFF)");
+        const QString hlo = path("render.hlo");
+        auto r = testutil::run(tgraphExe(), { "gen-hlo", "--family", "mlp", "--size", "300", "-o", hlo });
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QString png = path("render.png");
+        r = testutil::run(tgraphExe(), { "render", hlo, "--view", "split", "-o", png });
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QVERIFY(testutil::readAll(png).startsWith("\x89PNG\r\n\x1a\n"));
+        const QString svg = path("render.svg");
+        r = testutil::run(tgraphExe(), { "render", hlo, "--node", "#5", "--radius", "1", "-o", svg });
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QVERIFY(testutil::readAll(svg).contains("<svg"));
+        testutil::writeAll(path("broken.hlo"), "HloModule broken\n\nENTRY %e {\n  %p = f32[2] parameter(0\n}\n");
+        r = testutil::run(tgraphExe(), { "render", path("broken.hlo"), "-o", path("broken.png") });
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains("broken.hlo"), r.err.constData());
+        QVERIFY(!QFileInfo::exists(path("broken.png")));
+        r = testutil::run(tgraphExe(), { "render", hlo });
+        QCOMPARE(r.exitCode, 2); // no -o
+    }
+
     void helpAndUsage()
     {
         auto r = tgraphRun({ "--help" });
@@ -165,11 +190,11 @@ private Q_SLOTS:
         for (const QByteArray& line : modelLines)
             QVERIFY2(all.contains(line), line.constData());
         QSet<QByteArray> coreLines;
-        for (const char* cmd : { "convert", "gen-hlo", "inspect", "prune", "runs", "simulate", "synth" })
+        for (const char* cmd : { "convert", "gen-hlo", "inspect", "prune", "render", "runs", "simulate", "synth" })
             for (const QByteArray& line : all)
                 if (line.startsWith(QByteArray(cmd) + " "))
                     coreLines.insert(line);
-        QCOMPARE(coreLines.size(), 7);
+        QCOMPARE(coreLines.size(), 8);
         QCOMPARE(all.size(), coreLines.size() + modelLines.size()); // nothing listed by tgraph alone
         for (const QByteArray& line : modelLines) {
             const QByteArray name = line.left(line.indexOf(' '));

@@ -14,6 +14,7 @@
 #include "testutil.h"
 #include "widgets/arraytablemodel.h"
 #include "widgets/errorbanner.h"
+#include "widgets/graphpage.h"
 #include "widgets/graphsummaryview.h"
 #include "widgets/opcodetablemodel.h"
 
@@ -249,6 +250,7 @@ void TestStudio::openAddsSummaryTab()
 
     GraphSummaryView* view = window.summaryView(0);
     QVERIFY(view);
+    window.graphPage(0)->innerTabs()->setCurrentWidget(view); // the graph comes first
     QVERIFY(view->isVisible());
     QCOMPARE(view->fieldText(Field::Nodes), QLocale().toString(qlonglong(m_nodes)));
     QCOMPARE(view->fieldText(Field::Configs), QLocale().toString(qlonglong(m_configs)));

@@ -1,0 +1,939 @@
+// SPDX-License-Identifier: Apache-2.0
+// The graph view widgets under the offscreen platform: a whole small graph drawn with opcode
+// colours and configurable borders (checked on rendered pixels), the before/after-pruning split
+// view keeping the selection in sync, search and navigation history, collapsed computations for a
+// 40 000-instruction module, stale layouts dropped, the "laying out" placeholder, the inspector,
+// overlays, SVG/PNG export, the main window's docks and actions, and screenshots of real files.
+
+#include "app/studio/headlessrender.h"
+#include "app/studio/mainwindow.h"
+#include "core/graphdocument.h"
+#include "core/graphio.h"
+#include "core/hlogen.h"
+#include "core/nodesearch.h"
+#include "core/project.h"
+#include "core/synthetic.h"
+#include "testutil.h"
+#include "widgets/arraytablemodel.h"
+#include "widgets/errorbanner.h"
+#include "widgets/graphitems.h"
+#include "widgets/graphpage.h"
+#include "widgets/graphpane.h"
+#include "widgets/graphscene.h"
+#include "widgets/graphsummaryview.h"
+#include "widgets/graphview.h"
+#include "widgets/layoutrunner.h"
+#include "widgets/nodeinspector.h"
+#include "widgets/opcodepalette.h"
+#include "widgets/opcodetablemodel.h"
+
+#include <QAbstractItemModelTester>
+#include <QAction>
+#include <QApplication>
+#include <QClipboard>
+#include <QDockWidget>
+#include <QElapsedTimer>
+#include <QLabel>
+#include <QScrollBar>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QTimer>
+#include <QTreeWidget>
+#include <QtTest>
+
+#include <fstream>
+
+using namespace tgraph;
+
+namespace {
+
+constexpr int kLayoutTimeoutMs = 60000;
+
+bool waitForLayout(GraphPane* pane)
+{
+    return QTest::qWaitFor(
+        [pane] { return !pane->isLayoutPending() && pane->scene()->viewLayout(); }, kLayoutTimeoutMs);
+}
+
+bool near(const QColor& a, const QColor& b, int tolerance = 40)
+{
+    return std::abs(a.red() - b.red()) + std::abs(a.green() - b.green()) + std::abs(a.blue() - b.blue()) <= tolerance;
+}
+
+// Measures the longest gap between 10 ms timer ticks on the GUI thread: how long it was blocked.
+class StallMeter : public QObject
+{
+public:
+    StallMeter()
+    {
+        m_clock.start();
+        m_timer.setInterval(10);
+        QObject::connect(
+            &m_timer, &QTimer::timeout, this, [this] { m_longest = std::max(m_longest, m_clock.restart()); });
+        m_timer.start();
+    }
+    qint64 longestMs() const { return m_longest; }
+
+private:
+    QTimer m_timer;
+    QElapsedTimer m_clock;
+    qint64 m_longest = 0;
+};
+
+} // namespace
+
+class TestGraphWidgets : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+
+    void smallGraphIsDrawnWhole();
+    void splitViewKeepsSelectionInSync();
+    void searchAndNavigationHistory();
+    void largeModuleStartsCollapsed();
+    void staleLayoutsAreDropped();
+    void slowLayoutShowsPlaceholder();
+    void inspectorShowsTheNode();
+    void npzGraphsWithoutModule();
+    void overlayColoursNodes();
+    void exportWritesSvgAndPng();
+    void summaryModelsPassTheTester();
+    void mainWindowWiresDocksAndActions();
+    void mainWindowOpensLargeModules();
+    void projectFilesListTheirRuns();
+    void renderDrawsConfigurableNodes();
+    void renderRejectsBadRequests();
+    void renderCommandLine();
+    void realFilesScreenshots();
+
+private:
+    QString generatedFile(const std::string& family, int64_t size); // written once
+    GraphDocumentPtr generated(const std::string& family, int64_t size);
+    void saveScreenshot(QWidget& widget, const QString& name);
+
+    QTemporaryDir m_dir;
+    GraphDocumentPtr m_small; // ~150 instructions: drawn whole
+    GraphDocumentPtr m_medium; // ~600 instructions: starts collapsed
+};
+
+void TestGraphWidgets::initTestCase()
+{
+    QVERIFY(m_dir.isValid());
+    QCoreApplication::setOrganizationName(QStringLiteral("TGraphStudioTest"));
+    QCoreApplication::setApplicationName(QStringLiteral("tst_graphwidgets"));
+    QSettings::setDefaultFormat(QSettings::IniFormat);
+    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_dir.filePath(QStringLiteral("settings")));
+    QVERIFY(QSettings().fileName().startsWith(m_dir.path()));
+    m_small = generated("resnet", 150);
+    m_medium = generated("resnet", 600);
+    QVERIFY(m_small && m_medium);
+    QVERIFY(m_small->nodeCount() <= GraphPane::kInitialBudget);
+    QVERIFY(m_medium->nodeCount() > GraphPane::kInitialBudget);
+}
+
+QString TestGraphWidgets::generatedFile(const std::string& family, int64_t size)
+{
+    const QString path = m_dir.filePath(QStringLiteral("%1_%2.hlo").arg(QString::fromStdString(family)).arg(size));
+    if (!QFileInfo::exists(path)) {
+        HloGenSpec spec;
+        spec.family = family;
+        spec.instructions = size;
+        std::ofstream(path.toStdString()) << generateHloText(spec);
+    }
+    return path;
+}
+
+GraphDocumentPtr TestGraphWidgets::generated(const std::string& family, int64_t size)
+{
+    const QString path = generatedFile(family, size);
+    auto docs = openGraphDocuments(path.toStdString());
+    return docs.size() == 1 ? GraphDocumentPtr(docs.front()) : nullptr;
+}
+
+void TestGraphWidgets::saveScreenshot(QWidget& widget, const QString& name)
+{
+    const QPixmap pixmap = widget.grab();
+    QVERIFY(!pixmap.isNull());
+    QVERIFY(pixmap.save(m_dir.filePath(name), "PNG"));
+    const QString extra = testutil::env("TGRAPH_SCREENSHOT_DIR");
+    if (!extra.isEmpty()) {
+        QVERIFY(QDir().mkpath(extra));
+        QVERIFY(pixmap.save(extra + QLatin1Char('/') + name, "PNG"));
+    }
+}
+
+void TestGraphWidgets::smallGraphIsDrawnWhole()
+{
+    GraphPage page(m_small);
+    page.resize(1200, 800);
+    page.show();
+    QVERIFY(waitForLayout(page.fullPane()));
+    GraphScene* scene = page.fullPane()->scene();
+    const ViewLayout* layout = scene->viewLayout();
+    QCOMPARE(layout->view.nodesShown(), m_small->nodeCount());
+    QVERIFY(page.fullPane()->titleText().contains(QLocale().toString(qlonglong(m_small->nodeCount()))));
+    QVERIFY(page.fullPane()->titleText().contains(QLocale().toString(qlonglong(m_small->full.edgeCount()))));
+    QVERIFY(!page.fullPane()->noteText().contains(QStringLiteral("Showing"))); // nothing left out
+
+    // Every node has its box, coloured by its opcode; configurable ones are marked.
+    int64_t configurable = -1;
+    for (int64_t node = 0; node < m_small->nodeCount(); ++node) {
+        GraphNodeItem* item = scene->itemForNode(node);
+        QVERIFY2(item, qPrintable(QString::number(node)));
+        QCOMPARE(item->fill(), OpcodePalette::color(m_small->opcodeName(node)));
+        QCOMPARE(item->isConfigurable(), m_small->isConfigurable(node));
+        QVERIFY(!item->isRemoved());
+        if (m_small->isConfigurable(node) && configurable < 0)
+            configurable = node;
+    }
+    QVERIFY(configurable >= 0);
+    // Edges run producer -> consumer: the consumer's box lies below the producer's.
+    const ViewGraph& view = layout->view;
+    int downwards = 0;
+    for (const ViewEdge& e : view.edges)
+        downwards += layout->layout.nodes[size_t(e.to)].y > layout->layout.nodes[size_t(e.from)].y;
+    QVERIFY(downwards > int(view.edges.size()) * 9 / 10);
+
+    // Rendered pixels: a configurable node's border has the configurable colour, a plain node's
+    // interior its opcode colour.
+    constexpr double scale = 2.0;
+    const QImage image = page.renderImage(scale);
+    QVERIFY(!image.isNull());
+    const QRectF sceneRect = scene->sceneRect();
+    QCOMPARE(image.width(), qRound(std::max(sceneRect.width(), 9.0 * page.fullPane()->titleText().size() + 8) * scale));
+    const auto pixelAt = [&](QPointF scenePoint) {
+        const QPointF p = (scenePoint - sceneRect.topLeft() + QPointF(0, 28)) * scale; // 28: the title strip
+        return image.pixelColor(p.toPoint());
+    };
+    const QRectF box = scene->itemForNode(configurable)->rect();
+    const QColor border = pixelAt(QPointF(box.left() + 0.5, box.center().y()));
+    QVERIFY2(near(border, OpcodePalette::configurableBorder()), qPrintable(border.name()));
+    int64_t plain = 0;
+    while (m_small->isConfigurable(plain))
+        ++plain;
+    const QRectF plainBox = scene->itemForNode(plain)->rect();
+    const QColor inside = pixelAt(QPointF(plainBox.left() + 4, plainBox.top() + 4));
+    QVERIFY2(near(inside, OpcodePalette::color(m_small->opcodeName(plain))), qPrintable(inside.name()));
+    // Outside every box: white background.
+    QCOMPARE(pixelAt(sceneRect.topLeft() + QPointF(2, 2)), QColor(Qt::white));
+
+    // Fit, zoom in and out keep within bounds.
+    GraphView* v = page.fullPane()->view();
+    v->fitToView();
+    const double fitted = v->zoom();
+    QVERIFY(fitted > 0 && fitted <= 1);
+    v->zoomIn();
+    QVERIFY(v->zoom() > fitted);
+    v->zoomOut();
+    QVERIFY(qAbs(v->zoom() - fitted) < 1e-6);
+    saveScreenshot(page, QStringLiteral("graph-small.png"));
+}
+
+void TestGraphWidgets::splitViewKeepsSelectionInSync()
+{
+    GraphPage page(m_small);
+    page.resize(1400, 800);
+    page.show();
+    QVERIFY(m_small->pruned);
+    page.setSplit(true);
+    QVERIFY(page.isSplit());
+    QVERIFY(waitForLayout(page.fullPane()));
+    QVERIFY(waitForLayout(page.prunedPane()));
+    const GraphSource& pruned = *m_small->pruned;
+    QVERIFY(page.prunedPane()->titleText().contains(QLocale().toString(qlonglong(pruned.nodeCount()))));
+    QVERIFY(page.prunedPane()->titleText().startsWith(QStringLiteral("After pruning")));
+
+    // Nodes pruning removes are tinted in the full pane, kept nodes are not.
+    int64_t kept = -1;
+    int64_t removed = -1;
+    for (int64_t node = 0; node < m_small->nodeCount(); ++node) {
+        GraphNodeItem* item = page.fullPane()->scene()->itemForNode(node);
+        QVERIFY(item);
+        QCOMPARE(item->isRemoved(), !pruned.contains(node));
+        if (pruned.contains(node) && m_small->isConfigurable(node) && kept < 0)
+            kept = node;
+        if (!pruned.contains(node) && removed < 0)
+            removed = node;
+    }
+    QVERIFY(kept >= 0 && removed >= 0);
+    QVERIFY(page.fullPane()->scene()->itemForNode(removed)->paintedFill()
+        != page.fullPane()->scene()->itemForNode(removed)->fill());
+
+    // A click in the full pane selects and centres the same node on the right.
+    QSignalSpy selected(&page, &GraphPage::nodeSelected);
+    page.fullPane()->scene()->itemForNode(kept)->setSelected(true);
+    QCOMPARE(selected.count(), 1);
+    QCOMPARE(selected.front().front().toLongLong(), kept);
+    QCOMPARE(page.prunedPane()->selectedNode(), kept);
+    GraphNodeItem* right = page.prunedPane()->scene()->itemForNode(kept);
+    QVERIFY(right && right->isSelected());
+    GraphView* rightView = page.prunedPane()->view();
+    const QPointF centre = rightView->mapToScene(rightView->viewport()->rect().center());
+    QVERIFY(QLineF(centre, right->sceneBoundingRect().center()).length() < 60
+        || !rightView->horizontalScrollBar()->isVisible());
+
+    // And back: a click on the right selects it on the left.
+    GraphNodeItem* other = nullptr;
+    for (int64_t local = 0; local < pruned.nodeCount() && !other; ++local)
+        if (pruned.toGlobal(local) != kept)
+            other = page.prunedPane()->scene()->itemForNode(pruned.toGlobal(local));
+    QVERIFY(other);
+    other->setSelected(true);
+    QCOMPARE(page.fullPane()->selectedNode(), other->node());
+    QVERIFY(page.fullPane()->scene()->itemForNode(other->node())->isSelected());
+
+    // A node that pruning removed: selected on the left, nothing selected on the right.
+    page.fullPane()->scene()->itemForNode(removed)->setSelected(true);
+    QCOMPARE(page.selectedNode(), removed);
+    QVERIFY(page.prunedPane()->scene()->selectedItems().isEmpty());
+    saveScreenshot(page, QStringLiteral("graph-split.png"));
+
+    page.setSplit(false);
+    QVERIFY(!page.isSplit());
+    QVERIFY(!page.fullPane()->scene()->itemForNode(removed)->isRemoved());
+}
+
+void TestGraphWidgets::searchAndNavigationHistory()
+{
+    GraphPage page(m_medium);
+    page.resize(1200, 800);
+    page.show();
+    QVERIFY(waitForLayout(page.fullPane()));
+    const std::vector<int64_t> convs = searchNodes(*m_medium, "op:convolution");
+    QVERIFY(convs.size() >= 3);
+    QCOMPARE(page.find(QStringLiteral("op:convolution")), int(convs.size()));
+    QCOMPARE(page.selectedNode(), convs[0]);
+    // The node may have been inside a collapsed group: the view opens it and selects it.
+    QVERIFY(waitForLayout(page.fullPane()));
+    QTRY_VERIFY(page.fullPane()->scene()->itemForNode(convs[0])
+        && page.fullPane()->scene()->itemForNode(convs[0])->isSelected());
+    QVERIFY(page.fullPane()->scene()->itemForNode(convs[0])->isHighlighted());
+    page.findNext();
+    QCOMPARE(page.selectedNode(), convs[1]);
+    page.findNext();
+    QCOMPARE(page.selectedNode(), convs[2]);
+    page.findPrevious();
+    QCOMPARE(page.selectedNode(), convs[1]);
+    QVERIFY(waitForLayout(page.fullPane()));
+    QTRY_VERIFY(page.fullPane()->scene()->itemForNode(convs[1])
+        && page.fullPane()->scene()->itemForNode(convs[1])->isSelected());
+
+    // History: conv0, conv1, conv2, conv1.
+    QVERIFY(page.canGoBack());
+    QVERIFY(!page.canGoForward());
+    page.goBack();
+    QCOMPARE(page.selectedNode(), convs[2]);
+    page.goBack();
+    QCOMPARE(page.selectedNode(), convs[1]);
+    QVERIFY(page.canGoForward());
+    page.goForward();
+    QCOMPARE(page.selectedNode(), convs[2]);
+    // A new selection drops the forward part.
+    page.goBack();
+    page.selectNode(convs[0]);
+    QVERIFY(!page.canGoForward());
+
+    QCOMPARE(page.find(QStringLiteral("no-such-node-anywhere")), 0);
+    QCOMPARE(page.find(QStringLiteral("#3")), 1);
+    QCOMPARE(page.selectedNode(), int64_t(3));
+}
+
+void TestGraphWidgets::largeModuleStartsCollapsed()
+{
+    QElapsedTimer timer;
+    timer.start();
+    const GraphDocumentPtr doc = generated("transformer", 40000);
+    const qint64 openMs = timer.elapsed();
+    QVERIFY(doc && doc->nodeCount() > 30000);
+
+    StallMeter stalls;
+    timer.restart();
+    GraphPage page(doc);
+    page.resize(1400, 900);
+    page.show();
+    const qint64 constructMs = timer.elapsed();
+    QVERIFY(waitForLayout(page.fullPane()));
+    const qint64 firstViewMs = timer.elapsed();
+    const ViewLayout* layout = page.fullPane()->scene()->viewLayout();
+    int64_t boxes = 0;
+    for (const ViewNode& v : layout->view.nodes)
+        boxes += v.kind == ViewNode::Kind::Node || v.kind == ViewNode::Kind::Group;
+    QVERIFY(boxes <= GraphPane::kLargeGraphBudget);
+    QVERIFY(layout->view.nodesShown() < doc->nodeCount());
+    QVERIFY(page.fullPane()->noteText().contains(QStringLiteral("double-click")));
+
+    // Double-clicking a collapsed box opens it.
+    int group = -1;
+    for (size_t i = 0; i < layout->view.nodes.size() && group < 0; ++i)
+        if (layout->view.nodes[i].kind == ViewNode::Kind::Group && layout->view.nodes[i].count < 500)
+            group = int(i);
+    QVERIFY(group >= 0);
+    const int32_t groupId = layout->view.nodes[size_t(group)].group;
+    page.fullPane()->activateViewNode(group);
+    QVERIFY(waitForLayout(page.fullPane()));
+    QCOMPARE(page.fullPane()->scene()->viewLayout()->view.indexOfGroup(groupId), -1);
+    // Double-clicking inside the frame around it (open chunks have none of their own: the
+    // computation's) folds that group again.
+    int frame = -1;
+    int32_t framed = -1;
+    const auto& clusters = page.fullPane()->scene()->viewLayout()->view.clusters;
+    for (const int32_t g : doc->full.hierarchy.ancestry(groupId))
+        for (size_t c = 0; c < clusters.size(); ++c)
+            if (clusters[c].group == g) {
+                frame = int(c);
+                framed = g;
+            }
+    QVERIFY(frame >= 0);
+    page.fullPane()->collapseCluster(frame);
+    QVERIFY(waitForLayout(page.fullPane()));
+    QVERIFY(page.fullPane()->scene()->viewLayout()->view.indexOfGroup(framed) >= 0);
+
+    // The neighbourhood of a node anywhere in the module.
+    const int64_t deep = doc->nodeCount() / 2;
+    timer.restart();
+    page.showNeighbourhood(deep, 2);
+    QVERIFY(waitForLayout(page.fullPane()));
+    const qint64 neighbourhoodMs = timer.elapsed();
+    QCOMPARE(page.fullPane()->mode(), GraphPane::Mode::Neighbourhood);
+    QVERIFY(page.fullPane()->scene()->itemForNode(deep));
+    QVERIFY(page.fullPane()->scene()->viewLayout()->view.nodesShown() <= 400);
+
+    // Selecting a node deep in a collapsed computation from the computation view.
+    page.showComputations();
+    QVERIFY(waitForLayout(page.fullPane()));
+    page.selectNode(deep + 7);
+    QVERIFY(waitForLayout(page.fullPane()));
+    QTRY_VERIFY(page.fullPane()->scene()->itemForNode(deep + 7));
+    QVERIFY(page.fullPane()->scene()->viewLayout()->view.nodes.size() <= size_t(GraphPane::kMaxViewNodes) * 3);
+    const qint64 stallSoFar = stalls.longestMs();
+
+    // The biggest view the pane allows: laid out in the background, drawn in one go.
+    StallMeter bigStalls;
+    QSignalSpy failures(page.fullPane(), &GraphPane::layoutFailed);
+    QSignalSpy shown(page.fullPane(), &GraphPane::layoutShown);
+    timer.restart();
+    page.fullPane()->showComputations(GraphPane::kMaxViewNodes);
+    QVERIFY(waitForLayout(page.fullPane()));
+    QVERIFY2(failures.isEmpty(), failures.isEmpty() ? "" : qPrintable(failures.front().front().toString()));
+    QCOMPARE(shown.count(), 1);
+    const qint64 bigMs = timer.elapsed();
+    const size_t bigBoxes = page.fullPane()->scene()->viewLayout()->view.nodes.size();
+    QVERIFY(page.fullPane()->scene()->viewLayout()->view.nodesShown() <= GraphPane::kMaxViewNodes);
+    qInfo("40k module (%lld nodes): opened in %lld ms; page built in %lld ms; first view (%lld boxes) drawn after "
+          "%lld ms; neighbourhood after %lld ms; longest GUI-thread stall %lld ms; a %zu-box view (with aliases) "
+          "drawn after %lld ms, longest stall meanwhile %lld ms",
+        qlonglong(doc->nodeCount()), openMs, constructMs, qlonglong(boxes), firstViewMs, neighbourhoodMs, stallSoFar,
+        bigBoxes, bigMs, bigStalls.longestMs());
+    saveScreenshot(page, QStringLiteral("graph-40k.png"));
+}
+
+void TestGraphWidgets::staleLayoutsAreDropped()
+{
+    LayoutRunner runner;
+    QSignalSpy finished(&runner, &LayoutRunner::finished);
+    LayoutInput big;
+    big.nodes.resize(600);
+    for (int i = 1; i < 600; ++i)
+        big.edges.push_back({ (i * 7919) % i, i, 1 });
+    ViewGraph bigView;
+    bigView.nodes.resize(600);
+    const quint64 first = runner.request(bigView, big);
+    LayoutInput small;
+    small.nodes.resize(2);
+    small.edges.push_back({ 0, 1, 1 });
+    ViewGraph smallView;
+    smallView.nodes.resize(2);
+    const quint64 second = runner.request(smallView, small);
+    QVERIFY(second > first);
+    QVERIFY(finished.wait(kLayoutTimeoutMs));
+    QCOMPARE(finished.count(), 1);
+    QCOMPARE(finished.front().front().toULongLong(), second);
+    QCOMPARE(finished.front().at(1).value<ViewLayoutPtr>()->layout.nodes.size(), size_t(2));
+    // Nothing else arrives later.
+    QTest::qWait(300);
+    QCOMPARE(finished.count(), 1);
+    QVERIFY(!runner.isBusy());
+
+    // A failing layout reports, naming the problem.
+    QSignalSpy failed(&runner, &LayoutRunner::failed);
+    LayoutInput bad = small;
+    bad.edges.push_back({ 0, 5, 1 });
+    runner.request(smallView, bad);
+    QVERIFY(failed.wait(kLayoutTimeoutMs));
+    QVERIFY(failed.front().at(1).toString().contains(QStringLiteral("out of range")));
+}
+
+void TestGraphWidgets::slowLayoutShowsPlaceholder()
+{
+    // A `dot` that takes a second to start: the pane says what it is doing meanwhile.
+    const QString script = m_dir.filePath(QStringLiteral("slowdot.sh"));
+    {
+        QFile f(script);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("#!/bin/sh\nsleep 1.2\nexec dot \"$@\"\n");
+    }
+    QFile::setPermissions(script, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+    GraphPane pane;
+    pane.resize(800, 600);
+    pane.show();
+    LayoutOptions options;
+    options.engine = LayoutOptions::Engine::DotProcess;
+    options.dotProgram = script.toStdString();
+    pane.runner()->setOptions(options);
+    pane.setDocument(m_small, GraphSource::Kind::Full);
+    QVERIFY(pane.isLayoutPending());
+    QVERIFY(pane.view()->placeholder().isEmpty()); // not before ~0.5 s
+    QTRY_VERIFY_WITH_TIMEOUT(pane.view()->placeholder().startsWith(QStringLiteral("Laying out")), 1100);
+    QVERIFY(pane.view()->placeholder().contains(QLocale().toString(qlonglong(m_small->nodeCount()))));
+    QVERIFY(waitForLayout(&pane));
+    QVERIFY(pane.view()->placeholder().isEmpty());
+    QVERIFY(pane.lastLayoutMs() >= 1000);
+}
+
+void TestGraphWidgets::inspectorShowsTheNode()
+{
+    NodeInspector inspector;
+    inspector.setDocument(m_small);
+    QVERIFY(inspector.headerText().contains(QStringLiteral("Select a node")));
+    const int64_t conv = searchNodes(*m_small, "op:convolution").front();
+    inspector.setNode(conv);
+    const QString name = QString::fromStdString(m_small->nodeName(conv));
+    QVERIFY(inspector.headerText().contains(name));
+    QVERIFY(inspector.headerText().contains(QStringLiteral("convolution")));
+    QVERIFY(inspector.headerText().contains(QStringLiteral("configurable")) == m_small->isConfigurable(conv));
+    QVERIFY(inspector.instructionText().contains(name));
+    QVERIFY(inspector.instructionText().contains(QStringLiteral("convolution(")));
+    // The 140 features in their 22 groups.
+    QCOMPARE(inspector.featureTree()->topLevelItemCount(), 22);
+    int features = 0;
+    for (int i = 0; i < inspector.featureTree()->topLevelItemCount(); ++i)
+        features += inspector.featureTree()->topLevelItem(i)->childCount();
+    QCOMPARE(features, 140);
+    QCOMPARE(inspector.featureTree()->topLevelItem(0)->child(0)->text(0), QStringLiteral("is_root"));
+    // Operands as links that ask for the node.
+    const int64_t operand = m_small->full.topology.operandsOf(conv).front();
+    QVERIFY(inspector.linksText().contains(QString::fromStdString(m_small->nodeName(operand))));
+    QSignalSpy requested(&inspector, &NodeInspector::nodeRequested);
+    auto* links = inspector.findChild<QLabel*>(QStringLiteral("inspectorLinks"));
+    QVERIFY(links);
+    Q_EMIT links->linkActivated(QStringLiteral("node:%1").arg(operand));
+    QCOMPARE(requested.count(), 1);
+    QCOMPARE(requested.front().front().toLongLong(), operand);
+    inspector.setNode(-1);
+    QVERIFY(inspector.instructionText().isEmpty());
+    inspector.setNode(m_small->nodeCount() + 5); // out of range: cleared, no crash
+    QCOMPARE(inspector.node(), int64_t(-1));
+}
+
+void TestGraphWidgets::npzGraphsWithoutModule()
+{
+    SyntheticLayoutSpec spec;
+    spec.nodes = 900;
+    spec.configurableNodes = 12;
+    spec.configs = 20;
+    spec.seed = 5;
+    const QString path = m_dir.filePath(QStringLiteral("synthetic.npz"));
+    saveLayoutGraph(makeSyntheticLayoutGraph(spec), path.toStdString());
+    auto docs = openGraphDocuments(path.toStdString());
+    QCOMPARE(docs.size(), size_t(1));
+    const GraphDocumentPtr doc = docs.front();
+    QVERIFY(!doc->module);
+    GraphPage page(doc);
+    page.resize(1200, 800);
+    page.show();
+    page.setSplit(true);
+    QVERIFY(waitForLayout(page.fullPane()));
+    QVERIFY(waitForLayout(page.prunedPane()));
+    int64_t configurable = 0;
+    while (!doc->isConfigurable(configurable))
+        ++configurable;
+    page.selectNode(configurable);
+    QVERIFY(waitForLayout(page.fullPane()));
+    QTRY_VERIFY(page.fullPane()->scene()->itemForNode(configurable));
+    QTRY_VERIFY(page.prunedPane()->scene()->itemForNode(configurable));
+    QCOMPARE(page.fullPane()->scene()->itemForNode(configurable)->title(), QStringLiteral("node %1").arg(configurable));
+
+    NodeInspector inspector;
+    inspector.setDocument(doc);
+    inspector.setNode(configurable);
+    QVERIFY(inspector.instructionText().isEmpty()); // no HLO text for .npz graphs
+    QVERIFY(inspector.headerText().contains(QStringLiteral("node %1").arg(configurable)));
+    QCOMPARE(inspector.configTree()->topLevelItemCount(), 3); // output, input, kernel
+    QCOMPARE(inspector.configTree()->topLevelItem(0)->childCount(), 6);
+    // The values shown are those of the chosen configuration.
+    for (const int64_t config : { int64_t(0), int64_t(7) }) {
+        inspector.setConfiguration(config);
+        const float* values = doc->configValues(configurable, config);
+        QVERIFY(values);
+        QCOMPARE(
+            inspector.configTree()->topLevelItem(1)->child(2)->text(1), QString::number(double(values[8]), 'g', 6));
+    }
+}
+
+void TestGraphWidgets::overlayColoursNodes()
+{
+    GraphPage page(m_small);
+    page.show();
+    QVERIFY(waitForLayout(page.fullPane()));
+    constexpr int column = 28; // shape_element_count-like column: varies between nodes
+    page.setOverlayColumn(column);
+    const NodeOverlay& overlay = page.overlay();
+    QVERIFY(!overlay.isEmpty());
+    QVERIFY(overlay.maximum >= overlay.minimum);
+    int differing = 0;
+    for (int64_t node = 0; node < m_small->nodeCount(); ++node) {
+        GraphNodeItem* item = page.fullPane()->scene()->itemForNode(node);
+        QCOMPARE(item->fill(), overlay.colorOf(node));
+        differing += item->fill() != overlay.colorOf(0);
+    }
+    QVERIFY(differing > 0);
+    QCOMPARE(NodeOverlay::colorAt(0), QColor(0x44, 0x01, 0x54));
+    QCOMPARE(NodeOverlay::colorAt(1), QColor(0xfd, 0xe7, 0x25));
+    page.setOverlayColumn(-1);
+    QCOMPARE(page.fullPane()->scene()->itemForNode(0)->fill(), OpcodePalette::color(m_small->opcodeName(0)));
+}
+
+void TestGraphWidgets::exportWritesSvgAndPng()
+{
+    GraphPage page(m_small);
+    page.show();
+    QVERIFY(waitForLayout(page.fullPane()));
+    QString error;
+    const QString svg = m_dir.filePath(QStringLiteral("view.svg"));
+    QVERIFY2(page.exportSvg(svg, &error), qPrintable(error));
+    QFile file(svg);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QByteArray text = file.readAll();
+    QVERIFY(text.contains("<svg"));
+    QVERIFY(text.size() > 10000);
+    const QString png = m_dir.filePath(QStringLiteral("view.png"));
+    QVERIFY2(page.exportPng(png, &error), qPrintable(error));
+    const QImage image(png);
+    QVERIFY(!image.isNull());
+    QCOMPARE(image.width(),
+        qRound(std::max(page.fullPane()->scene()->sceneRect().width(), 9.0 * page.fullPane()->titleText().size() + 8)));
+    // A folder that does not exist: an error naming the file, nothing written.
+    QVERIFY(!page.exportSvg(QStringLiteral("/nonexistent-dir/out.svg"), &error));
+    QVERIFY2(error.contains(QStringLiteral("out.svg")), qPrintable(error));
+    QVERIFY(!QFile::exists(QStringLiteral("/nonexistent-dir/out.svg")));
+}
+
+void TestGraphWidgets::summaryModelsPassTheTester()
+{
+    GraphSummaryView view;
+    QAbstractItemModelTester opcodes(view.opcodeModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester arrays(view.arrayModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester proxy(view.opcodeProxy(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    view.setSummary(m_small->summary);
+    view.setSummary(m_medium->summary);
+    QVERIFY(view.opcodeModel()->rowCount() > 0);
+}
+
+void TestGraphWidgets::mainWindowWiresDocksAndActions()
+{
+    QSettings().clear();
+    const QString path = generatedFile("resnet", 150);
+    MainWindow window;
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    window.openFiles({ path });
+    QTRY_COMPARE_WITH_TIMEOUT(window.tabWidget()->count(), 1, kLayoutTimeoutMs);
+    GraphPage* page = window.currentPage();
+    QVERIFY(page);
+    QVERIFY(waitForLayout(page->fullPane()));
+    // Sidebar lists the graph with its counts.
+    QCOMPARE(window.sidebar()->topLevelItemCount(), 1);
+    QCOMPARE(window.sidebar()->topLevelItem(0)->text(1), QLocale().toString(qlonglong(page->document()->nodeCount())));
+    // Selecting a node shows it in the inspector; links navigate.
+    QVERIFY(window.inspectorDock()->isVisible());
+    const int64_t conv = searchNodes(*page->document(), "op:convolution").front();
+    page->selectNode(conv);
+    QCOMPARE(window.inspector()->node(), conv);
+    const int64_t operand = page->document()->full.topology.operandsOf(conv).front();
+    Q_EMIT window.inspector()->nodeRequested(operand);
+    QCOMPARE(page->selectedNode(), operand);
+    QCOMPARE(window.inspector()->node(), operand);
+    // Shortcuts and navigation.
+    const auto action = [&window](const QString& text) -> QAction* {
+        for (QAction* a : window.findChildren<QAction*>())
+            if (a->text().remove(QLatin1Char('&')).startsWith(text))
+                return a;
+        return nullptr;
+    };
+    QVERIFY(action(QStringLiteral("Find Node")));
+    QCOMPARE(action(QStringLiteral("Find Node"))->shortcut(), QKeySequence(QKeySequence::Find));
+    QCOMPARE(action(QStringLiteral("Fit to View"))->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_0));
+    QAction* back = action(QStringLiteral("Back"));
+    QVERIFY(back && back->isEnabled());
+    back->trigger();
+    QCOMPARE(page->selectedNode(), conv);
+    QCOMPARE(window.inspector()->node(), conv);
+    QAction* split = action(QStringLiteral("Before / After"));
+    QVERIFY(split && split->isEnabled());
+    split->trigger();
+    QVERIFY(page->isSplit());
+    QVERIFY(waitForLayout(page->prunedPane()));
+    // Export to a bad place: the banner names the file, no dialog.
+    QVERIFY(!window.exportCurrentView(QStringLiteral("/nonexistent-dir/graph.png")));
+    QVERIFY(window.errorBanner()->isVisible());
+    QVERIFY(window.errorBanner()->text().contains(QStringLiteral("graph.png")));
+    QVERIFY(window.exportCurrentView(m_dir.filePath(QStringLiteral("split.svg"))));
+    QVERIFY(QFileInfo(m_dir.filePath(QStringLiteral("split.svg"))).size() > 0);
+    saveScreenshot(window, QStringLiteral("studio-graph.png"));
+    // The splitter sizes survive the tab.
+    page->splitter()->setSizes({ 300, 900 });
+    window.closeTab(0);
+    QVERIFY(!QSettings().value(QStringLiteral("GraphPage/splitter")).toByteArray().isEmpty());
+}
+
+void TestGraphWidgets::mainWindowOpensLargeModules()
+{
+    // The whole path a user takes: open a 40k-instruction module in the window. Loading runs in
+    // the background; the GUI thread only builds the page and the first (collapsed) view.
+    const QString path = generatedFile("transformer", 40000);
+    MainWindow window;
+    window.resize(1600, 1000);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    StallMeter stalls;
+    QElapsedTimer timer;
+    timer.start();
+    window.openFiles({ path });
+    QTRY_COMPARE_WITH_TIMEOUT(window.tabWidget()->count(), 1, kLayoutTimeoutMs);
+    const qint64 loadedMs = timer.elapsed();
+    GraphPage* page = window.currentPage();
+    QVERIFY(waitForLayout(page->fullPane()));
+    const qint64 firstViewMs = timer.elapsed();
+    QVERIFY(page->fullPane()->scene()->viewLayout()->view.nodes.size() < size_t(GraphPane::kMaxViewNodes));
+    // Search and select somewhere deep: the view opens around it.
+    const int64_t target = page->document()->nodeCount() - 100;
+    page->selectNode(target);
+    QVERIFY(waitForLayout(page->fullPane()));
+    QTRY_VERIFY(page->fullPane()->scene()->itemForNode(target));
+    QCOMPARE(window.inspector()->node(), target);
+    qInfo("MainWindow, 40k module: tab after %lld ms, first view drawn after %lld ms (from File > Open); longest "
+          "GUI-thread stall %lld ms",
+        loadedMs, firstViewMs, stalls.longestMs());
+    saveScreenshot(window, QStringLiteral("studio-40k.png"));
+    // Copy as image puts the drawing on the clipboard.
+    window.copyImage();
+    QVERIFY(!QApplication::clipboard()->image().isNull());
+}
+
+void TestGraphWidgets::projectFilesListTheirRuns()
+{
+    const QString path = m_dir.filePath(QStringLiteral("runs.tgproj"));
+    {
+        Project project = Project::create(path.toStdString());
+        RunStart start;
+        start.name = "first-run";
+        project.startRun(start);
+        start.name = "second-run";
+        const std::string second = project.startRun(start);
+        project.setRunStatus(second, RunStatus::Finished);
+    }
+    const QString broken = m_dir.filePath(QStringLiteral("broken.tgproj"));
+    {
+        QFile f(broken);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("SQLite format 3");
+        f.write(QByteArray(50, '\x01'));
+    }
+    MainWindow window;
+    window.show();
+    window.openFiles({ path, broken });
+    QTRY_COMPARE_WITH_TIMEOUT(window.projects().size(), size_t(1), kLayoutTimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(!window.isLoading(), kLayoutTimeoutMs);
+    QCOMPARE(window.tabWidget()->count(), 0);
+    QTreeWidgetItem* top = window.sidebar()->topLevelItem(0);
+    QVERIFY(top);
+    QCOMPARE(top->text(0), QStringLiteral("runs.tgproj"));
+    QCOMPARE(top->childCount(), 2);
+    QStringList names;
+    for (int i = 0; i < top->childCount(); ++i)
+        names << top->child(i)->text(0) + QLatin1Char(' ') + top->child(i)->text(2);
+    QVERIFY2(names.contains(QStringLiteral("second-run FINISHED")), qPrintable(names.join(QLatin1Char(','))));
+    // A broken project: a banner naming it, the window keeps working.
+    QVERIFY(window.errorBanner()->isVisible());
+    QVERIFY2(window.errorBanner()->text().contains(QStringLiteral("broken.tgproj")),
+        qPrintable(window.errorBanner()->text()));
+    QVERIFY(window.recentFiles().contains(QFileInfo(path).absoluteFilePath()));
+}
+
+void TestGraphWidgets::renderDrawsConfigurableNodes()
+{
+    const QString input = generatedFile("resnet", 150);
+    RenderRequest request;
+    request.input = input;
+    request.output = m_dir.filePath(QStringLiteral("render.png"));
+    RenderResult result;
+    QString error;
+    QVERIFY2(renderGraph(request, &result, &error), qPrintable(error));
+    QCOMPARE(result.nodesDrawn, m_small->nodeCount());
+    const QImage written(request.output);
+    QCOMPARE(written.size(), result.image.size());
+    QVERIFY(written.width() > 200 && written.height() > 200);
+    // A configurable node's border is drawn in the configurable colour at its position; a plain
+    // node is filled with its opcode colour.
+    int checked = 0;
+    for (const auto& [node, box] : result.nodeBoxes) {
+        // The 3.5-point border straddles the box's edge; at scale 1 one of these pixels is fully in it.
+        QColor border;
+        for (const double dx : { -1.0, 0.0, 1.0 }) {
+            const QColor c = written.pixelColor(QPointF(box.left() + dx, box.center().y()).toPoint());
+            const QColor want = OpcodePalette::configurableBorder();
+            const auto distance = [&want](const QColor& x) {
+                return std::abs(x.red() - want.red()) + std::abs(x.green() - want.green())
+                    + std::abs(x.blue() - want.blue());
+            };
+            if (!border.isValid() || distance(c) < distance(border))
+                border = c;
+        }
+        const QColor inside = written.pixelColor(QPointF(box.left() + 4, box.top() + 4).toPoint());
+        if (m_small->isConfigurable(node)) {
+            QVERIFY2(near(border, OpcodePalette::configurableBorder()), qPrintable(border.name()));
+            ++checked;
+        } else {
+            QVERIFY2(near(inside, OpcodePalette::color(m_small->opcodeName(node))), qPrintable(inside.name()));
+        }
+    }
+    QVERIFY(checked > 0);
+
+    // Split: both panels, the full graph's removed nodes tinted.
+    request.view = QStringLiteral("split");
+    request.output = m_dir.filePath(QStringLiteral("split.png"));
+    RenderResult split;
+    QVERIFY2(renderGraph(request, &split, &error), qPrintable(error));
+    QCOMPARE(split.nodesDrawn, m_small->nodeCount() + m_small->pruned->nodeCount());
+    QVERIFY(split.image.width() > result.image.width());
+    int tinted = 0;
+    for (const auto& [node, box] : split.nodeBoxes) {
+        if (m_small->pruned->contains(node) || m_small->isConfigurable(node))
+            continue;
+        const QColor inside = split.image.pixelColor(QPointF(box.left() + 4, box.top() + 4).toPoint());
+        QVERIFY(!near(inside, OpcodePalette::color(m_small->opcodeName(node)), 10)
+            || OpcodePalette::color(m_small->opcodeName(node)).lightness() > 225);
+        ++tinted;
+    }
+    QVERIFY(tinted > 0);
+
+    // The neighbourhood of a node; the computations view; SVG output.
+    const int64_t conv = searchNodes(*m_small, "op:convolution").front();
+    request.view = QStringLiteral("graph");
+    request.node = QString::fromStdString(m_small->nodeName(conv));
+    request.radius = 1;
+    request.output = m_dir.filePath(QStringLiteral("node.svg"));
+    RenderResult around;
+    QVERIFY2(renderGraph(request, &around, &error), qPrintable(error));
+    QCOMPARE(around.nodesDrawn,
+        int64_t(1 + m_small->full.topology.operandsOf(conv).size() + m_small->full.topology.usersOf(conv).size()));
+    QVERIFY(QFileInfo(request.output).size() > 1000);
+    request.node.clear();
+    request.view = QStringLiteral("computations");
+    RenderResult collapsed;
+    QVERIFY2(renderGraph(request, &collapsed, &error), qPrintable(error));
+    QCOMPARE(collapsed.nodesDrawn, int64_t(0)); // boxes only
+}
+
+void TestGraphWidgets::renderRejectsBadRequests()
+{
+    const QString input = generatedFile("resnet", 150);
+    const auto failure = [](RenderRequest request) {
+        RenderResult result;
+        QString error;
+        return renderGraph(request, &result, &error) ? QString() : error;
+    };
+    RenderRequest request;
+    request.input = input;
+    request.output = m_dir.filePath(QStringLiteral("bad.png"));
+    request.view = QStringLiteral("sideways");
+    QVERIFY(failure(request).contains(QStringLiteral("unknown view 'sideways'")));
+    request.view = QStringLiteral("graph");
+    request.node = QStringLiteral("no.such.node");
+    QVERIFY(failure(request).contains(QStringLiteral("no node named 'no.such.node'")));
+    request.node.clear();
+    request.output = m_dir.filePath(QStringLiteral("bad.jpg"));
+    QVERIFY(failure(request).contains(QStringLiteral(".png or .svg")));
+    request.output = QStringLiteral("/nonexistent-dir/out.png");
+    QVERIFY(failure(request).contains(QStringLiteral("out.png")));
+    const QString garbage = m_dir.filePath(QStringLiteral("garbage.npz"));
+    {
+        QFile f(garbage);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("PK\x03\x04 this is not a zip archive at all");
+    }
+    request.input = garbage;
+    request.output = m_dir.filePath(QStringLiteral("bad.png"));
+    const QString error = failure(request);
+    QVERIFY2(error.contains(QStringLiteral("garbage.npz")), qPrintable(error));
+    QVERIFY(!QFile::exists(request.output));
+}
+
+void TestGraphWidgets::renderCommandLine()
+{
+    const QString studio = testutil::binDir() + QStringLiteral("/tgraph-studio");
+    if (!QFileInfo(studio).isExecutable())
+        QSKIP("tgraph-studio is not built");
+    const QString input = generatedFile("resnet", 150);
+    const QString out = m_dir.filePath(QStringLiteral("cli.svg"));
+    const auto ok = testutil::run(studio,
+        { QStringLiteral("--render"), input, QStringLiteral("--view"), QStringLiteral("pruned"), QStringLiteral("-o"),
+            out });
+    QVERIFY2(ok.exitCode == 0, ok.err.constData());
+    QVERIFY(ok.out.contains("nodes drawn"));
+    QFile svg(out);
+    QVERIFY(svg.open(QIODevice::ReadOnly));
+    QVERIFY(svg.readAll().contains("<svg"));
+    const auto bad = testutil::run(studio,
+        { QStringLiteral("--render"), input, QStringLiteral("--node"), QStringLiteral("nope"), QStringLiteral("-o"),
+            m_dir.filePath(QStringLiteral("x.png")) });
+    QCOMPARE(bad.exitCode, 1);
+    QVERIFY(bad.err.contains("no node named 'nope'"));
+    QVERIFY(bad.err.contains("resnet_150.hlo"));
+}
+
+void TestGraphWidgets::realFilesScreenshots()
+{
+    const QString data = testutil::sharedDataDir();
+    if (data.isEmpty())
+        QSKIP("../shared/data is not here");
+    MainWindow window;
+    window.resize(1600, 1000);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    window.openFiles({ data + QStringLiteral("/hlo/ssd_mobilenet_tf.hlo") });
+    QTRY_COMPARE_WITH_TIMEOUT(window.tabWidget()->count(), 1, kLayoutTimeoutMs);
+    GraphPage* page = window.currentPage();
+    QVERIFY(waitForLayout(page->fullPane()));
+    page->setSplit(true);
+    QVERIFY(waitForLayout(page->prunedPane()));
+    QVERIFY(page->find(QStringLiteral("op:convolution")) > 0);
+    QVERIFY(waitForLayout(page->fullPane()));
+    QVERIFY(waitForLayout(page->prunedPane()));
+    QCOMPARE(window.inspector()->node(), page->selectedNode());
+    QTRY_VERIFY(page->prunedPane()->scene()->itemForNode(page->selectedNode()));
+    saveScreenshot(window, QStringLiteral("ssd-mobilenet-split.png"));
+    QString error;
+    QVERIFY2(page->exportSvg(m_dir.filePath(QStringLiteral("ssd.svg")), &error), qPrintable(error));
+
+    window.openFiles({ data + QStringLiteral("/tpu_graphs/module_tuning_data_layout.pb") });
+    QTRY_COMPARE_WITH_TIMEOUT(window.tabWidget()->count(), 2, kLayoutTimeoutMs);
+    page = window.currentPage();
+    QVERIFY(waitForLayout(page->fullPane()));
+    QVERIFY(page->document()->configCount() > 0);
+    const int64_t conv = searchNodes(*page->document(), "op:convolution").front();
+    page->selectNode(conv);
+    QVERIFY(waitForLayout(page->fullPane()));
+    QTRY_VERIFY(page->fullPane()->scene()->itemForNode(conv));
+    if (page->document()->isConfigurable(conv))
+        QCOMPARE(window.inspector()->configTree()->topLevelItemCount(), 3);
+    saveScreenshot(window, QStringLiteral("tuning-record.png"));
+}
+
+QTEST_MAIN(TestGraphWidgets)
+#include "tst_graphwidgets.moc"

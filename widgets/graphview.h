@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <QGraphicsView>
+#include <QPixmap>
+
+class GraphMinimap;
+
+// Zoom (wheel, anchored under the mouse), pan (drag), fit to view, a minimap for big drawings
+// and a placeholder text ("Laying out 1,200 nodes…") drawn over the view while it has none.
+class GraphView : public QGraphicsView
+{
+    Q_OBJECT
+public:
+    explicit GraphView(QWidget* parent = nullptr);
+
+    double zoom() const; // view pixels per scene point
+    void setZoom(double zoom);
+    void setPlaceholder(const QString& text);
+    QString placeholder() const { return m_placeholder; }
+    GraphMinimap* minimap() const { return m_minimap; }
+    // Called after the scene's items were replaced.
+    void sceneReplaced();
+
+public Q_SLOTS:
+    void zoomIn();
+    void zoomOut();
+    void fitToView();
+    void resetZoom();
+    void centreOnSceneRect(const QRectF& rect);
+
+Q_SIGNALS:
+    void zoomChanged(double zoom);
+
+protected:
+    void wheelEvent(QWheelEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
+    void scrollContentsBy(int dx, int dy) override;
+    void drawForeground(QPainter* painter, const QRectF& rect) override;
+
+private:
+    void zoomBy(double factor);
+    void updateMinimap();
+
+    QString m_placeholder;
+    GraphMinimap* m_minimap = nullptr;
+};
+
+// A thumbnail of the whole drawing with the visible part outlined; click or drag to move there.
+class GraphMinimap : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit GraphMinimap(GraphView* view);
+    void refresh(); // re-renders the thumbnail
+    void updateViewport() { update(); }
+
+protected:
+    void paintEvent(QPaintEvent* event) override;
+    void mousePressEvent(QMouseEvent* event) override;
+    void mouseMoveEvent(QMouseEvent* event) override;
+
+private:
+    QRectF thumbnailRect() const;
+    void moveTo(const QPointF& position);
+
+    GraphView* m_view;
+    QPixmap m_thumbnail;
+};

@@ -1,0 +1,7 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <QLoggingCategory>
+
+// The graph views' logging category; enable with QT_LOGGING_RULES="tgraph.graphview.debug=true".
+Q_DECLARE_LOGGING_CATEGORY(lcGraphView)
