@@ -3,7 +3,10 @@
 // in timed unit tests).
 
 #include "hlobench.h"
+#include "modelbench.h"
 #include "npzbench.h"
+#include "projectbench.h"
+#include "realrecordbench.h"
 
 #include "core/error.h"
 
@@ -20,7 +23,12 @@ int main(int argc, char** argv)
                     "Benchmarks:\n"
                     "  npz        write and read a ~1 GiB layout npz (stored and deflated), compared with numpy\n"
                     "  hlo        parse + featurize HLO text and protobuf modules (generated >= 100k instructions, "
-                    "real files)\n");
+                    "real files)\n"
+                    "  project    project store: logging rows/s with a polling reader, run table of 1 000 runs, "
+                    "1 M-point history\n"
+                    "  model      TGraph model forward and training step vs the PyTorch module, GFLOP/s vs GEMM peak\n"
+                    "  realrecord TGraph model vs simulator on the real tuning record, 5 folds over configs, 150 steps "
+                    "each\n");
         return args.empty() ? 2 : 0;
     }
     try {
@@ -33,6 +41,14 @@ int main(int argc, char** argv)
             return tgraph::bench::runHloBench(rest);
         if (args[0] == "hlo-parse")
             return tgraph::bench::runHloParse(rest);
+        if (args[0] == "project")
+            return tgraph::bench::runProjectBench(rest);
+        if (args[0] == "model")
+            return tgraph::bench::runModelBench(rest);
+        if (args[0] == "realrecord")
+            return tgraph::bench::runRealRecordBench(rest);
+        if (args[0] == "model-case")
+            return tgraph::bench::runModelCase(rest);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "tgraph-bench: %s\n", e.what());
         return 1;

@@ -202,6 +202,7 @@ struct ScoresWriter::State
     std::string tempPath;
     FILE* text = nullptr;
     std::set<std::string> names;
+    std::set<std::string> planned;
     bool committed = false;
 };
 
@@ -248,20 +249,32 @@ ScoresWriter::~ScoresWriter()
     }
 }
 
+std::string ScoresWriter::keyOf(const std::string& file, const std::string& name, GraphKind kind) const
+{
+    if (m_format != Format::Kaggle)
+        return name;
+    const std::string collection = m_collectionId.empty() ? collectionIdFromPath(file) : m_collectionId;
+    if (collection.empty())
+        throw InputError(file, "",
+            "cannot tell the Kaggle collection from the path (expected .../layout/{xla,nlp}/{default,random}/... "
+            "or .../tile/xla/...); pass --collection-id");
+    if ((collection == "tile:xla") != (kind == GraphKind::Tile))
+        throw InputError(
+            file, "", std::string("is a ") + graphKindName(kind) + " graph but its collection id is " + collection);
+    return collection + ":" + name;
+}
+
+void ScoresWriter::plan(const std::string& file, GraphKind kind)
+{
+    const std::string key = keyOf(file, fs::path(file).stem().string(), kind);
+    if (!m_state->planned.insert(key).second)
+        throw InputError(
+            file, "", "a second graph named '" + key + "' (" + m_path + " keys graphs by file name without extension)");
+}
+
 void ScoresWriter::add(const GraphScores& graph)
 {
-    std::string key = graph.name;
-    if (m_format == Format::Kaggle) {
-        std::string collection = m_collectionId.empty() ? collectionIdFromPath(graph.file) : m_collectionId;
-        if (collection.empty())
-            throw InputError(graph.file, "",
-                "cannot tell the Kaggle collection from the path (expected .../layout/{xla,nlp}/{default,random}/... "
-                "or .../tile/xla/...); pass --collection-id");
-        if ((collection == "tile:xla") != (graph.kind == GraphKind::Tile))
-            throw InputError(graph.file, "",
-                std::string("is a ") + graphKindName(graph.kind) + " graph but its collection id is " + collection);
-        key = collection + ":" + graph.name;
-    }
+    const std::string key = keyOf(graph.file, graph.name, graph.kind);
     if (!m_state->names.insert(key).second)
         throw InputError(graph.file, "",
             "a second graph named '" + key + "' (" + m_path + " keys graphs by file name without extension)");

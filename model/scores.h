@@ -116,10 +116,15 @@ public:
     // InputError for a second graph of the same name (npz key / Kaggle id) or, for Kaggle, a file
     // whose collection cannot be told.
     void add(const GraphScores& graph);
+    // The same checks before the work, for a graph file of `kind` that add() will get (its name is
+    // the file stem): a bad input list fails before any graph is scored.
+    void plan(const std::string& file, GraphKind kind);
     void commit();
     const std::string& path() const { return m_path; }
 
 private:
+    std::string keyOf(const std::string& file, const std::string& name, GraphKind kind) const;
+
     struct State;
     std::string m_path;
     Format m_format;

@@ -111,7 +111,8 @@ void scoreFiles(const ArgParser& p, bool csvToStdout, const std::function<void(c
     if (toStdout)
         std::fputs("graph,config,score,rank\n", stdout);
 
-    // Passes per file from the headers, so the bar counts forward passes; the kind is checked here too.
+    // Passes per file from the headers, so the bar counts forward passes; the kind and the output
+    // keys (Kaggle collection, duplicate names) are checked here too, before any graph is scored.
     uint64_t total = 0;
     for (const std::string& file : files) {
         GraphKind kind;
@@ -120,6 +121,8 @@ void scoreFiles(const ArgParser& p, bool csvToStdout, const std::function<void(c
             throw InputError(file, "",
                 std::string("is a ") + graphKindName(kind) + " graph but " + models.front().path + " holds a "
                     + graphKindName(models.front().kind) + "-model");
+        for (auto& w : writers)
+            w->plan(file, kind);
         total += uint64_t(model::inferencePasses(models, configs, options.inference));
     }
     TerminalProgress progress;

@@ -4,6 +4,7 @@
 // assignment against numpy, data loading filters, learning on simulated collections, and (report
 // only, external) a 5-fold-over-configs run on the real tuning record.
 
+#include "bench/realrecord.h"
 #include "model/adamw.h"
 #include "model/checkpoint.h"
 #include "model/crossvalidation.h"
@@ -176,7 +177,9 @@ private Q_SLOTS:
     void initTestCase()
     {
         QVERIFY(m_dir.isValid());
-        initTorchThreads(2);
+        // One thread: ctest runs two tests at once on this 2-core machine, and oversubscribed OpenMP
+        // threads spin-wait (a 9 s test took over 300 s with 2 threads each).
+        initTorchThreads(1);
         m_collection = path("collection");
         const SynthCollectionResult r = writeLayoutCollection(m_collection, 11, 48, 21, 0.25);
         QVERIFY(r.train >= 6 && r.valid >= 2);
@@ -775,68 +778,28 @@ private Q_SLOTS:
         if (shared.isEmpty())
             QSKIP("../shared/data is absent: the real tuning record is not available");
         const std::string record = testutil::str(shared + "/tpu_graphs/module_tuning_data_layout.pb");
-        const HloProtoFile file = readHloProtoFile(record);
-        const ModuleTuningData& module = file.modules[0];
-        const LayoutGraph full = featurizeLayout(module, record);
-        QCOMPARE(full.configCount(), int64_t(112));
-        const std::vector<int64_t> configurable(
-            full.nodeConfigIds.data(), full.nodeConfigIds.data() + full.configurableCount());
-        const LayoutSimulator sim(module.module, configurable);
-        const std::vector<int> fold = kfoldAssignment(full.configCount(), 5, 123);
+        bench::RealRecordOptions options;
+        options.steps = 20;
+        const std::vector<bench::RealRecordFold> folds = bench::runRealRecordFolds(
+            record, testutil::str(m_dir.path()), options, [](const bench::RealRecordFold& f) {
+                qInfo("real record fold %d: %lld held-out configs, model tau %.4f top-5 slowdown %.4f%%; simulator "
+                      "tau %.4f top-5 slowdown %.4f%%",
+                    f.fold, (long long)f.heldOutConfigs, f.modelTau, 100 * f.modelTop5Slowdown, f.simulatorTau,
+                    100 * f.simulatorTop5Slowdown);
+            });
+        QCOMPARE(folds.size(), size_t(5));
         double tauSum = 0, simTauSum = 0, slowSum = 0, simSlowSum = 0;
-        for (int f = 0; f < 5; ++f) {
-            TrainingData data;
-            data.kind = GraphKind::Layout;
-            for (int part = 0; part < 2; ++part) { // 0 = training configs, 1 = held out
-                LayoutGraph g = full;
-                std::vector<int64_t> rows;
-                for (int64_t c = 0; c < full.configCount(); ++c)
-                    if ((fold[size_t(c)] == f) == (part == 1))
-                        rows.push_back(c);
-                NdArray<float> feat({ int64_t(rows.size()), full.configurableCount(), kLayoutConfigFeatures });
-                NdArray<int64_t> runtime({ int64_t(rows.size()) });
-                for (size_t k = 0; k < rows.size(); ++k) {
-                    std::copy_n(full.nodeConfigFeat.row(rows[k]), full.nodeConfigFeat.rowSize(), feat.row(int64_t(k)));
-                    runtime[int64_t(k)] = full.configRuntime[rows[k]];
-                }
-                g.nodeConfigFeat = feat;
-                g.configRuntime = runtime;
-                const std::string p = path("real-fold" + std::to_string(f) + (part ? "-valid.npz" : "-train.npz"));
-                saveLayoutGraph(g, p);
-                TrainingDataOptions load;
-                load.dedup = part ? DedupPolicy::None : DedupPolicy::KeepFirst; // held-out configs keep duplicates
-                TrainingData one = loadTrainingData({ { p, DataSplit::Train, true } }, load);
-                one.graphs.front().split = part ? DataSplit::Valid : DataSplit::Train;
-                data.graphs.push_back(std::move(one.graphs.front()));
-            }
-            TrainOptions o;
-            o.steps = 20;
-            o.configsPerStep = 64;
-            o.model.hidden = 64;
-            o.evalEvery = 0;
-            o.logEvery = 1000;
-            o.seed = 42 + uint64_t(f);
-            Trainer t(data, { 0 }, { 1 }, o);
-            t.run();
-            const EvalMetrics e = t.evaluate();
-            const TrainingGraph& held = data.graphs[1];
-            std::vector<double> measured, simulated;
-            const NdArray<float> configs = decompressConfigs(held.configs);
-            for (int64_t c = 0; c < held.configCount(); ++c) {
-                measured.push_back(double(held.layout.configRuntime[c]));
-                simulated.push_back(sim.runtime(configs.row(c)));
-            }
-            const double simTau = kendallTauB(measured, simulated);
-            const double simSlow = topKSlowdown(measured, simulated, 5);
-            qInfo("real record fold %d: %lld held-out configs, model tau %.4f top-5 slowdown %.4f%%; simulator tau "
-                  "%.4f top-5 slowdown %.4f%%",
-                f, (long long)held.configCount(), e.meanTau, 100 * e.meanTop5Slowdown, simTau, 100 * simSlow);
-            QVERIFY(std::isfinite(e.meanTau));
-            tauSum += e.meanTau;
-            slowSum += e.meanTop5Slowdown;
-            simTauSum += simTau;
-            simSlowSum += simSlow;
+        int64_t heldOut = 0;
+        for (const bench::RealRecordFold& f : folds) {
+            QVERIFY(std::isfinite(f.modelTau));
+            QVERIFY(std::isfinite(f.simulatorTau));
+            heldOut += f.heldOutConfigs;
+            tauSum += f.modelTau;
+            slowSum += f.modelTop5Slowdown;
+            simTauSum += f.simulatorTau;
+            simSlowSum += f.simulatorTop5Slowdown;
         }
+        QCOMPARE(heldOut, int64_t(112)); // every measured config is held out once
         qInfo("real record, 5 folds over configs: model mean tau %.4f, top-5 slowdown %.4f%%; simulator mean tau "
               "%.4f, top-5 slowdown %.4f%%",
             tauSum / 5, 100 * slowSum / 5, simTauSum / 5, 100 * simSlowSum / 5);

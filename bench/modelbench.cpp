@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "modelbench.h"
+
+#include "procstats.h"
+
+#include "core/format.h"
+#include "core/graphio.h"
+#include "core/normalizer.h"
+#include "core/prune.h"
+#include "core/synthetic.h"
+#include "model/batch.h"
+#include "model/tgraphmodel.h"
+#include "model/torchruntime.h"
+#include "model/weights.h"
+
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <limits>
+#include <sstream>
+#include <unistd.h>
+
+namespace tgraph::bench {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<int64_t> parseList(const std::string& text)
+{
+    std::vector<int64_t> out;
+    std::stringstream in(text);
+    std::string item;
+    while (std::getline(in, item, ','))
+        out.push_back(std::stoll(item));
+    return out;
+}
+
+// Matmul FLOPs of one forward of the plain module (spec §3.2): every Linear over C * N rows
+// (f_in[0] on X0, f_in[1], SAGE lin_l on the mean and lin_r, the gates' two Linears), plus the head.
+double forwardFlops(const model::ModelOptions& o, int64_t configs, int64_t nodes)
+{
+    const double w = double(o.layerWidth());
+    const double h = double(o.hidden);
+    const double perRow = 2 * double(model::kLayoutInputWidth) * w + 2 * h * w + double(o.blocks) * 4 * h * w
+        + double(2 + o.blocks) * 4 * w * (w / double(model::kGateReduction));
+    return double(configs) * (double(nodes) * perRow + 2 * h);
+}
+
+// Best GFLOP/s of an (n x n) @ (n x n) float32 matmul.
+double gemmPeak(int64_t n, int repeat)
+{
+    const auto a = torch::randn({ n, n });
+    const auto b = torch::randn({ n, n });
+    auto c = torch::empty({ n, n });
+    double best = std::numeric_limits<double>::infinity();
+    for (int r = 0; r < repeat; ++r) {
+        const auto start = std::chrono::steady_clock::now();
+        torch::mm_out(c, a, b);
+        best = std::min(best, secondsSince(start));
+    }
+    return 2.0 * double(n) * double(n) * double(n) / best / 1e9;
+}
+
+// A synthetic layout graph whose pruned form has about `nodes` nodes (pruning keeps the
+// configurable nodes and their neighbours, so the configurable count is tuned until it fits).
+LayoutGraph prunedGraphOfSize(int64_t nodes, int64_t configs, uint64_t seed)
+{
+    SyntheticLayoutSpec spec;
+    spec.nodes = nodes * 3;
+    spec.configurableNodes = std::max<int64_t>(2, nodes / 5);
+    spec.configs = configs;
+    spec.duplicateFraction = 0;
+    spec.seed = seed;
+    LayoutGraph best;
+    for (int attempt = 0; attempt < 8; ++attempt) {
+        LayoutGraph g = pruneToConfigurable(makeSyntheticLayoutGraph(spec)).graph;
+        const int64_t n = g.nodeCount();
+        if (best.nodeCount() == 0 || std::abs(n - nodes) < std::abs(best.nodeCount() - nodes))
+            best = std::move(g);
+        if (std::abs(n - nodes) <= nodes / 50)
+            break;
+        spec.configurableNodes = std::max<int64_t>(2, spec.configurableNodes * nodes / std::max<int64_t>(n, 1));
+    }
+    return best;
+}
+
+torch::Tensor hingeLoss(const torch::Tensor& scores, const torch::Tensor& runtimes)
+{
+    const auto slower = (runtimes.unsqueeze(1) > runtimes.unsqueeze(0)).to(scores.scalar_type());
+    const double c = double(scores.size(0));
+    return (slower * torch::relu(1 - (scores.unsqueeze(1) - scores.unsqueeze(0)))).sum() / (c * c);
+}
+
+struct CaseResult
+{
+    double forward = NAN;
+    double step = NAN;
+    double peakRss = NAN;
+};
+
+CaseResult runCase(const std::vector<std::string>& argv)
+{
+    const std::string report = runChild(argv);
+    CaseResult r;
+    r.forward = reportValue(report, "forward");
+    r.step = reportValue(report, "step");
+    r.peakRss = reportValue(report, "peak_rss");
+    return r;
+}
+
+void cell(double s)
+{
+    if (std::isnan(s))
+        std::printf(" %8s", "-");
+    else
+        std::printf(" %8.3f", s);
+}
+
+// GFLOP/s and share of the GEMM peak; dashes for a case not run.
+void rate(double flops, double seconds, double peak)
+{
+    if (std::isnan(seconds))
+        std::printf(" %7s %5s", "-", "-");
+    else
+        std::printf(" %7.1f %4.0f%%", flops / seconds / 1e9, 100 * flops / seconds / 1e9 / peak);
+}
+
+void speedup(double x)
+{
+    if (std::isnan(x))
+        std::printf(" %6s", "-");
+    else
+        std::printf(" %5.1fx", x);
+}
+
+} // namespace
+
+int runModelCase(const std::vector<std::string>& args)
+{
+    if (args.size() < 5) {
+        std::fprintf(stderr, "usage: tgraph-bench model-case WEIGHTS GRAPH CONFIGS REPEAT THREADS [--no-step]\n");
+        return 2;
+    }
+    const int64_t configs = std::stoll(args[2]);
+    const int repeat = std::max(1, std::stoi(args[3]));
+    model::initTorchThreads(std::stoi(args[4]));
+    const bool doStep = std::find(args.begin(), args.end(), "--no-step") == args.end();
+
+    model::LayoutWeights w = model::loadWeightsNpz(args[0]);
+    const LayoutGraph g = loadLayoutGraph(args[1]);
+    const model::LayoutBatch batch = model::makeLayoutBatch(
+        g, w.normalizer, model::allRows(std::min(configs, g.configCount())), w.model->options().opTableSize, args[1]);
+    const auto runtimes
+        = torch::from_blob(const_cast<int64_t*>(g.configRuntime.data()), { g.configCount() }, torch::kInt64)
+              .narrow(0, 0, batch.configs())
+              .clone();
+
+    double forward = std::numeric_limits<double>::infinity();
+    w.model->eval();
+    for (int r = 0; r < repeat; ++r) {
+        const auto start = std::chrono::steady_clock::now();
+        torch::NoGradGuard noGrad;
+        const auto scores = w.model->forward(batch);
+        forward = std::min(forward, secondsSince(start));
+    }
+    double step = NAN;
+    if (doStep) {
+        step = std::numeric_limits<double>::infinity();
+        w.model->train();
+        torch::optim::AdamW optimizer(w.model->parameters(), torch::optim::AdamWOptions(1e-3).weight_decay(1e-5));
+        for (int r = 0; r < repeat; ++r) {
+            const auto start = std::chrono::steady_clock::now();
+            optimizer.zero_grad();
+            hingeLoss(w.model->forward(batch), runtimes).backward();
+            optimizer.step();
+            step = std::min(step, secondsSince(start));
+        }
+    }
+    std::printf("forward=%.6f step=%.6f peak_rss=%llu\n", forward, step, (unsigned long long)peakRss());
+    return 0;
+}
+
+int runModelBench(const std::vector<std::string>& args)
+{
+    std::vector<int64_t> nodeList { 250, 1000, 4000 };
+    std::vector<int64_t> configList { 64, 128 };
+    std::vector<bool> crossList { true, false };
+    int repeat = 3;
+    int pythonRepeat = -1;
+    int threads = 0;
+    int64_t pythonMaxNodes = std::numeric_limits<int64_t>::max();
+    bool doStep = true;
+    std::string python = "/usr/bin/python3";
+    const std::string script = std::string(TGRAPH_SOURCE_DIR) + "/bench/model_torch.py";
+    for (size_t i = 0; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        auto next = [&]() -> std::string {
+            if (i + 1 >= args.size()) {
+                std::fprintf(stderr, "tgraph-bench model: %s needs a value\n", a.c_str());
+                std::exit(2);
+            }
+            return args[++i];
+        };
+        if (a == "--nodes")
+            nodeList = parseList(next());
+        else if (a == "--configs")
+            configList = parseList(next());
+        else if (a == "--cross") {
+            const std::string v = next();
+            crossList.clear();
+            if (v == "on" || v == "both")
+                crossList.push_back(true);
+            if (v == "off" || v == "both")
+                crossList.push_back(false);
+        } else if (a == "--repeat")
+            repeat = std::max(1, std::stoi(next()));
+        else if (a == "--python-repeat")
+            pythonRepeat = std::max(0, std::stoi(next()));
+        else if (a == "--python-max-nodes")
+            pythonMaxNodes = std::stoll(next());
+        else if (a == "--threads")
+            threads = std::stoi(next());
+        else if (a == "--python")
+            python = next();
+        else if (a == "--no-python")
+            pythonRepeat = 0;
+        else if (a == "--no-step")
+            doStep = false;
+        else if (a == "--quick") { // CI smoke: one small case per cross-attn setting, once
+            nodeList = { 250 };
+            configList = { 64 };
+            repeat = 1;
+            pythonRepeat = 1;
+        } else {
+            std::printf(
+                "Usage: tgraph-bench model [--nodes 250,1000,4000] [--configs 64,128] [--cross on|off|both]\n"
+                "                          [--repeat 3] [--python-repeat R] [--python-max-nodes N] [--no-python]\n"
+                "                          [--threads T] [--python PYTHON] [--no-step] [--quick]\n"
+                "Times the TGraph layout model's forward (eval, no grad) and training step (forward + hinge\n"
+                "loss + backward + AdamW) on pruned synthetic graphs, each case in a fresh process, best of\n"
+                "--repeat; the same with the PyTorch reference module (bench/model_torch.py, Debian's\n"
+                "python3-torch). GFLOP/s counts the matmul FLOPs of the plain module (training step: 3x the\n"
+                "forward), next to the GEMM peak measured here. Threads default to all cores. --quick: N = 250,\n"
+                "C = 64, one repeat (a smoke run).\n");
+            return a == "--help" || a == "-h" ? 0 : 2;
+        }
+    }
+    if (pythonRepeat < 0)
+        pythonRepeat = repeat;
+    threads = model::initTorchThreads(threads);
+    const bool havePython
+        = pythonRepeat > 0 && std::system((python + " -c 'import numpy, torch' 2>/dev/null").c_str()) == 0;
+
+    const double peak1024 = gemmPeak(1024, 7);
+    const double peak2048 = gemmPeak(2048, 3);
+    const double peak = std::max(peak1024, peak2048);
+    std::printf("tgraph-bench model: LibTorch %s, %d thread%s; GEMM peak %.1f GFLOP/s (1024^3 %.1f, 2048^3 %.1f, "
+                "best of 7/3)\n",
+        model::torchVersion().c_str(), threads, threads == 1 ? "" : "s", peak, peak1024, peak2048);
+    if (pythonRepeat > 0 && !havePython)
+        std::printf("python side skipped: %s cannot import numpy and torch (install python3-torch)\n", python.c_str());
+
+    const fs::path dir = fs::temp_directory_path() / ("tgraph-bench-model-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    const std::string self = fs::read_symlink("/proc/self/exe").string();
+    const int64_t maxConfigs = *std::max_element(configList.begin(), configList.end());
+
+    std::printf("\n%6s %6s %4s %5s | %8s %7s %5s %8s %6s | %8s %7s %5s %8s %6s | %9s %9s\n", "N", "E", "C", "cross",
+        "fwd s", "GFLOP/s", "%peak", "py fwd", "x", "step s", "GFLOP/s", "%peak", "py step", "x", "RSS C++", "RSS py");
+    for (const int64_t targetNodes : nodeList) {
+        const LayoutGraph g = prunedGraphOfSize(targetNodes, maxConfigs, uint64_t(targetNodes));
+        const std::string graphPath = (dir / ("graph-" + std::to_string(targetNodes) + ".npz")).string();
+        saveLayoutGraph(g, graphPath);
+        Normalizer normalizer;
+        normalizer.add(g.nodeFeat);
+        normalizer.finish();
+        for (const bool cross : crossList) {
+            model::ModelOptions options;
+            options.useCrossAttn = cross;
+            torch::manual_seed(7);
+            model::TGraphModel m(options);
+            const std::string weightsPath = (dir / ("weights-" + std::string(cross ? "on" : "off") + ".npz")).string();
+            model::saveWeightsNpz(m, normalizer, weightsPath);
+            for (const int64_t configs : configList) {
+                const int64_t c = std::min(configs, g.configCount());
+                std::vector<std::string> argv { self, "model-case", weightsPath, graphPath, std::to_string(c),
+                    std::to_string(repeat), std::to_string(threads) };
+                if (!doStep)
+                    argv.push_back("--no-step");
+                const CaseResult ours = runCase(argv);
+                CaseResult py;
+                if (havePython && g.nodeCount() <= pythonMaxNodes) {
+                    argv = { python, script, weightsPath, graphPath, std::to_string(c), std::to_string(pythonRepeat),
+                        std::to_string(threads) };
+                    if (!doStep)
+                        argv.push_back("--no-step");
+                    py = runCase(argv);
+                }
+                const double flops = forwardFlops(options, c, g.nodeCount());
+                std::printf("%6lld %6lld %4lld %5s |", (long long)g.nodeCount(), (long long)g.edgeCount(), (long long)c,
+                    cross ? "on" : "off");
+                cell(ours.forward);
+                rate(flops, ours.forward, peak);
+                cell(py.forward);
+                speedup(py.forward / ours.forward);
+                std::printf(" |");
+                cell(ours.step);
+                rate(3 * flops, ours.step, peak);
+                cell(py.step);
+                speedup(py.step / ours.step);
+                std::printf(" | %9s %9s\n", formatBytes(uint64_t(ours.peakRss)).c_str(),
+                    std::isnan(py.peakRss) ? "-" : formatBytes(uint64_t(py.peakRss)).c_str());
+                std::fflush(stdout);
+            }
+        }
+    }
+    fs::remove_all(dir);
+    std::printf("\nGFLOP/s: matmul FLOPs of the plain module (forward %s) / time; training step = 3x forward FLOPs.\n",
+        "C*N*(2*246*W + 2*H*W + 4*H*W per block + gates)");
+    return 0;
+}
+
+} // namespace tgraph::bench

@@ -1,0 +1,706 @@
+// SPDX-License-Identifier: Apache-2.0
+// The model commands as a user runs them through `tgraph` (handed over to tgraph-model): train a
+// few steps on generated layout and tile collections, predict to CSV / npz / Kaggle format, eval,
+// weights export/import, ensembles (repeated --weights and the ensemble.json of a K-fold run),
+// parity with the plain PyTorch module (tests/tools/tgraph_predict_reference.py), and the bad-input
+// list of issue 6: the message names file and place, the exit status is 1 and nothing is left.
+
+#include "core/graphio.h"
+#include "core/metrics.h"
+#include "core/npz.h"
+#include "testutil.h"
+
+#include <QDirIterator>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cmath>
+#include <functional>
+#include <map>
+
+using namespace tgraph;
+
+namespace {
+
+QString tgraphExe() { return testutil::binDir() + "/tgraph"; }
+
+// Model commands run with one LibTorch thread unless a case says otherwise: CTest runs tests side by
+// side on small machines, where OpenMP threads of several processes contending for the same cores
+// make every step many times slower.
+testutil::ProcessResult tg(QStringList args)
+{
+    static const QStringList threaded { "train", "predict", "eval" };
+    if (!args.isEmpty() && threaded.contains(args.front()) && !args.contains("--threads"))
+        args << "--threads"
+             << "1";
+    return testutil::run(tgraphExe(), args);
+}
+
+// Evaluates its argument (a command) once.
+#define VERIFY_OK(command)                                                                                             \
+    do {                                                                                                               \
+        const testutil::ProcessResult result_ = (command);                                                             \
+        QVERIFY2(result_.exitCode == 0 && !result_.crashed, result_.err.constData());                                  \
+    } while (false)
+
+// Every file below `dir`, relative, sorted (to check that a failed command left nothing).
+QStringList filesBelow(const QString& dir)
+{
+    QStringList out;
+    QDirIterator it(dir, QDir::Files | QDir::Hidden, QDirIterator::Subdirectories);
+    while (it.hasNext())
+        out << QDir(dir).relativeFilePath(it.next());
+    out.sort();
+    return out;
+}
+
+using ScoreMap = std::map<std::string, std::vector<float>>;
+
+ScoreMap readScoresNpz(const QString& path)
+{
+    ScoreMap out;
+    NpzReader npz(testutil::str(path));
+    for (const std::string& key : npz.keys()) {
+        const NdArray<float> a = npz.read<float>(key);
+        out[key] = std::vector<float>(a.data(), a.data() + a.size());
+    }
+    return out;
+}
+
+struct CsvScores
+{
+    ScoreMap scores;
+    std::map<std::string, std::vector<int64_t>> ranks;
+    QStringList order; // graph names in file order
+};
+
+// graph,config,score,rank rows; configs must come in order 0..C-1 per graph.
+CsvScores parseScoresCsv(const QByteArray& text)
+{
+    CsvScores out;
+    const QList<QByteArray> lines = text.trimmed().split('\n');
+    if (lines.isEmpty() || lines.front() != "graph,config,score,rank")
+        return out;
+    for (qsizetype i = 1; i < lines.size(); ++i) {
+        const QList<QByteArray> f = lines[i].split(',');
+        if (f.size() != 4)
+            return {};
+        const std::string graph = f[0].toStdString();
+        if (!out.scores.count(graph))
+            out.order << QString::fromStdString(graph);
+        if (f[1].toLongLong() != int64_t(out.scores[graph].size()))
+            return {};
+        out.scores[graph].push_back(f[2].toFloat());
+        out.ranks[graph].push_back(f[3].toLongLong());
+    }
+    return out;
+}
+
+// Largest |a - b| / max(|b|, floor) over all graphs; infinity when the key sets or sizes differ.
+double maxRelativeDifference(const ScoreMap& a, const ScoreMap& b, double floor)
+{
+    if (a.size() != b.size())
+        return INFINITY;
+    double worst = 0;
+    for (const auto& [key, x] : a) {
+        const auto it = b.find(key);
+        if (it == b.end() || it->second.size() != x.size())
+            return INFINITY;
+        for (size_t i = 0; i < x.size(); ++i)
+            worst = std::max(worst,
+                std::abs(double(x[i]) - double(it->second[i])) / std::max(std::abs(double(it->second[i])), floor));
+    }
+    return worst;
+}
+
+// Copies an npz, letting `edit` change the arrays (key -> array, in file order of keys).
+using Arrays = std::vector<std::pair<std::string, NpyArray>>;
+void rewriteNpz(const QString& in, const QString& out, const std::function<void(Arrays&)>& edit)
+{
+    Arrays arrays;
+    {
+        NpzReader r(testutil::str(in));
+        for (const std::string& key : r.keys())
+            arrays.emplace_back(key, r.readRaw(key));
+    }
+    edit(arrays);
+    NpzWriter w(testutil::str(out), NpzCompression::Stored);
+    for (const auto& [key, a] : arrays)
+        w.add(key, a);
+    w.commit();
+}
+
+NpyArray* findArray(Arrays& arrays, const std::string& key)
+{
+    for (auto& [k, a] : arrays)
+        if (k == key)
+            return &a;
+    return nullptr;
+}
+
+void removeArray(Arrays& arrays, const std::string& key)
+{
+    std::erase_if(arrays, [&](const auto& p) { return p.first == key; });
+}
+
+} // namespace
+
+class TestModelCli : public QObject
+{
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+    QString m_layout; // synthetic layout collection: train/ valid/ test/
+    QString m_tile;
+    QString m_ckptOn, m_ckptOff, m_ckptTile; // best.npz of short runs
+    QString m_weightsOn, m_weightsOff, m_weightsTile; // their exported weights
+    testutil::ProcessResult m_refused; // of the last expectRefused()
+
+    QString path(const QString& name) const { return m_dir.filePath(name); }
+    QStringList graphs(const QString& collection, const QString& split) const
+    {
+        QStringList out;
+        for (const QString& f : QDir(collection + "/" + split).entryList({ "*.npz" }, QDir::Files, QDir::Name))
+            out << collection + "/" + split + "/" + f;
+        return out;
+    }
+
+    void train(const QString& data, const QString& out, const QStringList& extra)
+    {
+        const auto r = tg(QStringList { "train", "--data", data, "--steps", "6", "--configs-per-step", "16",
+                              "--eval-every", "0", "--log-every", "3", "--out", out }
+            + extra);
+        VERIFY_OK(r);
+        QVERIFY2(r.out.contains("step 6/6"), r.out.constData());
+        QVERIFY2(QFileInfo(out + "/best.npz").isFile(), qPrintable(filesBelow(out).join(' ')));
+        QVERIFY(QFileInfo(out + "/last.npz").isFile());
+    }
+
+    // Runs a command that must fail on bad input: exit 1, an error line naming every part, and no
+    // file added or removed below the temporary directory (no output, no temporary file).
+    void expectRefused(const QStringList& args, const QStringList& parts)
+    {
+        const QStringList before = filesBelow(m_dir.path());
+        const auto r = m_refused = tg(args);
+        QVERIFY2(!r.crashed, r.err.constData());
+        QVERIFY2(r.exitCode == 1, qPrintable(QString("exit %1: %2").arg(r.exitCode).arg(QString(r.err))));
+        const QString err = QString::fromLocal8Bit(r.err).trimmed();
+        const QStringList lines = err.split('\n');
+        QVERIFY2(!lines.isEmpty(), "no message");
+        const QString message = lines.last();
+        QVERIFY2(message.startsWith("tgraph ") && message.contains(" error: "), qPrintable(err));
+        for (const QString& p : parts)
+            QVERIFY2(message.contains(p), qPrintable("expected '" + p + "' in: " + err));
+        QCOMPARE(filesBelow(m_dir.path()), before);
+    }
+
+    QByteArray predictCsv(const QStringList& weights, const QStringList& data, const QStringList& extra = {})
+    {
+        QStringList args { "predict" };
+        for (const QString& w : weights)
+            args << "--weights" << w;
+        for (const QString& d : data)
+            args << "--data" << d;
+        const auto r = tg(args + extra);
+        if (r.exitCode != 0)
+            qWarning("%s", r.err.constData());
+        return r.exitCode == 0 ? r.out : QByteArray();
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY2(QFileInfo(tgraphExe()).isExecutable(), qPrintable(tgraphExe()));
+        qputenv("OPENBLAS_NUM_THREADS", "1"); // inherited by the children, as --threads 1 (see tg())
+        m_layout = path("layout");
+        m_tile = path("tile");
+        auto r = tg({ "synth", "--collection", "layout", "-o", m_layout, "--graphs", "6", "--configs", "48",
+            "--max-size", "600", "--seed", "3" });
+        VERIFY_OK(r);
+        r = tg({ "synth", "--collection", "tile", "-o", m_tile, "--graphs", "6", "--configs", "24", "--max-size", "600",
+            "--seed", "4" });
+        VERIFY_OK(r);
+        QVERIFY(!graphs(m_layout, "train").isEmpty() && !graphs(m_layout, "valid").isEmpty());
+        QVERIFY(!graphs(m_tile, "train").isEmpty() && !graphs(m_tile, "valid").isEmpty());
+
+        m_ckptOn = path("run-on/best.npz");
+        m_ckptOff = path("run-off/best.npz");
+        m_ckptTile = path("run-tile/best.npz");
+        train(m_layout, path("run-on"), { "--cross-attn", "on" });
+        train(m_layout, path("run-off"), { "--cross-attn", "off", "--seed", "5" });
+        train(m_tile, path("run-tile"), {});
+        if (QTest::currentTestFailed())
+            return;
+        m_weightsOn = path("w-on.npz");
+        m_weightsOff = path("w-off.npz");
+        m_weightsTile = path("w-tile.npz");
+        for (const auto& [ckpt, out] : { std::pair { m_ckptOn, m_weightsOn }, std::pair { m_ckptOff, m_weightsOff },
+                 std::pair { m_ckptTile, m_weightsTile } }) {
+            r = tg({ "weights", "export", ckpt, "-o", out });
+            VERIFY_OK(r);
+            QVERIFY2(r.out.contains("wrote " + out.toLocal8Bit()), r.out.constData());
+        }
+    }
+
+    // CSV to stdout and to a file, npz with the same scores (and numpy reads it), ranks = argsort.
+    void predictCsvAndNpz()
+    {
+        const QStringList valid = graphs(m_layout, "valid");
+        const QString csvPath = path("p/scores.csv");
+        const QString npzPath = path("p/scores.npz");
+        QDir().mkpath(path("p"));
+        const QStringList args { "predict", "--weights", m_ckptOn, "--data", m_layout + "/valid", "--batch-configs",
+            "20" };
+        auto r = tg(args);
+        VERIFY_OK(r);
+        const QByteArray stdoutCsv = r.out;
+        r = tg(args + QStringList { "-o", csvPath });
+        VERIFY_OK(r);
+        QVERIFY(r.out.contains("wrote " + csvPath.toLocal8Bit()));
+        QCOMPARE(testutil::readAll(csvPath), stdoutCsv);
+        VERIFY_OK(tg(args + QStringList { "-o", npzPath }));
+        QCOMPARE(filesBelow(path("p")), QStringList({ "scores.csv", "scores.npz" }));
+
+        const CsvScores csv = parseScoresCsv(stdoutCsv);
+        QCOMPARE(csv.order.size(), valid.size());
+        const ScoreMap npz = readScoresNpz(npzPath);
+        QCOMPARE(npz.size(), size_t(valid.size()));
+        QCOMPARE(maxRelativeDifference(csv.scores, npz, 1e-30), 0.0); // %.9g round-trips a float
+        for (const QString& file : valid) {
+            const std::string name = QFileInfo(file).completeBaseName().toStdString();
+            const LayoutGraph g = loadLayoutGraph(testutil::str(file));
+            QCOMPARE(int64_t(npz.at(name).size()), g.configCount());
+            const std::vector<double> s(npz.at(name).begin(), npz.at(name).end());
+            const std::vector<int64_t> order = rankByScore(s);
+            for (size_t k = 0; k < order.size(); ++k)
+                QCOMPARE(csv.ranks.at(name)[size_t(order[k])], int64_t(k) + 1);
+            // Not a constant model: the scores of one graph differ.
+            QVERIFY(*std::max_element(s.begin(), s.end()) > *std::min_element(s.begin(), s.end()));
+        }
+
+        QString why;
+        if (!testutil::havePythonModules({ "numpy" }, &why))
+            QSKIP(qPrintable(why));
+        r = testutil::run(testutil::python(),
+            { "-c",
+                "import sys, numpy as np\n"
+                "z = np.load(sys.argv[1])\n"
+                "for k in sorted(z.files):\n"
+                "    a = z[k]\n"
+                "    assert a.dtype == np.float32 and a.ndim == 1, (k, a.dtype, a.shape)\n"
+                "    print(k, a.shape[0], repr(float(a.sum())))\n",
+                npzPath });
+        VERIFY_OK(r);
+        const QList<QByteArray> lines = r.out.trimmed().split('\n');
+        QCOMPARE(lines.size(), valid.size());
+        for (const QByteArray& line : lines) {
+            const QList<QByteArray> f = line.split(' ');
+            const auto& scores = npz.at(f[0].toStdString());
+            QCOMPARE(f[1].toLongLong(), qlonglong(scores.size()));
+            double sum = 0;
+            for (float v : scores)
+                sum += v;
+            QVERIFY2(std::abs(f[2].toDouble() - sum) <= 1e-4 * (1 + std::abs(sum)), line.constData());
+        }
+    }
+
+    // eval's metrics are those of the predicted scores against the files' runtimes.
+    void evalMatchesScores()
+    {
+        const QStringList valid = graphs(m_layout, "valid") + graphs(m_layout, "train").mid(0, 1);
+        QStringList args { "eval", "--weights", m_ckptOn, "--batch-configs", "20", "--json" };
+        for (const QString& f : valid)
+            args << "--data" << f;
+        auto r = tg(args);
+        VERIFY_OK(r);
+        const QJsonObject o = QJsonDocument::fromJson(r.out).object();
+        QCOMPARE(o["kind"].toString(), QString("layout"));
+        const QJsonArray rows = o["graphs"].toArray();
+        QCOMPARE(rows.size(), valid.size());
+        const CsvScores csv = parseScoresCsv(predictCsv({ m_ckptOn }, valid, { "--batch-configs", "20" }));
+        QCOMPARE(csv.order.size(), valid.size());
+        double tauSum = 0;
+        for (int i = 0; i < rows.size(); ++i) {
+            const QJsonObject g = rows[i].toObject();
+            QCOMPARE(g["file"].toString(), valid[i]);
+            const LayoutGraph graph = loadLayoutGraph(testutil::str(valid[i]));
+            const auto& s = csv.scores.at(g["graph"].toString().toStdString());
+            const std::vector<double> scores(s.begin(), s.end());
+            const std::vector<double> runtimes(
+                graph.configRuntime.data(), graph.configRuntime.data() + graph.configCount());
+            QCOMPARE(g["configs"].toInt(), int(graph.configCount()));
+            QVERIFY(std::abs(g["kendall_tau"].toDouble() - kendallTauB(runtimes, scores)) < 1e-9);
+            QVERIFY(std::abs(g["opa"].toDouble() - orderedPairAccuracy(runtimes, scores)) < 1e-9);
+            QVERIFY(std::abs(g["slowdown_top5"].toDouble() - topKSlowdown(runtimes, scores, 5)) < 1e-9);
+            tauSum += g["kendall_tau"].toDouble();
+        }
+        const QJsonObject mean = o["mean"].toObject();
+        QCOMPARE(mean["graphs"].toInt(), valid.size());
+        QVERIFY(std::abs(mean["kendall_tau"].toDouble() - tauSum / rows.size()) < 1e-9);
+
+        // The table names every graph and the mean.
+        args.removeAll("--json");
+        r = tg(args);
+        VERIFY_OK(r);
+        for (const QString& name : csv.order)
+            QVERIFY(r.out.contains(name.toLocal8Bit()));
+        QVERIFY(r.out.contains("mean (" + QByteArray::number(valid.size()) + " graphs)"));
+
+        // Tile data get the tile metric.
+        r = tg({ "eval", "--weights", m_ckptTile, "--data", m_tile + "/valid", "--json" });
+        VERIFY_OK(r);
+        const QJsonObject t = QJsonDocument::fromJson(r.out).object();
+        QCOMPARE(t["kind"].toString(), QString("tile"));
+        const double tileScore = t["mean"].toObject()["tile_score"].toDouble();
+        QVERIFY2(tileScore >= 1.0 && tileScore <= 2.0, qPrintable(QString::number(tileScore)));
+
+        // The unlabelled test split has nothing to evaluate against.
+        const QStringList test = graphs(m_layout, "test");
+        if (!test.isEmpty())
+            expectRefused({ "eval", "--weights", m_ckptOn, "--data", test.front() },
+                { QFileInfo(test.front()).fileName(), "config_runtime" });
+    }
+
+    void kaggleCsv()
+    {
+        const QStringList valid = graphs(m_layout, "valid");
+        const QString out = path("k/layout.csv");
+        QDir().mkpath(path("k"));
+        auto r = tg({ "predict", "--weights", m_weightsOn, "--data", m_layout + "/valid", "--kaggle-csv", out,
+            "--collection-id", "layout:xla:default" });
+        VERIFY_OK(r);
+        const CsvScores csv = parseScoresCsv(predictCsv({ m_weightsOn }, { m_layout + "/valid" }));
+        const QList<QByteArray> lines = testutil::readAll(out).trimmed().split('\n');
+        QCOMPARE(lines.front(), QByteArray("ID,TopConfigs"));
+        QCOMPARE(lines.size(), valid.size() + 1);
+        for (int i = 1; i < lines.size(); ++i) {
+            const QList<QByteArray> f = lines[i].split(',');
+            QCOMPARE(f.size(), 2);
+            QVERIFY(f[0].startsWith("layout:xla:default:"));
+            const std::string name = f[0].mid(qsizetype(strlen("layout:xla:default:"))).toStdString();
+            const std::vector<int64_t>& ranks = csv.ranks.at(name);
+            const QList<QByteArray> top = f[1].split(';');
+            QCOMPARE(size_t(top.size()), ranks.size()); // layout: the whole ranking
+            for (int k = 0; k < top.size(); ++k)
+                QCOMPARE(ranks[size_t(top[k].toLongLong())], int64_t(k) + 1);
+        }
+
+        // Tile: the first five, fastest first.
+        const QString tileOut = path("k/tile.csv");
+        VERIFY_OK(tg({ "predict", "--weights", m_weightsTile, "--data", m_tile + "/valid", "--kaggle-csv", tileOut,
+            "--collection-id", "tile:xla" }));
+        const QList<QByteArray> tileLines = testutil::readAll(tileOut).trimmed().split('\n');
+        QCOMPARE(tileLines.size(), graphs(m_tile, "valid").size() + 1);
+        for (int i = 1; i < tileLines.size(); ++i) {
+            QVERIFY(tileLines[i].startsWith("tile:xla:"));
+            QCOMPARE(tileLines[i].split(',')[1].split(';').size(), 5);
+        }
+
+        // A path that does not tell the collection and no --collection-id: refused, nothing written.
+        expectRefused({ "predict", "--weights", m_weightsOn, "--data", valid.front(), "--kaggle-csv", path("k/x.csv") },
+            { QFileInfo(valid.front()).fileName(), "--collection-id" });
+        QVERIFY2(!m_refused.out.contains("predicted fastest"), m_refused.out.constData()); // refused before work
+    }
+
+    // export -> import -> export keeps the weights; predicting with any of them gives the same bytes.
+    void weightsRoundTrip()
+    {
+        const QString imported = path("wr/imported.npz");
+        const QString again = path("wr/again.npz");
+        QDir().mkpath(path("wr"));
+        auto r = tg({ "weights", "import", m_weightsOn, "-o", imported });
+        VERIFY_OK(r);
+        QVERIFY(r.out.contains("--resume"));
+        VERIFY_OK(tg({ "weights", "export", imported, "-o", again }));
+
+        NpzReader a(testutil::str(m_weightsOn));
+        NpzReader b(testutil::str(again));
+        std::vector<std::string> keys = a.keys();
+        std::sort(keys.begin(), keys.end());
+        std::vector<std::string> keysAgain = b.keys();
+        std::sort(keysAgain.begin(), keysAgain.end());
+        QVERIFY(keys == keysAgain);
+        for (const std::string& k : keys) {
+            QVERIFY2(k.rfind("optimizer.", 0) != 0 && k.rfind("checkpoint.", 0) != 0, k.c_str());
+            const NpyArray x = a.readRaw(k);
+            const NpyArray y = b.readRaw(k);
+            QVERIFY2(x.header.shape == y.header.shape && x.data == y.data, k.c_str());
+        }
+        for (const char* k : { "embedding_op.weight", "linear.linear.weight", "linear.cross_attn.temperature",
+                 "convs.0.conv.lin_l.weight", "classifier.bias", "normalizer.mean", "normalizer.std",
+                 "meta.use_cross_attn" })
+            QVERIFY2(std::find(keys.begin(), keys.end(), k) != keys.end(), k);
+        QCOMPARE(NpzReader(testutil::str(m_weightsOff)).contains("linear.cross_attn.temperature"), false);
+
+        const QStringList data { m_layout + "/valid" };
+        const QByteArray fromCkpt = predictCsv({ m_ckptOn }, data);
+        QVERIFY(!fromCkpt.isEmpty());
+        QCOMPARE(predictCsv({ m_weightsOn }, data), fromCkpt);
+        QCOMPARE(predictCsv({ imported }, data), fromCkpt);
+        const QByteArray tile = predictCsv({ m_ckptTile }, { m_tile + "/valid" });
+        QVERIFY(!tile.isEmpty());
+        QCOMPARE(predictCsv({ m_weightsTile }, { m_tile + "/valid" }), tile);
+
+        // An imported checkpoint trains on: resume continues from step 0 with the weights.
+        r = tg({ "train", "--resume", imported, "--data", m_layout, "--steps", "2", "--configs-per-step", "8",
+            "--eval-every", "0", "--out", path("wr/resumed") });
+        VERIFY_OK(r);
+        QVERIFY(QFileInfo(path("wr/resumed/last.npz")).isFile());
+    }
+
+    // The ensemble's scores are the mean of its members' raw scores; ensemble.json expands to them.
+    void ensembles()
+    {
+        const QStringList data { m_layout + "/valid" };
+        const CsvScores on = parseScoresCsv(predictCsv({ m_ckptOn }, data));
+        const CsvScores off = parseScoresCsv(predictCsv({ m_weightsOff }, data));
+        const CsvScores both = parseScoresCsv(predictCsv({ m_ckptOn, m_weightsOff }, data));
+        QVERIFY(!both.scores.empty());
+        ScoreMap mean;
+        for (const auto& [k, v] : on.scores)
+            for (size_t i = 0; i < v.size(); ++i)
+                mean[k].push_back(float((double(v[i]) + double(off.scores.at(k)[i])) / 2));
+        QVERIFY2(maxRelativeDifference(both.scores, mean, 1e-3) < 1e-5,
+            qPrintable(QString::number(maxRelativeDifference(both.scores, mean, 1e-3))));
+        QVERIFY(maxRelativeDifference(on.scores, mean, 1e-3) > 1e-3); // the members differ
+
+        const QString cv = path("cv");
+        auto r = tg({ "train", "--data", m_layout, "--folds", "3", "--train-folds", "2", "--keep", "2", "--steps", "3",
+            "--configs-per-step", "8", "--eval-every", "0", "--out", cv });
+        VERIFY_OK(r);
+        const QJsonObject manifest = QJsonDocument::fromJson(testutil::readAll(cv + "/ensemble.json")).object();
+        QCOMPARE(manifest["folds"].toInt(), 3);
+        QCOMPARE(manifest["trained"].toArray().size(), 2);
+        const QJsonArray members = manifest["ensemble"].toArray();
+        QCOMPARE(members.size(), 2);
+        QStringList memberPaths;
+        for (const auto& m : members)
+            memberPaths << cv + "/" + m.toString();
+        const QByteArray fromManifest = predictCsv({ cv + "/ensemble.json" }, data);
+        QVERIFY(!fromManifest.isEmpty());
+        QCOMPARE(fromManifest, predictCsv(memberPaths, data));
+        const CsvScores single = parseScoresCsv(predictCsv({ memberPaths.front() }, data));
+        QVERIFY(maxRelativeDifference(parseScoresCsv(fromManifest).scores, single.scores, 1e-3) > 1e-4);
+    }
+
+    // `tgraph predict` against the plain PyTorch module on the same weights files, to 1e-4 relative:
+    // cross-attn on and off, an ensemble of both, and the tile model (one python run for all).
+    void pytorchParity()
+    {
+        QString why;
+        if (!testutil::havePythonModules({ "numpy", "torch" }, &why))
+            QSKIP(qPrintable(why + " (install python3-torch)"));
+        struct Case
+        {
+            const char* name;
+            QStringList weights;
+            QString collection;
+        };
+        const Case cases[] = { { "cross-attn on", { m_weightsOn }, m_layout },
+            { "cross-attn off", { m_weightsOff }, m_layout },
+            { "ensemble on+off", { m_weightsOn, m_weightsOff }, m_layout }, { "tile", { m_weightsTile }, m_tile } };
+        QStringList reference { testutil::toolsDir() + "/tgraph_predict_reference.py" };
+        for (int i = 0; i < 4; ++i) {
+            const Case& c = cases[i];
+            const QStringList data = graphs(c.collection, "valid") + graphs(c.collection, "train").mid(0, 2);
+            QStringList args { "predict", "--batch-configs", "20", "-o", path("parity/ours-%1.npz").arg(i) };
+            for (const QString& f : c.weights)
+                args << "--weights" << f;
+            for (const QString& f : data)
+                args << "--data" << f;
+            QDir().mkpath(path("parity"));
+            VERIFY_OK(tg(args));
+            if (i)
+                reference << "--";
+            reference << path("parity/ref-%1.npz").arg(i) << "20" << c.weights.join(',') << data;
+        }
+        VERIFY_OK(testutil::run(testutil::python(), reference));
+        for (int i = 0; i < 4; ++i) {
+            const ScoreMap a = readScoresNpz(path("parity/ours-%1.npz").arg(i));
+            const ScoreMap b = readScoresNpz(path("parity/ref-%1.npz").arg(i));
+            QCOMPARE(a.size(), size_t(3));
+            // Relative to each score, with a floor of 1e-2 for scores near zero (1e-6 absolute there).
+            const double worst = maxRelativeDifference(a, b, 1e-2);
+            qInfo("%s: max relative difference %.3g over %zu graphs", cases[i].name, worst, a.size());
+            QVERIFY2(worst < 1e-4, qPrintable(QString(cases[i].name) + ": " + QString::number(worst)));
+        }
+    }
+
+    // Weights files with a missing, extra or mis-shaped key, of another architecture or with an op
+    // table too small for the graph: refused by predict and by weights export, naming file and key.
+    void badWeights_data()
+    {
+        QTest::addColumn<QString>("base");
+        QTest::addColumn<QString>("edit");
+        QTest::addColumn<QStringList>("parts");
+        QTest::newRow("missing key") << "on"
+                                     << "missing" << QStringList { "convs.0.conv.lin_r.weight" };
+        QTest::newRow("extra key") << "on"
+                                   << "extra" << QStringList { "convs.0.extra.weight" };
+        QTest::newRow("mis-shaped key") << "on"
+                                        << "shape" << QStringList { "linear.linear.weight", "246" };
+        // Another architecture: the widths follow from meta.use_cross_attn (H/2 per branch with cross-attn).
+        QTest::newRow("cross-attn file marked off")
+            << "on"
+            << "meta-off" << QStringList { "linear.linear.weight", "(128, 246)", "cross-attn off" };
+        QTest::newRow("NaN weight") << "on"
+                                    << "nan" << QStringList { "classifier.weight" };
+        QTest::newRow("normalizer std 0") << "off"
+                                          << "std0" << QStringList { "normalizer.std" };
+    }
+
+    void badWeights()
+    {
+        QFETCH(QString, base);
+        QFETCH(QString, edit);
+        QFETCH(QStringList, parts);
+        const QString bad = path("bad-" + edit + ".npz");
+        rewriteNpz(base == "on" ? m_weightsOn : m_weightsOff, bad, [&](Arrays& arrays) {
+            if (edit == "missing")
+                removeArray(arrays, "convs.0.conv.lin_r.weight");
+            if (edit == "extra")
+                arrays.emplace_back("convs.0.extra.weight", NpyArray::from(NdArray<float>({ 3 }, 1.0f)));
+            if (edit == "shape") {
+                NpyArray* a = findArray(arrays, "linear.linear.weight");
+                a->header.shape = { a->header.shape[1], a->header.shape[0] };
+            }
+            if (edit == "meta-off")
+                *findArray(arrays, "meta.use_cross_attn")
+                    = NpyArray::from(NdArray<int64_t>(std::vector<int64_t> {}, 0));
+            if (edit == "nan") {
+                NpyArray* a = findArray(arrays, "classifier.weight");
+                const float nan = NAN;
+                std::memcpy(a->data.data() + 4, &nan, 4);
+            }
+            if (edit == "std0") {
+                NpyArray* a = findArray(arrays, "normalizer.std");
+                std::memset(a->data.data() + 5 * a->header.dtype.itemSize(), 0, a->header.dtype.itemSize());
+            }
+        });
+        const QStringList named = QStringList { "bad-" + edit + ".npz" } + parts;
+        // predict and export share the loader: export for every case, predict, ensembles and import for some.
+        expectRefused({ "weights", "export", bad, "-o", path("out.npz") }, named);
+        if (edit == "shape" || edit == "meta-off")
+            expectRefused({ "predict", "--weights", bad, "--data", m_layout + "/valid", "-o", path("out.csv") }, named);
+        if (edit == "missing") { // the same loader behind ensembles and import
+            expectRefused({ "predict", "--weights", m_weightsOff, "--weights", bad, "--data", m_layout + "/valid", "-o",
+                              path("out.npz") },
+                named);
+            expectRefused({ "weights", "import", bad, "-o", path("out.npz") }, named);
+        }
+        QFile::remove(bad);
+    }
+
+    // An op table smaller than the graph's opcodes, and a tile-model file for layout data.
+    void otherArchitecture()
+    {
+        const QString small = path("small-table.npz");
+        rewriteNpz(m_weightsOff, small, [&](Arrays& arrays) {
+            NpyArray* a = findArray(arrays, "embedding_op.weight");
+            a->header.shape[0] = 3;
+            a->data.resize(size_t(3 * a->header.shape[1]) * a->header.dtype.itemSize());
+        });
+        // The file itself is a valid model with 3 opcodes...
+        VERIFY_OK(tg({ "weights", "export", small, "-o", path("small-again.npz") }));
+        QFile::remove(path("small-again.npz"));
+        // ...that cannot take graphs with larger opcodes.
+        const QString graph = graphs(m_layout, "valid").front();
+        expectRefused({ "predict", "--weights", small, "--data", graph, "-o", path("out.csv") },
+            { QFileInfo(graph).fileName(), "node_opcode", "3" });
+        QFile::remove(small);
+
+        expectRefused({ "predict", "--weights", m_weightsTile, "--data", graph, "-o", path("out.csv") },
+            { QFileInfo(graph).fileName(), "layout graph", "tile" });
+        expectRefused(
+            { "predict", "--weights", m_weightsOn, "--weights", m_weightsTile, "--data", graph }, { "w-tile.npz" });
+        // A graph file is not a weights file.
+        expectRefused({ "weights", "export", graph, "-o", path("out.npz") }, { QFileInfo(graph).fileName() });
+    }
+
+    // Graphs the model cannot take: no configurable node, a single config, NaN features.
+    void badGraphs_data()
+    {
+        QTest::addColumn<QString>("edit");
+        QTest::addColumn<QStringList>("parts");
+        QTest::newRow("no configurable node") << "no-configurable" << QStringList { "node_config" };
+        QTest::newRow("single config") << "single-config" << QStringList { "configuration", "2" };
+        QTest::newRow("NaN feature") << "nan" << QStringList { "node_feat[", "NaN" };
+    }
+
+    void badGraphs()
+    {
+        QFETCH(QString, edit);
+        QFETCH(QStringList, parts);
+        const QString dir = path("badgraph-" + edit);
+        QDir().mkpath(dir);
+        LayoutGraph g = loadLayoutGraph(testutil::str(graphs(m_layout, "train").front()));
+        if (edit == "no-configurable") {
+            g.nodeConfigIds = NdArray<int64_t>({ 0 });
+            g.nodeConfigFeat = NdArray<float>({ g.configCount(), 0, 18 });
+        } else if (edit == "single-config") {
+            NdArray<float> feat({ 1, g.nodeConfigFeat.dim(1), 18 });
+            std::copy_n(g.nodeConfigFeat.data(), feat.size(), feat.data());
+            g.nodeConfigFeat = std::move(feat);
+            g.configRuntime = NdArray<int64_t>::fromVector({ 1 }, { g.configRuntime[0] });
+        } else {
+            g.nodeFeat(3, 5) = NAN;
+        }
+        const QString file = dir + "/bad.npz";
+        saveLayoutGraph(g, testutil::str(file));
+        const QStringList named = QStringList { "bad.npz" } + parts;
+        // A good graph first: the output is under way when the bad one comes, and must not be left.
+        expectRefused({ "predict", "--weights", m_weightsOn, "--data", graphs(m_layout, "valid").front(), "--data",
+                          file, "-o", path("out.npz") },
+            named);
+        expectRefused({ "predict", "--weights", m_weightsOn, "--data", file, "-o", path("out.csv") }, named);
+        expectRefused({ "train", "--data", file, "--steps", "2", "--out", path("run-bad") }, named);
+        QDir(dir).removeRecursively();
+    }
+
+    // An empty directory and outputs that cannot be written.
+    void badPaths()
+    {
+        const QString empty = path("empty");
+        QDir().mkpath(empty);
+        expectRefused({ "predict", "--weights", m_weightsOn, "--data", empty, "-o", path("out.csv") }, { empty });
+        expectRefused({ "train", "--data", empty, "--steps", "2", "--out", path("run-empty") }, { empty });
+        QDir(empty).removeRecursively();
+
+        // A regular file where a directory should be: nothing can be created below it.
+        const QString blocker = path("blocker");
+        testutil::writeAll(blocker, "not a directory\n");
+        const QString valid = m_layout + "/valid";
+        expectRefused({ "train", "--data", m_layout, "--steps", "2", "--out", blocker + "/run" }, { blocker });
+        expectRefused({ "train", "--data", m_layout, "--folds", "3", "--train-folds", "1", "--keep", "1", "--steps",
+                          "2", "--out", blocker + "/cv" },
+            { blocker });
+        expectRefused({ "weights", "export", m_ckptOn, "-o", blocker + "/w.npz" }, { blocker });
+        expectRefused({ "weights", "import", m_weightsOn, "-o", blocker + "/c.npz" }, { blocker });
+        expectRefused({ "predict", "--weights", m_weightsOn, "--data", valid, "-o", blocker + "/s.csv" }, { blocker });
+        expectRefused({ "predict", "--weights", m_weightsOn, "--data", valid, "-o", blocker + "/s.npz" }, { blocker });
+        expectRefused({ "predict", "--weights", m_weightsOn, "--data", valid, "--kaggle-csv", blocker + "/k.csv",
+                          "--collection-id", "layout:xla:default" },
+            { blocker });
+        QFile::remove(blocker);
+
+        // Two graphs of the same name would share an npz key: refused before any work.
+        const QString first = graphs(m_layout, "valid").front();
+        QDir().mkpath(path("dup"));
+        QVERIFY(QFile::copy(first, path("dup/") + QFileInfo(first).fileName()));
+        expectRefused(
+            { "predict", "--weights", m_weightsOn, "--data", first, "--data", path("dup"), "-o", path("s.npz") },
+            { "dup/" + QFileInfo(first).fileName(), "a second graph named '" + QFileInfo(first).completeBaseName() });
+        QDir(path("dup")).removeRecursively();
+
+        // Missing files.
+        expectRefused({ "predict", "--weights", path("nope.npz"), "--data", valid }, { "nope.npz" });
+        expectRefused({ "predict", "--weights", m_weightsOn, "--data", path("nope-dir") }, { "nope-dir" });
+    }
+};
+
+QTEST_GUILESS_MAIN(TestModelCli)
+#include "tst_modelcli.moc"
