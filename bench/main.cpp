@@ -11,12 +11,20 @@
 #include "core/error.h"
 
 #include <cstdio>
+#include <cstdlib>
+#include <unistd.h>
 #include <exception>
 #include <string>
 #include <vector>
 
 int main(int argc, char** argv)
 {
+    // LibTorch's OpenMP threads should sleep, not spin, between parallel regions (as `tgraph` sets
+    // for tgraph-model; see app/cli/plumbing.cpp). libgomp reads it when it loads, so start again.
+    if (!std::getenv("OMP_WAIT_POLICY")) {
+        ::setenv("OMP_WAIT_POLICY", "PASSIVE", 1);
+        ::execv("/proc/self/exe", argv);
+    }
     const std::vector<std::string> args(argv + 1, argv + argc);
     if (args.empty() || args[0] == "--help" || args[0] == "-h") {
         std::printf("Usage: tgraph-bench <benchmark> [options]\n\n"
