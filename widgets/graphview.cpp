@@ -21,7 +21,16 @@ constexpr double kMinimapSceneSize = 1500; // drawings larger than this get a mi
 GraphView::GraphView(QWidget* parent)
     : QGraphicsView(parent)
     , m_minimap(new GraphMinimap(this))
+    , m_zoomAnimation(new QVariantAnimation(this))
 {
+    m_zoomAnimation->setDuration(150);
+    m_zoomAnimation->setEasingCurve(QEasingCurve::OutCubic);
+    connect(m_zoomAnimation, &QVariantAnimation::valueChanged, this, [this](const QVariant& value) {
+        const ViewportAnchor anchor = transformationAnchor();
+        setTransformationAnchor(AnchorViewCenter);
+        zoomBy(value.toDouble() / zoom());
+        setTransformationAnchor(anchor);
+    });
     setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
     setDragMode(QGraphicsView::ScrollHandDrag);
     setTransformationAnchor(QGraphicsView::AnchorUnderMouse);
@@ -36,6 +45,7 @@ double GraphView::zoom() const { return transform().m11(); }
 
 void GraphView::setZoom(double zoom)
 {
+    m_zoomAnimation->stop();
     zoom = std::clamp(zoom, kMinZoom, kMaxZoom);
     setTransform(QTransform::fromScale(zoom, zoom));
     m_minimap->updateViewport();
@@ -52,26 +62,27 @@ void GraphView::zoomBy(double factor)
     Q_EMIT zoomChanged(target);
 }
 
-void GraphView::zoomIn()
+void GraphView::animateZoomTo(double target)
 {
-    const ViewportAnchor anchor = transformationAnchor();
-    setTransformationAnchor(AnchorViewCenter);
-    zoomBy(1.25);
-    setTransformationAnchor(anchor);
+    const bool gliding = m_zoomAnimation->state() == QAbstractAnimation::Running;
+    const double from = zoom();
+    const double base = gliding ? m_zoomAnimation->endValue().toDouble() : from;
+    m_zoomAnimation->stop();
+    target = std::clamp(base * target / from, kMinZoom, kMaxZoom);
+    m_zoomAnimation->setStartValue(from);
+    m_zoomAnimation->setEndValue(target);
+    m_zoomAnimation->start();
 }
 
-void GraphView::zoomOut()
-{
-    const ViewportAnchor anchor = transformationAnchor();
-    setTransformationAnchor(AnchorViewCenter);
-    zoomBy(0.8);
-    setTransformationAnchor(anchor);
-}
+void GraphView::zoomIn() { animateZoomTo(zoom() * 1.25); }
+
+void GraphView::zoomOut() { animateZoomTo(zoom() * 0.8); }
 
 void GraphView::resetZoom() { setZoom(1); }
 
 void GraphView::fitToView()
 {
+    m_zoomAnimation->stop();
     if (!scene() || sceneRect().isEmpty())
         return;
     fitInView(sceneRect(), Qt::KeepAspectRatio);

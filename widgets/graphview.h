@@ -3,6 +3,7 @@
 
 #include <QGraphicsView>
 #include <QPixmap>
+#include <QVariantAnimation>
 
 class GraphMinimap;
 
@@ -40,7 +41,12 @@ protected:
 
 private:
     void zoomBy(double factor);
+    // Zoom buttons and keys glide to `target` (anchored at the view's centre) over ~150 ms; a
+    // request while gliding continues from the previous target.
+    void animateZoomTo(double target);
     void updateMinimap();
+
+    QVariantAnimation* m_zoomAnimation = nullptr;
 
     QString m_placeholder;
     GraphMinimap* m_minimap = nullptr;

@@ -6,6 +6,7 @@
 #include "app/studio/mainwindow.h"
 #include "core/graphio.h"
 #include "core/hlogen.h"
+#include "core/hloproto.h"
 #include "core/hlotext.h"
 #include "core/opcodes.h"
 #include "core/synthetic.h"
@@ -21,6 +22,7 @@
 #include <QAbstractButton>
 #include <QApplication>
 #include <QDialog>
+#include <QDir>
 #include <QLabel>
 #include <QLineEdit>
 #include <QLocale>
@@ -54,6 +56,7 @@ private Q_SLOTS:
     void aboutDialogListsVersions();
     void openAddsSummaryTab();
     void opensHloModulesAndTuningRecords();
+    void opensProtobufModulesAndTileGraphs();
     void corruptFileShowsBanner();
     void cancelDropsTheLoad();
     void recentFilesRememberOpenedFiles();
@@ -233,6 +236,63 @@ void TestStudio::opensHloModulesAndTuningRecords()
         qPrintable(record->fieldText(Field::TuningRuns)));
     QCOMPARE(record->fieldText(Field::Configs), QLocale().toString(112));
     saveScreenshot(window, QStringLiteral("studio-tuning-record.png"));
+}
+
+// The other formats: a serialized xla.HloModuleProto, the same module wrapped in an xla.HloProto
+// (field 1, hlo_module), and a tile-collection .npz. Each opens in a tab with its format named.
+void TestStudio::opensProtobufModulesAndTileGraphs()
+{
+    tgraph::HloGenSpec spec;
+    spec.family = "mlp";
+    spec.instructions = 300;
+    const tgraph::HloModule module = tgraph::parseHloText(tgraph::generateHloText(spec), "mlp.hlo");
+    const std::string proto = tgraph::encodeHloModuleProto(module);
+    std::string wrapped = "\x0a"; // HloProto.hlo_module: field 1, length-delimited
+    for (uint64_t n = proto.size();; n >>= 7) {
+        wrapped += char((n & 0x7f) | (n >= 0x80 ? 0x80 : 0));
+        if (n < 0x80)
+            break;
+    }
+    wrapped += proto;
+    const QString modulePb = m_dir.filePath(QStringLiteral("module.pb"));
+    const QString hloProto = m_dir.filePath(QStringLiteral("hloproto.pb"));
+    testutil::writeAll(modulePb, QByteArray::fromStdString(proto));
+    testutil::writeAll(hloProto, QByteArray::fromStdString(wrapped));
+    const QString tiles = m_dir.filePath(QStringLiteral("tiles"));
+    const auto r = testutil::run(testutil::binDir() + QStringLiteral("/tgraph"),
+        { "synth", "--collection", "tile", "-o", tiles, "--graphs", "3", "--configs", "12", "--max-size", "400" });
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    const QStringList tileFiles = QDir(tiles + QStringLiteral("/train")).entryList({ QStringLiteral("*.npz") });
+    QVERIFY(!tileFiles.isEmpty());
+
+    MainWindow window;
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    window.openFiles({ modulePb, hloProto, tiles + QStringLiteral("/train/") + tileFiles.front() });
+    QTRY_COMPARE_WITH_TIMEOUT(window.tabWidget()->count(), 3, kLoadTimeoutMs);
+    QVERIFY(waitForLoads(window));
+    QVERIFY(!window.errorBanner()->isVisible());
+    const auto nodes = QLocale().toString(qlonglong(module.instructions.size()));
+    QStringList sources;
+    for (int i = 0; i < 3; ++i)
+        sources << window.summaryView(i)->fieldText(Field::Source);
+    QVERIFY2(std::count_if(sources.begin(), sources.end(),
+                 [](const QString& s) { return s.startsWith(QStringLiteral("xla.HloModuleProto")); })
+            == 1,
+        qPrintable(sources.join(QStringLiteral(" | "))));
+    QVERIFY2(std::count_if(sources.begin(), sources.end(),
+                 [](const QString& s) { return s.startsWith(QStringLiteral("xla.HloProto")); })
+            == 1,
+        qPrintable(sources.join(QStringLiteral(" | "))));
+    int tile = 0;
+    for (int i = 0; i < 3; ++i) {
+        GraphSummaryView* view = window.summaryView(i);
+        if (view->fieldText(Field::Kind).contains(QStringLiteral("tile"), Qt::CaseInsensitive))
+            ++tile;
+        else
+            QCOMPARE(view->fieldText(Field::Nodes), nodes); // both protobufs: the whole module
+    }
+    QCOMPARE(tile, 1);
 }
 
 void TestStudio::openAddsSummaryTab()
