@@ -245,17 +245,6 @@ void saveCheckpoint(const Checkpoint& c, const std::string& path)
     w.commit();
 }
 
-GraphKind weightsKind(const std::string& path)
-{
-    NpzReader npz(path);
-    if (npz.contains("head.0.weight"))
-        return GraphKind::Tile;
-    if (npz.contains("classifier.weight"))
-        return GraphKind::Layout;
-    throw InputError(path, "",
-        "neither a layout-model (classifier.weight) nor a tile-model (head.0.weight) weights file or checkpoint");
-}
-
 bool isCheckpoint(const std::string& path) { return NpzReader(path).contains(kCheckpointVersionKey); }
 
 Checkpoint loadCheckpoint(const std::string& path)
@@ -273,16 +262,11 @@ Checkpoint loadCheckpoint(const std::string& path)
                     + std::to_string(kCheckpointVersion) + ")");
     }
     // The weights part, with all of weights.h's checks.
-    c.kind = weightsKind(path);
-    if (c.kind == GraphKind::Layout) {
-        LayoutWeights w = loadWeightsNpz(path);
-        c.layout = w.model;
-        c.normalizer = w.normalizer;
-    } else {
-        TileWeights w = loadTileWeightsNpz(path);
-        c.tile = w.model;
-        c.normalizer = w.normalizer;
-    }
+    AnyWeights w = loadAnyWeightsNpz(path);
+    c.kind = w.kind;
+    c.layout = w.layout;
+    c.tile = w.tile;
+    c.normalizer = w.normalizer;
 
     StateReader r(path);
     r.require(kCheckpointVersionKey);
@@ -352,16 +336,11 @@ Checkpoint loadCheckpoint(const std::string& path)
 Checkpoint checkpointFromWeights(const std::string& weightsPath)
 {
     Checkpoint c;
-    c.kind = weightsKind(weightsPath);
-    if (c.kind == GraphKind::Layout) {
-        LayoutWeights w = loadWeightsNpz(weightsPath);
-        c.layout = w.model;
-        c.normalizer = w.normalizer;
-    } else {
-        TileWeights w = loadTileWeightsNpz(weightsPath);
-        c.tile = w.model;
-        c.normalizer = w.normalizer;
-    }
+    AnyWeights w = loadAnyWeightsNpz(weightsPath);
+    c.kind = w.kind;
+    c.layout = w.layout;
+    c.tile = w.tile;
+    c.normalizer = w.normalizer;
     c.options.model = c.modelOptions();
     for (const auto& [name, p] : namedParameters(c.module()))
         c.moments[name] = { torch::zeros_like(p), torch::zeros_like(p) };

@@ -28,6 +28,7 @@
 #include "tgraphmodel.h"
 #include "tilemodel.h"
 #include "trainoptions.h"
+#include "weights.h"
 
 #include "core/graph.h"
 #include "core/normalizer.h"
@@ -79,8 +80,6 @@ Checkpoint loadCheckpoint(const std::string& path);
 // the weights.
 Checkpoint checkpointFromWeights(const std::string& weightsPath);
 
-// Layout or tile, from the keys of a weights file or checkpoint (InputError when neither).
-GraphKind weightsKind(const std::string& path);
 bool isCheckpoint(const std::string& path);
 
 } // namespace tgraph::model

@@ -115,19 +115,11 @@ std::vector<EnsembleMember> loadEnsemble(const std::vector<std::string>& paths)
     for (const std::string& path : paths) {
         EnsembleMember m;
         m.path = path;
-        {
-            NpzReader npz(path);
-            m.kind = npz.contains("head.0.weight") ? GraphKind::Tile : GraphKind::Layout;
-        }
-        if (m.kind == GraphKind::Layout) {
-            LayoutWeights w = loadWeightsNpz(path);
-            m.layout = w.model;
-            m.normalizer = w.normalizer;
-        } else {
-            TileWeights w = loadTileWeightsNpz(path);
-            m.tile = w.model;
-            m.normalizer = w.normalizer;
-        }
+        AnyWeights w = loadAnyWeightsNpz(path);
+        m.kind = w.kind;
+        m.layout = w.layout;
+        m.tile = w.tile;
+        m.normalizer = w.normalizer;
         if (!members.empty() && members.front().kind != m.kind)
             throw InputError(path, "",
                 std::string("holds a ") + graphKindName(m.kind) + "-model but " + members.front().path + " a "

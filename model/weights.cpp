@@ -271,4 +271,31 @@ LayoutWeights loadWeightsNpz(const std::string& path) { return loadWeights<Layou
 
 TileWeights loadTileWeightsNpz(const std::string& path) { return loadWeights<TileWeights>(path, true); }
 
+GraphKind weightsKind(const std::string& path)
+{
+    NpzReader npz(path);
+    if (npz.contains("head.0.weight"))
+        return GraphKind::Tile;
+    if (npz.contains("classifier.weight"))
+        return GraphKind::Layout;
+    throw InputError(path, "",
+        "neither a layout-model (classifier.weight) nor a tile-model (head.0.weight) weights file or checkpoint");
+}
+
+AnyWeights loadAnyWeightsNpz(const std::string& path)
+{
+    AnyWeights any;
+    any.kind = weightsKind(path);
+    if (any.kind == GraphKind::Layout) {
+        LayoutWeights w = loadWeightsNpz(path);
+        any.layout = w.model;
+        any.normalizer = std::move(w.normalizer);
+    } else {
+        TileWeights w = loadTileWeightsNpz(path);
+        any.tile = w.model;
+        any.normalizer = std::move(w.normalizer);
+    }
+    return any;
+}
+
 } // namespace tgraph::model

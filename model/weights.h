@@ -29,6 +29,7 @@
 #include "tgraphmodel.h"
 #include "tilemodel.h"
 
+#include "core/graph.h"
 #include "core/normalizer.h"
 
 #include <string>
@@ -66,5 +67,18 @@ void addWeightArrays(NpzWriter& writer, const TileModel& model, const Normalizer
 // The returned model is in eval mode.
 LayoutWeights loadWeightsNpz(const std::string& path);
 TileWeights loadTileWeightsNpz(const std::string& path);
+
+// Layout or tile, from the keys of a weights file or checkpoint (InputError when neither).
+GraphKind weightsKind(const std::string& path);
+
+// A weights file or checkpoint of either kind (weightsKind), loaded with all the checks above.
+struct AnyWeights
+{
+    GraphKind kind = GraphKind::Layout;
+    TGraphModel layout { nullptr }; // kind == Layout
+    TileModel tile { nullptr }; // kind == Tile
+    Normalizer normalizer;
+};
+AnyWeights loadAnyWeightsNpz(const std::string& path);
 
 } // namespace tgraph::model

@@ -5,7 +5,6 @@
 
 #include "core/error.h"
 #include "core/format.h"
-#include "core/npz.h"
 #include "core/project.h"
 
 #include <algorithm>
@@ -265,20 +264,9 @@ int exportRun(Project& project, const ArgParser& p)
         if (r.checkpoint.empty() && !fs::exists(best, ec))
             throw InputError(project.path(), "run " + r.id.substr(0, 8), "has no checkpoint to export weights from");
         const std::string checkpoint = fs::exists(best, ec) ? best : project.absolutePath(r.checkpoint);
-        NpzReader in(checkpoint);
-        NpzWriter out(weights, NpzCompression::Stored);
-        int64_t arrays = 0;
-        for (const std::string& key : in.keys()) {
-            static const char* training[] = { "optimizer.", "scheduler.", "rng.", "train.", "checkpoint." };
-            if (std::any_of(std::begin(training), std::end(training),
-                    [&](const char* prefix) { return key.starts_with(prefix); }))
-                continue;
-            out.add(key, in.readRaw(key));
-            ++arrays;
-        }
-        out.commit();
-        std::printf(
-            "wrote %s: %lld arrays from checkpoint %s\n", weights.c_str(), (long long)arrays, checkpoint.c_str());
+        // `tgraph weights export` checks the checkpoint and writes exactly the weights keys.
+        std::fflush(stdout);
+        return execModelCommand({ "weights", "export", checkpoint, "-o", weights });
     }
     return ExitOk;
 }

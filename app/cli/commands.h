@@ -34,6 +34,10 @@ const std::vector<Command>& modelCommands();
 // (returns ExitUsage). Returns -1 when the command should go on.
 int parseOrExit(ArgParser& parser, const std::vector<std::string>& args);
 int usageError(const std::string& command, const std::string& message);
+// No arguments, `--help`, `-h` or `help [COMMAND]` before a command: prints the overview (via
+// `printHelp`) and returns the exit code, or turns `help COMMAND` into `COMMAND --help` and
+// returns -1 (go on), as for any other command line.
+int handleTopLevelHelp(std::vector<std::string>& args, void (*printHelp)());
 // Runs `body`, mapping tgraph::InputError to ExitBadInput, Cancelled to ExitCancelled and
 // std::bad_alloc to ExitBadInput with one line on stderr each.
 int guarded(const std::string& command, int (*body)(const ArgParser&), const ArgParser& parser);

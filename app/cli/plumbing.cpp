@@ -64,6 +64,23 @@ int execSibling(const std::string& executable, const std::vector<std::string>& a
     return 3;
 }
 
+int handleTopLevelHelp(std::vector<std::string>& args, void (*printHelp)())
+{
+    if (args.empty()) {
+        printHelp();
+        return ExitUsage;
+    }
+    const std::string first = args.front();
+    if (first != "--help" && first != "-h" && first != "help")
+        return -1;
+    if (first == "help" && args.size() > 1) {
+        args = { args[1], "--help" };
+        return -1;
+    }
+    printHelp();
+    return ExitOk;
+}
+
 int guarded(const std::string& command, int (*body)(const ArgParser&), const ArgParser& parser)
 {
     try {

@@ -32,19 +32,9 @@ void printHelp()
 int main(int argc, char** argv)
 {
     std::vector<std::string> args(argv + 1, argv + argc);
-    if (args.empty()) {
-        printHelp();
-        return ExitUsage;
-    }
+    if (const int rc = handleTopLevelHelp(args, printHelp); rc >= 0)
+        return rc;
     const std::string first = args.front();
-    if (first == "--help" || first == "-h" || first == "help") {
-        if (first == "help" && args.size() > 1)
-            args = { args[1], "--help" };
-        else {
-            printHelp();
-            return ExitOk;
-        }
-    }
     if (first == "--version") {
         std::printf(
             "tgraph-model %s (LibTorch %s)\n", tgraph::projectVersion().c_str(), tgraph::model::torchVersion().c_str());

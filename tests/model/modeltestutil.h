@@ -8,12 +8,16 @@
 
 #include "core/graph.h"
 #include "core/normalizer.h"
+#include "core/npz.h"
 #include "core/prune.h"
 #include "core/synthetic.h"
 
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <map>
+#include <set>
+#include <string>
 
 namespace modeltest {
 
@@ -92,6 +96,20 @@ inline void randomize(torch::nn::Module& m)
         else
             p.value().add_(torch::randn_like(p.value()) * 0.05);
     }
+}
+
+// Copies an npz, dropping `drop` and adding/replacing `put`.
+inline void rewriteNpz(const std::string& from, const std::string& to, const std::set<std::string>& drop,
+    const std::map<std::string, NpyArray>& put = {})
+{
+    NpzReader in(from);
+    NpzWriter out(to, NpzCompression::Stored);
+    for (const std::string& key : in.keys())
+        if (!drop.count(key) && !put.count(key))
+            out.add(key, in.readRaw(key));
+    for (const auto& [key, array] : put)
+        out.add(key, array);
+    out.commit();
 }
 
 inline double maxAbs(const torch::Tensor& t) { return t.abs().max().item<double>(); }

@@ -154,20 +154,6 @@ torch::Tensor tensorOf(const NdArray<float>& a)
     return torch::from_blob(const_cast<float*>(a.data()), shape, torch::kFloat32).clone();
 }
 
-// Copies a weights npz, dropping `drop` and adding/replacing `put`.
-void rewriteNpz(const std::string& from, const std::string& to, const std::set<std::string>& drop,
-    const std::map<std::string, NpyArray>& put)
-{
-    NpzReader in(from);
-    NpzWriter out(to, NpzCompression::Stored);
-    for (const std::string& key : in.keys())
-        if (!drop.count(key) && !put.count(key))
-            out.add(key, in.readRaw(key));
-    for (const auto& [key, array] : put)
-        out.add(key, array);
-    out.commit();
-}
-
 } // namespace
 
 class TestModel : public QObject

@@ -27,6 +27,7 @@
 #include "core/synthcollection.h"
 #include "core/trainingevents.h"
 #include "core/trainingset.h"
+#include "modeltestutil.h"
 #include "testutil.h"
 
 #include <QTemporaryDir>
@@ -42,14 +43,14 @@
 
 using namespace tgraph;
 using namespace tgraph::model;
+using modeltest::rewriteNpz;
 
 namespace {
 
 namespace fs = std::filesystem;
 
 // A simulated layout collection DIR/{train,valid}/*.npz (no test split): small modules so a step
-// takes milliseconds. The unet family is left out: its 3-D variants have tensors of rank > 6,
-// whose node layout tokens the model's 8-row table cannot hold (batch.h refuses them).
+// takes milliseconds. The unet family is left out (its 3-D variants make larger graphs).
 SynthCollectionResult writeLayoutCollection(
     const std::string& dir, int graphs, int64_t configs, uint64_t seed, double validShare = 0.25)
 {
@@ -91,20 +92,6 @@ double maxDifference(const std::map<std::string, torch::Tensor>& a, const std::m
     for (const auto& [name, t] : a)
         worst = std::max(worst, (t - b.at(name)).abs().max().item<double>());
     return worst;
-}
-
-// Copies an npz, dropping `drop` and adding/replacing `put`.
-void rewriteNpz(const std::string& from, const std::string& to, const std::set<std::string>& drop,
-    const std::map<std::string, NpyArray>& put = {})
-{
-    NpzReader in(from);
-    NpzWriter out(to, NpzCompression::Stored);
-    for (const std::string& key : in.keys())
-        if (!drop.count(key) && !put.count(key))
-            out.add(key, in.readRaw(key));
-    for (const auto& [key, array] : put)
-        out.add(key, array);
-    out.commit();
 }
 
 template <class T> NpyArray rawArray(const std::vector<int64_t>& shape, const std::vector<T>& values)
