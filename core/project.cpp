@@ -793,6 +793,18 @@ std::vector<PredictionRecord> Project::predictions(
     return out;
 }
 
+std::vector<std::string> Project::predictedGraphs(const std::string& runId, int64_t step) const
+{
+    std::vector<std::string> out;
+    SqliteStatement s(*m_db,
+        "SELECT DISTINCT g.path FROM predictions p JOIN graphs g ON g.id = p.graph_id "
+        "WHERE p.run_id = ?1 AND p.step = ?2 ORDER BY g.path");
+    s.bind(1, runId).bind(2, step);
+    while (s.step())
+        out.push_back(s.text(0));
+    return out;
+}
+
 // ---- paths ----------------------------------------------------------------------------------
 
 std::string Project::relativePath(const std::string& path) const

@@ -175,6 +175,8 @@ public:
     std::vector<GraphMetricRecord> graphMetrics(const std::string& runId, int64_t step = -1) const;
     // `graph` as graphMetrics() reports it, or a path relative to the working directory.
     std::vector<PredictionRecord> predictions(const std::string& runId, int64_t step, const std::string& graph) const;
+    // The graphs (as graphMetrics() reports them) with predictions of the run at `step`, by path.
+    std::vector<std::string> predictedGraphs(const std::string& runId, int64_t step) const;
 
     // Path helpers. relativePath throws InputError when `path` leaves the project folder.
     std::string relativePath(const std::string& path) const;

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 #include <unistd.h>
 
 namespace tgraph {
@@ -166,8 +167,10 @@ void RunWriter::runEvent(const RunEvent& e)
 }
 
 void RunWriter::predictions(int64_t step, const std::string& graph, const std::vector<double>& scores,
-    const std::vector<int64_t>& runtimes, int fold)
+    const std::vector<int64_t>& runtimes, int fold, const std::vector<int64_t>& configIds)
 {
+    if (!configIds.empty() && configIds.size() != scores.size())
+        throw std::invalid_argument("RunWriter::predictions: config ids and scores differ in length");
     const std::string run = runFor(fold);
     const int64_t graphKey = m_project.graphId(graph);
     SqliteDb& db = m_project.db();
@@ -176,7 +179,11 @@ void RunWriter::predictions(int64_t step, const std::string& graph, const std::v
         "INSERT OR REPLACE INTO predictions(run_id, step, graph_id, config, score, runtime_ns) "
         "VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
     for (size_t c = 0; c < scores.size(); ++c) {
-        s.bind(1, run).bind(2, step).bind(3, graphKey).bind(4, int64_t(c)).bind(5, scores[c]);
+        s.bind(1, run)
+            .bind(2, step)
+            .bind(3, graphKey)
+            .bind(4, configIds.empty() ? int64_t(c) : configIds[c])
+            .bind(5, scores[c]);
         s.bind(6, c < runtimes.size() ? runtimes[c] : int64_t(0)).run();
     }
     t.commit();

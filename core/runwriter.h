@@ -43,9 +43,10 @@ public:
     // Any other series (context "train", "valid", "system", ...), buffered like step metrics.
     void logMetric(
         const std::string& key, int64_t step, double value, const std::string& context = "train", int fold = -1);
-    // Scores (and runtimes when known, else 0) of every config of one graph at `step`.
+    // Scores (and runtimes when known, else 0) of the configs of one graph at `step`: row i is
+    // config configIds[i] (config i when configIds is empty, i.e. every config of the graph).
     void predictions(int64_t step, const std::string& graph, const std::vector<double>& scores,
-        const std::vector<int64_t>& runtimes, int fold = -1);
+        const std::vector<int64_t>& runtimes, int fold = -1, const std::vector<int64_t>& configIds = {});
     void flush();
     // Final status of the run (and of its fold runs that are still running).
     void finish(RunStatus status, const std::string& message = {});

@@ -391,6 +391,20 @@ void GraphPage::setOverlayColumn(int column)
         pane->setOverlay(column < 0 ? nullptr : &m_overlay);
 }
 
+void GraphPage::setOverlay(NodeOverlay overlay)
+{
+    if (overlay.isEmpty()) {
+        setOverlayColumn(-1);
+        return;
+    }
+    m_overlay = std::move(overlay);
+    m_colorBar->setOverlay(m_overlay.name, m_overlay.minimum, m_overlay.maximum);
+    m_colorBar->show();
+    m_legend->hide();
+    for (GraphPane* pane : { m_full, m_pruned })
+        pane->setOverlay(&m_overlay);
+}
+
 namespace {
 
 QList<GraphExport::Panel> panelsOf(const QList<GraphPane*>& panes)

@@ -62,6 +62,9 @@ public:
 
     // Colour nodes by node_feat column `column` (-1 = by opcode).
     void setOverlayColumn(int column);
+    // Colour nodes by any per-node values (a config's layout choices, attributions); an empty
+    // overlay goes back to colouring by opcode.
+    void setOverlay(NodeOverlay overlay);
     const NodeOverlay& overlay() const { return m_overlay; }
 
     // The drawing as shown: both panes in the split view, else the current pane.

@@ -20,8 +20,8 @@ constexpr double kMinimapSceneSize = 1500; // drawings larger than this get a mi
 
 GraphView::GraphView(QWidget* parent)
     : QGraphicsView(parent)
-    , m_minimap(new GraphMinimap(this))
     , m_zoomAnimation(new QVariantAnimation(this))
+    , m_minimap(new GraphMinimap(this))
 {
     m_zoomAnimation->setDuration(150);
     m_zoomAnimation->setEasingCurve(QEasingCurve::OutCubic);

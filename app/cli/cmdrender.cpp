@@ -12,9 +12,15 @@ int runRender(const std::vector<std::string>& args)
         "Draw a graph file (.npz, HLO text, HLO / tuning-record protobuf) as the studio's graph view does,\n"
         "without a window, into a PNG or SVG file: the whole graph (large modules collapsed to their\n"
         "computations), the pruned graph, both side by side, or the neighbourhood of one node. Runs\n"
-        "tgraph-studio --render (built with the GUI).",
+        "tgraph-studio --render (built with the GUI).\n"
+        "Analysis views run a model on FILE (or a collection directory) or read an inference run stored in a\n"
+        "project: scatter (true vs predicted rank), scatter-score (runtime vs score), tau-strip (Kendall tau per\n"
+        "graph), attention (channel gates per layer), cross-attention (softmax over configs).",
         "FILE -o OUT.png|OUT.svg [--view graph|pruned|split|computations] [--node NAME|#ID [--radius R]] "
-        "[--module K]");
+        "[--module K]\n"
+        "       tgraph render FILE|DIR --view scatter|scatter-score|tau-strip|attention|cross-attention --weights W "
+        "-o OUT\n"
+        "       tgraph render --view scatter|tau-strip --project P.tgproj --run RUN -o OUT");
     p.addPositional("FILE", "the graph or module to draw");
     p.addOption("--output", "-o", "OUT", "the .png or .svg file to write");
     p.addOption("--view", "", "VIEW",
@@ -22,14 +28,31 @@ int runRender(const std::vector<std::string>& args)
     p.addOption("--node", "", "NAME", "draw the neighbourhood of this node (instruction name or #id)");
     p.addOption("--radius", "", "R", "with --node: hops around the node, 1 to 3", "2");
     p.addOption("--module", "", "K", "which module of a tuning record with several (from 0)", "0");
+    p.addOption(
+        "--weights", "", "W", "analysis views: the model (weights .npz, checkpoint, ensemble.json; repeatable)");
+    p.addOption("--project", "", "P", "analysis views: a project with a stored inference run (with --run)");
+    p.addOption("--run", "", "RUN", "with --project: the run (id, id prefix or name)");
     if (const int rc = parseOrExit(p, args); rc >= 0)
         return rc;
-    if (p.positionals().size() != 1)
-        return usageError("render", "give exactly one FILE");
+    const bool stored = p.has("--project") || p.has("--run");
+    if (stored && !(p.has("--project") && p.has("--run")))
+        return usageError("render", "--project and --run go together");
+    if (p.positionals().size() != (stored ? 0u : 1u) && !(stored && p.positionals().size() == 1))
+        return usageError("render", "give exactly one FILE (or --project P --run RUN)");
     if (p.value("--output").empty())
         return usageError("render", "missing -o OUT.png|OUT.svg");
-    std::vector<std::string> studio { "--render", p.positionals().front(), "--view", p.value("--view"), "--radius",
-        p.value("--radius"), "--module", p.value("--module"), "-o", p.value("--output") };
+    const std::string input = p.positionals().empty() ? std::string() : p.positionals().front();
+    std::vector<std::string> studio { "--render", input, "--view", p.value("--view"), "--radius", p.value("--radius"),
+        "--module", p.value("--module"), "-o", p.value("--output") };
+    for (const std::string& w : p.values("--weights")) {
+        studio.push_back("--weights");
+        studio.push_back(w);
+    }
+    for (const char* option : { "--project", "--run" })
+        if (p.has(option)) {
+            studio.push_back(option);
+            studio.push_back(p.value(option));
+        }
     if (p.has("--node")) {
         studio.push_back("--node");
         studio.push_back(p.value("--node"));

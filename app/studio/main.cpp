@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+#include "analysisrender.h"
 #include "headlessrender.h"
 #include "mainwindow.h"
 
@@ -28,8 +29,9 @@ void setupParser(QCommandLineParser& parser)
         QStringLiteral("FILE") });
     parser.addOption({ QStringLiteral("view"),
         QCoreApplication::translate("main",
-            "With --render: graph, pruned, split (before / after pruning) or "
-            "computations (each computation one box). Default: graph."),
+            "With --render: graph, pruned, split (before / after pruning), computations (each computation "
+            "one box); with --weights or --project/--run: scatter, scatter-score, tau-strip (FILE may be a "
+            "collection directory), attention, cross-attention. Default: graph."),
         QStringLiteral("VIEW"), QStringLiteral("graph") });
     parser.addOption({ QStringLiteral("node"),
         QCoreApplication::translate("main", "With --render: draw the neighbourhood of this node (name or #id)."),
@@ -40,6 +42,15 @@ void setupParser(QCommandLineParser& parser)
     parser.addOption({ QStringLiteral("module"),
         QCoreApplication::translate("main", "With --render: which module of a tuning record (from 0)."),
         QStringLiteral("N"), QStringLiteral("0") });
+    parser.addOption({ QStringLiteral("weights"),
+        QCoreApplication::translate("main", "With an analysis view: the model (repeatable: an ensemble)."),
+        QStringLiteral("W") });
+    parser.addOption({ QStringLiteral("project"),
+        QCoreApplication::translate("main", "With an analysis view and --run: a project holding stored results."),
+        QStringLiteral("P") });
+    parser.addOption({ QStringLiteral("run"),
+        QCoreApplication::translate("main", "With --project: the inference run (id, prefix or name)."),
+        QStringLiteral("RUN") });
     parser.addOption({ { QStringLiteral("o"), QStringLiteral("output") },
         QCoreApplication::translate("main", "With --render: the .png or .svg file to write."), QStringLiteral("OUT") });
 }
@@ -55,6 +66,26 @@ bool asksToRender(int argc, char** argv)
 // Exit codes: 0 written, 1 bad input or output, 2 bad usage.
 int runRender(const QCommandLineParser& parser)
 {
+    if (isAnalysisView(parser.value(QStringLiteral("view")))) {
+        AnalysisRenderRequest analysis;
+        analysis.view = parser.value(QStringLiteral("view"));
+        analysis.input = parser.value(QStringLiteral("render"));
+        analysis.weights = parser.values(QStringLiteral("weights"));
+        analysis.project = parser.value(QStringLiteral("project"));
+        analysis.run = parser.value(QStringLiteral("run"));
+        analysis.output = parser.value(QStringLiteral("output"));
+        if (analysis.output.isEmpty()) {
+            std::fprintf(stderr, "tgraph-studio: --render needs -o OUT.png|svg\n");
+            return 2;
+        }
+        QString error;
+        if (!renderAnalysis(analysis, &error)) {
+            std::fprintf(stderr, "tgraph-studio: %s\n", qPrintable(error));
+            return 1;
+        }
+        std::printf("%s: %s view written\n", qPrintable(analysis.output), qPrintable(analysis.view));
+        return 0;
+    }
     RenderRequest request;
     request.input = parser.value(QStringLiteral("render"));
     request.output = parser.value(QStringLiteral("output"));

@@ -3,6 +3,7 @@
 
 #include "aboutdialog.h"
 #include "graphloader.h"
+#include "inferencepanel.h"
 #include "recentfiles.h"
 #include "studiolog.h"
 
@@ -13,6 +14,7 @@
 #include "widgets/graphsummaryview.h"
 #include "widgets/graphview.h"
 #include "widgets/nodeinspector.h"
+#include "widgets/nodeoverlay.h"
 
 #include <QAction>
 #include <QApplication>
@@ -38,8 +40,11 @@
 #include <QTabBar>
 #include <QTabWidget>
 #include <QToolButton>
+
 #include <QTreeWidget>
 #include <QVBoxLayout>
+#include <algorithm>
+#include <limits>
 
 namespace {
 
@@ -310,10 +315,72 @@ void MainWindow::setupDocks()
     m_inspectorDock->setWidget(m_inspector);
     addDockWidget(Qt::RightDockWidgetArea, m_inspectorDock);
     resizeDocks({ m_sidebarDock, m_inspectorDock }, { 220, 340 }, Qt::Horizontal);
+
+    // Analysis: inference, rank scatter and attention below the graphs (hidden until asked for).
+    m_inferencePanel = new InferencePanel(this);
+    m_inferencePanel->setObjectName(QStringLiteral("inferencePanel"));
+    m_inferenceDock = new QDockWidget(tr("Inference"), this);
+    m_inferenceDock->setObjectName(QStringLiteral("inferenceDock"));
+    m_inferenceDock->setWidget(m_inferencePanel);
+    addDockWidget(Qt::BottomDockWidgetArea, m_inferenceDock);
+    m_inferenceDock->hide();
+    connect(m_inferencePanel, &InferencePanel::statusMessage, this,
+        [this](const QString& text) { statusBar()->showMessage(text, kStatusTimeoutMs); });
+    connect(m_inferencePanel, &InferencePanel::configSelected, this, &MainWindow::overlayConfig);
+    connect(m_inferencePanel, &InferencePanel::openGraphRequested, this,
+        [this](const QString& path) { openFiles({ path }); });
+
     m_viewMenu->addSeparator();
     m_viewMenu->addAction(m_sidebarDock->toggleViewAction());
     m_viewMenu->addAction(m_inspectorDock->toggleViewAction());
+    QAction* inference = m_inferenceDock->toggleViewAction();
+    inference->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_I));
+    m_viewMenu->addAction(inference);
     updateActions();
+}
+
+std::vector<tgraph::GraphDocumentPtr> MainWindow::documents() const
+{
+    std::vector<tgraph::GraphDocumentPtr> out;
+    for (int i = 0; i < m_tabs->count(); ++i)
+        if (GraphPage* page = graphPage(i))
+            out.push_back(page->document());
+    return out;
+}
+
+void MainWindow::updateAnalysisPanels()
+{
+    GraphPage* page = currentPage();
+    m_inferencePanel->setDocuments(documents(), page ? page->document() : nullptr);
+    QStringList projects;
+    for (const ProjectInfoPtr& p : m_projects)
+        projects << QString::fromStdString(p->path);
+    m_inferencePanel->setProjects(projects);
+}
+
+void MainWindow::overlayConfig(const QString& graphPath, qint64 config)
+{
+    for (int i = 0; i < m_tabs->count(); ++i) {
+        GraphPage* page = graphPage(i);
+        if (!page || QString::fromStdString(page->document()->path) != graphPath)
+            continue;
+        const tgraph::GraphDocument& doc = *page->document();
+        if (doc.kind != tgraph::GraphKind::Layout || config < 0 || config >= doc.configCount())
+            return;
+        // Each configurable node: how many of its 18 layout values the config pins (not -1).
+        NodeOverlay overlay;
+        overlay.name = tr("config %1: layout values set").arg(config);
+        overlay.values.assign(size_t(doc.nodeCount()), std::numeric_limits<float>::quiet_NaN());
+        for (int64_t k = 0; k < doc.layout.configurableCount(); ++k) {
+            const int64_t node = doc.layout.nodeConfigIds[k];
+            const float* values = doc.configValues(node, config);
+            overlay.values[size_t(node)] = float(std::count_if(values, values + 18, [](float v) { return v >= 0; }));
+        }
+        overlay.minimum = 0;
+        overlay.maximum = 18;
+        page->setOverlay(std::move(overlay));
+        return;
+    }
 }
 
 void MainWindow::updateSidebar()
@@ -353,6 +420,7 @@ void MainWindow::updateSidebar()
         top->setExpanded(true);
     }
     m_sidebar->setRootIsDecorated(!m_projects.empty());
+    updateAnalysisPanels();
 }
 
 void MainWindow::onProjectLoaded(const QString& path, const ProjectInfoPtr& project, qint64 elapsedMs)

@@ -13,6 +13,7 @@ class ErrorBanner;
 class GraphLoader;
 class GraphPage;
 class GraphSummaryView;
+class InferencePanel;
 class NodeInspector;
 class QDockWidget;
 class QTreeWidget;
@@ -48,6 +49,10 @@ public:
     NodeInspector* inspector() const { return m_inspector; }
     QTreeWidget* sidebar() const { return m_sidebar; }
     QDockWidget* inspectorDock() const { return m_inspectorDock; }
+    InferencePanel* inferencePanel() const { return m_inferencePanel; }
+    QDockWidget* inferenceDock() const { return m_inferenceDock; }
+    // Every open graph, in tab order.
+    std::vector<tgraph::GraphDocumentPtr> documents() const;
     const std::vector<ProjectInfoPtr>& projects() const { return m_projects; }
     bool isLoading() const;
     // Existing recently opened files, newest first.
@@ -91,6 +96,9 @@ private:
     void onFailed(const QString& path, const QString& message);
     void onCancelled(const QString& path);
     void onIdle();
+    void updateAnalysisPanels();
+    // Colours the configurable nodes of `graphPath`'s tab by config `config`'s layout choices.
+    void overlayConfig(const QString& graphPath, qint64 config);
 
     GraphLoader* m_loader = nullptr;
     RecentFiles* m_recent = nullptr;
@@ -121,6 +129,8 @@ private:
     QTreeWidget* m_sidebar = nullptr;
     QDockWidget* m_inspectorDock = nullptr;
     NodeInspector* m_inspector = nullptr;
+    QDockWidget* m_inferenceDock = nullptr;
+    InferencePanel* m_inferencePanel = nullptr;
     QPointer<GraphPage> m_connectedPage;
     std::vector<ProjectInfoPtr> m_projects; // opened project files, shown in the sidebar
 

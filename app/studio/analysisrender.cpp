@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "analysisrender.h"
+
+#include "inferencepanel.h"
+
+#include "core/graphdocument.h"
+#include "widgets/errorbanner.h"
+#include "widgets/heatmapview.h"
+#include "widgets/rankscatterview.h"
+#include "widgets/taustripview.h"
+
+#include <QCoreApplication>
+#include <QEventLoop>
+#include <QFileInfo>
+#include <QPainter>
+#include <QSvgGenerator>
+#include <QTabWidget>
+
+bool isAnalysisView(const QString& view)
+{
+    static const QStringList views { QStringLiteral("scatter"), QStringLiteral("scatter-score"),
+        QStringLiteral("tau-strip"), QStringLiteral("attention"), QStringLiteral("cross-attention") };
+    return views.contains(view);
+}
+
+bool writeWidgetImage(QWidget* widget, const QString& output, int width, int height, QString* error)
+{
+    widget->resize(width, height);
+    widget->setAttribute(Qt::WA_DontShowOnScreen);
+    widget->show();
+    QCoreApplication::processEvents();
+    widget->resize(width, height);
+    for (int i = 0; i < 4; ++i) // layouts that settle over a few queued passes (square plot areas)
+        QCoreApplication::processEvents();
+    const QString suffix = QFileInfo(output).suffix().toLower();
+    if (suffix == QStringLiteral("svg")) {
+        QSvgGenerator svg;
+        svg.setFileName(output);
+        svg.setSize(widget->size());
+        svg.setViewBox(QRect(QPoint(0, 0), widget->size()));
+        svg.setTitle(QStringLiteral("TGraph Studio"));
+        QPainter painter;
+        if (!painter.begin(&svg)) {
+            *error = output + QStringLiteral(": cannot write");
+            return false;
+        }
+        widget->render(&painter);
+        painter.end();
+        if (!QFileInfo::exists(output) || QFileInfo(output).size() == 0) {
+            *error = output + QStringLiteral(": cannot write");
+            return false;
+        }
+        return true;
+    }
+    if (!widget->grab().save(output, "PNG")) {
+        *error = output + QStringLiteral(": cannot write the PNG file");
+        return false;
+    }
+    return true;
+}
+
+bool renderAnalysis(const AnalysisRenderRequest& request, QString* error)
+{
+    const auto fail = [&](const QString& message) {
+        *error = message;
+        return false;
+    };
+    const QString suffix = QFileInfo(request.output).suffix().toLower();
+    if (suffix != QStringLiteral("png") && suffix != QStringLiteral("svg"))
+        return fail(request.output + QStringLiteral(": the output must end in .png or .svg"));
+    if (!isAnalysisView(request.view))
+        return fail(QStringLiteral("unknown view '%1'").arg(request.view));
+
+    InferencePanel panel;
+    if (!request.project.isEmpty() && !request.run.isEmpty()) {
+        if (!panel.openStoredRun(request.project, request.run))
+            return fail(panel.banner()->text());
+    } else {
+        if (request.weights.isEmpty())
+            return fail(QStringLiteral("--view %1 needs --weights W (or --project P --run R)").arg(request.view));
+        if (request.input.isEmpty())
+            return fail(QStringLiteral("--view %1 needs a graph file or a collection directory").arg(request.view));
+        if (QFileInfo(request.input).isDir()) {
+            panel.setDocuments({}, nullptr);
+            panel.setCollection(request.input);
+        } else {
+            try {
+                auto docs = tgraph::openGraphDocuments(request.input.toStdString());
+                if (docs.empty())
+                    return fail(request.input + QStringLiteral(": holds no graph"));
+                const tgraph::GraphDocumentPtr doc = std::move(docs.front());
+                panel.setDocuments({ doc }, doc);
+                if (doc->configCount() < 2 && doc->module)
+                    panel.setConfigSet(ConfigSetKind::Generate, 200);
+            } catch (const std::exception& e) {
+                return fail(QString::fromStdString(e.what()));
+            }
+        }
+        panel.setModelFiles(request.weights);
+        QEventLoop loop;
+        QObject::connect(&panel, &InferencePanel::finished, &loop, &QEventLoop::quit);
+        panel.run();
+        if (panel.isRunning())
+            loop.exec();
+        if (!panel.outcome())
+            return fail(
+                panel.banner()->text().isEmpty() ? QStringLiteral("inference did not finish") : panel.banner()->text());
+    }
+    QWidget* widget = nullptr;
+    if (request.view == QStringLiteral("scatter") || request.view == QStringLiteral("scatter-score")) {
+        panel.scatter()->tabs()->setCurrentIndex(request.view == QStringLiteral("scatter") ? 0 : 1);
+        widget = panel.scatter();
+    } else if (request.view == QStringLiteral("tau-strip")) {
+        widget = panel.tauStrip();
+    } else {
+        widget = request.view == QStringLiteral("attention") ? panel.channelHeatmap() : panel.crossHeatmap();
+        if (static_cast<HeatmapView*>(widget)->data().rows() == 0)
+            return fail((request.input.isEmpty() ? request.project : request.input)
+                + QStringLiteral(": no attention maps to draw (") + static_cast<HeatmapView*>(widget)->data().title
+                + QStringLiteral(")"));
+    }
+    widget->setParent(nullptr);
+    const bool ok = writeWidgetImage(widget, request.output, request.width, request.height, error);
+    delete widget;
+    return ok;
+}

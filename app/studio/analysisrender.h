@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <QString>
+#include <QStringList>
+
+// `tgraph render --view scatter|tau-strip|attention|cross-attention`: the inference panel's views
+// drawn offscreen to PNG or SVG, for reports and tests. The results come from running the model
+// (`weights` on `input`: a graph file, or for tau-strip a collection directory) or from an
+// inference run stored in a project (`project` + `run`).
+struct AnalysisRenderRequest
+{
+    QString view; // scatter, scatter-score, tau-strip, attention, cross-attention
+    QString input; // graph file or collection directory
+    QStringList weights;
+    QString project;
+    QString run;
+    QString output; // .png or .svg
+    int width = 1000;
+    int height = 800;
+};
+
+bool isAnalysisView(const QString& view);
+// Writes the view; false with `error` naming the file and the problem. Needs a QApplication.
+bool renderAnalysis(const AnalysisRenderRequest& request, QString* error);
+
+// Writes `widget` (resized to width x height) as PNG or SVG.
+class QWidget;
+bool writeWidgetImage(QWidget* widget, const QString& output, int width, int height, QString* error);

@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include "inferencejob.h"
+
+#include "core/graphdocument.h"
+
+#include <QWidget>
+
+#include <memory>
+#include <vector>
+
+class ErrorBanner;
+class HeatmapView;
+class InferenceRunner;
+class PredictionTableModel;
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QListWidget;
+class QProgressBar;
+class QPushButton;
+class QSortFilterProxyModel;
+class QSpinBox;
+class QTableView;
+class QTabWidget;
+class QToolButton;
+class RankScatterView;
+class TauStripView;
+
+// "Does the model rank this graph right, and which config does it think is fastest?": pick a
+// model (weights, checkpoint, ensemble.json or a project run's ensemble), a graph open in the
+// studio or a collection directory, and a config set; inference runs on the inference thread with
+// progress and Cancel; the result shows as a table in predicted order, the rank scatter, the
+// per-graph τ strip and the channel / cross-config attention heatmaps. Results are stored in the
+// project when one is chosen, and stored results reopen from the project without the model.
+class InferencePanel : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit InferencePanel(QWidget* parent = nullptr);
+    ~InferencePanel() override;
+
+    // The graphs open in the studio (the graph choice lists them) and the current one.
+    void setDocuments(const std::vector<tgraph::GraphDocumentPtr>& documents, const tgraph::GraphDocumentPtr& current);
+    // Project files the results can be stored in / reopened from.
+    void setProjects(const QStringList& projectPaths);
+    // Model files (a weights .npz, a checkpoint or an ensemble.json).
+    void setModelFiles(const QStringList& files);
+    void setCollection(const QString& directory); // graph choice: this collection
+    void setConfigSet(ConfigSetKind kind, int64_t count);
+    void setStoreInProject(const QString& projectPath); // "" = do not store
+
+    void run();
+    void cancel();
+    bool isRunning() const;
+    // Shows the results of a stored inference run (no model needed).
+    bool openStoredRun(const QString& projectPath, const QString& runId);
+
+    // Exports: the first k rows of the table (rank,config,score,runtime_ns) and the Kaggle
+    // submission of the shown graphs. False with a banner message on failure.
+    bool exportTopK(const QString& path, int k);
+    bool exportKaggle(const QString& path, const QString& collectionId = {});
+
+    const InferenceOutcome* outcome() const { return m_outcome.get(); }
+    int currentGraph() const { return m_graph; }
+    void showGraph(int index);
+    // Attention heatmap mode: 0 = selected config, 1 = mean over configs, 2 = fastest − slowest.
+    void setAttentionMode(int mode);
+
+    ErrorBanner* banner() const { return m_banner; }
+    RankScatterView* scatter() const { return m_scatter; }
+    TauStripView* tauStrip() const { return m_tauStrip; }
+    HeatmapView* channelHeatmap() const { return m_channelMap; }
+    HeatmapView* crossHeatmap() const { return m_crossMap; }
+    PredictionTableModel* tableModel() const { return m_table; }
+    QTableView* tableView() const { return m_tableView; }
+    QTabWidget* viewTabs() const { return m_viewTabs; }
+
+Q_SIGNALS:
+    // A config was selected (table, scatter): the graph views can overlay its layout values.
+    void configSelected(const QString& graphPath, qint64 config);
+    void openGraphRequested(const QString& path);
+    void statusMessage(const QString& message);
+    void finished();
+
+private:
+    void setupUi();
+    void updateMembers();
+    void updateControls();
+    void onFinished(const std::shared_ptr<const InferenceOutcome>& outcome);
+    void showOutcome(std::shared_ptr<const InferenceOutcome> outcome);
+    void selectConfig(int64_t config, bool fromTable);
+    void updateExtraColumns();
+    void updateHeatmaps();
+    void browseModel();
+    void browseCollection();
+    void chooseStoredRun();
+    tgraph::GraphDocumentPtr chosenDocument() const;
+
+    InferenceRunner* m_runner = nullptr;
+    std::vector<tgraph::GraphDocumentPtr> m_documents;
+    std::shared_ptr<const InferenceOutcome> m_outcome;
+    tgraph::GraphDocumentPtr m_outcomeDocument; // the document the shown single-graph result came from
+    int m_graph = -1;
+    int64_t m_selectedConfig = -1;
+
+    ErrorBanner* m_banner = nullptr;
+    QComboBox* m_model = nullptr;
+    QListWidget* m_members = nullptr;
+    QComboBox* m_target = nullptr;
+    QLineEdit* m_collection = nullptr;
+    QComboBox* m_configSet = nullptr;
+    QSpinBox* m_count = nullptr;
+    QSpinBox* m_seed = nullptr;
+    QSpinBox* m_batch = nullptr;
+    QSpinBox* m_tta = nullptr;
+    QComboBox* m_store = nullptr;
+    QPushButton* m_runButton = nullptr;
+    QPushButton* m_cancelButton = nullptr;
+    QProgressBar* m_progress = nullptr;
+    QLabel* m_summary = nullptr;
+    QComboBox* m_graphChoice = nullptr;
+    QComboBox* m_nodeChoice = nullptr;
+    PredictionTableModel* m_table = nullptr;
+    QSortFilterProxyModel* m_proxy = nullptr;
+    QTableView* m_tableView = nullptr;
+    QTabWidget* m_viewTabs = nullptr;
+    RankScatterView* m_scatter = nullptr;
+    TauStripView* m_tauStrip = nullptr;
+    HeatmapView* m_channelMap = nullptr;
+    HeatmapView* m_crossMap = nullptr;
+    QComboBox* m_attentionMode = nullptr;
+    QComboBox* m_attentionMember = nullptr;
+    QComboBox* m_crossLayer = nullptr;
+};

@@ -1,0 +1,415 @@
+// SPDX-License-Identifier: Apache-2.0
+// The analysis side of the studio: the rank scatter, the τ strip and the attention heatmaps
+// against the core metrics, and the inference panel end to end with a real model trained by
+// `tgraph train` (scores, table, scatter, heatmaps, project storage, exports, bad inputs).
+
+#include "testutil.h"
+
+#include "app/studio/attentionheatmaps.h"
+#include "app/studio/inferencepanel.h"
+#include "core/graphdocument.h"
+#include "core/metrics.h"
+#include "core/project.h"
+#include "widgets/errorbanner.h"
+#include "widgets/heatmapview.h"
+#include "widgets/predictiontablemodel.h"
+#include "widgets/rankscatterview.h"
+#include "widgets/taustripview.h"
+
+#include <QAbstractAxis>
+#include <QChart>
+#include <QLineSeries>
+#include <QScatterSeries>
+#include <QSignalSpy>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QValueAxis>
+
+#include <cmath>
+#include <random>
+
+using namespace tgraph;
+
+namespace {
+
+QString tgraphExe() { return testutil::binDir() + "/tgraph"; }
+
+QScatterSeries* scatterNamed(QChart* chart, const QString& name)
+{
+    for (QAbstractSeries* s : chart->series())
+        if (s->name() == name)
+            return qobject_cast<QScatterSeries*>(s);
+    return nullptr;
+}
+
+model::AttentionMaps syntheticMaps(int64_t configs, bool cross)
+{
+    model::AttentionMaps maps;
+    std::mt19937 rng(3);
+    std::uniform_real_distribution<float> u(0.01f, 0.99f);
+    for (const char* name : { "linear", "linear2", "convs.0", "convs.1" }) {
+        model::LayerAttention l;
+        l.layer = name;
+        l.configs = configs;
+        l.channels = std::string(name).rfind("linear", 0) == 0 ? 8 : 16;
+        for (int64_t i = 0; i < configs * l.channels; ++i)
+            l.gate.push_back(u(rng));
+        if (cross)
+            for (int64_t i = 0; i < configs * l.channels; ++i)
+                l.cross.push_back(1.0f / float(configs));
+        maps.layers.push_back(l);
+    }
+    return maps;
+}
+
+} // namespace
+
+class TestAnalysis : public QObject
+{
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+    QString m_layoutData, m_tileData, m_weights, m_tileWeights, m_hlo;
+
+    QString path(const QString& name) const { return m_dir.filePath(name); }
+
+    // Runs the panel's inference and waits for its end; false on timeout.
+    static bool runAndWait(InferencePanel& panel)
+    {
+        QSignalSpy done(&panel, &InferencePanel::finished);
+        panel.run();
+        return done.count() > 0 || done.wait(120000);
+    }
+
+    GraphDocumentPtr openFirst(const QString& file)
+    {
+        auto docs = openGraphDocuments(file.toStdString());
+        return docs.empty() ? nullptr : GraphDocumentPtr(std::move(docs.front()));
+    }
+
+    QString firstNpz(const QString& dir)
+    {
+        QDirIterator it(dir, { "*.npz" }, QDir::Files, QDirIterator::Subdirectories);
+        QStringList files;
+        while (it.hasNext())
+            files << it.next();
+        files.sort();
+        return files.value(0);
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        m_layoutData = path("layout");
+        m_tileData = path("tile");
+        auto r = testutil::run(tgraphExe(),
+            { "synth", "--collection", "layout", "-o", m_layoutData, "--graphs", "3", "--configs", "40", "--min-size",
+                "200", "--max-size", "300", "--families", "mlp,resnet", "--seed", "7" });
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        r = testutil::run(tgraphExe(),
+            { "train", "--data", m_layoutData, "--steps", "4", "--configs-per-step", "16", "--threads", "1",
+                "--eval-every", "0", "-o", path("run") });
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        m_weights = path("run/last.npz");
+        QVERIFY(QFileInfo::exists(m_weights));
+        r = testutil::run(tgraphExe(),
+            { "synth", "--collection", "tile", "-o", m_tileData, "--graphs", "2", "--configs", "12", "--seed", "3" });
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        m_hlo = path("module.hlo");
+        r = testutil::run(
+            tgraphExe(), { "gen-hlo", "--family", "resnet", "--size", "300", "--seed", "2", "-o", m_hlo });
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+    }
+
+    void scatterMatchesCoreMetrics()
+    {
+        const std::vector<double> runtimes { 50, 10, 40, 20, 30, 70, 60, 80 };
+        const std::vector<double> scores { 0.5, 0.1, 0.2, 0.4, 0.3, 0.9, 0.7, 0.6 };
+        RankScatterData d = makeRankScatterData("g", scores, runtimes);
+        QCOMPARE(d.kendallTau, kendallTauB(runtimes, scores));
+        QCOMPARE(d.opa, orderedPairAccuracy(runtimes, scores));
+        QCOMPARE(d.top5Slowdown, topKSlowdown(runtimes, scores, 5));
+        QCOMPARE(d.trueRank[1], int64_t(0)); // runtime 10 is the fastest
+        QCOMPARE(d.predictedRank[1], int64_t(0)); // score 0.1 is predicted fastest
+        QCOMPARE(d.predictedRank[2], int64_t(1));
+
+        RankScatterView view;
+        view.resize(700, 600);
+        view.show();
+        view.setData(d);
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QChart* chart = view.rankChart();
+        QVERIFY(chart->title().contains(QString::number(d.kendallTau, 'f', 3)));
+        QVERIFY(chart->title().contains(QStringLiteral("OPA = %1").arg(d.opa, 0, 'f', 3)));
+        QScatterSeries* trueTop = scatterNamed(chart, "true top-5");
+        QScatterSeries* predTop = scatterNamed(chart, "predicted top-5");
+        QVERIFY(trueTop && predTop);
+        QCOMPARE(trueTop->count(), 5);
+        QCOMPARE(predTop->count(), 5);
+        for (const QPointF& p : trueTop->points())
+            QVERIFY(p.x() < 5);
+        for (const QPointF& p : predTop->points())
+            QVERIFY(p.y() < 5);
+        // Equal aspect: the plot area is square and both axes span the same ranks.
+        QTRY_VERIFY(std::abs(chart->plotArea().width() - chart->plotArea().height()) < 1.0);
+        const auto* x = qobject_cast<QValueAxis*>(chart->axes(Qt::Horizontal).value(0));
+        const auto* y = qobject_cast<QValueAxis*>(chart->axes(Qt::Vertical).value(0));
+        QVERIFY(x && y);
+        QCOMPARE(x->min(), y->min());
+        QCOMPARE(x->max(), y->max());
+        // A selected config is marked in both charts.
+        view.selectConfig(3);
+        QCOMPARE(scatterNamed(chart, "selected")->count(), 1);
+        QCOMPARE(scatterNamed(chart, "selected")->at(0), QPointF(double(d.trueRank[3]), double(d.predictedRank[3])));
+        QVERIFY(view.describeRow(3).contains("config 3"));
+
+        // Many points: a bounded subset is drawn, the top-5s always.
+        std::vector<double> manyScores(50000), manyRuntimes(50000);
+        for (size_t i = 0; i < manyScores.size(); ++i) {
+            manyScores[i] = double((i * 7919) % 50000);
+            manyRuntimes[i] = double(i + 1);
+        }
+        view.setData(makeRankScatterData("many", manyScores, manyRuntimes));
+        QVERIFY(view.drawnPoints() <= RankScatterView::maxDrawnPoints() + 10);
+        QVERIFY(view.drawnPoints() >= RankScatterView::maxDrawnPoints() / 2);
+        QCOMPARE(scatterNamed(view.rankChart(), "true top-5")->count(), 5);
+        QVERIFY(view.rankChart()->title().contains("drawn"));
+
+        // Without runtimes: no metrics, no crash.
+        view.setData(makeRankScatterData("unmeasured", scores, std::vector<double>(8, 0.0)));
+        QVERIFY(!view.data().hasRuntimes());
+        QVERIFY(view.rankChart()->title().contains("no measured runtimes"));
+    }
+
+    void tauStripSortsAndAverages()
+    {
+        TauStripView strip;
+        strip.setEntries({ { "a", "a.npz", "layout:xla:default", 0.5 }, { "b", "b.npz", "layout:xla:default", 0.1 },
+            { "c", "c.npz", "layout:nlp:random", 0.9 }, { "d", "d.npz", "layout:nlp:random", std::nan("") } });
+        QCOMPARE(strip.drawOrder(), (std::vector<size_t> { 1, 0, 2 }));
+        const auto means = strip.collectionMeans();
+        QCOMPARE(means.size(), size_t(2));
+        QCOMPARE(means.at("layout:xla:default"), 0.3);
+        QCOMPARE(means.at("layout:nlp:random"), 0.9);
+        QVERIFY(strip.chart()->title().contains("1 without"));
+        int lines = 0;
+        for (QAbstractSeries* s : strip.chart()->series())
+            lines += qobject_cast<QLineSeries*>(s) ? 1 : 0;
+        QCOMPARE(lines, 2); // one mean line per collection
+    }
+
+    void heatmapsHaveLayersAndChannels()
+    {
+        const model::AttentionMaps maps = syntheticMaps(6, true);
+        const HeatmapData gates = channelGateHeatmap(maps, 2);
+        QCOMPARE(gates.rows(), int64_t(4));
+        QCOMPARE(gates.columns, int64_t(16));
+        QCOMPARE(gates.rowLabels, (QStringList { "f_in 1", "f_in 2", "block 1", "block 2" }));
+        QCOMPARE(gates.colourRange(), std::make_pair(0.0, 1.0));
+        QCOMPARE(gates.at(0, 3), maps.layers[0].gateAt(2, 3));
+        QVERIFY(std::isnan(gates.at(0, 12))); // f_in layers have 8 channels here
+        const HeatmapData mean = channelGateHeatmap(maps, -1);
+        double expected = 0;
+        for (int64_t c = 0; c < 6; ++c)
+            expected += maps.layers[2].gateAt(c, 5);
+        QVERIFY(std::abs(mean.at(2, 5) - expected / 6) < 1e-6);
+        const HeatmapData diff = channelGateDifference(maps, 0, 5);
+        QCOMPARE(diff.scale, HeatmapData::Scale::Diverging);
+        const auto range = diff.colourRange();
+        QCOMPARE(range.first, -range.second);
+        QVERIFY(std::abs(diff.at(3, 1) - (maps.layers[3].gateAt(0, 1) - maps.layers[3].gateAt(5, 1))) < 1e-6);
+        const HeatmapData cross = crossConfigHeatmap(maps, 2, { 5, 4, 3, 2, 1, 0 }, {});
+        QCOMPARE(cross.rows(), int64_t(16));
+        QCOMPARE(cross.columns, int64_t(6));
+        QCOMPARE(crossConfigHeatmap(syntheticMaps(6, false), 2, { 0, 1 }, {}).rows(), int64_t(0));
+
+        HeatmapView view;
+        view.resize(600, 200);
+        view.setData(gates);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        const auto cell = view.cellAt(QPoint(100, 40));
+        QCOMPARE(cell.first, int64_t(0));
+        QVERIFY(view.describeCell(1, 2).startsWith("f_in 2, channel 2"));
+    }
+
+    void panelRanksAGraphAndStoresIt()
+    {
+        const QString graph = firstNpz(m_layoutData + "/train");
+        QVERIFY(!graph.isEmpty());
+        const GraphDocumentPtr doc = openFirst(graph);
+        QVERIFY(doc);
+        const QString project = path("results.tgproj");
+        InferencePanel panel;
+        panel.resize(1200, 800);
+        panel.setDocuments({ doc }, doc);
+        panel.setModelFiles({ m_weights });
+        panel.setStoreInProject(project);
+        QVERIFY(runAndWait(panel));
+        QVERIFY2(panel.banner()->messages().isEmpty(), qPrintable(panel.banner()->text()));
+        const InferenceOutcome* out = panel.outcome();
+        QVERIFY(out);
+        QCOMPARE(out->graphs.size(), size_t(1));
+        const GraphInference& g = out->graphs.front();
+        QCOMPARE(int64_t(g.scores.size()), doc->configCount());
+        QCOMPARE(panel.tableModel()->rowCount(), int(doc->configCount()));
+        // The table's first row is the lowest score.
+        const double lowest = *std::min_element(g.scores.begin(), g.scores.end());
+        QCOMPARE(panel.tableModel()->index(0, PredictionTableModel::Score).data(Qt::UserRole).toDouble(), lowest);
+        // The scatter's title carries the core metrics of these scores.
+        QVERIFY(g.hasRuntimes());
+        const double tau = kendallTauB(g.runtimes, g.scores);
+        QVERIFY(panel.scatter()->rankChart()->title().contains(QString::number(tau, 'f', 3)));
+        // Attention maps of the model: 4 layers, gates within [0, 1].
+        const HeatmapData& gates = panel.channelHeatmap()->data();
+        QCOMPARE(gates.rows(), int64_t(4));
+        QVERIFY(gates.columns > 0);
+        for (const float v : gates.values)
+            QVERIFY(std::isnan(v) || (v >= 0 && v <= 1));
+        QVERIFY(panel.crossHeatmap()->data().rows() > 0); // trained with cross-attn on (the default)
+        panel.setAttentionMode(2);
+        QCOMPARE(panel.channelHeatmap()->data().scale, HeatmapData::Scale::Diverging);
+
+        // Stored in the project; reopens without the model.
+        QVERIFY(!out->runId.empty());
+        const std::vector<double> scores = g.scores;
+        {
+            const Project p = Project::open(project.toStdString(), Project::Access::Read);
+            const auto graphs = p.predictedGraphs(out->runId, 0);
+            QCOMPARE(graphs.size(), size_t(1));
+            QCOMPARE(int64_t(p.predictions(out->runId, 0, graphs.front()).size()), doc->configCount());
+            QCOMPARE(p.graphMetrics(out->runId, 0).size(), size_t(1));
+            QCOMPARE(p.findRun(out->runId)->status, RunStatus::Finished);
+        }
+        InferencePanel reopened;
+        QVERIFY(reopened.openStoredRun(project, QString::fromStdString(out->runId)));
+        QCOMPARE(reopened.outcome()->graphs.front().scores.size(), scores.size());
+        for (size_t i = 0; i < scores.size(); ++i)
+            QCOMPARE(reopened.outcome()->graphs.front().scores[i], scores[i]);
+
+        // Exports.
+        QVERIFY(panel.exportTopK(path("top.csv"), 5));
+        QFile top(path("top.csv"));
+        QVERIFY(top.open(QIODevice::ReadOnly));
+        const QList<QByteArray> lines = top.readAll().trimmed().split('\n');
+        QCOMPARE(lines.size(), 6);
+        QVERIFY(lines[1].contains(QByteArray::number(qlonglong(panel.tableModel()->configAt(0)))));
+        QVERIFY(panel.exportKaggle(path("kaggle.csv"), "layout:xla:default"));
+        QFile kaggle(path("kaggle.csv"));
+        QVERIFY(kaggle.open(QIODevice::ReadOnly));
+        QVERIFY(kaggle.readAll().startsWith("ID,TopConfigs"));
+    }
+
+    void panelSamplesAndGenerates()
+    {
+        const GraphDocumentPtr doc = openFirst(firstNpz(m_layoutData + "/train"));
+        InferencePanel panel;
+        panel.setDocuments({ doc }, doc);
+        panel.setModelFiles({ m_weights });
+        panel.setConfigSet(ConfigSetKind::Sample, 10);
+        QVERIFY(runAndWait(panel));
+        QVERIFY2(panel.outcome(), qPrintable(panel.banner()->text()));
+        const GraphInference& g = panel.outcome()->graphs.front();
+        QCOMPARE(g.scores.size(), size_t(10));
+        QVERIFY(std::is_sorted(g.configIds.begin(), g.configIds.end()));
+        QVERIFY(g.configIds.back() < doc->configCount());
+
+        // An HLO module without configs: candidates generated and priced by the simulator.
+        const GraphDocumentPtr module = openFirst(m_hlo);
+        QVERIFY(module);
+        panel.setDocuments({ module }, module);
+        panel.setConfigSet(ConfigSetKind::Generate, 20);
+        panel.setStoreInProject(path("gen.tgproj"));
+        QVERIFY(runAndWait(panel));
+        QVERIFY2(panel.banner()->messages().isEmpty(), qPrintable(panel.banner()->text()));
+        const GraphInference& gen = panel.outcome()->graphs.front();
+        QVERIFY(gen.scores.size() >= 2 && gen.scores.size() <= 20);
+        QVERIFY(gen.simulated && gen.hasRuntimes());
+        const Project p = Project::open(path("gen.tgproj").toStdString(), Project::Access::Read);
+        const auto artifacts = p.artifacts(panel.outcome()->runId);
+        QCOMPARE(artifacts.size(), size_t(1));
+        QCOMPARE(artifacts.front().kind, std::string("candidates"));
+        QVERIFY(QFileInfo::exists(QString::fromStdString(p.absolutePath(artifacts.front().path))));
+    }
+
+    void badInputsShowABanner()
+    {
+        // Layout weights on a tile kernel.
+        const GraphDocumentPtr tile = openFirst(firstNpz(m_tileData));
+        QVERIFY(tile);
+        InferencePanel panel;
+        panel.setDocuments({ tile }, tile);
+        panel.setModelFiles({ m_weights });
+        QVERIFY(runAndWait(panel));
+        QVERIFY(!panel.outcome());
+        QVERIFY(panel.banner()->text().contains("tile"));
+        // A graph file as the model.
+        panel.banner()->dismiss();
+        panel.setModelFiles({ firstNpz(m_tileData) });
+        QVERIFY(runAndWait(panel));
+        QVERIFY(!panel.banner()->messages().isEmpty());
+        // No model at all: an immediate message, nothing started.
+        panel.banner()->dismiss();
+        panel.setModelFiles({});
+        panel.run();
+        QVERIFY(!panel.isRunning());
+        QVERIFY(panel.banner()->text().contains("model"));
+        // A stored run that does not exist.
+        QVERIFY(!panel.openStoredRun(path("results.tgproj"), "nope"));
+    }
+
+    void renderWritesAnalysisViews()
+    {
+        const QString graph = firstNpz(m_layoutData + "/train");
+        auto r = testutil::run(
+            tgraphExe(), { "render", graph, "--view", "scatter", "--weights", m_weights, "-o", path("s.png") });
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QImage image(path("s.png"));
+        QCOMPARE(image.size(), QSize(1000, 800));
+        r = testutil::run(
+            tgraphExe(), { "render", graph, "--view", "attention", "--weights", m_weights, "-o", path("a.svg") });
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QFile svg(path("a.svg"));
+        QVERIFY(svg.open(QIODevice::ReadOnly));
+        QVERIFY(svg.readAll().contains("<svg"));
+        // Stored results of the panel test, by run id prefix.
+        const Project p = Project::open(path("results.tgproj").toStdString(), Project::Access::Read);
+        QVERIFY(!p.runs().empty());
+        const QString run = QString::fromStdString(p.runs().front().id.substr(0, 8));
+        r = testutil::run(tgraphExe(),
+            { "render", "--view", "tau-strip", "--project", path("results.tgproj"), "--run", run, "-o",
+                path("t.png") });
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QVERIFY(!QImage(path("t.png")).isNull());
+        // Bad: no model, unknown run; nothing written.
+        r = testutil::run(tgraphExe(), { "render", graph, "--view", "scatter", "-o", path("bad.png") });
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY(r.err.contains("--weights"));
+        r = testutil::run(tgraphExe(),
+            { "render", "--view", "scatter", "--project", path("results.tgproj"), "--run", "nope", "-o",
+                path("bad.png") });
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY(r.err.contains("nope"));
+        QVERIFY(!QFileInfo::exists(path("bad.png")));
+    }
+
+    void collectionGivesTauStrip()
+    {
+        InferencePanel panel;
+        panel.setDocuments({}, nullptr);
+        panel.setModelFiles({ m_weights });
+        panel.setCollection(m_layoutData + "/train");
+        QVERIFY(runAndWait(panel));
+        QVERIFY2(panel.outcome(), qPrintable(panel.banner()->text()));
+        const size_t graphs = panel.outcome()->graphs.size();
+        QVERIFY(graphs >= 1);
+        QCOMPARE(panel.tauStrip()->entries().size(), graphs);
+        QCOMPARE(panel.viewTabs()->currentWidget(),
+            graphs > 1 ? static_cast<QWidget*>(panel.tauStrip()) : panel.viewTabs()->currentWidget());
+    }
+};
+
+QTEST_MAIN(TestAnalysis)
+#include "tst_analysis.moc"
