@@ -15,12 +15,14 @@ int runRender(const std::vector<std::string>& args)
         "tgraph-studio --render (built with the GUI).\n"
         "Analysis views run a model on FILE (or a collection directory) or read an inference run stored in a\n"
         "project: scatter (true vs predicted rank), scatter-score (runtime vs score), tau-strip (Kendall tau per\n"
-        "graph), attention (channel gates per layer), cross-attention (softmax over configs).",
+        "graph), attention (channel gates per layer), cross-attention (softmax over configs); curves draws the\n"
+        "training curves of project runs (--metric context/key, e.g. valid/tau).",
         "FILE -o OUT.png|OUT.svg [--view graph|pruned|split|computations] [--node NAME|#ID [--radius R]] "
         "[--module K]\n"
         "       tgraph render FILE|DIR --view scatter|scatter-score|tau-strip|attention|cross-attention --weights W "
         "-o OUT\n"
-        "       tgraph render --view scatter|tau-strip --project P.tgproj --run RUN -o OUT");
+        "       tgraph render --view scatter|tau-strip --project P.tgproj --run RUN -o OUT\n"
+        "       tgraph render --view curves --project P.tgproj --run RUN[,RUN...] [--metric train/loss] -o OUT");
     p.addPositional("FILE", "the graph or module to draw");
     p.addOption("--output", "-o", "OUT", "the .png or .svg file to write");
     p.addOption("--view", "", "VIEW",
@@ -31,7 +33,8 @@ int runRender(const std::vector<std::string>& args)
     p.addOption(
         "--weights", "", "W", "analysis views: the model (weights .npz, checkpoint, ensemble.json; repeatable)");
     p.addOption("--project", "", "P", "analysis views: a project with a stored inference run (with --run)");
-    p.addOption("--run", "", "RUN", "with --project: the run (id, id prefix or name)");
+    p.addOption("--run", "", "RUN", "with --project: the run (id, id prefix or name; curves: comma-separated runs)");
+    p.addOption("--metric", "", "M", "--view curves: the metric as context/key", "train/loss");
     if (const int rc = parseOrExit(p, args); rc >= 0)
         return rc;
     const bool stored = p.has("--project") || p.has("--run");
@@ -48,7 +51,7 @@ int runRender(const std::vector<std::string>& args)
         studio.push_back("--weights");
         studio.push_back(w);
     }
-    for (const char* option : { "--project", "--run" })
+    for (const char* option : { "--project", "--run", "--metric" })
         if (p.has(option)) {
             studio.push_back(option);
             studio.push_back(p.value(option));

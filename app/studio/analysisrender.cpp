@@ -2,11 +2,13 @@
 #include "analysisrender.h"
 
 #include "inferencepanel.h"
+#include "runpoller.h"
 
 #include "core/graphdocument.h"
 #include "widgets/errorbanner.h"
 #include "widgets/heatmapview.h"
 #include "widgets/rankscatterview.h"
+#include "widgets/runcurvesview.h"
 #include "widgets/taustripview.h"
 
 #include <QCoreApplication>
@@ -19,7 +21,8 @@
 bool isAnalysisView(const QString& view)
 {
     static const QStringList views { QStringLiteral("scatter"), QStringLiteral("scatter-score"),
-        QStringLiteral("tau-strip"), QStringLiteral("attention"), QStringLiteral("cross-attention") };
+        QStringLiteral("tau-strip"), QStringLiteral("attention"), QStringLiteral("cross-attention"),
+        QStringLiteral("curves") };
     return views.contains(view);
 }
 
@@ -71,6 +74,19 @@ bool renderAnalysis(const AnalysisRenderRequest& request, QString* error)
     if (!isAnalysisView(request.view))
         return fail(QStringLiteral("unknown view '%1'").arg(request.view));
 
+    if (request.view == QStringLiteral("curves")) {
+        if (request.project.isEmpty() || request.run.isEmpty())
+            return fail(QStringLiteral("--view curves needs --project P --run RUN[,RUN...]"));
+        const QStringList runs = request.run.split(QLatin1Char(','), Qt::SkipEmptyParts);
+        const RunSnapshot snapshot = RunPoller::read(request.project, runs, request.metric);
+        if (!snapshot.error.isEmpty())
+            return fail(snapshot.error);
+        if (snapshot.curves.size() != size_t(runs.size()))
+            return fail(request.project + QStringLiteral(": no run '%1'").arg(request.run));
+        RunCurvesView view;
+        view.setCurves(snapshot.curves);
+        return writeWidgetImage(&view, request.output, request.width, request.height, error);
+    }
     InferencePanel panel;
     if (!request.project.isEmpty() && !request.run.isEmpty()) {
         if (!panel.openStoredRun(request.project, request.run))

@@ -4,7 +4,7 @@
 #include <QString>
 #include <QStringList>
 
-// `tgraph render --view scatter|tau-strip|attention|cross-attention`: the inference panel's views
+// `tgraph render --view scatter|tau-strip|attention|cross-attention|curves`: the inference panel's views
 // drawn offscreen to PNG or SVG, for reports and tests. The results come from running the model
 // (`weights` on `input`: a graph file, or for tau-strip a collection directory) or from an
 // inference run stored in a project (`project` + `run`).
@@ -14,7 +14,8 @@ struct AnalysisRenderRequest
     QString input; // graph file or collection directory
     QStringList weights;
     QString project;
-    QString run;
+    QString run; // curves: one or more runs, comma-separated
+    QString metric = QStringLiteral("train/loss"); // curves: context/key
     QString output; // .png or .svg
     int width = 1000;
     int height = 800;

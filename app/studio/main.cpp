@@ -31,7 +31,7 @@ void setupParser(QCommandLineParser& parser)
         QCoreApplication::translate("main",
             "With --render: graph, pruned, split (before / after pruning), computations (each computation "
             "one box); with --weights or --project/--run: scatter, scatter-score, tau-strip (FILE may be a "
-            "collection directory), attention, cross-attention. Default: graph."),
+            "collection directory), attention, cross-attention; with --project/--run: curves. Default: graph."),
         QStringLiteral("VIEW"), QStringLiteral("graph") });
     parser.addOption({ QStringLiteral("node"),
         QCoreApplication::translate("main", "With --render: draw the neighbourhood of this node (name or #id)."),
@@ -51,6 +51,9 @@ void setupParser(QCommandLineParser& parser)
     parser.addOption({ QStringLiteral("run"),
         QCoreApplication::translate("main", "With --project: the inference run (id, prefix or name)."),
         QStringLiteral("RUN") });
+    parser.addOption({ QStringLiteral("metric"),
+        QCoreApplication::translate("main", "With --view curves: the metric as context/key. Default: train/loss."),
+        QStringLiteral("M"), QStringLiteral("train/loss") });
     parser.addOption({ { QStringLiteral("o"), QStringLiteral("output") },
         QCoreApplication::translate("main", "With --render: the .png or .svg file to write."), QStringLiteral("OUT") });
 }
@@ -73,6 +76,7 @@ int runRender(const QCommandLineParser& parser)
         analysis.weights = parser.values(QStringLiteral("weights"));
         analysis.project = parser.value(QStringLiteral("project"));
         analysis.run = parser.value(QStringLiteral("run"));
+        analysis.metric = parser.value(QStringLiteral("metric"));
         analysis.output = parser.value(QStringLiteral("output"));
         if (analysis.output.isEmpty()) {
             std::fprintf(stderr, "tgraph-studio: --render needs -o OUT.png|svg\n");

@@ -6,6 +6,7 @@
 #include "inferencepanel.h"
 #include "recentfiles.h"
 #include "studiolog.h"
+#include "trainingmonitor.h"
 
 #include "widgets/errorbanner.h"
 #include "widgets/formatting.h"
@@ -330,12 +331,32 @@ void MainWindow::setupDocks()
     connect(m_inferencePanel, &InferencePanel::openGraphRequested, this,
         [this](const QString& path) { openFiles({ path }); });
 
+    // Training runs of the open project, tabbed with the inference panel.
+    m_monitor = new TrainingMonitor(this);
+    m_monitor->setObjectName(QStringLiteral("trainingMonitor"));
+    m_trainingDock = new QDockWidget(tr("Training runs"), this);
+    m_trainingDock->setObjectName(QStringLiteral("trainingDock"));
+    m_trainingDock->setWidget(m_monitor);
+    addDockWidget(Qt::BottomDockWidgetArea, m_trainingDock);
+    tabifyDockWidget(m_inferenceDock, m_trainingDock);
+    m_trainingDock->hide();
+    connect(m_monitor, &TrainingMonitor::statusMessage, this,
+        [this](const QString& text) { statusBar()->showMessage(text, kStatusTimeoutMs); });
+    connect(m_monitor, &TrainingMonitor::openWeightsRequested, this, [this](const QString& path) {
+        m_inferencePanel->setModelFiles({ path });
+        m_inferenceDock->show();
+        m_inferenceDock->raise();
+    });
+
     m_viewMenu->addSeparator();
     m_viewMenu->addAction(m_sidebarDock->toggleViewAction());
     m_viewMenu->addAction(m_inspectorDock->toggleViewAction());
     QAction* inference = m_inferenceDock->toggleViewAction();
     inference->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_I));
     m_viewMenu->addAction(inference);
+    QAction* training = m_trainingDock->toggleViewAction();
+    training->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_T));
+    m_viewMenu->addAction(training);
     updateActions();
 }
 
@@ -431,6 +452,9 @@ void MainWindow::onProjectLoaded(const QString& path, const ProjectInfoPtr& proj
     });
     m_projects.push_back(project);
     m_sidebarDock->show();
+    m_monitor->setProject(QString::fromStdString(project->path));
+    m_trainingDock->show();
+    m_trainingDock->raise();
     updateSidebar();
     m_recent->add(absolute);
     statusBar()->showMessage(tr("Opened project %1 (%n run(s)) in %2", nullptr, int(project->runs.size()))

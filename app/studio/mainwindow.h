@@ -14,6 +14,7 @@ class GraphLoader;
 class GraphPage;
 class GraphSummaryView;
 class InferencePanel;
+class TrainingMonitor;
 class NodeInspector;
 class QDockWidget;
 class QTreeWidget;
@@ -51,6 +52,8 @@ public:
     QDockWidget* inspectorDock() const { return m_inspectorDock; }
     InferencePanel* inferencePanel() const { return m_inferencePanel; }
     QDockWidget* inferenceDock() const { return m_inferenceDock; }
+    TrainingMonitor* trainingMonitor() const { return m_monitor; }
+    QDockWidget* trainingDock() const { return m_trainingDock; }
     // Every open graph, in tab order.
     std::vector<tgraph::GraphDocumentPtr> documents() const;
     const std::vector<ProjectInfoPtr>& projects() const { return m_projects; }
@@ -131,6 +134,8 @@ private:
     NodeInspector* m_inspector = nullptr;
     QDockWidget* m_inferenceDock = nullptr;
     InferencePanel* m_inferencePanel = nullptr;
+    QDockWidget* m_trainingDock = nullptr;
+    TrainingMonitor* m_monitor = nullptr;
     QPointer<GraphPage> m_connectedPage;
     std::vector<ProjectInfoPtr> m_projects; // opened project files, shown in the sidebar
 
