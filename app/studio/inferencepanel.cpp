@@ -280,6 +280,9 @@ void InferencePanel::setupUi()
     connect(m_tauStrip, &TauStripView::graphActivated, this, [this](int entry) {
         showGraph(entry);
         m_viewTabs->setCurrentWidget(m_scatter);
+        // The graph itself opens (or comes to front) in the graph view as well.
+        if (m_outcome && entry >= 0 && size_t(entry) < m_outcome->graphs.size())
+            Q_EMIT openGraphRequested(QString::fromStdString(m_outcome->graphs[size_t(entry)].path));
     });
     connect(m_tableView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
         [this](const QModelIndex& current) {

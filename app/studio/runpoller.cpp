@@ -47,6 +47,8 @@ RunSnapshot RunPoller::read(const QString& project, const QStringList& runIds, c
     RunSnapshot s;
     s.project = project;
     s.nowMs = tgraph::nowMs();
+    if (!QFileInfo::exists(project))
+        return s; // not created yet: the first `tgraph train --project` creates it
     try {
         const tgraph::Project p = tgraph::Project::open(project.toStdString(), tgraph::Project::Access::Read);
         std::map<std::string, std::map<std::string, double>> latest;

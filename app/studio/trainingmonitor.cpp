@@ -221,6 +221,8 @@ void TrainingMonitor::onSnapshot(const std::shared_ptr<const RunSnapshot>& snaps
         Q_EMIT snapshotShown();
         return;
     }
+    if (!m_lastError.isEmpty())
+        m_banner->dismiss(); // the project reads again
     m_lastError.clear();
     const QStringList selected = selectedRunIds();
     m_model->setRuns(snapshot->runs, snapshot->nowMs);

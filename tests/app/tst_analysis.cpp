@@ -272,6 +272,13 @@ private Q_SLOTS:
         panel.setAttentionMode(2);
         QCOMPARE(panel.channelHeatmap()->data().scale, HeatmapData::Scale::Diverging);
 
+        if (const QString shots = testutil::env("TGRAPH_SCREENSHOT_DIR"); !shots.isEmpty()) {
+            panel.setAttentionMode(0);
+            panel.show();
+            QTest::qWait(500);
+            panel.grab().save(shots + "/inference-panel.png");
+            panel.setAttentionMode(2);
+        }
         // Stored in the project; reopens without the model.
         QVERIFY(!out->runId.empty());
         const std::vector<double> scores = g.scores;

@@ -222,6 +222,13 @@ private Q_SLOTS:
         QVERIFY(finished.wait(60000));
         QVERIFY(waitForStatus(monitor, longId, RunStatus::Killed, 20000));
 
+        // TGRAPH_SCREENSHOT_DIR: keep a picture of the monitor for the documentation.
+        if (const QString shots = testutil::env("TGRAPH_SCREENSHOT_DIR"); !shots.isEmpty()) {
+            monitor.selectRuns({ shortId, longId });
+            monitor.setMetric("train/loss");
+            QTest::qWait(1500);
+            monitor.grab().save(shots + "/training-monitor.png");
+        }
         // The curves drawn offscreen by `tgraph render --view curves`.
         auto r = testutil::run(tgraphExe(),
             { "render", "--view", "curves", "--project", project, "--run", shortId + "," + longId, "--metric",
@@ -250,6 +257,12 @@ private Q_SLOTS:
         }
         TrainingMonitor monitor;
         QSignalSpy shown(&monitor, &TrainingMonitor::snapshotShown);
+        // A project not created yet (the first run creates it): no runs, no error.
+        monitor.setProject(path("later.tgproj"));
+        QVERIFY(shown.wait(10000));
+        QVERIFY(monitor.banner()->messages().isEmpty());
+        QVERIFY(monitor.runsModel()->runs().empty());
+        shown.clear();
         monitor.setProject(newer);
         QVERIFY(shown.wait(10000));
         QVERIFY(monitor.banner()->isVisibleTo(&monitor) || !monitor.banner()->messages().isEmpty());
