@@ -228,12 +228,17 @@ void InferencePanel::setupUi()
     auto* channelLayout = new QVBoxLayout(channelPage);
     auto* channelControls = new QHBoxLayout;
     m_attentionMode = new QComboBox;
-    m_attentionMode->addItems({ tr("Selected config"), tr("Mean over configs"), tr("Fastest − slowest (diverging)") });
+    m_attentionMode->addItems({ tr("Selected config"), tr("Mean over configs"), tr("Fastest − slowest (diverging)"),
+        tr("Selected − pinned (diverging)") });
+    auto* pin = new QPushButton(tr("Pin selected"));
+    pin->setToolTip(tr("Pin the selected config as B of \"Selected − pinned\": then select any config A"));
+    connect(pin, &QPushButton::clicked, this, [this] { pinConfig(m_selectedConfig); });
     m_attentionMember = new QComboBox;
     channelControls->addWidget(new QLabel(tr("Show:")));
     channelControls->addWidget(m_attentionMode);
     channelControls->addWidget(new QLabel(tr("Member:")));
     channelControls->addWidget(m_attentionMember);
+    channelControls->addWidget(pin);
     channelControls->addStretch(1);
     channelLayout->addLayout(channelControls);
     m_channelMap = new HeatmapView;
@@ -379,6 +384,12 @@ void InferencePanel::setConfigSet(ConfigSetKind kind, int64_t count)
 }
 
 void InferencePanel::setAttentionMode(int mode) { m_attentionMode->setCurrentIndex(mode); }
+
+void InferencePanel::pinConfig(int64_t config)
+{
+    m_pinnedConfig = config;
+    updateHeatmaps();
+}
 
 void InferencePanel::browseModel()
 {
@@ -596,6 +607,7 @@ void InferencePanel::showGraph(int index)
     m_scatter->setData(data);
     m_table->setResult(data);
     m_selectedConfig = -1;
+    m_pinnedConfig = -1;
     {
         const QSignalBlocker block(m_nodeChoice);
         m_nodeChoice->clear();
@@ -690,6 +702,20 @@ void InferencePanel::updateHeatmaps()
     case 1:
         m_channelMap->setData(channelGateHeatmap(maps, -1));
         break;
+    case 3: {
+        const int64_t a = std::max<int64_t>(0, rowOfConfig(m_selectedConfig));
+        const int64_t b = rowOfConfig(m_pinnedConfig);
+        if (b < 0) {
+            HeatmapData none;
+            none.title = tr("Pin a config first (select it, then \"Pin selected\")");
+            m_channelMap->setData(none);
+            break;
+        }
+        HeatmapData d = channelGateDifference(maps, a, b);
+        d.title = tr("Channel gates, config %1 − config %2 (pinned)").arg(g.configIds[size_t(a)]).arg(m_pinnedConfig);
+        m_channelMap->setData(d);
+        break;
+    }
     default: {
         const int64_t a = fastestFirst.front(), b = fastestFirst.back();
         HeatmapData d = channelGateDifference(maps, a, b);
@@ -730,7 +756,7 @@ void InferencePanel::selectConfig(int64_t config, bool fromTable)
         }
     }
     if (changed) {
-        if (m_attentionMode->currentIndex() == 0)
+        if (m_attentionMode->currentIndex() == 0 || m_attentionMode->currentIndex() == 3)
             updateHeatmaps();
         Q_EMIT configSelected(QString::fromStdString(m_outcome->graphs[size_t(m_graph)].path), config);
     }

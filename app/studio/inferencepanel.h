@@ -66,8 +66,13 @@ public:
     const InferenceOutcome* outcome() const { return m_outcome.get(); }
     int currentGraph() const { return m_graph; }
     void showGraph(int index);
-    // Attention heatmap mode: 0 = selected config, 1 = mean over configs, 2 = fastest − slowest.
+    // Attention heatmap mode: 0 = selected config, 1 = mean over configs, 2 = fastest − slowest,
+    // 3 = selected − pinned.
+    // Attention mode 3 shows the selected config minus this pinned one (a config id; -1 = none).
     void setAttentionMode(int mode);
+    void pinConfig(int64_t config);
+    // Selects a config as a click in the table or the scatter does.
+    void selectConfigById(int64_t config) { selectConfig(config, false); }
 
     ErrorBanner* banner() const { return m_banner; }
     RankScatterView* scatter() const { return m_scatter; }
@@ -105,6 +110,7 @@ private:
     tgraph::GraphDocumentPtr m_outcomeDocument; // the document the shown single-graph result came from
     int m_graph = -1;
     int64_t m_selectedConfig = -1;
+    int64_t m_pinnedConfig = -1;
 
     ErrorBanner* m_banner = nullptr;
     QComboBox* m_model = nullptr;

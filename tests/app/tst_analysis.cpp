@@ -271,6 +271,15 @@ private Q_SLOTS:
         QVERIFY(panel.crossHeatmap()->data().rows() > 0); // trained with cross-attn on (the default)
         panel.setAttentionMode(2);
         QCOMPARE(panel.channelHeatmap()->data().scale, HeatmapData::Scale::Diverging);
+        // Any config A against a pinned config B: the gate differences of exactly those two rows.
+        panel.setAttentionMode(3);
+        QCOMPARE(panel.channelHeatmap()->data().rows(), int64_t(0)); // nothing pinned yet
+        panel.pinConfig(g.configIds[1]);
+        panel.selectConfigById(g.configIds[2]);
+        const HeatmapData& ab = panel.channelHeatmap()->data();
+        QCOMPARE(ab.scale, HeatmapData::Scale::Diverging);
+        const auto& maps = g.attention.front();
+        QVERIFY(std::abs(ab.at(2, 3) - (maps.layers[2].gateAt(2, 3) - maps.layers[2].gateAt(1, 3))) < 1e-6);
 
         if (const QString shots = testutil::env("TGRAPH_SCREENSHOT_DIR"); !shots.isEmpty()) {
             panel.setAttentionMode(0);
