@@ -40,8 +40,8 @@ int64_t PredictionTableModel::configAt(int row) const
 
 int PredictionTableModel::rowOfConfig(int64_t config) const
 {
-    const auto it = std::find(m_data.configIds.begin(), m_data.configIds.end(), config);
-    return it == m_data.configIds.end() ? -1 : int(m_data.predictedRank[size_t(it - m_data.configIds.begin())]);
+    const int64_t row = m_data.rowOfConfig(config);
+    return row < 0 ? -1 : int(m_data.predictedRank[size_t(row)]);
 }
 
 int PredictionTableModel::rowCount(const QModelIndex& parent) const

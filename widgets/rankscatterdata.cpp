@@ -42,6 +42,12 @@ QString RankScatterData::metricsTitle() const
         .arg(formatMetric(kendallTau, 3), formatMetric(opa, 3), formatMetric(top5Slowdown * 100.0, 2));
 }
 
+int64_t RankScatterData::rowOfConfig(int64_t config) const
+{
+    const auto it = std::find(configIds.begin(), configIds.end(), config);
+    return it == configIds.end() ? -1 : int64_t(it - configIds.begin());
+}
+
 RankScatterData makeRankScatterData(
     const QString& graph, std::vector<double> scores, std::vector<double> runtimes, std::vector<int64_t> configIds)
 {

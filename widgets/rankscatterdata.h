@@ -29,6 +29,8 @@ struct RankScatterData
     int64_t size() const { return int64_t(scores.size()); }
     bool isTrueTop(int64_t row, int k = 5) const { return hasRuntimes() && trueRank[size_t(row)] < k; }
     bool isPredictedTop(int64_t row, int k = 5) const { return predictedRank[size_t(row)] < k; }
+    // The row showing config id `config`, -1 when the data has none.
+    int64_t rowOfConfig(int64_t config) const;
     // "τ = 0.52, OPA = 0.76, top-5 slowdown = 1.3%"; "no measured runtimes" without them.
     QString metricsTitle() const;
 };

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "rankscatterview.h"
 
+#include "chartstyle.h"
 #include "formatting.h"
 
 #include <QChart>
@@ -143,9 +144,7 @@ void RankScatterView::rebuild()
 void RankScatterView::fillRankChart()
 {
     QChart* chart = rankChart();
-    chart->removeAllSeries();
-    for (QAbstractAxis* axis : chart->axes())
-        chart->removeAxis(axis);
+    ChartStyle::clear(chart);
     m_rankSelection = nullptr;
     const int64_t n = m_data.size();
     QString title = m_data.graph.toHtmlEscaped();
@@ -203,9 +202,7 @@ void RankScatterView::fillRankChart()
 void RankScatterView::fillScoreChart()
 {
     QChart* chart = scoreChart();
-    chart->removeAllSeries();
-    for (QAbstractAxis* axis : chart->axes())
-        chart->removeAxis(axis);
+    ChartStyle::clear(chart);
     m_scoreSelection = nullptr;
     const int64_t n = m_data.size();
     const bool many = n >= 1000;
@@ -219,9 +216,7 @@ void RankScatterView::fillScoreChart()
     bool first = true;
     for (const int64_t row : m_drawnRows) {
         const double s = m_data.scores[size_t(row)];
-        // Without runtimes the y axis is the predicted rank.
-        const double v = m_data.hasRuntimes() ? std::max(1.0, m_data.runtimes[size_t(row)])
-                                              : double(m_data.predictedRank[size_t(row)]);
+        const double v = scoreChartY(row);
         lo = first ? s : std::min(lo, s);
         hi = first ? s : std::max(hi, s);
         ylo = first ? v : std::min(ylo, v);
@@ -261,6 +256,13 @@ void RankScatterView::fillScoreChart()
     connectPoints(predTop, false);
 }
 
+double RankScatterView::scoreChartY(int64_t row) const
+{
+    // The runtime on the log axis (at least 1 ns); without runtimes the predicted rank.
+    return m_data.hasRuntimes() ? std::max(1.0, m_data.runtimes[size_t(row)])
+                                : double(m_data.predictedRank[size_t(row)]);
+}
+
 int64_t RankScatterView::rowAt(const QPointF& point, bool rankChart) const
 {
     if (rankChart) {
@@ -271,8 +273,7 @@ int64_t RankScatterView::rowAt(const QPointF& point, bool rankChart) const
     int64_t best = -1;
     double bestDistance = 0;
     for (const int64_t row : m_drawnRows) {
-        const double y = m_data.hasRuntimes() ? std::max(1.0, m_data.runtimes[size_t(row)])
-                                              : double(m_data.predictedRank[size_t(row)]);
+        const double y = scoreChartY(row);
         const double d = std::abs(m_data.scores[size_t(row)] - point.x())
             + std::abs(std::log(y) - std::log(std::max(point.y(), 1e-300)));
         if (best < 0 || d < bestDistance) {
@@ -303,8 +304,7 @@ void RankScatterView::connectPoints(QScatterSeries* series, bool rankChart)
 
 void RankScatterView::selectConfig(int64_t config)
 {
-    const auto it = std::find(m_data.configIds.begin(), m_data.configIds.end(), config);
-    m_selected = it == m_data.configIds.end() ? -1 : config;
+    m_selected = m_data.rowOfConfig(config) < 0 ? -1 : config;
     updateSelectionMarkers();
 }
 
@@ -316,11 +316,9 @@ void RankScatterView::updateSelectionMarkers()
         m_scoreSelection->clear();
     if (m_selected < 0)
         return;
-    const auto row
-        = size_t(std::find(m_data.configIds.begin(), m_data.configIds.end(), m_selected) - m_data.configIds.begin());
+    const auto row = size_t(m_data.rowOfConfig(m_selected));
     if (m_rankSelection && m_data.hasRuntimes())
         m_rankSelection->append(double(m_data.trueRank[row]), double(m_data.predictedRank[row]));
     if (m_scoreSelection)
-        m_scoreSelection->append(m_data.scores[row],
-            m_data.hasRuntimes() ? std::max(1.0, m_data.runtimes[row]) : double(m_data.predictedRank[row]));
+        m_scoreSelection->append(m_data.scores[row], scoreChartY(int64_t(row)));
 }

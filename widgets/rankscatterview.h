@@ -49,6 +49,7 @@ private:
     void fillScoreChart();
     void connectPoints(QScatterSeries* series, bool rankChart);
     int64_t rowAt(const QPointF& point, bool rankChart) const;
+    double scoreChartY(int64_t row) const;
     void updateSelectionMarkers();
 
     RankScatterData m_data;

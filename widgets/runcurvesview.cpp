@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "runcurvesview.h"
 
+#include "chartstyle.h"
 #include "smoothing.h"
 
 #include <QChart>
@@ -16,17 +17,6 @@
 
 #include <algorithm>
 #include <cmath>
-
-namespace {
-
-QColor runColour(size_t index)
-{
-    static const QColor palette[] = { QColor(31, 119, 180), QColor(255, 127, 14), QColor(44, 160, 44),
-        QColor(214, 39, 40), QColor(148, 103, 189), QColor(140, 86, 75), QColor(227, 119, 194), QColor(127, 127, 127) };
-    return palette[index % std::size(palette)];
-}
-
-} // namespace
 
 RunCurvesView::RunCurvesView(QWidget* parent)
     : QWidget(parent)
@@ -92,9 +82,7 @@ void RunCurvesView::rebuild()
     // Drawing into fresh series is cheap for the point counts the poller asks for (downsampled
     // to ~2 000 per curve); updates hold the view's repaint until the new series are in place.
     m_view->setUpdatesEnabled(false);
-    c->removeAllSeries();
-    for (QAbstractAxis* axis : c->axes())
-        c->removeAxis(axis);
+    ChartStyle::clear(c);
     QString key;
     double xMin = 0, xMax = 1, yMin = 0, yMax = 1;
     bool any = false;
@@ -106,7 +94,7 @@ void RunCurvesView::rebuild()
         for (const tgraph::MetricPoint& p : curve.series.points)
             values.push_back(p.value);
         const std::vector<double> smooth = debiasedEma(values, m_smoothing);
-        const QColor colour = runColour(k);
+        const QColor colour = ChartStyle::category(k);
         auto* raw = new QLineSeries;
         QColor faint = colour;
         faint.setAlpha(60);

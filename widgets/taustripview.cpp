@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "taustripview.h"
 
+#include "chartstyle.h"
+
 #include <QBarCategoryAxis>
 #include <QBarSet>
 #include <QChart>
@@ -18,13 +20,6 @@ namespace {
 QString collectionOf(const GraphTau& entry)
 {
     return entry.collection.isEmpty() ? QStringLiteral("other") : entry.collection;
-}
-
-QColor collectionColour(size_t index)
-{
-    static const QColor palette[] = { QColor(31, 119, 180), QColor(255, 127, 14), QColor(44, 160, 44),
-        QColor(214, 39, 40), QColor(148, 103, 189), QColor(140, 86, 75), QColor(227, 119, 194), QColor(127, 127, 127) };
-    return palette[index % std::size(palette)];
 }
 
 } // namespace
@@ -67,9 +62,7 @@ std::map<QString, double> TauStripView::collectionMeans() const
 void TauStripView::rebuild()
 {
     QChart* c = chart();
-    c->removeAllSeries();
-    for (QAbstractAxis* axis : c->axes())
-        c->removeAxis(axis);
+    ChartStyle::clear(c);
     m_order.clear();
     for (size_t i = 0; i < m_entries.size(); ++i)
         if (!std::isnan(m_entries[i].kendallTau))
@@ -93,7 +86,7 @@ void TauStripView::rebuild()
     size_t colourIndex = 0;
     for (const auto& [collection, mean] : means) {
         auto* set = new QBarSet(tr("%1 (mean %2)").arg(collection).arg(mean, 0, 'f', 3));
-        set->setColor(collectionColour(colourIndex++));
+        set->setColor(ChartStyle::category(colourIndex++));
         set->setBorderColor(Qt::transparent);
         sets[collection] = set;
     }
@@ -136,7 +129,7 @@ void TauStripView::rebuild()
     for (const auto& [collection, mean] : means) {
         auto* line = new QLineSeries;
         line->setName(tr("mean %1").arg(collection));
-        line->setPen(QPen(collectionColour(colourIndex++).darker(130), 2, Qt::DashLine));
+        line->setPen(QPen(ChartStyle::category(colourIndex++).darker(130), 2, Qt::DashLine));
         line->append(-0.5, mean);
         line->append(double(m_order.size()) - 0.5, mean);
         c->addSeries(line);

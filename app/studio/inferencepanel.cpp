@@ -55,16 +55,6 @@ QSpinBox* spinBox(int minimum, int maximum, int value, const QString& tip)
     return s;
 }
 
-// Rows of a result by ascending true runtime (fastest first), or by predicted score without runtimes.
-std::vector<int64_t> rowsFastestFirst(const GraphInference& g)
-{
-    std::vector<int64_t> order(g.scores.size());
-    std::iota(order.begin(), order.end(), 0);
-    const std::vector<double>& key = g.hasRuntimes() ? g.runtimes : g.scores;
-    std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return key[size_t(a)] < key[size_t(b)]; });
-    return order;
-}
-
 } // namespace
 
 InferencePanel::InferencePanel(QWidget* parent)
@@ -266,10 +256,8 @@ void InferencePanel::setupUi()
     // ---- wiring ----
     connect(browse, &QPushButton::clicked, this, &InferencePanel::browseModel);
     connect(fromRun, &QPushButton::clicked, this, &InferencePanel::chooseStoredRun);
-    connect(stored, &QPushButton::clicked, this, [this] {
-        // The same chooser; a run of kind "inference" opens its stored results.
-        chooseStoredRun();
-    });
+    // The same chooser: a run of kind "inference" opens its stored results.
+    connect(stored, &QPushButton::clicked, this, &InferencePanel::chooseStoredRun);
     connect(browseCollection, &QPushButton::clicked, this, &InferencePanel::browseCollection);
     connect(m_model, &QComboBox::currentTextChanged, this, &InferencePanel::updateMembers);
     connect(m_target, &QComboBox::currentIndexChanged, this, &InferencePanel::updateControls);
@@ -686,11 +674,11 @@ void InferencePanel::updateHeatmaps()
         return;
     }
     const auto& maps = g.attention[size_t(member)];
-    const std::vector<int64_t> fastestFirst = rowsFastestFirst(g);
-    const auto rowOfConfig = [&](int64_t config) -> int64_t {
-        const auto it = std::find(g.configIds.begin(), g.configIds.end(), config);
-        return it == g.configIds.end() ? -1 : int64_t(it - g.configIds.begin());
-    };
+    // The shown result's rows (the table holds them): fastest first by true runtime, or by
+    // predicted score without runtimes.
+    const RankScatterData& rows = m_table->result();
+    const std::vector<int64_t>& fastestFirst = rows.hasRuntimes() ? rows.trueOrder : rows.predictedOrder;
+    const auto rowOfConfig = [&rows](int64_t config) { return rows.rowOfConfig(config); };
     switch (m_attentionMode->currentIndex()) {
     case 0: {
         const int64_t row = std::max<int64_t>(0, rowOfConfig(m_selectedConfig));

@@ -422,7 +422,7 @@ void MainWindow::updateSidebar()
         if (i == m_tabs->currentIndex())
             m_sidebar->setCurrentItem(item);
     }
-    // Projects: their runs, newest first (the runs views arrive with the training issues).
+    // Projects: their runs, newest first (View > Training runs shows them in full).
     for (const ProjectInfoPtr& project : m_projects) {
         auto* top = new QTreeWidgetItem(m_sidebar,
             { QFileInfo(QString::fromStdString(project->path)).fileName(), QString(),

@@ -52,12 +52,12 @@ RunSnapshot RunPoller::read(const QString& project, const QStringList& runIds, c
     try {
         const tgraph::Project p = tgraph::Project::open(project.toStdString(), tgraph::Project::Access::Read);
         std::map<std::string, std::map<std::string, double>> latest;
-        for (const tgraph::LatestMetric& m : p.latestMetrics())
-            latest[m.runId][m.context + "/" + m.key] = m.value;
         std::map<std::string, int64_t> steps;
-        for (const tgraph::LatestMetric& m : p.latestMetrics())
+        for (const tgraph::LatestMetric& m : p.latestMetrics()) {
+            latest[m.runId][m.context + "/" + m.key] = m.value;
             if (m.context == "train" && m.key == "loss")
                 steps[m.runId] = m.step;
+        }
         for (const tgraph::RunRecord& r : p.runs()) {
             if (!r.parentRun.empty())
                 continue; // folds show inside their run
