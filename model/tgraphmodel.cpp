@@ -42,7 +42,19 @@ torch::Tensor TGraphModelImpl::inputFeatures(const LayoutBatch& batch)
         2);
 }
 
-torch::Tensor TGraphModelImpl::inputProjection(const LayoutBatch& batch)
+torch::Tensor TGraphModelImpl::inputProjection(const LayoutBatch& batch) { return project(batch, nullptr); }
+
+torch::Tensor TGraphModelImpl::inputProjection(const LayoutBatch& batch, const torch::Tensor& configEmbeddings)
+{
+    return project(batch, &configEmbeddings);
+}
+
+torch::Tensor TGraphModelImpl::configEmbeddings(const LayoutBatch& batch)
+{
+    return F::embedding(batch.configTokens, embedding_layout_cfg->weight); // (C, Nc, 18, 4)
+}
+
+torch::Tensor TGraphModelImpl::project(const LayoutBatch& batch, const torch::Tensor* configEmbeddings)
 {
     const int64_t c = batch.configs();
     const int64_t n = batch.graph.nodes();
@@ -68,11 +80,20 @@ torch::Tensor TGraphModelImpl::inputProjection(const LayoutBatch& batch)
     const auto& ids = batch.graph.configNodeIds;
     const int64_t nc = ids.size(0);
     if (nc > 0 && c > 0) {
-        // Sum over the 18 slots of projected[k, token]: an embedding bag over a flat (18 * 8, W) table.
-        const auto offsets = torch::arange(kConfigSlots, torch::kInt64).mul_(kLayoutTokens);
-        const auto flat = (batch.configTokens + offsets).reshape({ c * nc, kConfigSlots });
-        const auto configPart = F::embedding_bag(flat, projected.reshape({ kConfigSlots * kLayoutTokens, width }),
-            F::EmbeddingBagFuncOptions().mode(torch::kSum));
+        torch::Tensor configPart; // (C * Nc, W)
+        if (configEmbeddings) {
+            // Given embeddings (C, Nc, 18, 4) flattened to the 72 config columns of X0.
+            TORCH_CHECK(configEmbeddings->sizes() == torch::IntArrayRef({ c, nc, kConfigSlots, kLayoutEmbedding }),
+                "TGraphModel: config embeddings must be (C, Nc, 18, 4)");
+            configPart = torch::mm(
+                configEmbeddings->reshape({ c * nc, kConfigWidth }), weight.narrow(1, kConfigBegin, kConfigWidth).t());
+        } else {
+            // Sum over the 18 slots of projected[k, token]: an embedding bag over a flat (18 * 8, W) table.
+            const auto offsets = torch::arange(kConfigSlots, torch::kInt64).mul_(kLayoutTokens);
+            const auto flat = (batch.configTokens + offsets).reshape({ c * nc, kConfigSlots });
+            configPart = F::embedding_bag(flat, projected.reshape({ kConfigSlots * kLayoutTokens, width }),
+                F::EmbeddingBagFuncOptions().mode(torch::kSum));
+        }
         const auto rows = perNode.index_select(0, ids).unsqueeze(1) + configPart.view({ c, nc, width }).transpose(0, 1);
         h.index_copy_(0, ids, rows);
     }
@@ -81,12 +102,24 @@ torch::Tensor TGraphModelImpl::inputProjection(const LayoutBatch& batch)
 
 torch::Tensor TGraphModelImpl::forward(const LayoutBatch& batch, AttentionMaps* attention)
 {
+    const auto h = nodeEmbeddings(batch, attention); // (N, C, H)
+    return classifier(h.mean(0)).squeeze(1); // mean pooling over nodes, then the linear head
+}
+
+torch::Tensor TGraphModelImpl::nodeEmbeddings(const LayoutBatch& batch, AttentionMaps* attention)
+{
     TORCH_CHECK(batch.graph.nodes() > 0, "TGraphModel: empty graph");
     if (attention)
         attention->layers.clear();
     const EdgeTensors edges = prepareEdges(batch.graph.edges, batch.graph.nodes(), m_options.bidirectionalEdges);
-    const auto h = encoder.forward(inputProjection(batch), edges, attention); // (N, C, H)
-    return classifier(h.mean(0)).squeeze(1); // mean pooling over nodes, then the linear head
+    return encoder.forward(inputProjection(batch), edges, attention);
+}
+
+torch::Tensor TGraphModelImpl::nodeEmbeddings(const LayoutBatch& batch, const torch::Tensor& configEmbeddings)
+{
+    TORCH_CHECK(batch.graph.nodes() > 0, "TGraphModel: empty graph");
+    const EdgeTensors edges = prepareEdges(batch.graph.edges, batch.graph.nodes(), m_options.bidirectionalEdges);
+    return encoder.forward(inputProjection(batch, configEmbeddings), edges, nullptr);
 }
 
 int64_t parameterCount(const torch::nn::Module& module)

@@ -30,6 +30,17 @@ public:
     // layer (gates and cross-config weights averaged over nodes). Dropout follows train()/eval().
     torch::Tensor forward(const LayoutBatch& batch, AttentionMaps* attention = nullptr);
 
+    // h (N, C, H): the node embeddings after the last block, before mean pooling. forward() is
+    // exactly classifier(h.mean(0)), so w . h[n, c] / N is node n's share of score(c) - bias
+    // (model/explain.h). With cross-attn, h of config c depends on the other configs of the batch,
+    // as the scores do.
+    torch::Tensor nodeEmbeddings(const LayoutBatch& batch, AttentionMaps* attention = nullptr);
+    // The same with the configurable nodes' config-token embeddings given as (C, Nc, 18, 4) instead
+    // of looked up in E_layout: differentiable with respect to them (gradient x input, explain.h).
+    torch::Tensor nodeEmbeddings(const LayoutBatch& batch, const torch::Tensor& configEmbeddings);
+    // E_layout[token] of the batch's configurable nodes: (C, Nc, 18, 4).
+    torch::Tensor configEmbeddings(const LayoutBatch& batch);
+
     // The spec's X0 (C, N, 246), built literally from the embedding tables. forward() never builds
     // it: it uses inputProjection(), which equals `linear.linear` applied to X0.
     torch::Tensor inputFeatures(const LayoutBatch& batch);
@@ -37,6 +48,8 @@ public:
     // config-independent columns are projected once per node, the 18 config tokens go through a
     // (18 x 8) table of projected embeddings, and non-configurable nodes (all tokens 0) share one row.
     torch::Tensor inputProjection(const LayoutBatch& batch);
+    // The same with the config-token embeddings of the configurable nodes given (C, Nc, 18, 4).
+    torch::Tensor inputProjection(const LayoutBatch& batch, const torch::Tensor& configEmbeddings);
 
     const ModelOptions& options() const { return m_options; }
 
@@ -46,6 +59,10 @@ public:
     GraphEncoder encoder; // linear, linear2, convs.K
 
 private:
+    // inputProjection() with the config part from the tokens (configEmbeddings == nullptr) or from
+    // the given embeddings.
+    torch::Tensor project(const LayoutBatch& batch, const torch::Tensor* configEmbeddings);
+
     ModelOptions m_options;
 };
 TORCH_MODULE(TGraphModel);

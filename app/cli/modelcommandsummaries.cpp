@@ -14,6 +14,7 @@ const std::vector<Command>& modelCommandSummaries()
         { "predict", "score every configuration of graphs with a model or ensemble (CSV, npz, Kaggle format)",
             nullptr },
         { "eval", "score graphs with measured runtimes: Kendall tau, OPA, top-k slowdown per graph and mean", nullptr },
+        { "explain", "why a layout config ranks fast: per-node score shares, counterfactual layout swaps", nullptr },
     };
     return list;
 }

@@ -9,6 +9,7 @@ int runTrain(const std::vector<std::string>& args); // cmdtrain.cpp
 int runWeights(const std::vector<std::string>& args); // cmdweights.cpp
 int runPredict(const std::vector<std::string>& args); // cmdpredict.cpp
 int runEval(const std::vector<std::string>& args); // cmdeval.cpp
+int runExplain(const std::vector<std::string>& args); // cmdexplain.cpp
 
 const std::vector<Command>& modelCommands()
 {
@@ -18,6 +19,7 @@ const std::vector<Command>& modelCommands()
         { "predict", "score every configuration of graphs with a model or ensemble (CSV, npz, Kaggle format)",
             runPredict },
         { "eval", "score graphs with measured runtimes: Kendall tau, OPA, top-k slowdown per graph and mean", runEval },
+        { "explain", "why a layout config ranks fast: per-node score shares, counterfactual layout swaps", runExplain },
     };
     return list;
 }
