@@ -1,57 +1,81 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-#include "core/project.h"
+#include "runcurvedata.h"
 
 #include <QString>
 #include <QWidget>
 
+#include <string>
 #include <vector>
 
+class QAbstractAxis;
 class QChart;
 class QChartView;
 class QLineSeries;
+class QScatterSeries;
 
-// One metric history of one run, as the curves chart draws it.
-struct RunCurve
-{
-    QString run; // legend name
-    std::string runId;
-    tgraph::MetricSeries series;
-    int64_t startMs = 0; // the run's start (relative time axis)
-};
-
-// Metric curves of the selected runs (TensorBoard-style): the smoothed line over the raw series
-// drawn faintly behind it, x = step, relative time or wall time, optional log-y, the best value of
-// each run marked (lowest for loss-like keys, highest for tau / OPA). Updates keep the axes and
-// series objects when the run set is unchanged, so a refresh while a run writes does not flicker.
+// Metric curves of the selected runs, TensorBoard-style: per run the smoothed line (debiased EMA,
+// widgets/smoothing.h) over its raw series drawn faintly behind, a star on its best value (the
+// lowest loss, the highest tau / OPA), x = step, seconds since the run started or wall time,
+// optional log-y and "ignore outliers" (5th..95th percentile y range).
+// A refresh with the same runs and metric only replaces the points of the existing series and
+// the axis ranges, so polling a run that is being written does not flicker.
 class RunCurvesView : public QWidget
 {
     Q_OBJECT
 public:
-    enum class XAxis { Step, RelativeTime, WallTime };
+    using XAxis = CurveXAxis;
 
     explicit RunCurvesView(QWidget* parent = nullptr);
+    ~RunCurvesView() override;
 
     void setCurves(std::vector<RunCurve> curves);
-    void setSmoothing(double weight); // 0..0.999, TensorBoard's default 0.6
+    void setSmoothing(double weight); // 0..0.999
     void setXAxis(XAxis axis);
     void setLogY(bool on);
+    void setIgnoreOutliers(bool on);
 
-    double smoothing() const { return m_smoothing; }
     const std::vector<RunCurve>& curves() const { return m_curves; }
+    double smoothing() const { return m_smoothing; }
+    XAxis xAxis() const { return m_xAxis; }
+    bool logY() const { return m_logY; }
+    bool ignoreOutliers() const { return m_ignoreOutliers; }
     QChart* chart() const;
-    // Higher is better for this metric key (tau, opa, tile_score); lower otherwise.
-    static bool higherIsBetter(const std::string& key);
-    // The best point of a curve (index into its points), -1 when it has no finite value.
-    static int64_t bestIndex(const RunCurve& curve);
+    QChartView* chartView() const { return m_view; }
+
+    // What is drawn for curve i (nullptr when out of range).
+    QLineSeries* rawSeries(size_t i) const;
+    QLineSeries* smoothedSeries(size_t i) const;
+    QScatterSeries* bestSeries(size_t i) const; // one point, or none when the curve has no finite value
+    // How often the series were created anew (a changed run set, metric or axis kind); refreshes
+    // of the same curves do not count.
+    int rebuildCount() const { return m_rebuilds; }
 
 private:
+    struct Drawn
+    {
+        std::string identity;
+        QLineSeries* raw = nullptr;
+        QLineSeries* smoothed = nullptr;
+        QScatterSeries* best = nullptr;
+    };
+
+    void refresh();
+    bool needsRebuild() const;
     void rebuild();
+    void showPointTip(const RunCurve& curve, const QPointF& point, bool smoothed);
 
     std::vector<RunCurve> m_curves;
-    double m_smoothing = 0.6;
+    std::vector<Drawn> m_drawn;
+    double m_smoothing;
     XAxis m_xAxis = XAxis::Step;
     bool m_logY = false;
+    bool m_ignoreOutliers = false;
     QChartView* m_view = nullptr;
+    QAbstractAxis* m_x = nullptr;
+    QAbstractAxis* m_y = nullptr;
+    XAxis m_drawnXAxis = XAxis::Step;
+    bool m_drawnLogY = false;
+    int m_rebuilds = 0;
 };

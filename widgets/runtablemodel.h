@@ -4,14 +4,14 @@
 #include "core/project.h"
 
 #include <QAbstractTableModel>
+#include <QColor>
 
 #include <cmath>
 #include <map>
 #include <string>
-
 #include <vector>
 
-// One run as the runs table shows it: the project record plus what the poller read about it.
+// One run as the runs table shows it: the project's record plus what a poll read about it.
 struct RunRow
 {
     tgraph::RunRecord record;
@@ -19,12 +19,15 @@ struct RunRow
     int64_t step = 0; // latest logged training step
     double loss = std::nan(""); // latest training loss
     double tau = std::nan(""); // latest validation mean tau
-    double bestTau = std::nan(""); // best validation mean tau so far
-    bool stale = false; // RUNNING with an old heartbeat (the process may be gone)
+    double bestTau = std::nan(""); // best validation mean tau so far (over its folds for a CV run)
+    int folds = 0; // cross-validation fold runs recorded under it
+    bool stale = false; // RUNNING but its heartbeat is old: the process may be gone
 };
 
-// The runs of a project (newest first), W&B-style states, for a QSortFilterProxyModel.
-// Qt::UserRole: numbers for sorting; Qt::UserRole + 1 on any column: the run id.
+// The runs of a project with W&B-style states, duration, key params and latest metrics, for a
+// QSortFilterProxyModel: Qt::UserRole holds the sort key (numbers; no value sorts last),
+// RunIdRole the run id on every column. Updates keep the rows of runs that stay (by id), so
+// that selections and persistent indexes survive a poll.
 class RunTableModel : public QAbstractTableModel
 {
     Q_OBJECT
@@ -32,7 +35,7 @@ public:
     enum Column {
         Name,
         Status,
-        Experiment,
+        Kind,
         Started,
         Duration,
         Step,
@@ -40,6 +43,8 @@ public:
         Tau,
         BestTau,
         LearningRate,
+        Params,
+        Experiment,
         Id,
         ColumnCount
     };
@@ -47,21 +52,30 @@ public:
 
     explicit RunTableModel(QObject* parent = nullptr);
 
-    // Replaces the rows, keeping row identity by run id so that views keep their selection.
+    // `nowMs` ends the duration of running runs.
     void setRuns(std::vector<RunRow> runs, int64_t nowMs);
     const std::vector<RunRow>& runs() const { return m_runs; }
     int rowOfRun(const std::string& runId) const;
+    const RunRow* run(const std::string& runId) const;
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
 
-    // "running", "finished", ... with a colour per state, as W&B shows them.
+    // "running", "finished", "crashed", "running (no heartbeat)", ... and its colour.
     static QString statusText(const RunRow& run);
     static QColor statusColor(const RunRow& run);
+    // The key parameters in a few words: "2000 steps · 64 configs · cross-attn on · seed 42".
+    static QString paramSummary(const std::map<std::string, std::string>& params);
+    // Milliseconds from start to end (to `nowMs` while running, to the last heartbeat when it
+    // never ended), 0 when not started.
+    static int64_t durationMs(const RunRow& run, int64_t nowMs);
 
 private:
+    QVariant sortKey(const RunRow& r, int column) const;
+    QVariant display(const RunRow& r, int column) const;
+
     std::vector<RunRow> m_runs;
     int64_t m_nowMs = 0;
 };

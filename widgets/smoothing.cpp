@@ -6,19 +6,20 @@
 
 std::vector<double> debiasedEma(const std::vector<double>& values, double weight)
 {
-    const double w = std::clamp(std::isnan(weight) ? 0.0 : weight, 0.0, 0.999);
-    std::vector<double> out(values.size());
+    const double w = std::isnan(weight) ? 0.0 : std::clamp(weight, 0.0, 0.999);
+    std::vector<double> out = values;
+    // TensorBoard compares with ==, so a series holding a NaN is never "constant".
+    const bool constant = std::all_of(values.begin(), values.end(), [&](double v) { return v == values.front(); });
+    if (constant || w == 0)
+        return out;
     double last = 0;
-    double correction = 1; // w^k
-    for (size_t i = 0; i < values.size(); ++i) {
-        const double v = values[i];
-        if (!std::isfinite(v)) {
-            out[i] = v;
+    double wPowK = 1; // w^k after k finite values
+    for (double& v : out) {
+        if (!std::isfinite(v))
             continue;
-        }
-        last = w * last + (1 - w) * v;
-        correction *= w;
-        out[i] = w == 0 ? v : last / (1 - correction);
+        last = last * w + (1 - w) * v;
+        wPowK *= w;
+        v = last / (1 - wPowK);
     }
     return out;
 }

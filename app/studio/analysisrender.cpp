@@ -2,13 +2,12 @@
 #include "analysisrender.h"
 
 #include "inferencepanel.h"
-#include "runpoller.h"
+#include "monitorrender.h"
 
 #include "core/graphdocument.h"
 #include "widgets/errorbanner.h"
 #include "widgets/heatmapview.h"
 #include "widgets/rankscatterview.h"
-#include "widgets/runcurvesview.h"
 #include "widgets/taustripview.h"
 
 #include <QCoreApplication>
@@ -77,15 +76,12 @@ bool renderAnalysis(const AnalysisRenderRequest& request, QString* error)
     if (request.view == QStringLiteral("curves")) {
         if (request.project.isEmpty() || request.run.isEmpty())
             return fail(QStringLiteral("--view curves needs --project P --run RUN[,RUN...]"));
-        const QStringList runs = request.run.split(QLatin1Char(','), Qt::SkipEmptyParts);
-        const RunSnapshot snapshot = RunPoller::read(request.project, runs, request.metric);
-        if (!snapshot.error.isEmpty())
-            return fail(snapshot.error);
-        if (snapshot.curves.size() != size_t(runs.size()))
-            return fail(request.project + QStringLiteral(": no run '%1'").arg(request.run));
-        RunCurvesView view;
-        view.setCurves(snapshot.curves);
-        return writeWidgetImage(&view, request.output, request.width, request.height, error);
+        RunCurvesRenderOptions options;
+        options.metric = request.metric;
+        options.width = request.width;
+        options.height = request.height;
+        return renderRunCurves(
+            request.project, request.run.split(QLatin1Char(','), Qt::SkipEmptyParts), request.output, error, options);
     }
     InferencePanel panel;
     if (!request.project.isEmpty() && !request.run.isEmpty()) {

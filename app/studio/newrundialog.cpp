@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "newrundialog.h"
 
+#include "core/graph.h"
+#include "core/graphio.h"
+#include "core/npz.h"
+#include "core/trainingset.h"
+
 #include <QApplication>
 #include <QClipboard>
 #include <QComboBox>
@@ -16,21 +21,42 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <climits>
 
 namespace {
 
-QString shellQuote(const QString& s)
+// The kind of the first data file ("layout" / "tile"), or InputError naming the problem.
+QString detectKind(const QStringList& entries)
 {
-    static const QString safe
-        = QStringLiteral("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@");
-    if (!s.isEmpty() && std::all_of(s.begin(), s.end(), [](QChar c) { return safe.contains(c); }))
-        return s;
-    QString quoted = s;
-    quoted.replace(QStringLiteral("'"), QStringLiteral("'\\''"));
-    return QStringLiteral("'") + quoted + QStringLiteral("'");
+    std::vector<std::string> list;
+    for (const QString& e : entries)
+        list.push_back(e.toStdString());
+    const std::vector<tgraph::DataFile> files = tgraph::listDataFiles(list);
+    if (files.empty())
+        throw std::runtime_error("no .npz files");
+    const tgraph::NpzReader npz(files.front().path);
+    return QString::fromLatin1(tgraph::graphKindName(tgraph::detectGraphKind(npz)));
+}
+
+bool parsePositive(const QString& text, bool allowZero)
+{
+    bool ok = false;
+    const double v = text.trimmed().toDouble(&ok);
+    return ok && (allowZero ? v >= 0 : v > 0);
 }
 
 } // namespace
+
+QString NewRunDialog::shellQuote(const QString& text)
+{
+    static const QString safe
+        = QStringLiteral("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%");
+    if (!text.isEmpty() && std::all_of(text.begin(), text.end(), [](QChar c) { return safe.contains(c); }))
+        return text;
+    QString quoted = text;
+    quoted.replace(QStringLiteral("'"), QStringLiteral("'\\''"));
+    return QStringLiteral("'") + quoted + QStringLiteral("'");
+}
 
 NewRunDialog::NewRunDialog(const QString& projectPath, QWidget* parent)
     : QDialog(parent)
@@ -38,114 +64,217 @@ NewRunDialog::NewRunDialog(const QString& projectPath, QWidget* parent)
 {
     setWindowTitle(tr("New training run"));
     auto* form = new QFormLayout;
+
     auto* dataRow = new QHBoxLayout;
-    m_data = new QLineEdit;
-    m_data->setPlaceholderText(tr("collection directory (train/ and valid/) or .npz files"));
-    auto* browse = new QPushButton(tr("Browse…"));
+    m_data = new QComboBox;
+    m_data->setEditable(true);
+    m_data->setInsertPolicy(QComboBox::NoInsert);
+    m_data->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_data->lineEdit()->setPlaceholderText(tr("collection directory (train/, valid/) or .npz files, ';'-separated"));
+    m_data->setToolTip(tr("A TpuGraphs collection directory, a directory of .npz files or .npz files; the list "
+                          "holds the data of this project's earlier runs"));
+    auto* browseDir = new QPushButton(tr("Directory…"));
+    auto* browseFiles = new QPushButton(tr("Files…"));
     dataRow->addWidget(m_data, 1);
-    dataRow->addWidget(browse);
+    dataRow->addWidget(browseDir);
+    dataRow->addWidget(browseFiles);
     form->addRow(tr("Data:"), dataRow);
+    m_kindLabel = new QLabel;
+    m_kindLabel->setToolTip(tr("`tgraph train` trains the TGraph layout model on layout data and the tile model on "
+                               "tile data: the data decide"));
+    form->addRow(tr("Model:"), m_kindLabel);
+
     m_name = new QLineEdit;
     m_name->setPlaceholderText(tr("run-N"));
     form->addRow(tr("Run name:"), m_name);
     m_experiment = new QLineEdit(QStringLiteral("Default"));
     form->addRow(tr("Experiment:"), m_experiment);
     m_crossAttn = new QComboBox;
-    m_crossAttn->addItem(tr("on (the code's default for default collections)"), QStringLiteral("on"));
-    m_crossAttn->addItem(tr("off (random collections)"), QStringLiteral("off"));
+    m_crossAttn->addItem(tr("on (the code's choice for default collections)"), QStringLiteral("on"));
+    m_crossAttn->addItem(tr("off (the code's choice for random collections)"), QStringLiteral("off"));
     form->addRow(tr("Cross-config attention:"), m_crossAttn);
+
     auto* lengthRow = new QHBoxLayout;
+    m_lengthValue = new QDoubleSpinBox;
+    m_lengthValue->setRange(1, 1e8);
+    m_lengthValue->setDecimals(0);
+    m_lengthValue->setValue(2000);
     m_length = new QComboBox;
     m_length->addItem(tr("steps"), QStringLiteral("--steps"));
     m_length->addItem(tr("epochs"), QStringLiteral("--epochs"));
-    m_lengthValue = new QDoubleSpinBox;
-    m_lengthValue->setRange(0.5, 1e7);
-    m_lengthValue->setDecimals(1);
-    m_lengthValue->setValue(1000);
-    lengthRow->addWidget(m_lengthValue);
+    lengthRow->addWidget(m_lengthValue, 1);
     lengthRow->addWidget(m_length);
     form->addRow(tr("Length:"), lengthRow);
     m_configs = new QSpinBox;
-    m_configs->setRange(2, 100000);
+    m_configs->setRange(2, 1000000);
     m_configs->setValue(64);
+    m_configs->setToolTip(tr("Layout configs sampled per step (tile steps use all configs of a kernel)"));
     form->addRow(tr("Configs per step:"), m_configs);
     m_lr = new QLineEdit(QStringLiteral("1e-3"));
     form->addRow(tr("Learning rate:"), m_lr);
     m_weightDecay = new QLineEdit(QStringLiteral("1e-5"));
     form->addRow(tr("Weight decay:"), m_weightDecay);
+
     auto* foldRow = new QHBoxLayout;
     m_folds = new QSpinBox;
-    m_folds->setRange(0, 100);
-    m_folds->setSpecialValueText(tr("no cross-validation"));
+    m_folds->setRange(0, 1000);
+    m_folds->setSpecialValueText(tr("none"));
     m_trainFolds = new QSpinBox;
-    m_trainFolds->setRange(1, 100);
+    m_trainFolds->setRange(1, 1000);
     m_trainFolds->setValue(5);
     m_keep = new QSpinBox;
-    m_keep->setRange(1, 100);
+    m_keep->setRange(1, 1000);
     m_keep->setValue(4);
     foldRow->addWidget(m_folds);
-    foldRow->addWidget(new QLabel(tr("trained")));
+    foldRow->addWidget(new QLabel(tr("trained:")));
     foldRow->addWidget(m_trainFolds);
-    foldRow->addWidget(new QLabel(tr("kept")));
+    foldRow->addWidget(new QLabel(tr("kept in the ensemble:")));
     foldRow->addWidget(m_keep);
-    form->addRow(tr("Folds:"), foldRow);
+    form->addRow(tr("Cross-validation folds:"), foldRow);
     m_evalEvery = new QSpinBox;
-    m_evalEvery->setRange(0, 10000000);
-    m_evalEvery->setValue(100);
+    m_evalEvery->setRange(0, INT_MAX);
+    m_evalEvery->setValue(200);
     m_evalEvery->setSpecialValueText(tr("only at the end"));
+    m_evalEvery->setSuffix(tr(" steps"));
     form->addRow(tr("Validate every:"), m_evalEvery);
     m_threads = new QSpinBox;
-    m_threads->setRange(0, 256);
+    m_threads->setRange(0, 1024);
     m_threads->setSpecialValueText(tr("all cores"));
     form->addRow(tr("Threads:"), m_threads);
     m_seed = new QSpinBox;
     m_seed->setRange(0, INT_MAX);
     m_seed->setValue(42);
     form->addRow(tr("Seed:"), m_seed);
+
     auto* commandRow = new QHBoxLayout;
     m_command = new QLineEdit;
     m_command->setReadOnly(true);
+    m_command->setObjectName(QStringLiteral("command"));
     auto* copy = new QPushButton(tr("Copy"));
+    copy->setToolTip(tr("Copy the command to the clipboard"));
     commandRow->addWidget(m_command, 1);
     commandRow->addWidget(copy);
     form->addRow(tr("Command:"), commandRow);
+    m_problem = new QLabel;
+    m_problem->setStyleSheet(QStringLiteral("color: #c0392b"));
+    m_problem->setWordWrap(true);
 
-    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
-    buttons->button(QDialogButtonBox::Ok)->setText(tr("Start"));
+    m_buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
+    m_buttons->button(QDialogButtonBox::Ok)->setText(tr("Start"));
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(form);
-    layout->addWidget(buttons);
-    connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
-    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
-    connect(copy, &QPushButton::clicked, this, [this] { QApplication::clipboard()->setText(m_command->text()); });
-    connect(browse, &QPushButton::clicked, this, [this] {
+    layout->addWidget(m_problem);
+    layout->addWidget(m_buttons);
+
+    connect(m_buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
+    connect(m_buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    connect(copy, &QPushButton::clicked, this, [this] { QApplication::clipboard()->setText(commandLine()); });
+    connect(browseDir, &QPushButton::clicked, this, [this] {
         const QString dir = QFileDialog::getExistingDirectory(this, tr("Training data"));
         if (!dir.isEmpty())
             setDataPath(dir);
     });
-    for (QLineEdit* e : { m_data, m_name, m_experiment, m_lr, m_weightDecay })
+    connect(browseFiles, &QPushButton::clicked, this, [this] {
+        const QStringList files
+            = QFileDialog::getOpenFileNames(this, tr("Training graphs"), {}, tr("TpuGraphs graphs (*.npz)"));
+        if (!files.isEmpty())
+            setDataPath(files.join(QLatin1Char(';')));
+    });
+    connect(m_data, &QComboBox::currentTextChanged, this, [this] {
+        updateKind();
+        updateCommand();
+    });
+    connect(m_length, &QComboBox::currentIndexChanged, this, [this] {
+        const bool steps = m_length->currentData().toString() == QStringLiteral("--steps");
+        m_lengthValue->setDecimals(steps ? 0 : 1);
+        m_lengthValue->setMinimum(steps ? 1 : 0.1);
+        updateCommand();
+    });
+    connect(m_folds, &QSpinBox::valueChanged, this, [this](int folds) {
+        m_trainFolds->setEnabled(folds > 0);
+        m_keep->setEnabled(folds > 0);
+        if (folds > 0)
+            m_trainFolds->setMaximum(folds);
+    });
+    connect(m_trainFolds, &QSpinBox::valueChanged, m_keep, &QSpinBox::setMaximum);
+    for (QLineEdit* e : { m_name, m_experiment, m_lr, m_weightDecay })
         connect(e, &QLineEdit::textChanged, this, &NewRunDialog::updateCommand);
-    for (QComboBox* c : { m_crossAttn, m_length })
-        connect(c, &QComboBox::currentIndexChanged, this, &NewRunDialog::updateCommand);
+    connect(m_crossAttn, &QComboBox::currentIndexChanged, this, &NewRunDialog::updateCommand);
     for (QSpinBox* s : { m_configs, m_folds, m_trainFolds, m_keep, m_evalEvery, m_threads, m_seed })
         connect(s, &QSpinBox::valueChanged, this, &NewRunDialog::updateCommand);
     connect(m_lengthValue, &QDoubleSpinBox::valueChanged, this, &NewRunDialog::updateCommand);
+    m_trainFolds->setEnabled(false);
+    m_keep->setEnabled(false);
+    updateKind();
     updateCommand();
-    resize(640, sizeHint().height());
+    resize(720, sizeHint().height());
 }
 
-void NewRunDialog::setDataPath(const QString& path) { m_data->setText(path); }
+void NewRunDialog::setRecentData(const QStringList& entries)
+{
+    const QString current = m_data->currentText();
+    m_data->clear();
+    m_data->addItems(entries);
+    m_data->setCurrentText(current.isEmpty() && !entries.isEmpty() ? entries.front() : current);
+}
+
+void NewRunDialog::setDataPath(const QString& path) { m_data->setCurrentText(path); }
+
+QStringList NewRunDialog::dataEntries() const
+{
+    QStringList entries;
+    for (const QString& e : m_data->currentText().split(QLatin1Char(';'), Qt::SkipEmptyParts))
+        if (!e.trimmed().isEmpty())
+            entries << e.trimmed();
+    return entries;
+}
+
+void NewRunDialog::updateKind()
+{
+    m_kind.clear();
+    m_dataProblem.clear();
+    const QStringList entries = dataEntries();
+    if (entries.isEmpty()) {
+        m_dataProblem = tr("Choose the training data");
+    } else {
+        try {
+            m_kind = detectKind(entries);
+        } catch (const std::exception& e) {
+            m_dataProblem = QString::fromStdString(e.what());
+        }
+    }
+    const bool tile = m_kind == QStringLiteral("tile");
+    m_kindLabel->setText(m_kind.isEmpty() ? tr("— (from the data)")
+            : tile                        ? tr("tile model (tile data: every step uses all configs of a kernel)")
+                                          : tr("TGraph layout model (layout data)"));
+    m_configs->setEnabled(!tile);
+}
+
+QString NewRunDialog::problem() const
+{
+    if (!m_dataProblem.isEmpty())
+        return m_dataProblem;
+    if (!parsePositive(m_lr->text(), false))
+        return tr("The learning rate must be a number > 0");
+    if (!parsePositive(m_weightDecay->text(), true))
+        return tr("The weight decay must be a number >= 0");
+    return {};
+}
 
 QStringList NewRunDialog::trainArguments() const
 {
-    QStringList a { QStringLiteral("--data"), m_data->text() };
-    const bool steps = m_length->currentData().toString() == QStringLiteral("--steps");
-    a << m_length->currentData().toString()
-      << (steps ? QString::number(qint64(m_lengthValue->value())) : QString::number(m_lengthValue->value()));
-    a << QStringLiteral("--configs-per-step") << QString::number(m_configs->value());
+    const QStringList entries = dataEntries();
+    QStringList a { QStringLiteral("--data"), entries.value(0) };
+    a << entries.mid(1); // further entries are positionals
+    const QString length = m_length->currentData().toString();
+    a << length
+      << (length == QStringLiteral("--steps") ? QString::number(qint64(m_lengthValue->value()))
+                                              : QString::number(m_lengthValue->value()));
+    if (m_kind != QStringLiteral("tile"))
+        a << QStringLiteral("--configs-per-step") << QString::number(m_configs->value());
     a << QStringLiteral("--cross-attn") << m_crossAttn->currentData().toString();
-    a << QStringLiteral("--lr") << m_lr->text().trimmed() << QStringLiteral("--weight-decay")
-      << m_weightDecay->text().trimmed();
+    a << QStringLiteral("--lr") << m_lr->text().trimmed();
+    a << QStringLiteral("--weight-decay") << m_weightDecay->text().trimmed();
     if (m_folds->value() > 0)
         a << QStringLiteral("--folds") << QString::number(m_folds->value()) << QStringLiteral("--train-folds")
           << QString::number(m_trainFolds->value()) << QStringLiteral("--keep") << QString::number(m_keep->value());
@@ -168,4 +297,12 @@ QString NewRunDialog::commandLine() const
     return parts.join(QLatin1Char(' '));
 }
 
-void NewRunDialog::updateCommand() { m_command->setText(commandLine()); }
+void NewRunDialog::updateCommand()
+{
+    m_command->setText(commandLine());
+    m_command->setCursorPosition(0);
+    const QString why = problem();
+    m_problem->setText(why);
+    m_problem->setVisible(!why.isEmpty());
+    m_buttons->button(QDialogButtonBox::Ok)->setEnabled(why.isEmpty());
+}

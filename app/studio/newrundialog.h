@@ -6,30 +6,47 @@
 
 class QCheckBox;
 class QComboBox;
+class QDialogButtonBox;
 class QDoubleSpinBox;
+class QLabel;
 class QLineEdit;
 class QSpinBox;
 
-// "New run": the options of `tgraph train` a user sets most often, and the exact command line it
-// will run (copyable), so a run started here can be repeated in a terminal or a script.
+// "New run": the `tgraph train` options a user sets most often (only options the command has),
+// the model kind the data imply, and the exact command line it will run, copyable, so that a run
+// started here can be repeated in a terminal or a script.
 class NewRunDialog : public QDialog
 {
     Q_OBJECT
 public:
     explicit NewRunDialog(const QString& projectPath, QWidget* parent = nullptr);
 
+    // Data the project's runs trained on (newest first) for the data box; the first one is
+    // chosen when nothing is yet.
+    void setRecentData(const QStringList& entries);
+    // One collection directory or .npz file, or several separated by ';'.
     void setDataPath(const QString& path);
-    // `tgraph train` arguments without the leading "train" and without --project (the launcher
-    // adds both).
+    QStringList dataEntries() const;
+    // "layout" or "tile" as the data say; empty when they cannot be used (see problem()).
+    QString dataKind() const { return m_kind; }
+    // Why the run cannot start (empty when it can).
+    QString problem() const;
+
+    // `tgraph train` arguments without "train" and without --project (the launcher adds both).
     QStringList trainArguments() const;
     // The whole command as a shell line.
     QString commandLine() const;
+    static QString shellQuote(const QString& text);
 
 private:
+    void updateKind();
     void updateCommand();
 
     QString m_project;
-    QLineEdit* m_data = nullptr;
+    QString m_kind;
+    QString m_dataProblem;
+    QComboBox* m_data = nullptr;
+    QLabel* m_kindLabel = nullptr;
     QLineEdit* m_name = nullptr;
     QLineEdit* m_experiment = nullptr;
     QComboBox* m_crossAttn = nullptr;
@@ -45,4 +62,6 @@ private:
     QSpinBox* m_threads = nullptr;
     QSpinBox* m_seed = nullptr;
     QLineEdit* m_command = nullptr;
+    QLabel* m_problem = nullptr;
+    QDialogButtonBox* m_buttons = nullptr;
 };

@@ -1,30 +1,31 @@
 // SPDX-License-Identifier: Apache-2.0
-// The training monitor: TensorBoard smoothing pinned, the runs table and curves from a real
-// project, and runs started, stopped and resumed through the monitor as real `tgraph train`
-// child processes (FINISHED, KILLED), plus unreadable projects shown in the banner.
+// The training monitor against real `tgraph train` child processes on a small generated layout
+// collection: a run started from the New-run dialog's arguments ends FINISHED with its output in
+// the log pane; a long run's curves grow while it writes (without new chart series), it is
+// stopped (KILLED) and resumed (the steps continue) through the monitor; a run started in a
+// "terminal" shows up by polling and is stopped through the monitor; curves render offscreen;
+// runs are deleted; unreadable projects show the inline banner.
 
 #include "testutil.h"
 
-#include "app/launcher/trainingprocess.h"
+#include "app/studio/monitorrender.h"
 #include "app/studio/newrundialog.h"
-#include "app/studio/runpoller.h"
+#include "app/studio/runprocesses.h"
 #include "app/studio/trainingmonitor.h"
 #include "core/project.h"
-#include "core/runwriter.h"
 #include "core/sqlitedb.h"
 #include "widgets/errorbanner.h"
 #include "widgets/runcurvesview.h"
 #include "widgets/runtablemodel.h"
-#include "widgets/smoothing.h"
 
-#include <QChart>
+#include <QImage>
 #include <QLineSeries>
 #include <QPlainTextEdit>
 #include <QScatterSeries>
+#include <QScopeGuard>
 #include <QSignalSpy>
+#include <QTableView>
 #include <QTemporaryDir>
-
-#include <cmath>
 
 using namespace tgraph;
 
@@ -32,11 +33,45 @@ namespace {
 
 QString tgraphExe() { return testutil::binDir() + "/tgraph"; }
 
-RunStatus statusOf(const QString& project, const QString& runId)
+// `args` with the value after `option` replaced (appended when missing).
+QStringList withOption(QStringList args, const QString& option, const QString& value)
 {
-    const Project p = Project::open(project.toStdString(), Project::Access::Read);
-    const auto run = p.findRun(runId.toStdString());
-    return run ? run->status : RunStatus::Pending;
+    const int at = args.indexOf(option);
+    if (at >= 0)
+        args[at + 1] = value;
+    else
+        args << option << value;
+    return args;
+}
+
+RunStatus statusIn(const TrainingMonitor& monitor, const QString& runId)
+{
+    const RunRow* row = monitor.runsModel()->run(runId.toStdString());
+    return row ? row->record.status : RunStatus::Pending;
+}
+
+// Polls until `done()` (each poll's result shown) or the timeout.
+template <class Done> bool waitFor(TrainingMonitor& monitor, Done done, int timeoutMs)
+{
+    QElapsedTimer t;
+    t.start();
+    while (!done()) {
+        if (t.elapsed() > timeoutMs)
+            return false;
+        QSignalSpy shown(&monitor, &TrainingMonitor::snapshotShown);
+        monitor.pollNow();
+        shown.wait(1000);
+    }
+    return true;
+}
+
+std::vector<int64_t> curveSteps(const TrainingMonitor& monitor)
+{
+    std::vector<int64_t> steps;
+    if (!monitor.curves()->curves().empty())
+        for (const MetricPoint& p : monitor.curves()->curves().front().series.points)
+            steps.push_back(p.step);
+    return steps;
 }
 
 } // namespace
@@ -48,23 +83,21 @@ class TestTrainingMonitor : public QObject
 private:
     QTemporaryDir m_dir;
     QString m_data;
+    QString m_project;
+    QString m_finishedRun;
+    QString m_stoppedRun;
 
     QString path(const QString& name) const { return m_dir.filePath(name); }
-
-    // Waits until the monitor's table shows `runId` with `status` (polling the real project).
-    static bool waitForStatus(TrainingMonitor& monitor, const QString& runId, RunStatus status, int timeoutMs)
+    QStringList quickArgs(const QString& name, int steps) const
     {
-        QElapsedTimer t;
-        t.start();
-        while (t.elapsed() < timeoutMs) {
-            monitor.pollNow();
-            QSignalSpy shown(&monitor, &TrainingMonitor::snapshotShown);
-            shown.wait(2000);
-            const int row = monitor.runsModel()->rowOfRun(runId.toStdString());
-            if (row >= 0 && monitor.runsModel()->runs()[size_t(row)].record.status == status)
-                return true;
-        }
-        return false;
+        NewRunDialog dialog(m_project);
+        dialog.setDataPath(m_data);
+        QStringList args = dialog.trainArguments();
+        args = withOption(args, "--steps", QString::number(steps));
+        args = withOption(args, "--configs-per-step", "16");
+        args = withOption(args, "--threads", "1");
+        args = withOption(args, "--run-name", name);
+        return args;
     }
 
 private Q_SLOTS:
@@ -72,212 +105,264 @@ private Q_SLOTS:
     {
         QVERIFY(m_dir.isValid());
         m_data = path("coll");
+        m_project = path("live.tgproj");
         const auto r = testutil::run(tgraphExe(),
             { "synth", "--collection", "layout", "-o", m_data, "--graphs", "4", "--configs", "24", "--min-size", "200",
                 "--max-size", "300", "--families", "mlp,resnet", "--seed", "5" });
         QVERIFY2(r.exitCode == 0, r.err.constData());
     }
 
-    void smoothingIsTensorBoards()
-    {
-        // A constant stays constant (the debiasing removes the pull towards 0).
-        for (const double v : debiasedEma({ 3, 3, 3, 3 }, 0.6))
-            QCOMPARE(v, 3.0);
-        // Worked out by hand, w = 0.5: last = 0.5, 0.25 + 1 = 1.25, 0.625 + 0.5 = 1.125; debias by
-        // 1 - 0.5^k = 0.5, 0.75, 0.875.
-        const std::vector<double> s = debiasedEma({ 1, 2, 1 }, 0.5);
-        QCOMPARE(s[0], 1.0);
-        QVERIFY(std::abs(s[1] - 1.25 / 0.75) < 1e-12);
-        QVERIFY(std::abs(s[2] - 1.125 / 0.875) < 1e-12);
-        // Weight 0 returns the input; NaN passes through and does not move the average.
-        QCOMPARE(debiasedEma({ 1, 5, 2 }, 0.0), (std::vector<double> { 1, 5, 2 }));
-        const std::vector<double> n = debiasedEma({ 1, NAN, 1 }, 0.6);
-        QVERIFY(std::isnan(n[1]));
-        QCOMPARE(n[2], 1.0);
-    }
-
-    void tableAndCurvesFromAProject()
-    {
-        const QString project = path("written.tgproj");
-        {
-            Project p = Project::create(project.toStdString());
-            RunStart a;
-            a.name = "alpha";
-            const std::string ida = p.startRun(a);
-            p.setParams(ida, { { "lr", "0.001" }, { "seed", "1" } });
-            RunStart b;
-            b.name = "beta";
-            const std::string idb = p.startRun(b);
-            p.setParams(idb, { { "lr", "0.002" }, { "seed", "1" } });
-            RunWriter w(project.toStdString(), ida);
-            for (int step = 1; step <= 10; ++step)
-                w.logMetric("loss", step, 1.0 / step, "train");
-            for (const auto& [step, tau] : { std::pair { 5, 0.3 }, std::pair { 10, 0.2 } }) {
-                EvalMetrics e;
-                e.step = step;
-                e.meanTau = tau;
-                e.meanTileScore = NAN;
-                w.evalMetrics(e);
-            }
-            w.finish(RunStatus::Finished);
-        }
-        const RunSnapshot s = RunPoller::read(project, { "alpha" }, "train/loss");
-        QVERIFY2(s.error.isEmpty(), qPrintable(s.error));
-        QCOMPARE(s.runs.size(), size_t(2));
-        RunTableModel model;
-        model.setRuns(s.runs, s.nowMs);
-        const int alpha = model.rowOfRun(s.curves.front().runId);
-        QVERIFY(alpha >= 0);
-        QCOMPARE(model.index(alpha, RunTableModel::Status).data().toString(), QString("finished"));
-        QCOMPARE(model.index(alpha, RunTableModel::Step).data().toLongLong(), 10LL);
-        QCOMPARE(model.index(alpha, RunTableModel::Tau).data(Qt::UserRole).toDouble(), 0.2); // latest
-        QCOMPARE(model.index(alpha, RunTableModel::BestTau).data(Qt::UserRole).toDouble(), 0.3); // best
-        QCOMPARE(model.index(alpha, RunTableModel::Loss).data(Qt::UserRole).toDouble(), 0.1);
-
-        RunCurvesView view;
-        view.setCurves(s.curves);
-        int lines = 0, stars = 0;
-        for (QAbstractSeries* series : view.chart()->series()) {
-            lines += qobject_cast<QLineSeries*>(series) && !qobject_cast<QScatterSeries*>(series) ? 1 : 0;
-            if (auto* best = qobject_cast<QScatterSeries*>(series)) {
-                ++stars;
-                QCOMPARE(best->at(0), QPointF(10, 0.1)); // the lowest loss
-            }
-        }
-        QCOMPARE(lines, 2); // raw and smoothed
-        QCOMPARE(stars, 1);
-        QCOMPARE(RunCurvesView::bestIndex(s.curves.front()), int64_t(9));
-        QVERIFY(RunCurvesView::higherIsBetter("tau"));
-
-        const QStringList diff = TrainingMonitor::paramDifferences(s.runs[0].params, s.runs[1].params);
-        QCOMPARE(diff.size(), 1);
-        QVERIFY(diff.front().startsWith("lr:"));
-    }
-
     void newRunDialogShowsTheCommand()
     {
-        NewRunDialog dialog(path("p.tgproj"));
-        dialog.setDataPath(m_data);
+        NewRunDialog dialog(m_project);
+        QVERIFY(!dialog.problem().isEmpty()); // no data yet
+        dialog.setRecentData({ m_data, path("elsewhere") });
+        QCOMPARE(dialog.dataEntries(), QStringList { m_data }); // the newest is preselected
+        QCOMPARE(dialog.dataKind(), QString("layout"));
+        QVERIFY2(dialog.problem().isEmpty(), qPrintable(dialog.problem()));
         const QStringList args = dialog.trainArguments();
         QCOMPARE(args.mid(0, 2), (QStringList { "--data", m_data }));
-        QVERIFY(args.contains("--configs-per-step"));
-        QVERIFY(dialog.commandLine().startsWith("tgraph train --data "));
-        QVERIFY(dialog.commandLine().endsWith("--project " + path("p.tgproj")));
-        // The arguments are ones `tgraph train` accepts: --help-free dry check via a real 1-step run.
-        QStringList quick = args;
-        const int steps = quick.indexOf("--steps");
-        QVERIFY(steps >= 0);
-        quick[steps + 1] = "1";
-        const auto r = testutil::run(tgraphExe(),
-            QStringList { "train" } + quick + QStringList { "--threads", "1", "--project", path("dialog.tgproj") });
-        QVERIFY2(r.exitCode == 0, r.err.constData());
+        for (const char* option : { "--steps", "--configs-per-step", "--cross-attn", "--lr", "--weight-decay",
+                 "--eval-every", "--threads", "--seed" })
+            QVERIFY2(args.contains(option), option);
+        QVERIFY(!args.contains("--folds")); // no cross-validation unless asked
+        QVERIFY(dialog.commandLine().startsWith("tgraph train --data " + m_data + " --steps "));
+        QVERIFY(dialog.commandLine().endsWith("--project " + m_project));
+        QCOMPARE(NewRunDialog::shellQuote("a b'c"), QString("'a b'\\''c'"));
+        dialog.setDataPath(path("missing"));
+        QVERIFY(dialog.dataKind().isEmpty());
+        QVERIFY(dialog.problem().contains("missing"));
     }
 
-    void monitorFollowsRealRuns()
+    void runStartedHereFinishes()
     {
-        const QString project = path("live.tgproj");
         TrainingMonitor monitor;
         monitor.setConfirmations(false);
-        monitor.resize(1100, 700);
+        monitor.setPollInterval(200);
+        monitor.resize(1200, 800);
         monitor.show();
-        monitor.setProject(project);
-        // A short run to the end: FINISHED, with its output in the log pane.
-        QSignalSpy finished(monitor.process(), &app::TrainingProcess::finished);
-        QVERIFY(monitor.startRun({ "--data", m_data, "--steps", "6", "--eval-every", "3", "--log-every", "1",
-            "--configs-per-step", "16", "--threads", "1", "--run-name", "short" }));
-        QVERIFY(finished.wait(120000));
-        const QString shortId = monitor.process()->runId();
-        QVERIFY(!shortId.isEmpty());
-        QVERIFY(waitForStatus(monitor, shortId, RunStatus::Finished, 20000));
+        monitor.setProject(m_project); // not created yet: the run creates it
+        QSignalSpy finished(monitor.processes(), &RunProcesses::finished);
+        QVERIFY(monitor.startRun(withOption(quickArgs("short", 6), "--eval-every", "3") << "--log-every"
+                                                                                        << "1"));
+        QVERIFY(finished.wait(60000));
+        m_finishedRun = finished.front().at(0).toString();
+        QCOMPARE(finished.front().at(1).toInt(), 0);
+        QVERIFY(!m_finishedRun.isEmpty());
+        QVERIFY(waitFor(
+            monitor, [&] { return statusIn(monitor, m_finishedRun) == RunStatus::Finished; }, 10000));
+        // Selected once known; its output streamed into the log pane.
+        QCOMPARE(monitor.selectedRunIds(), QStringList { m_finishedRun });
         QVERIFY(monitor.logPane()->toPlainText().contains("step 6/6"));
-        monitor.selectRuns({ shortId });
+        QVERIFY(monitor.logPane()->toPlainText().startsWith("$ tgraph train --data"));
         monitor.setMetric("valid/tau");
-        QTRY_VERIFY_WITH_TIMEOUT(
-            !monitor.curves()->curves().empty() && monitor.curves()->curves().front().series.points.size() == 2, 10000);
-
-        // A long run stopped through the monitor: KILLED, then resumed and finished.
-        finished.clear();
-        QVERIFY(monitor.startRun({ "--data", m_data, "--steps", "400", "--eval-every", "2", "--log-every", "1",
-            "--configs-per-step", "16", "--threads", "1", "--run-name", "long" }));
-        QTRY_VERIFY_WITH_TIMEOUT(!monitor.process()->runId().isEmpty(), 60000);
-        const QString longId = monitor.process()->runId();
-        QVERIFY(waitForStatus(monitor, longId, RunStatus::Running, 30000));
-        monitor.selectRuns({ longId });
-        QTRY_VERIFY_WITH_TIMEOUT(!monitor.runsModel()->runs().empty(), 5000);
-        // Wait for a checkpoint so that the run can be resumed.
-        QTRY_VERIFY_WITH_TIMEOUT(!Project::open(project.toStdString(), Project::Access::Read)
-                                      .findRun(longId.toStdString())
-                                      ->checkpoint.empty(),
-            60000);
-        monitor.stopSelected(20000);
-        QVERIFY(finished.wait(60000));
-        QVERIFY(waitForStatus(monitor, longId, RunStatus::Killed, 20000));
-        QCOMPARE(statusOf(project, longId), RunStatus::Killed);
-        monitor.selectRuns({ longId });
-        finished.clear();
-        QVERIFY(monitor.resumeSelected());
-        QVERIFY(waitForStatus(monitor, longId, RunStatus::Running, 30000));
-        monitor.selectRuns({ longId });
-        monitor.stopSelected(20000);
-        QVERIFY(finished.wait(60000));
-        QVERIFY(waitForStatus(monitor, longId, RunStatus::Killed, 20000));
-
-        // TGRAPH_SCREENSHOT_DIR: keep a picture of the monitor for the documentation.
-        if (const QString shots = testutil::env("TGRAPH_SCREENSHOT_DIR"); !shots.isEmpty()) {
-            monitor.selectRuns({ shortId, longId });
-            monitor.setMetric("train/loss");
-            QTest::qWait(1500);
-            monitor.grab().save(shots + "/training-monitor.png");
-        }
-        // The curves drawn offscreen by `tgraph render --view curves`.
-        auto r = testutil::run(tgraphExe(),
-            { "render", "--view", "curves", "--project", project, "--run", shortId + "," + longId, "--metric",
-                "valid/tau", "-o", path("curves.png") });
-        QVERIFY2(r.exitCode == 0, r.err.constData());
-        QVERIFY(!QImage(path("curves.png")).isNull());
-        r = testutil::run(
-            tgraphExe(), { "render", "--view", "curves", "--project", project, "--run", "nope", "-o", path("no.png") });
-        QCOMPARE(r.exitCode, 1);
-        QVERIFY(r.err.contains("nope"));
-
-        // Delete the short run: gone from the project and the table.
-        monitor.selectRuns({ shortId });
-        QVERIFY(monitor.deleteSelected());
-        monitor.pollNow();
-        QTRY_VERIFY_WITH_TIMEOUT(monitor.runsModel()->rowOfRun(shortId.toStdString()) < 0, 10000);
+        QVERIFY(waitFor(
+            monitor,
+            [&] {
+                return curveSteps(monitor) == std::vector<int64_t> { 3, 6 };
+            },
+            10000));
+        QCOMPARE(monitor.curves()->bestSeries(0)->count(), 1);
+        const RunRow* row = monitor.runsModel()->run(m_finishedRun.toStdString());
+        QVERIFY(std::isfinite(row->bestTau));
+        QCOMPARE(row->params.at("kind"), std::string("layout"));
+        // Open weights: the run's best checkpoint, for the inference panel.
+        QSignalSpy weights(&monitor, &TrainingMonitor::openWeightsRequested);
+        monitor.openSelectedWeights();
+        QCOMPARE(weights.size(), 1);
+        const QString file = weights.front().front().toString();
+        QVERIFY2(file.endsWith("best.npz") && QFileInfo::exists(file), qPrintable(file));
+        QVERIFY(monitor.banner()->messages().isEmpty());
     }
 
-    void unreadableProjectsShowABanner()
+    void stopAndResumeWhileTheCurvesGrow()
     {
-        // A project from a newer schema.
+        TrainingMonitor monitor;
+        monitor.setConfirmations(false);
+        monitor.setPollInterval(200);
+        monitor.resize(1200, 800);
+        monitor.show();
+        monitor.setProject(m_project);
+        QSignalSpy finished(monitor.processes(), &RunProcesses::finished);
+        QVERIFY(monitor.startRun(withOption(quickArgs("long", 20000), "--eval-every", "25") << "--log-every"
+                                                                                            << "1"));
+        QVERIFY(waitFor(
+            monitor, [&] { return monitor.selectedRunIds().size() == 1; }, 30000));
+        m_stoppedRun = monitor.selectedRunIds().front();
+        QCOMPARE(statusIn(monitor, m_stoppedRun), RunStatus::Running);
+
+        // The loss curve grows while the child writes, in the same chart series (no flicker).
+        QVERIFY(waitFor(
+            monitor, [&] { return curveSteps(monitor).size() >= 3; }, 30000));
+        const int rebuilds = monitor.curves()->rebuildCount();
+        QLineSeries* line = monitor.curves()->smoothedSeries(0);
+        const size_t before = curveSteps(monitor).size();
+        QVERIFY(waitFor(
+            monitor, [&] { return curveSteps(monitor).size() >= before + 3; }, 30000));
+        QCOMPARE(monitor.curves()->rebuildCount(), rebuilds);
+        QCOMPARE(monitor.curves()->smoothedSeries(0), line);
+        QCOMPARE(line->count(), int(curveSteps(monitor).size()));
+
+        // Stop: the child checkpoints and ends KILLED.
+        monitor.stopSelected(20000);
+        QVERIFY(finished.wait(30000));
+        QCOMPARE(finished.back().at(1).toInt(), 130);
+        QVERIFY(waitFor(
+            monitor, [&] { return statusIn(monitor, m_stoppedRun) == RunStatus::Killed; }, 10000));
+        const int64_t stoppedAt = monitor.runsModel()->run(m_stoppedRun.toStdString())->step;
+        QVERIFY(stoppedAt > 0);
+        QVERIFY(!monitor.runsModel()->run(m_stoppedRun.toStdString())->record.checkpoint.empty());
+
+        // Resume: the same run continues after its checkpoint's step, without repeating steps.
+        monitor.selectRuns({ m_stoppedRun });
+        QVERIFY(monitor.resumeSelected());
+        QVERIFY(waitFor(
+            monitor, [&] { return statusIn(monitor, m_stoppedRun) == RunStatus::Running; }, 30000));
+        QVERIFY(waitFor(
+            monitor, [&] { return !curveSteps(monitor).empty() && curveSteps(monitor).back() > stoppedAt + 2; },
+            30000));
+        const std::vector<int64_t> steps = curveSteps(monitor);
+        QVERIFY(std::adjacent_find(steps.begin(), steps.end(), std::greater_equal<int64_t>()) == steps.end());
+        QVERIFY(monitor.logPane()->toPlainText().contains("tgraph train --resume " + m_stoppedRun));
+        monitor.stopSelected(20000);
+        QVERIFY(finished.wait(30000));
+        QVERIFY(waitFor(
+            monitor, [&] { return statusIn(monitor, m_stoppedRun) == RunStatus::Killed; }, 10000));
+
+        // TGRAPH_SCREENSHOT_DIR: a picture of the monitor with both runs' curves.
+        if (const QString shots = testutil::env("TGRAPH_SCREENSHOT_DIR"); !shots.isEmpty()) {
+            monitor.selectRuns({ m_finishedRun, m_stoppedRun });
+            monitor.setMetric("train/loss");
+            QVERIFY(waitFor(
+                monitor, [&] { return monitor.curves()->curves().size() == 2; }, 10000));
+            QTest::qWait(100); // the chart lays its legend out
+            monitor.grab().save(shots + "/training-monitor.png");
+        }
+    }
+
+    void runStartedElsewhereShowsUpAndStops()
+    {
+        TrainingMonitor monitor;
+        monitor.setPollInterval(200);
+        monitor.show();
+        monitor.setProject(m_project);
+        // `tgraph train --project` as a user would type it in a terminal.
+        QProcess terminal;
+        const auto cleanup = qScopeGuard([&terminal] {
+            if (terminal.state() != QProcess::NotRunning) {
+                terminal.kill();
+                terminal.waitForFinished();
+            }
+        });
+        terminal.start(tgraphExe(), QStringList { "train" } + quickArgs("outside", 20000) << "--project" << m_project);
+        QVERIFY(terminal.waitForStarted());
+        const auto outside = [&monitor]() -> const RunRow* {
+            for (const RunRow& r : monitor.runsModel()->runs())
+                if (r.record.name == "outside")
+                    return &r;
+            return nullptr;
+        };
+        QVERIFY(waitFor(
+            monitor, [&] { return outside() && outside()->step > 0; }, 30000));
+        const QString id = QString::fromStdString(outside()->record.id);
+        QCOMPARE(statusIn(monitor, id), RunStatus::Running);
+        QCOMPARE(outside()->record.pid, int64_t(terminal.processId())); // tgraph execs tgraph-model
+        // Its log is the run's train.log, followed by polling.
+        monitor.selectRuns({ id });
+        QVERIFY(waitFor(
+            monitor, [&] { return monitor.logPane()->toPlainText().contains("step "); }, 10000));
+        // Stopped through the monitor (`tgraph runs stop`, which checks the recorded pid).
+        monitor.stopSelected(20000);
+        QVERIFY(terminal.waitForFinished(30000));
+        QCOMPARE(terminal.exitCode(), 130);
+        QVERIFY(waitFor(
+            monitor, [&] { return statusIn(monitor, id) == RunStatus::Killed; }, 10000));
+        // The pane ends with what `tgraph runs stop` said.
+        QTRY_VERIFY_WITH_TIMEOUT(monitor.logPane()->toPlainText().contains("stopped: KILLED"), 10000);
+        QVERIFY(monitor.logPane()->toPlainText().contains("$ tgraph runs stop " + id));
+    }
+
+    void curvesRenderOffscreen()
+    {
+        RunCurvesRenderOptions options;
+        options.metric = "train/loss";
+        options.width = 640;
+        options.height = 400;
+        QString error;
+        QVERIFY2(renderRunCurves(m_project, { "short", m_stoppedRun.left(8) }, path("curves.png"), &error, options),
+            qPrintable(error));
+        const QImage png(path("curves.png"));
+        QCOMPARE(png.size(), QSize(640, 400));
+        if (const QString shots = testutil::env("TGRAPH_SCREENSHOT_DIR"); !shots.isEmpty())
+            png.save(shots + "/training-curves.png");
+        options.metric = "valid/tau";
+        options.logY = true;
+        QVERIFY2(renderRunCurves(m_project, { "long" }, path("curves.svg"), &error, options), qPrintable(error));
+        QVERIFY(testutil::readAll(path("curves.svg")).contains("<svg"));
+        QVERIFY(!renderRunCurves(m_project, { "nope" }, path("no.png"), &error));
+        QVERIFY2(error.contains("nope") && error.contains("live.tgproj"), qPrintable(error));
+        options.metric = "train/nothing";
+        QVERIFY(!renderRunCurves(m_project, { "short" }, path("no.png"), &error, options));
+        QVERIFY2(error.contains("train/nothing") && error.contains("train/loss"), qPrintable(error));
+        QVERIFY(!renderRunCurves(m_project, { "short" }, path("curves.jpg"), &error));
+        QVERIFY(error.contains(".png or .svg"));
+        QVERIFY(!QFileInfo::exists(path("no.png")));
+    }
+
+    void deleteRemovesARunAndItsFiles()
+    {
+        TrainingMonitor monitor;
+        monitor.setConfirmations(false);
+        monitor.show();
+        monitor.setProject(m_project);
+        QVERIFY(waitFor(
+            monitor, [&] { return monitor.runsModel()->run(m_finishedRun.toStdString()); }, 10000));
+        const QString dir = QString::fromStdString(
+            Project::open(m_project.toStdString(), Project::Access::Read).runDir(m_finishedRun.toStdString()));
+        QVERIFY(QFileInfo(dir).isDir());
+        monitor.selectRuns({ m_finishedRun });
+        QVERIFY(monitor.deleteSelected());
+        QVERIFY(waitFor(
+            monitor, [&] { return !monitor.runsModel()->run(m_finishedRun.toStdString()); }, 10000));
+        QTRY_VERIFY_WITH_TIMEOUT(!QFileInfo::exists(dir), 10000); // the rows go first, then the folder
+        QVERIFY(monitor.runsModel()->run(m_stoppedRun.toStdString())); // the others stay
+    }
+
+    void unreadableProjectsShowTheBanner()
+    {
         const QString newer = path("newer.tgproj");
         {
             Project p = Project::create(newer.toStdString());
             p.db().exec("PRAGMA user_version=" + std::to_string(Project::kSchemaVersion + 1));
         }
+        const QString junk = path("junk.tgproj");
+        testutil::writeAll(junk, "this is not an SQLite database, just text");
         TrainingMonitor monitor;
         QSignalSpy shown(&monitor, &TrainingMonitor::snapshotShown);
-        // A project not created yet (the first run creates it): no runs, no error.
-        monitor.setProject(path("later.tgproj"));
-        QVERIFY(shown.wait(10000));
-        QVERIFY(monitor.banner()->messages().isEmpty());
-        QVERIFY(monitor.runsModel()->runs().empty());
-        shown.clear();
         monitor.setProject(newer);
         QVERIFY(shown.wait(10000));
-        QVERIFY(monitor.banner()->isVisibleTo(&monitor) || !monitor.banner()->messages().isEmpty());
-        QVERIFY(monitor.banner()->text().contains("newer.tgproj"));
-        // Not a project at all.
-        const QString junk = path("junk.tgproj");
-        QFile f(junk);
-        QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write("this is not sqlite");
-        f.close();
+        QVERIFY(monitor.banner()->isVisibleTo(&monitor));
+        QVERIFY2(monitor.banner()->text().contains("newer.tgproj"), qPrintable(monitor.banner()->text()));
+        QVERIFY(monitor.runsModel()->runs().empty());
         shown.clear();
         monitor.setProject(junk);
         QVERIFY(shown.wait(10000));
-        QVERIFY(monitor.banner()->text().contains("junk.tgproj"));
+        QVERIFY2(monitor.banner()->text().contains("junk.tgproj"), qPrintable(monitor.banner()->text()));
+        QVERIFY(!monitor.banner()->text().contains("newer.tgproj")); // a new project starts clean
         QVERIFY(monitor.runsModel()->runs().empty());
+        // A readable project clears it.
+        shown.clear();
+        monitor.setProject(m_project);
+        QVERIFY(shown.wait(10000));
+        QVERIFY(!monitor.banner()->isVisibleTo(&monitor));
+        QVERIFY(!monitor.runsModel()->runs().empty());
+        // A run that cannot start (its data are missing) says why in the banner.
+        QSignalSpy finished(monitor.processes(), &RunProcesses::finished);
+        QVERIFY(monitor.startRun({ "--data", path("no-such-data"), "--steps", "5" }));
+        QVERIFY(finished.wait(30000));
+        QCOMPARE(finished.front().at(1).toInt(), 1);
+        const QString text = monitor.banner()->text();
+        QVERIFY2(text.contains("did not start") && text.contains("no-such-data"), qPrintable(text));
     }
 };
 

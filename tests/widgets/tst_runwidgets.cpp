@@ -1,0 +1,384 @@
+// SPDX-License-Identifier: Apache-2.0
+// The training monitor's reusable views: TensorBoard's smoothing pinned by hand-worked numbers, the
+// curves' y ranges and best points, the runs table over a real project written with
+// core::Project / RunWriter (contents, sorting, filtering, rows kept across polls), the curves
+// chart (series per run, best star, refresh without new series) and the parameter comparer.
+
+#include "app/studio/runpoller.h"
+#include "core/project.h"
+#include "core/runwriter.h"
+#include "widgets/runcurvedata.h"
+#include "widgets/runcurvesview.h"
+#include "widgets/runparamsmodel.h"
+#include "widgets/runtablemodel.h"
+#include "widgets/smoothing.h"
+
+#include <QAbstractItemModelTester>
+#include <QChart>
+#include <QLegend>
+#include <QLegendMarker>
+#include <QLineSeries>
+#include <QScatterSeries>
+#include <QSortFilterProxyModel>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <cmath>
+#include <limits>
+
+using namespace tgraph;
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+MetricSeries series(const std::string& key, const std::vector<std::pair<int64_t, double>>& points)
+{
+    MetricSeries s;
+    s.key = key;
+    s.context = key == "loss" ? "train" : "valid";
+    for (const auto& [step, value] : points)
+        s.points.push_back({ step, 1000 * step, value });
+    return s;
+}
+
+RunCurve curve(const QString& label, MetricSeries s)
+{
+    RunCurve c;
+    c.label = label;
+    c.runId = label.toStdString();
+    c.series = std::move(s);
+    return c;
+}
+
+int visibleLegendEntries(QChart* chart)
+{
+    int n = 0;
+    for (QLegendMarker* m : chart->legend()->markers())
+        n += m->isVisible() ? 1 : 0;
+    return n;
+}
+
+} // namespace
+
+class TestRunWidgets : public QObject
+{
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+    QString m_project;
+    std::string m_alpha, m_beta, m_gamma;
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        // Three runs: alpha finished (loss 1/step, tau 0.3 then 0.2), beta running (loss only),
+        // gamma killed before logging anything.
+        m_project = m_dir.filePath("runs.tgproj");
+        Project p = Project::create(m_project.toStdString());
+        const auto start = [&p](const char* name, const char* lr, const char* seed) {
+            RunStart s;
+            s.name = name;
+            const std::string id = p.startRun(s);
+            p.setParams(id,
+                { { "kind", "layout" }, { "lr", lr }, { "seed", seed }, { "steps", "10" },
+                    { "hparams", std::string("{\"lr\": ") + lr + ", \"model\": {\"hidden\": 128}}" } });
+            return id;
+        };
+        m_alpha = start("alpha", "0.001", "1");
+        m_beta = start("beta", "0.002", "1");
+        m_gamma = start("gamma", "0.004", "2");
+        {
+            RunWriter w(m_project.toStdString(), m_alpha);
+            for (int step = 1; step <= 10; ++step)
+                w.logMetric("loss", step, 1.0 / step, "train");
+            for (const auto& [step, tau] : { std::pair { 5, 0.3 }, std::pair { 10, 0.2 } }) {
+                EvalMetrics e;
+                e.step = step;
+                e.meanTau = tau;
+                e.meanTileScore = kNaN;
+                w.evalMetrics(e);
+            }
+            w.finish(RunStatus::Finished);
+        }
+        {
+            RunWriter w(m_project.toStdString(), m_beta);
+            for (int step = 1; step <= 4; ++step)
+                w.logMetric("loss", step, 2.0 - 0.1 * step, "train");
+            w.flush();
+        } // beta stays RUNNING (this process, fresh heartbeat)
+        p.setRunStatus(m_gamma, RunStatus::Killed, "stopped");
+    }
+
+    void smoothingLeavesAConstantAsItIs()
+    {
+        for (const double w : { 0.0, 0.6, 0.9, 0.999 })
+            for (const double v : debiasedEma({ 3, 3, 3, 3, 3 }, w))
+                QCOMPARE(v, 3.0);
+        QVERIFY(debiasedEma({}, 0.6).empty());
+    }
+
+    void smoothingIsTheDebiasedEma()
+    {
+        // w = 0.6 by hand: last = 0.4, 1.04, 2.224; divided by 1 - 0.6^k = 0.4, 0.64, 0.784.
+        const std::vector<double> s = debiasedEma({ 1, 2, 4 }, 0.6);
+        QCOMPARE(s.size(), size_t(3));
+        QVERIFY(std::abs(s[0] - 1.0) < 1e-12);
+        QVERIFY(std::abs(s[1] - 1.625) < 1e-12);
+        QVERIFY(std::abs(s[2] - 2.224 / 0.784) < 1e-12);
+        // w = 0 (and a NaN weight) returns the input; weights above 1 are clamped, not diverging.
+        QCOMPARE(debiasedEma({ 1, 5, 2 }, 0.0), (std::vector<double> { 1, 5, 2 }));
+        QCOMPARE(debiasedEma({ 1, 5, 2 }, kNaN), (std::vector<double> { 1, 5, 2 }));
+        for (const double v : debiasedEma({ 1, 5, 2 }, 7.0))
+            QVERIFY(std::isfinite(v) && v >= 1 && v <= 5);
+    }
+
+    void smoothingPassesNonFiniteValuesThrough()
+    {
+        // The NaN neither counts nor moves the average: the third value is smoothed as the second.
+        const std::vector<double> s = debiasedEma({ 1, kNaN, 2, INFINITY }, 0.6);
+        QCOMPARE(s[0], 1.0);
+        QVERIFY(std::isnan(s[1]));
+        QVERIFY(std::abs(s[2] - 1.625) < 1e-12);
+        QVERIFY(std::isinf(s[3]));
+        // A series with a NaN is not "constant": its finite values still smooth to themselves.
+        const std::vector<double> c = debiasedEma({ kNaN, 5, 5 }, 0.6);
+        QVERIFY(std::isnan(c[0]));
+        QVERIFY(std::abs(c[1] - 5) < 1e-12 && std::abs(c[2] - 5) < 1e-12);
+    }
+
+    void curveDataBestAndRanges()
+    {
+        QVERIFY(RunCurveData::higherIsBetter("tau"));
+        QVERIFY(RunCurveData::higherIsBetter("opa"));
+        QVERIFY(!RunCurveData::higherIsBetter("loss"));
+        QVERIFY(!RunCurveData::higherIsBetter("top5_slowdown"));
+        QCOMPARE(RunCurveData::bestIndex(series("loss", { { 1, 3 }, { 2, kNaN }, { 3, 1 }, { 4, 1 }, { 5, 2 } })),
+            int64_t(2)); // lowest, the earliest of equal ones, NaN skipped
+        QCOMPARE(RunCurveData::bestIndex(series("tau", { { 1, 0.1 }, { 2, 0.5 }, { 3, 0.4 } })), int64_t(1));
+        QCOMPARE(RunCurveData::bestIndex(series("tau", { { 1, kNaN } })), int64_t(-1));
+
+        std::vector<double> values;
+        for (int i = 100; i >= 0; --i)
+            values.push_back(i);
+        values.push_back(kNaN);
+        const auto all = RunCurveData::valueRange(values, false, false);
+        QVERIFY(all.valid);
+        QCOMPARE(all.lo, 0.0);
+        QCOMPARE(all.hi, 100.0);
+        // 101 values 0..100: the 5th and 95th percentiles are 5 and 95.
+        const auto inner = RunCurveData::valueRange(values, true, false);
+        QVERIFY(std::abs(inner.lo - 5) < 1e-12 && std::abs(inner.hi - 95) < 1e-12);
+        const auto positive = RunCurveData::valueRange({ -1, 0, 0.5, 2 }, false, true);
+        QCOMPARE(positive.lo, 0.5);
+        QVERIFY(!RunCurveData::valueRange({ kNaN }, false, false).valid);
+        QCOMPARE(RunCurveData::xOf({ 7, 5000, 1 }, CurveXAxis::RelativeTime, 2000), 3.0);
+        QCOMPARE(RunCurveData::xOf({ 7, 5000, 1 }, CurveXAxis::Step, 2000), 7.0);
+    }
+
+    void runsTableFromAProject()
+    {
+        const RunSnapshot s = RunPoller::read(m_project, {}, "train/loss");
+        QVERIFY2(s.error.isEmpty(), qPrintable(s.error));
+        RunTableModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setRuns(s.runs, s.nowMs);
+        QCOMPARE(model.rowCount(), 3);
+        const int alpha = model.rowOfRun(m_alpha);
+        const int beta = model.rowOfRun(m_beta);
+        const int gamma = model.rowOfRun(m_gamma);
+        QVERIFY(alpha >= 0 && beta >= 0 && gamma >= 0);
+        const auto cell
+            = [&model](int row, int column, int role = Qt::DisplayRole) { return model.index(row, column).data(role); };
+        QCOMPARE(cell(alpha, RunTableModel::Name).toString(), QString("alpha"));
+        QCOMPARE(cell(alpha, RunTableModel::Status).toString(), QString("finished"));
+        QCOMPARE(cell(beta, RunTableModel::Status).toString(), QString("running"));
+        QCOMPARE(cell(gamma, RunTableModel::Status).toString(), QString("killed"));
+        QCOMPARE(cell(alpha, RunTableModel::Kind).toString(), QString("layout"));
+        QCOMPARE(cell(alpha, RunTableModel::Step).toLongLong(), 10LL);
+        QCOMPARE(cell(alpha, RunTableModel::Loss, Qt::UserRole).toDouble(), 0.1);
+        QCOMPARE(cell(alpha, RunTableModel::Tau, Qt::UserRole).toDouble(), 0.2); // the latest
+        QCOMPARE(cell(alpha, RunTableModel::BestTau, Qt::UserRole).toDouble(), 0.3); // the best
+        QCOMPARE(cell(alpha, RunTableModel::BestTau).toString(), QString("0.3000"));
+        QCOMPARE(cell(gamma, RunTableModel::Loss).toString(), QString("—"));
+        QVERIFY(!cell(gamma, RunTableModel::Loss, Qt::UserRole).isValid()); // sorts last
+        QCOMPARE(cell(beta, RunTableModel::Step).toLongLong(), 4LL);
+        QVERIFY(cell(alpha, RunTableModel::Params).toString().contains("10 steps"));
+        QVERIFY(cell(alpha, RunTableModel::Params).toString().contains("seed 1"));
+        QCOMPARE(cell(gamma, RunTableModel::Id, RunTableModel::RunIdRole).toString(), QString::fromStdString(m_gamma));
+        QCOMPARE(cell(alpha, RunTableModel::Status, Qt::ForegroundRole).value<QBrush>().color(),
+            RunTableModel::statusColor(model.runs()[size_t(alpha)]));
+        QVERIFY(RunTableModel::durationMs(model.runs()[size_t(beta)], s.nowMs + 5000) >= 5000); // still counting
+
+        // Sorting and filtering through a proxy, as the monitor shows it.
+        QSortFilterProxyModel proxy;
+        proxy.setSourceModel(&model);
+        proxy.setSortRole(Qt::UserRole);
+        proxy.setFilterKeyColumn(-1);
+        const auto names = [&proxy] {
+            QStringList n;
+            for (int r = 0; r < proxy.rowCount(); ++r)
+                n << proxy.index(r, RunTableModel::Name).data().toString();
+            return n;
+        };
+        proxy.sort(RunTableModel::Loss, Qt::AscendingOrder);
+        QCOMPARE(names(), (QStringList { "alpha", "beta", "gamma" })); // 0.1, 1.6, none last
+        proxy.sort(RunTableModel::LearningRate, Qt::DescendingOrder);
+        QCOMPARE(names(), (QStringList { "gamma", "beta", "alpha" }));
+        proxy.setFilterRegularExpression(QRegularExpression("kill|fin"));
+        QCOMPARE(names(), (QStringList { "gamma", "alpha" }));
+        proxy.setFilterRegularExpression(QRegularExpression());
+
+        // A poll with one more run and one fewer keeps the rows (and selections) of the others.
+        const QPersistentModelIndex kept = model.index(alpha, RunTableModel::Name);
+        std::vector<RunRow> next = s.runs;
+        std::erase_if(next, [this](const RunRow& r) { return r.record.id == m_gamma; });
+        RunRow added = next.front();
+        added.record.id = std::string(32, 'f');
+        added.record.name = "delta";
+        next.push_back(added);
+        model.setRuns(next, s.nowMs);
+        QCOMPARE(model.rowCount(), 3);
+        QVERIFY(kept.isValid());
+        QCOMPARE(kept.data().toString(), QString("alpha"));
+        QCOMPARE(model.rowOfRun(m_gamma), -1);
+        QVERIFY(model.rowOfRun(added.record.id) >= 0);
+    }
+
+    void curvesOfRealRuns()
+    {
+        const RunSnapshot s = RunPoller::read(m_project, { "alpha", "beta" }, "train/loss");
+        QVERIFY2(s.error.isEmpty(), qPrintable(s.error));
+        QCOMPARE(s.curves.size(), size_t(2));
+        RunCurvesView view;
+        view.resize(800, 500);
+        view.show(); // empty first, as in the monitor before a run is selected
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.setCurves(s.curves);
+        QTest::qWait(50); // the legend lays its markers out
+        // Per run: the faint raw series, the smoothed line and the best star; one legend entry.
+        QCOMPARE(view.chart()->series().size(), 6);
+        QCOMPARE(visibleLegendEntries(view.chart()), 2);
+        for (size_t k = 0; k < 2; ++k) {
+            const RunCurve& c = s.curves[k];
+            QLineSeries* raw = view.rawSeries(k);
+            QLineSeries* smooth = view.smoothedSeries(k);
+            QCOMPARE(raw->count(), int(c.series.points.size()));
+            std::vector<double> values;
+            for (const MetricPoint& p : c.series.points)
+                values.push_back(p.value);
+            const std::vector<double> expected = debiasedEma(values, 0.6);
+            for (int i = 0; i < smooth->count(); ++i) {
+                QCOMPARE(smooth->at(i).x(), double(c.series.points[size_t(i)].step));
+                QVERIFY(std::abs(smooth->at(i).y() - expected[size_t(i)]) < 1e-12);
+            }
+            QVERIFY(raw->pen().color().alpha() < smooth->pen().color().alpha()); // raw drawn faintly
+        }
+        // The best loss of alpha is its last point (0.1 at step 10), of beta its step 4 (1.6).
+        QCOMPARE(view.bestSeries(0)->count(), 1);
+        QCOMPARE(view.bestSeries(0)->at(0), QPointF(10, 0.1));
+        QVERIFY(std::abs(view.bestSeries(1)->at(0).y() - 1.6) < 1e-12);
+        QVERIFY(view.smoothedSeries(0)->name().contains("best 0.1 at step 10"));
+
+        // Validation tau: the best is the highest (0.3 at step 5).
+        const RunSnapshot tau = RunPoller::read(m_project, { "alpha" }, "valid/tau");
+        view.setCurves(tau.curves);
+        QCOMPARE(view.chart()->series().size(), 3);
+        QCOMPARE(view.bestSeries(0)->at(0), QPointF(5, 0.3));
+    }
+
+    void curvesRefreshWithoutNewSeries()
+    {
+        RunCurvesView view;
+        view.setCurves({ curve("a", series("loss", { { 1, 4 }, { 2, 3 } })) });
+        const int rebuilds = view.rebuildCount();
+        QLineSeries* smooth = view.smoothedSeries(0);
+        // The run wrote more points: same series objects, more points, the star moved.
+        view.setCurves({ curve("a", series("loss", { { 1, 4 }, { 2, 3 }, { 3, 2 }, { 4, 1 } })) });
+        QCOMPARE(view.rebuildCount(), rebuilds);
+        QCOMPARE(view.smoothedSeries(0), smooth);
+        QCOMPARE(smooth->count(), 4);
+        QCOMPARE(view.bestSeries(0)->at(0), QPointF(4, 1));
+        // Smoothing applies to the shown series at once, also without new series.
+        view.setSmoothing(0);
+        QCOMPARE(view.rebuildCount(), rebuilds);
+        QCOMPARE(smooth->at(1).y(), 3.0);
+        // Another run set or metric builds new series.
+        view.setCurves({ curve("b", series("loss", { { 1, 4 } })) });
+        QCOMPARE(view.rebuildCount(), rebuilds + 1);
+        // Log-y leaves out values <= 0 (and their stars), NaN is never drawn.
+        view.setLogY(true);
+        view.setCurves({ curve("b", series("loss", { { 1, 0 }, { 2, kNaN }, { 3, 0.5 }, { 4, 2 } })) });
+        QCOMPARE(view.rawSeries(0)->count(), 2);
+        QCOMPARE(view.bestSeries(0)->count(), 0); // the best (0) cannot be drawn on a log axis
+        QVERIFY(view.chart()->title().contains("train/loss"));
+        view.setCurves({ curve("c", series("loss", {})) });
+        QVERIFY(view.chart()->title().startsWith("No train/loss"));
+        view.setCurves({});
+        QCOMPARE(view.chart()->series().size(), 0);
+    }
+
+    void crossValidationRunShowsItsFolds()
+    {
+        // A CV run logs through fold runs (RunWriter's fold argument): one table row with the
+        // folds' best tau and latest step, one curve per fold.
+        const QString path = m_dir.filePath("cv.tgproj");
+        std::string cv;
+        {
+            Project p = Project::create(path.toStdString());
+            RunStart s;
+            s.name = "cv";
+            cv = p.startRun(s);
+            RunWriter w(path.toStdString(), cv);
+            for (int fold = 0; fold < 2; ++fold)
+                for (int step = 1; step <= 3; ++step) {
+                    w.logMetric("loss", step + fold, 1.0 - 0.1 * step, "train", fold);
+                    w.logMetric("tau", step, 0.1 * step + 0.2 * fold, "valid", fold);
+                }
+            w.finish(RunStatus::Finished);
+        }
+        const RunSnapshot s = RunPoller::read(path, { "cv" }, "valid/tau");
+        QVERIFY2(s.error.isEmpty(), qPrintable(s.error));
+        QCOMPARE(s.runs.size(), size_t(1)); // the folds are not rows of their own
+        QCOMPARE(s.runs.front().folds, 2);
+        QVERIFY(std::abs(s.runs.front().bestTau - 0.5) < 1e-12); // fold 1 at step 3
+        QCOMPARE(s.runs.front().step, int64_t(4)); // fold 1 logged last
+        QCOMPARE(s.curves.size(), size_t(2)); // the run itself logged nothing: only its folds
+        QCOMPARE(s.curves[0].label, QString("cv / fold-0"));
+        QCOMPARE(s.curves[1].label, QString("cv / fold-1"));
+        QVERIFY(s.metricKeys.contains("valid/tau") && s.metricKeys.contains("train/loss"));
+        QVERIFY(RunPoller::read(path, { "nope" }, "valid/tau").missingRuns == QStringList { "nope" });
+    }
+
+    void paramsComparer()
+    {
+        RunParamsModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        const RunSnapshot s = RunPoller::read(m_project, {}, "train/loss");
+        std::map<std::string, std::map<std::string, std::string>> params;
+        for (const RunRow& r : s.runs)
+            params[r.record.name] = r.params;
+        model.setRuns({ { "alpha", params["alpha"] }, { "beta", params["beta"] } });
+        QCOMPARE(model.columnCount(), 3);
+        QCOMPARE(model.headerData(2, Qt::Horizontal, Qt::DisplayRole).toString(), QString("beta"));
+        // The JSON hparams are flattened; lr differs (twice: the param and hparams.lr), seed does not.
+        const auto& keys = model.keys();
+        QVERIFY(std::find(keys.begin(), keys.end(), "hparams.model.hidden") != keys.end());
+        const auto rowOf
+            = [&keys](const std::string& key) { return int(std::find(keys.begin(), keys.end(), key) - keys.begin()); };
+        QCOMPARE(model.index(rowOf("hparams.model.hidden"), 1).data().toString(), QString("128"));
+        QCOMPARE(model.index(rowOf("lr"), 2).data().toString(), QString("0.002"));
+        QVERIFY(model.index(rowOf("lr"), 0).data(RunParamsModel::DifferentRole).toBool());
+        QVERIFY(!model.index(rowOf("seed"), 0).data(RunParamsModel::DifferentRole).toBool());
+        model.setOnlyDifferences(true);
+        QCOMPARE(model.keys(), (std::vector<std::string> { "hparams.lr", "lr" }));
+        // A run without a key differs on it.
+        const auto diff = RunParamsModel::differingKeys({ { { "a", "1" }, { "b", "2" } }, { { "a", "1" } } });
+        QCOMPARE(diff, (std::set<std::string> { "b" }));
+    }
+};
+
+QTEST_MAIN(TestRunWidgets)
+#include "tst_runwidgets.moc"
