@@ -122,6 +122,7 @@ void RunCurvesView::rebuild()
         auto* l = new QLogValueAxis;
         l->setBase(10);
         l->setLabelFormat(QStringLiteral("%.3g"));
+        l->setMinorTickCount(8);
         m_y = l;
     } else {
         auto* v = new QValueAxis;
@@ -229,11 +230,21 @@ void RunCurvesView::refresh()
         const double pad = (x.hi - x.lo) * 0.02; // stars on the first or last point stay whole
         v->setRange(x.lo - pad, x.hi + pad);
         v->applyNiceNumbers(); // ticks at round steps and seconds
+        if (x.lo >= 0 && v->min() < 0) { // steps and seconds start at 0
+            v->setMin(0);
+            v->applyNiceNumbers();
+        }
     }
     if (m_logY) {
         if (!y.valid)
             y = { 0.1, 1, true };
-        m_y->setRange(y.lo / 1.25, y.hi * 1.25);
+        // Whole decades, so the axis always carries at least two labelled ticks; minor grid
+        // lines mark the values in between.
+        const double lo = std::pow(10.0, std::floor(std::log10(y.lo)));
+        double hi = std::pow(10.0, std::ceil(std::log10(y.hi)));
+        if (hi <= lo)
+            hi = lo * 10;
+        m_y->setRange(lo * 0.999, hi * 1.001); // both end ticks labelled despite rounding
     } else {
         if (!y.valid)
             y = { 0, 1, true };

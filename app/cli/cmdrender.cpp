@@ -22,7 +22,8 @@ int runRender(const std::vector<std::string>& args)
         "       tgraph render FILE|DIR --view scatter|scatter-score|tau-strip|attention|cross-attention --weights W "
         "-o OUT\n"
         "       tgraph render --view scatter|tau-strip --project P.tgproj --run RUN -o OUT\n"
-        "       tgraph render --view curves --project P.tgproj --run RUN[,RUN...] [--metric train/loss] -o OUT");
+        "       tgraph render --view curves --project P.tgproj --run RUN[,RUN...] [--metric train/loss]\n"
+        "             [--smoothing 0.6] [--x step|relative|wall] [--log-y] -o OUT");
     p.addPositional("FILE", "the graph or module to draw");
     p.addOption("--output", "-o", "OUT", "the .png or .svg file to write");
     p.addOption("--view", "", "VIEW",
@@ -35,6 +36,9 @@ int runRender(const std::vector<std::string>& args)
     p.addOption("--project", "", "P", "analysis views: a project with a stored inference run (with --run)");
     p.addOption("--run", "", "RUN", "with --project: the run (id, id prefix or name; curves: comma-separated runs)");
     p.addOption("--metric", "", "M", "--view curves: the metric as context/key", "train/loss");
+    p.addOption("--smoothing", "", "S", "--view curves: TensorBoard's debiased EMA weight, 0 to 0.999", "0.6");
+    p.addOption("--x", "", "AXIS", "--view curves: x axis: step, relative (seconds from the start) or wall", "step");
+    p.addOption("--log-y", "", "", "--view curves: logarithmic y axis");
     if (const int rc = parseOrExit(p, args); rc >= 0)
         return rc;
     const bool stored = p.has("--project") || p.has("--run");
@@ -51,11 +55,13 @@ int runRender(const std::vector<std::string>& args)
         studio.push_back("--weights");
         studio.push_back(w);
     }
-    for (const char* option : { "--project", "--run", "--metric" })
+    for (const char* option : { "--project", "--run", "--metric", "--smoothing", "--x" })
         if (p.has(option)) {
             studio.push_back(option);
             studio.push_back(p.value(option));
         }
+    if (p.has("--log-y"))
+        studio.push_back("--log-y");
     if (p.has("--node")) {
         studio.push_back("--node");
         studio.push_back(p.value("--node"));

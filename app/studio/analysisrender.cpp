@@ -78,6 +78,10 @@ bool renderAnalysis(const AnalysisRenderRequest& request, QString* error)
             return fail(QStringLiteral("--view curves needs --project P --run RUN[,RUN...]"));
         RunCurvesRenderOptions options;
         options.metric = request.metric;
+        options.smoothing = request.smoothing;
+        options.logY = request.logY;
+        if (!parseCurveXAxis(request.xAxis, &options.xAxis))
+            return fail(QStringLiteral("--x must be step, relative or wall, not '%1'").arg(request.xAxis));
         options.width = request.width;
         options.height = request.height;
         return renderRunCurves(

@@ -16,6 +16,9 @@ struct AnalysisRenderRequest
     QString project;
     QString run; // curves: one or more runs, comma-separated
     QString metric = QStringLiteral("train/loss"); // curves: context/key
+    double smoothing = 0.6; // curves: debiased EMA weight
+    QString xAxis = QStringLiteral("step"); // curves: step, relative or wall
+    bool logY = false; // curves
     QString output; // .png or .svg
     int width = 1000;
     int height = 800;

@@ -54,6 +54,14 @@ void setupParser(QCommandLineParser& parser)
     parser.addOption({ QStringLiteral("metric"),
         QCoreApplication::translate("main", "With --view curves: the metric as context/key. Default: train/loss."),
         QStringLiteral("M"), QStringLiteral("train/loss") });
+    parser.addOption({ QStringLiteral("smoothing"),
+        QCoreApplication::translate("main", "With --view curves: debiased EMA weight 0..0.999. Default: 0.6."),
+        QStringLiteral("S"), QStringLiteral("0.6") });
+    parser.addOption({ QStringLiteral("x"),
+        QCoreApplication::translate("main", "With --view curves: x axis step, relative or wall. Default: step."),
+        QStringLiteral("AXIS"), QStringLiteral("step") });
+    parser.addOption(
+        { QStringLiteral("log-y"), QCoreApplication::translate("main", "With --view curves: logarithmic y axis.") });
     parser.addOption({ { QStringLiteral("o"), QStringLiteral("output") },
         QCoreApplication::translate("main", "With --render: the .png or .svg file to write."), QStringLiteral("OUT") });
 }
@@ -77,6 +85,14 @@ int runRender(const QCommandLineParser& parser)
         analysis.project = parser.value(QStringLiteral("project"));
         analysis.run = parser.value(QStringLiteral("run"));
         analysis.metric = parser.value(QStringLiteral("metric"));
+        bool smoothingOk = false;
+        analysis.smoothing = parser.value(QStringLiteral("smoothing")).toDouble(&smoothingOk);
+        if (!smoothingOk || !(analysis.smoothing >= 0 && analysis.smoothing < 1)) {
+            std::fprintf(stderr, "tgraph-studio: --smoothing must be a number in [0, 1)\n");
+            return 2;
+        }
+        analysis.xAxis = parser.value(QStringLiteral("x"));
+        analysis.logY = parser.isSet(QStringLiteral("log-y"));
         analysis.output = parser.value(QStringLiteral("output"));
         if (analysis.output.isEmpty()) {
             std::fprintf(stderr, "tgraph-studio: --render needs -o OUT.png|svg\n");
