@@ -382,6 +382,8 @@ LayoutGraph featurizeLayout(
                     row[6 * t + i] = float(tensors[t][i]);
         }
         g.configRuntime[c] = run.computeTimeNs;
+        if (int64_t(runIndex) == sel.defaultRun)
+            g.defaultConfig = c;
     }
     g.nodeFeat = std::move(s.nodeFeat);
     g.nodeOpcode = std::move(s.nodeOpcode);

@@ -41,8 +41,11 @@ struct LayoutGraph
     NdArray<float> nodeConfigFeat; // (C, Nc, 18), values -1..5
     NdArray<int64_t> configRuntime; // (C,) ns; all zero in test splits (not measured)
     NdArray<int64_t> nodeSplits; // (k,) computation split offsets (empty when absent)
-    std::string syntheticMeta;   // meta_synthetic: JSON describing simulated data ("" = real data)
+    std::string syntheticMeta; // meta_synthetic: JSON describing simulated data ("" = real data)
     std::map<std::string, ArrayStorage> storage; // per key, as read from the source file
+    // The config of a tuning record's default run (is_default: the compiler's own layouts), -1 when
+    // unknown. Not a TpuGraphs key: graphs read from .npz files have -1.
+    int64_t defaultConfig = -1;
 
     int64_t nodeCount() const { return nodeFeat.ndim() == 2 ? nodeFeat.dim(0) : 0; }
     int64_t edgeCount() const { return edgeIndex.ndim() == 2 ? edgeIndex.dim(0) : 0; }
@@ -61,7 +64,7 @@ struct TileGraph
     NdArray<float> configFeat; // (C, 24)
     NdArray<int64_t> configRuntime; // (C,)
     NdArray<int64_t> configRuntimeNormalizers; // (C,)
-    std::string syntheticMeta;                 // meta_synthetic, as for layout graphs
+    std::string syntheticMeta; // meta_synthetic, as for layout graphs
     std::map<std::string, ArrayStorage> storage;
 
     int64_t nodeCount() const { return nodeFeat.ndim() == 2 ? nodeFeat.dim(0) : 0; }

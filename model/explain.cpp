@@ -4,7 +4,9 @@
 #include "explainsimulator.h"
 
 #include "core/error.h"
+#include "core/graphdocument.h"
 #include "core/graphio.h"
+#include "core/hloinput.h"
 #include "core/npz.h"
 #include "core/progress.h"
 
@@ -293,6 +295,25 @@ Attribution explainFile(std::vector<EnsembleMember>& models, const std::string& 
     const ConfigSelector& selectorB, const ExplainFileOptions& options, std::string* moduleNote, ProgressSink* progress)
 {
     checkLayoutMembers(models);
+    if (detectInputKind(path) != InputKind::Npz) {
+        // HLO text, HloModuleProto or a tuning record: the first layout module with configurations.
+        std::string why = "holds no module";
+        for (const std::shared_ptr<GraphDocument>& doc : openGraphDocuments(path)) {
+            if (doc->kind != GraphKind::Layout)
+                continue;
+            if (doc->configCount() < 2) {
+                why = "has " + std::to_string(doc->configCount())
+                    + " configuration(s): explain compares two (a tuning record holds many; convert a module "
+                      "with tgraph simulate FILE --configs N -o G.npz first)";
+                continue;
+            }
+            if (!doc->prunedGraph)
+                throw InputError(path, "", doc->pruneError);
+            return explainLayoutGraph(models, doc->layout, *doc->prunedGraph, doc->path, selectorA, selectorB, options,
+                doc->module, moduleNote, progress);
+        }
+        throw InputError(path, "", why);
+    }
     NpzReader npz(path);
     if (detectGraphKind(npz) != GraphKind::Layout)
         throw InputError(path, "", "is a tile graph; explain compares layout configurations of layout graphs");
@@ -303,6 +324,18 @@ Attribution explainFile(std::vector<EnsembleMember>& models, const std::string& 
     if (fileGraph.configurableCount() == 0)
         throw InputError(path, "node_config_ids", "the graph has no configurable nodes: there is nothing to explain");
     const PrunedGraph pruned = pruneToConfigurable(fileGraph, path); // as training and predict do
+    return explainLayoutGraph(
+        models, fileGraph, pruned, path, selectorA, selectorB, options, nullptr, moduleNote, progress);
+}
+
+Attribution explainLayoutGraph(std::vector<EnsembleMember>& models, const LayoutGraph& fileGraph,
+    const PrunedGraph& pruned, const std::string& path, const ConfigSelector& selectorA,
+    const ConfigSelector& selectorB, const ExplainFileOptions& options, std::shared_ptr<const HloModule> module,
+    std::string* moduleNote, ProgressSink* progress)
+{
+    checkLayoutMembers(models);
+    if (fileGraph.configCount() < 2)
+        throw InputError(path, "node_config_feat", "explain needs at least two configurations");
 
     // Indices and the compiler default first: a bad request fails before any scoring.
     for (const ConfigSelector& s : { selectorA, selectorB })
@@ -313,8 +346,8 @@ Attribution explainFile(std::vector<EnsembleMember>& models, const std::string& 
         compilerDefault = compilerDefaultConfig(fileGraph);
         if (compilerDefault < 0)
             throw InputError(path, "node_config_feat",
-                "no configuration is the compiler default (none has all layout values -1; TpuGraphs files do not "
-                "mark it): compare with 'slowest', 'fastest' or a config index instead");
+                "no configuration is the compiler default (none has all layout values -1 and no tuning run is marked "
+                "is_default; TpuGraphs .npz files do not mark it): compare with 'slowest', 'fastest' or a config index instead");
     }
 
     // Predicted ranks: needed for fastest / slowest, and shown when asked for.
@@ -369,6 +402,8 @@ Attribution explainFile(std::vector<EnsembleMember>& models, const std::string& 
     std::optional<LinkedModule> link;
     if (!options.moduleFile.empty())
         link = linkModuleFile(fileGraph, path, options.moduleFile);
+    else if (module)
+        link = linkModule(fileGraph, module, path, &note);
     else if (options.regenerateModule)
         link = regenerateSynthModule(fileGraph, &note);
     else

@@ -25,13 +25,15 @@
 // Ensembles: every quantity is the mean over members (each with its own normalizer), which keeps
 // the decomposition exact (mean of shares sums to mean score - mean bias).
 
-#include "attribution.h"
 #include "batch.h"
+#include "core/attribution.h"
 #include "inference.h"
 #include "tgraphmodel.h"
 
+#include "core/hlomodule.h"
 #include "core/prune.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -100,12 +102,20 @@ struct ExplainFileOptions
     std::string simulatorParams; // --params overrides
 };
 
-// Reads a layout npz, prunes it as training does, resolves the selectors (fastest / slowest by
-// the ensemble's scores over all configs, default by compilerDefaultConfig: an InputError naming
-// the file when it has none), explains A against B and adds the simulator's side when the module
-// is known. `moduleNote`, when given, says why there is no simulator side ("" when there is).
+// `fileGraph` pruned as training does (`pruned`), named `source` in errors: resolves the selectors (fastest / slowest
+// by the ensemble's scores over all configs, default by compilerDefaultConfig: an InputError naming the file when it
+// has none), explains A against B and adds the simulator's side when the module is known. `moduleNote`, when given,
+// says why there is no simulator side ("" when there is). Reads a layout graph file (a TpuGraphs .npz, or an HLO module
+// / tuning record with at least two configurations, whose module then gives the simulator's side) and explains as
+// explainLayoutGraph.
 Attribution explainFile(std::vector<EnsembleMember>& models, const std::string& path, const ConfigSelector& a,
     const ConfigSelector& b, const ExplainFileOptions& options, std::string* moduleNote = nullptr,
     ProgressSink* progress = nullptr);
+// `module`, when given, is the graph's HLO module (instruction i = node i: the studio's documents
+// of HLO inputs and tuning records); options.moduleFile, when set, wins over it.
+Attribution explainLayoutGraph(std::vector<EnsembleMember>& models, const LayoutGraph& fileGraph,
+    const PrunedGraph& pruned, const std::string& source, const ConfigSelector& a, const ConfigSelector& b,
+    const ExplainFileOptions& options, std::shared_ptr<const HloModule> module = nullptr,
+    std::string* moduleNote = nullptr, ProgressSink* progress = nullptr);
 
 } // namespace tgraph::model

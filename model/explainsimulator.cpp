@@ -65,13 +65,26 @@ LinkedModule linkModuleFile(const LayoutGraph& graph, const std::string& graphFi
         const std::string problem = mismatch(data.module, graph);
         if (problem.empty()) {
             LinkedModule link;
-            link.module = std::move(data.module);
+            link.module = std::make_shared<const HloModule>(std::move(data.module));
             link.source = moduleFile;
             return link;
         }
         why = problem;
     }
     throw InputError(moduleFile, "", "is not the module of " + graphFile + ": " + (why.empty() ? "no module" : why));
+}
+
+std::optional<LinkedModule> linkModule(
+    const LayoutGraph& graph, std::shared_ptr<const HloModule> module, const std::string& source, std::string* why)
+{
+    if (const std::string problem = mismatch(*module, graph); !problem.empty()) {
+        *why = "the module does not match the graph: " + problem;
+        return std::nullopt;
+    }
+    LinkedModule link;
+    link.module = std::move(module);
+    link.source = source;
+    return link;
 }
 
 std::optional<LinkedModule> regenerateSynthModule(const LayoutGraph& graph, std::string* why)
@@ -124,7 +137,7 @@ std::optional<LinkedModule> regenerateSynthModule(const LayoutGraph& graph, std:
             return std::nullopt;
         }
         LinkedModule link;
-        link.module = std::move(module);
+        link.module = std::make_shared<const HloModule>(std::move(module));
         link.source = "regenerated: tgraph synth family " + family + ", seed " + std::to_string(seed) + ", size "
             + std::to_string(lo);
         return link;
@@ -164,7 +177,7 @@ void addSimulatorBreakdown(
 {
     const std::vector<int64_t> ids(
         fileGraph.nodeConfigIds.data(), fileGraph.nodeConfigIds.data() + fileGraph.configurableCount());
-    const LayoutSimulator sim(link.module, ids, link.params);
+    const LayoutSimulator sim(*link.module, ids, link.params);
     const float* rowA = fileGraph.nodeConfigFeat.row(out.configA);
     const float* rowB = fileGraph.nodeConfigFeat.row(out.configB);
     const std::vector<double> a = sim.breakdown(rowA);
@@ -197,8 +210,8 @@ void addSimulatorBreakdown(
         SimulatedInstruction s;
         s.fileNode = int64_t(i);
         s.node = i < pruned.oldToNew.size() ? pruned.oldToNew[i] : -1;
-        s.name = std::string(link.module.instructions[i].name);
-        s.opcode = std::string(link.module.instructions[i].opcode);
+        s.name = std::string(link.module->instructions[i].name);
+        s.opcode = std::string(link.module->instructions[i].opcode);
         s.nsA = a[i];
         s.nsB = b[i];
         out.simulated.push_back(std::move(s));
@@ -207,7 +220,7 @@ void addSimulatorBreakdown(
         [](const auto& x, const auto& y) { return std::abs(x.nsA - x.nsB) > std::abs(y.nsA - y.nsB); });
     // Instruction names for the model's nodes too.
     for (NodeAttribution& n : out.nodes)
-        n.name = std::string(link.module.instructions[size_t(n.fileNode)].name);
+        n.name = std::string(link.module->instructions[size_t(n.fileNode)].name);
 }
 
 } // namespace tgraph::model

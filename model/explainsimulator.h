@@ -14,12 +14,13 @@
 // The simulator parameters are those recorded in meta_synthetic (the ones `synth` stores), then
 // the caller's overrides (`--params`, names as `tgraph synth --explain`).
 
-#include "attribution.h"
+#include "core/attribution.h"
 
 #include "core/hlomodule.h"
 #include "core/prune.h"
 #include "core/simulator.h"
 
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -27,7 +28,7 @@ namespace tgraph::model {
 
 struct LinkedModule
 {
-    HloModule module;
+    std::shared_ptr<const HloModule> module;
     std::string source; // the module file, or "regenerated: tgraph synth family F, seed S, size T"
     SimulatorParams params;
 };
@@ -36,6 +37,11 @@ struct LinkedModule
 // with several modules the one matching the graph). InputError naming the module file when it
 // cannot be read or none of its modules has the graph's nodes (count, then opcode per position).
 LinkedModule linkModuleFile(const LayoutGraph& graph, const std::string& graphFile, const std::string& moduleFile);
+
+// `module` tied to `graph` when it has the graph's nodes (count, then opcode per position); nullopt
+// with `why` set otherwise.
+std::optional<LinkedModule> linkModule(
+    const LayoutGraph& graph, std::shared_ptr<const HloModule> module, const std::string& source, std::string* why);
 
 // The module of a `tgraph synth` layout graph, regenerated from meta_synthetic; nullopt (with
 // `why` set) for other graphs or when no generated module matches.

@@ -86,7 +86,7 @@ void printConfigLine(const char* which, const std::string& label, double score, 
     std::printf("\n");
 }
 
-void printText(const model::Attribution& a, model::AttributionOrder order, int64_t top, const std::string& moduleNote)
+void printText(const Attribution& a, AttributionOrder order, int64_t top, const std::string& moduleNote)
 {
     std::printf("%s: %s vs %s\n", a.file.c_str(), a.labelA.c_str(), a.labelB.c_str());
     std::printf("  model: %d member%s, cross-attn %s; graph: %lld nodes, %lld after pruning (the model's graph), "
@@ -117,10 +117,10 @@ void printText(const model::Attribution& a, model::AttributionOrder order, int64
     if (simulated)
         std::printf(" %10s %10s %11s", "sim A", "sim B", "sim effect");
     std::printf("  layout values that differ (A | B)\n");
-    const std::vector<size_t> ranked = model::rankedNodes(a, order);
+    const std::vector<size_t> ranked = rankedNodes(a, order);
     const size_t rows = top > 0 ? std::min(ranked.size(), size_t(top)) : ranked.size();
     for (size_t r = 0; r < rows; ++r) {
-        const model::NodeAttribution& n = a.nodes[ranked[r]];
+        const NodeAttribution& n = a.nodes[ranked[r]];
         std::printf("%4zu %6lld %-22s %-13s %s %s %s %s %s %s", r + 1, (long long)n.fileNode,
             clip(n.name.empty() ? "-" : n.name, 22).c_str(), clip(opcodeName(n.opcode), 13).c_str(),
             cell(n.shareA, 10).c_str(), cell(n.shareB, 10).c_str(), cell(n.difference(), 10).c_str(),
@@ -130,7 +130,7 @@ void printText(const model::Attribution& a, model::AttributionOrder order, int64
             std::printf(" %s %s %s", durationCell(n.simulatedA, 10).c_str(), durationCell(n.simulatedB, 10).c_str(),
                 signedDuration(e, 11).c_str());
         }
-        std::printf("  %s\n", n.configurable < 0 ? "(not configurable)" : model::layoutDifferenceText(n).c_str());
+        std::printf("  %s\n", n.configurable < 0 ? "(not configurable)" : layoutDifferenceText(n).c_str());
     }
     std::printf(
         "\nshare: the node's part of the score, w . h_n / N (shares + bias = score, exact). effect: how much "
@@ -148,7 +148,7 @@ void printText(const model::Attribution& a, model::AttributionOrder order, int64
             "in the model's graph");
         const size_t count = top > 0 ? std::min(a.simulated.size(), size_t(top)) : a.simulated.size();
         for (size_t i = 0; i < count; ++i) {
-            const model::SimulatedInstruction& s = a.simulated[i];
+            const SimulatedInstruction& s = a.simulated[i];
             std::printf("%6lld %-28s %-16s %s %s %s  %s\n", (long long)s.fileNode, clip(s.name, 28).c_str(),
                 clip(s.opcode, 16).c_str(), durationCell(s.nsA, 10).c_str(), durationCell(s.nsB, 10).c_str(),
                 signedDuration(s.nsA - s.nsB, 11).c_str(), s.node >= 0 ? "yes" : "no (pruned)");
@@ -165,9 +165,9 @@ int explain(const ArgParser& p)
     int threads = 0;
     parseNumber(p.value("--threads"), &threads);
     model::initTorchThreads(threads);
-    model::ConfigSelector a, b;
-    model::parseConfigSelector(p.value("--config"), &a);
-    model::parseConfigSelector(p.value("--vs"), &b);
+    ConfigSelector a, b;
+    parseConfigSelector(p.value("--config"), &a);
+    parseConfigSelector(p.value("--vs"), &b);
     model::ExplainFileOptions options;
     parseNumber(p.value("--batch-configs"), &options.explain.batchConfigs);
     options.explain.gradients = p.has("--json"); // only the JSON shows gradient x input (2 backward passes)
@@ -177,20 +177,19 @@ int explain(const ArgParser& p)
     options.simulatorParams = p.value("--params");
     int64_t top = 20;
     parseNumber(p.value("--top"), &top);
-    const model::AttributionOrder order
-        = p.value("--sort") == "share" ? model::AttributionOrder::Share : model::AttributionOrder::Effect;
+    const AttributionOrder order = p.value("--sort") == "share" ? AttributionOrder::Share : AttributionOrder::Effect;
 
     const std::string graph = p.positionals().front();
     std::error_code ec;
     if (!std::filesystem::is_regular_file(graph, ec))
-        throw InputError(graph, "", "no such file (explain takes one layout graph .npz)");
+        throw InputError(graph, "", "no such file (explain takes one layout graph: .npz or a tuning record)");
     std::vector<model::EnsembleMember> models
         = model::loadEnsemble(model::expandWeightsArguments(p.values("--weights")));
     std::string moduleNote;
     TerminalProgress progress;
-    const model::Attribution result = model::explainFile(models, graph, a, b, options, &moduleNote, &progress);
+    const Attribution result = model::explainFile(models, graph, a, b, options, &moduleNote, &progress);
     if (p.has("--json"))
-        std::fputs(model::attributionJson(result, order, top).c_str(), stdout);
+        std::fputs(attributionJson(result, order, top).c_str(), stdout);
     else
         printText(result, order, top, moduleNote);
     return ExitOk;
@@ -208,18 +207,21 @@ int runExplain(const std::vector<std::string>& args)
         "tgraph predict without TTA (each config in its array_split chunk of B configs). When the graph's HLO\n"
         "module is known (--module, or regenerated for tgraph synth collections) the cost simulator's\n"
         "per-instruction breakdown of A and B is shown beside.",
-        "GRAPH.npz --weights W [--weights W2 ...] [--config A] [--vs B|default|slowest|fastest] [--top K]\n"
+        "GRAPH.npz|RECORD.pb --weights W [--weights W2 ...] [--config A] [--vs B|default|slowest|fastest] [--top K]\n"
         "              [--sort effect|share] [--json] [--module FILE.hlo] [--params LIST] [--batch-configs B]\n"
         "              [--threads T] [--repad] [--no-rank]");
-    p.addPositional("GRAPH.npz", "a TpuGraphs layout graph (pruned as in training; node ids are the file's)");
+    p.addPositional("GRAPH",
+        "a TpuGraphs layout graph .npz, or a layout tuning record / HLO module with >= 2 configurations (its module "
+        "gives the simulator's side); pruned as in training, node ids are the file's");
     p.addOption("--weights", "-w", "W",
         "a weights .npz or a checkpoint (tgraph train), or the ensemble.json of tgraph train --folds; repeat for an "
         "ensemble (means over members)");
     p.addOption(
         "--config", "", "A", "config to explain: an index, fastest or slowest (predicted), or default", "fastest");
     p.addOption("--vs", "", "B",
-        "config to compare with: an index, default (the config whose layout values are all -1: row 0 of tgraph "
-        "synth / simulate files; published TpuGraphs files have none), slowest or fastest (predicted)",
+        "config to compare with: an index, default (a tuning record's is_default run, or the config whose layout "
+        "values are all -1: row 0 of tgraph synth / simulate files; published TpuGraphs .npz files have none), "
+        "slowest or fastest (predicted)",
         "default");
     p.addOption("--top", "", "K", "rows to print (0 = every node)", "20");
     p.addOption("--sort", "", "effect|share",
@@ -242,15 +244,15 @@ int runExplain(const std::vector<std::string>& args)
     p.addNote("Exit codes: 0 ok, 1 bad input, 2 usage error, 130 interrupted.");
     if (const int rc = parseOrExit(p, args); rc >= 0)
         return rc;
-    model::ConfigSelector selector;
+    ConfigSelector selector;
     int64_t n = 0;
     if (p.positionals().size() != 1)
-        return usageError(kCommand, p.positionals().empty() ? "missing GRAPH.npz" : "exactly one graph expected");
+        return usageError(kCommand, p.positionals().empty() ? "missing GRAPH (.npz or tuning record)" : "exactly one graph expected");
     if (p.values("--weights").empty())
         return usageError(kCommand, "missing --weights W");
-    if (!model::parseConfigSelector(p.value("--config"), &selector))
+    if (!parseConfigSelector(p.value("--config"), &selector))
         return usageError(kCommand, "--config must be a config index, fastest, slowest or default");
-    if (!model::parseConfigSelector(p.value("--vs"), &selector))
+    if (!parseConfigSelector(p.value("--vs"), &selector))
         return usageError(kCommand, "--vs must be a config index, default, slowest or fastest");
     if (!parseNumber(p.value("--top"), &n) || n < 0)
         return usageError(kCommand, "--top must be an integer >= 0");

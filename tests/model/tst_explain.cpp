@@ -23,6 +23,7 @@
 #include "modeltestutil.h"
 #include "testutil.h"
 
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -562,7 +563,7 @@ private Q_SLOTS:
         std::string why;
         const std::optional<LinkedModule> link = regenerateSynthModule(g, &why);
         QVERIFY2(link.has_value(), why.c_str());
-        QCOMPARE(int64_t(link->module.instructions.size()), g.nodeCount());
+        QCOMPARE(int64_t(link->module->instructions.size()), g.nodeCount());
 
         std::vector<EnsembleMember> members { memberOf(randomModel(true, 32), modeltest::fitNormalizer(g.nodeFeat)) };
         ExplainFileOptions options;
@@ -585,6 +586,42 @@ private Q_SLOTS:
     }
 
     // `tgraph explain` end to end (tgraph hands it to tgraph-model): the table, --json, and bad input.
+    // The real layout tuning record: its module is read with the graph, so the simulator's side is
+    // there without --module, and "default" is the record's is_default run (run 0 there, spec §5.1).
+    void realTuningRecord()
+    {
+        const QString data = testutil::sharedDataDir();
+        const std::string record = testutil::str(data + "/tpu_graphs/module_tuning_data_layout.pb");
+        if (data.isEmpty() || !QFileInfo::exists(QString::fromStdString(record)))
+            QSKIP("../shared/data/tpu_graphs/module_tuning_data_layout.pb is absent (set TGRAPH_SHARED_DIR)");
+        std::vector<EnsembleMember> models;
+        {
+            TGraphModel m = randomModel(true, 32);
+            LayoutGraph g = modeltest::smallSyntheticGraph(6, 4);
+            models.push_back(memberOf(m, modeltest::fitNormalizer(g.nodeFeat)));
+        }
+        ExplainFileOptions options;
+        options.explain.gradients = false;
+        ConfigSelector fastest, byDefault;
+        QVERIFY(parseConfigSelector("fastest", &fastest) && parseConfigSelector("default", &byDefault));
+        std::string note;
+        const Attribution a = explainFile(models, record, fastest, byDefault, options, &note);
+        QCOMPARE(a.configs, int64_t(112));
+        QCOMPARE(a.nodesBeforePruning, int64_t(3163));
+        QCOMPARE(a.configB, int64_t(0)); // the is_default run, not an all -1 row (there is none)
+        QCOMPARE(a.rankA, int64_t(1));
+        QVERIFY(a.configA != a.configB);
+        QVERIFY2(note.empty(), note.c_str());
+        QCOMPARE(a.moduleSource, record);
+        QVERIFY(std::isfinite(a.simulatedTotalA) && std::isfinite(a.simulatedTotalB));
+        QVERIFY(a.differingNodes > 0 && a.differingNodes <= 62);
+        QVERIFY(std::abs(a.shareSumB() - (a.scoreB - a.bias)) <= 1e-5 * std::max(std::abs(a.scoreB - a.bias), 1e-2));
+        int64_t named = 0;
+        for (const NodeAttribution& n : a.nodes)
+            named += !n.name.empty();
+        QCOMPARE(named, a.nodeCount()); // instruction names from the record's module
+    }
+
     void commandLine()
     {
         if (m_weights.empty())

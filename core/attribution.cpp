@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <charconv>
 
-namespace tgraph::model {
+namespace tgraph {
 
 namespace {
 
@@ -105,6 +105,8 @@ int64_t compilerDefaultConfig(const LayoutGraph& graph)
     const NdArray<float>& feat = graph.nodeConfigFeat;
     if (feat.ndim() != 3 || feat.dim(0) == 0)
         return -1;
+    if (graph.defaultConfig >= 0 && graph.defaultConfig < feat.dim(0))
+        return graph.defaultConfig; // a tuning record's is_default run
     const int64_t rowSize = feat.rowSize();
     for (int64_t c = 0; c < feat.dim(0); ++c) {
         const float* row = feat.row(c);
@@ -282,4 +284,4 @@ std::string attributionJson(const Attribution& a, AttributionOrder order, int64_
     return json.str() + "\n";
 }
 
-} // namespace tgraph::model
+} // namespace tgraph

@@ -2,8 +2,8 @@
 #pragma once
 
 // Why a layout configuration ranks fast: the result of explaining config A against config B with
-// the TGraph model (model/explain.h computes it), as plain structs without torch, for the CLI,
-// the studio and project storage.
+// the TGraph model (model/explain.h computes it; core/ so that widgets can show it), as plain structs without torch,
+// for the CLI, the studio and project storage.
 //
 // Score units are the model's raw scores (higher = predicted slower). With an ensemble every
 // number is the mean over its members, so the decomposition stays exact.
@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-namespace tgraph::model {
+namespace tgraph {
 
 inline constexpr double kNotComputed = std::numeric_limits<double>::quiet_NaN();
 
@@ -40,7 +40,8 @@ bool parseConfigSelector(const std::string& text, ConfigSelector* selector);
 // "config 12", "predicted fastest", ... for messages.
 std::string configRoleName(ConfigRole role);
 
-// The compiler default of a layout graph: the first config whose node_config_feat values are all
+// The compiler default of a layout graph: the config of a tuning record's default run
+// (LayoutGraph::defaultConfig), else the first config whose node_config_feat values are all
 // -1 ("let the compiler choose" for every configurable node). Files of `tgraph synth` and
 // `tgraph simulate` have it as row 0 (LayoutSimulator::measure prices row 0 as the default); the
 // published TpuGraphs files do not mark it. -1 when no config qualifies.
@@ -180,4 +181,4 @@ std::string layoutDifferenceText(const NodeAttribution& node);
 // to `top` simulated instructions. 2-space indented JSON.
 std::string attributionJson(const Attribution& attribution, AttributionOrder order, int64_t top);
 
-} // namespace tgraph::model
+} // namespace tgraph
