@@ -136,6 +136,7 @@ struct Attribution
     int64_t runtimeB = 0;
     int64_t rankA = -1; // 1-based predicted rank among all configs when they were scored, else -1
     int64_t rankB = -1;
+    std::vector<double> configScores; // every config's score when all were scored (as rankA), else empty
 
     int64_t configs = 0;
     int64_t nodesBeforePruning = 0;

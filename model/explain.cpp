@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 namespace tgraph::model {
 
@@ -291,6 +292,45 @@ Attribution explainConfigs(std::vector<EnsembleMember>& models, const PrunedGrap
     return out;
 }
 
+EditedScore scoreEditedLayout(std::vector<EnsembleMember>& models, const PrunedGraph& pruned, int64_t base,
+    int64_t configurable, const std::array<float, 18>& values, int64_t batchConfigs, const std::string& source)
+{
+    checkLayoutMembers(models);
+    const LayoutGraph& graph = pruned.graph;
+    const int64_t configs = graph.configCount();
+    const int64_t nc = graph.configurableCount();
+    checkConfigIndex(base, configs, source);
+    if (configurable < 0 || configurable >= nc)
+        throw InputError(source, "node_config_ids",
+            "configurable node " + std::to_string(configurable) + " out of range (the graph has " + std::to_string(nc)
+                + ")");
+    for (size_t s = 0; s < values.size(); ++s)
+        if (!(values[s] >= -1 && values[s] <= 5) || values[s] != std::floor(values[s]))
+            throw InputError(source,
+                "configurable node " + std::to_string(configurable) + ", layout value " + std::to_string(s),
+                "must be an integer from -1 (compiler default) to 5");
+    const auto [first, size] = chunkOf(base, configs, std::max<int64_t>(1, batchConfigs));
+    const int64_t rowSize = nc * kLayoutConfigFeatures;
+    NdArray<float> feat({ size + 1, nc, kLayoutConfigFeatures });
+    std::copy_n(graph.nodeConfigFeat.row(first), size * rowSize, feat.data());
+    std::copy_n(graph.nodeConfigFeat.row(base), rowSize, feat.row(size));
+    std::copy(values.begin(), values.end(), feat.row(size) + configurable * kLayoutConfigFeatures);
+    std::vector<int64_t> rows(static_cast<size_t>(size + 1));
+    std::iota(rows.begin(), rows.end(), int64_t(0));
+    EditedScore out;
+    for (EnsembleMember& member : models) {
+        LayoutBatch batch;
+        batch.graph = makeGraphTensors(graph, member.normalizer, member.options().opTableSize, source);
+        batch.configTokens = makeConfigTokens(feat, rows, source);
+        const BatchDecomposition dec = decomposeBatch(member.layout, batch);
+        out.base += double(dec.scores[base - first].item<float>());
+        out.edited += double(dec.scores[size].item<float>());
+    }
+    out.base /= double(models.size());
+    out.edited /= double(models.size());
+    return out;
+}
+
 Attribution explainFile(std::vector<EnsembleMember>& models, const std::string& path, const ConfigSelector& selectorA,
     const ConfigSelector& selectorB, const ExplainFileOptions& options, std::string* moduleNote, ProgressSink* progress)
 {
@@ -347,7 +387,8 @@ Attribution explainLayoutGraph(std::vector<EnsembleMember>& models, const Layout
         if (compilerDefault < 0)
             throw InputError(path, "node_config_feat",
                 "no configuration is the compiler default (none has all layout values -1 and no tuning run is marked "
-                "is_default; TpuGraphs .npz files do not mark it): compare with 'slowest', 'fastest' or a config index instead");
+                "is_default; TpuGraphs .npz files do not mark it): compare with 'slowest', 'fastest' or a config index "
+                "instead");
     }
 
     // Predicted ranks: needed for fastest / slowest, and shown when asked for.
@@ -389,6 +430,7 @@ Attribution explainLayoutGraph(std::vector<EnsembleMember>& models, const Layout
     out.nodesBeforePruning = fileGraph.nodeCount();
     out.passes.ranking = rankingPasses;
     if (needRanking) {
+        out.configScores.assign(ranking.scores.begin(), ranking.scores.end());
         for (size_t r = 0; r < ranking.ranking.size(); ++r) {
             if (ranking.ranking[r] == a)
                 out.rankA = int64_t(r + 1);

@@ -102,20 +102,36 @@ struct ExplainFileOptions
     std::string simulatorParams; // --params overrides
 };
 
-// `fileGraph` pruned as training does (`pruned`), named `source` in errors: resolves the selectors (fastest / slowest
-// by the ensemble's scores over all configs, default by compilerDefaultConfig: an InputError naming the file when it
-// has none), explains A against B and adds the simulator's side when the module is known. `moduleNote`, when given,
-// says why there is no simulator side ("" when there is). Reads a layout graph file (a TpuGraphs .npz, or an HLO module
-// / tuning record with at least two configurations, whose module then gives the simulator's side) and explains as
-// explainLayoutGraph.
+// Reads a layout graph file (a TpuGraphs .npz, or an HLO module / tuning record with at least two
+// configurations, whose module then gives the simulator's side) and explains it as
+// explainLayoutGraph does.
 Attribution explainFile(std::vector<EnsembleMember>& models, const std::string& path, const ConfigSelector& a,
     const ConfigSelector& b, const ExplainFileOptions& options, std::string* moduleNote = nullptr,
     ProgressSink* progress = nullptr);
-// `module`, when given, is the graph's HLO module (instruction i = node i: the studio's documents
-// of HLO inputs and tuning records); options.moduleFile, when set, wins over it.
+
+// `fileGraph` pruned as training does (`pruned`), named `source` in errors: resolves the selectors
+// (fastest / slowest by the ensemble's scores over all configs, default by compilerDefaultConfig:
+// an InputError naming the file when it has none), explains A against B and adds the simulator's
+// side when the module is known. `module`, when given, is the graph's HLO module (instruction i =
+// node i: the studio's documents of HLO inputs and tuning records); options.moduleFile, when set,
+// wins over it. `moduleNote`, when given, says why there is no simulator side ("" when there is).
 Attribution explainLayoutGraph(std::vector<EnsembleMember>& models, const LayoutGraph& fileGraph,
     const PrunedGraph& pruned, const std::string& source, const ConfigSelector& a, const ConfigSelector& b,
     const ExplainFileOptions& options, std::shared_ptr<const HloModule> module = nullptr,
     std::string* moduleNote = nullptr, ProgressSink* progress = nullptr);
+
+// What-if: config `base` with the 18 layout values of configurable node `configurable` (index into
+// node_config_ids) replaced by `values` (each -1..5), scored in one forward pass per member: the
+// inference chunk of `base` (array_split chunks of `batchConfigs`, as predict) plus the edited
+// config, so `base` keeps the company it is ranked in (the mean over members of each). With
+// cross-attn both scores depend on that pass; their difference is the edit's effect.
+struct EditedScore
+{
+    double base = 0; // score of `base` in the pass
+    double edited = 0; // score of the edited config in the same pass
+    double effect() const { return edited - base; } // > 0 = the edit is predicted slower
+};
+EditedScore scoreEditedLayout(std::vector<EnsembleMember>& models, const PrunedGraph& pruned, int64_t base,
+    int64_t configurable, const std::array<float, 18>& values, int64_t batchConfigs, const std::string& source);
 
 } // namespace tgraph::model

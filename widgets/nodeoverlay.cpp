@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "nodeoverlay.h"
 
+#include "colormaps.h"
+
 #include "core/featurenames.h"
 #include "core/graphdocument.h"
 
@@ -9,6 +11,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <limits>
 
 QColor NodeOverlay::colorAt(double t)
@@ -29,6 +32,10 @@ QColor NodeOverlay::colorOf(int64_t node) const
 {
     if (!hasValue(node))
         return {};
+    if (diverging) {
+        const double m = std::max(std::abs(double(minimum)), std::abs(double(maximum)));
+        return ColorMaps::diverging(m > 0 ? double(values[size_t(node)]) / m : 0.0);
+    }
     const double span = double(maximum) - double(minimum);
     return colorAt(span > 0 ? (double(values[size_t(node)]) - minimum) / span : 0.5);
 }
@@ -45,6 +52,10 @@ void NodeOverlay::updateRange()
     }
     if (minimum > maximum)
         minimum = maximum = 0;
+    if (diverging) {
+        maximum = std::max(std::abs(minimum), std::abs(maximum));
+        minimum = -maximum;
+    }
 }
 
 NodeOverlay NodeOverlay::featureColumn(const tgraph::GraphDocument& document, int column)
@@ -68,8 +79,9 @@ OverlayColorBar::OverlayColorBar(QWidget* parent)
     setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
 }
 
-void OverlayColorBar::setOverlay(const QString& name, float minimum, float maximum)
+void OverlayColorBar::setOverlay(const QString& name, float minimum, float maximum, bool diverging)
 {
+    m_diverging = diverging;
     m_name = name;
     m_minimum = minimum;
     m_maximum = maximum;
@@ -90,7 +102,7 @@ void OverlayColorBar::paintEvent(QPaintEvent*)
     QRect bar(nameWidth + lowWidth, 4, std::max(20, width() - nameWidth - lowWidth - highWidth), height() - 8);
     QLinearGradient gradient(bar.topLeft(), bar.topRight());
     for (int k = 0; k <= 8; ++k)
-        gradient.setColorAt(k / 8.0, NodeOverlay::colorAt(k / 8.0));
+        gradient.setColorAt(k / 8.0, m_diverging ? ColorMaps::diverging(k / 4.0 - 1.0) : NodeOverlay::colorAt(k / 8.0));
     p.fillRect(bar, gradient);
     p.setPen(palette().color(QPalette::WindowText));
     p.drawText(QRect(0, 0, nameWidth, height()), Qt::AlignVCenter | Qt::AlignLeft, m_name);

@@ -21,6 +21,9 @@ struct NodeOverlay
     std::vector<float> values; // per full-graph node id; NaN = no value
     float minimum = 0;
     float maximum = 0;
+    // Signed values on the diverging map (blue < 0 < red, white at 0), over a range symmetric
+    // about 0 (updateRange makes it so).
+    bool diverging = false;
 
     bool isEmpty() const { return values.empty(); }
     bool hasValue(int64_t node) const
@@ -31,7 +34,7 @@ struct NodeOverlay
     QColor colorOf(int64_t node) const;
     // The colour map: t in [0, 1] from dark blue through teal to yellow.
     static QColor colorAt(double t);
-    // Sets minimum and maximum from the values.
+    // Sets minimum and maximum from the values (-m..m with m the largest |value| when diverging).
     void updateRange();
 
     // Column `column` of the document's node features.
@@ -44,7 +47,7 @@ class OverlayColorBar : public QWidget
     Q_OBJECT
 public:
     explicit OverlayColorBar(QWidget* parent = nullptr);
-    void setOverlay(const QString& name, float minimum, float maximum);
+    void setOverlay(const QString& name, float minimum, float maximum, bool diverging = false);
     QSize sizeHint() const override;
 
 protected:
@@ -54,4 +57,5 @@ private:
     QString m_name;
     float m_minimum = 0;
     float m_maximum = 0;
+    bool m_diverging = false;
 };

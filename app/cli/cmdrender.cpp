@@ -15,12 +15,14 @@ int runRender(const std::vector<std::string>& args)
         "tgraph-studio --render (built with the GUI).\n"
         "Analysis views run a model on FILE (or a collection directory) or read an inference run stored in a\n"
         "project: scatter (true vs predicted rank), scatter-score (runtime vs score), tau-strip (Kendall tau per\n"
-        "graph), attention (channel gates per layer), cross-attention (softmax over configs); curves draws the\n"
-        "training curves of project runs (--metric context/key, e.g. valid/tau).",
+        "graph), attention (channel gates per layer), cross-attention (softmax over configs), explain (why config\n"
+        "--config ranks against --vs: the ranked nodes and the model's graph coloured by share A - B, blue where\n"
+        "a node favours A); curves draws the training curves of project runs (--metric context/key, e.g. valid/tau).",
         "FILE -o OUT.png|OUT.svg [--view graph|pruned|split|computations] [--node NAME|#ID [--radius R]] "
         "[--module K]\n"
         "       tgraph render FILE|DIR --view scatter|scatter-score|tau-strip|attention|cross-attention --weights W "
         "-o OUT\n"
+        "       tgraph render FILE --view explain --weights W [--config fastest] [--vs default] -o OUT\n"
         "       tgraph render --view scatter|tau-strip --project P.tgproj --run RUN -o OUT\n"
         "       tgraph render --view curves --project P.tgproj --run RUN[,RUN...] [--metric train/loss]\n"
         "             [--smoothing 0.6] [--x step|relative|wall] [--log-y] -o OUT");
@@ -36,6 +38,8 @@ int runRender(const std::vector<std::string>& args)
     p.addOption("--project", "", "P", "analysis views: a project with a stored inference run (with --run)");
     p.addOption("--run", "", "RUN", "with --project: the run (id, id prefix or name; curves: comma-separated runs)");
     p.addOption("--metric", "", "M", "--view curves: the metric as context/key", "train/loss");
+    p.addOption("--config", "", "A", "--view explain: config A (an index, fastest, slowest or default)", "fastest");
+    p.addOption("--vs", "", "B", "--view explain: config B (an index, default, slowest or fastest)", "default");
     p.addOption("--smoothing", "", "S", "--view curves: TensorBoard's debiased EMA weight, 0 to 0.999", "0.6");
     p.addOption("--x", "", "AXIS", "--view curves: x axis: step, relative (seconds from the start) or wall", "step");
     p.addOption("--log-y", "", "", "--view curves: logarithmic y axis");
@@ -55,7 +59,7 @@ int runRender(const std::vector<std::string>& args)
         studio.push_back("--weights");
         studio.push_back(w);
     }
-    for (const char* option : { "--project", "--run", "--metric", "--smoothing", "--x" })
+    for (const char* option : { "--project", "--run", "--metric", "--smoothing", "--x", "--config", "--vs" })
         if (p.has(option)) {
             studio.push_back(option);
             studio.push_back(p.value(option));

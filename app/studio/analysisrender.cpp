@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "analysisrender.h"
 
+#include "explainpanel.h"
+#include "headlessrender.h"
 #include "inferencepanel.h"
 #include "monitorrender.h"
 
 #include "core/graphdocument.h"
 #include "widgets/errorbanner.h"
+#include "widgets/graphpane.h"
+#include "widgets/graphview.h"
 #include "widgets/heatmapview.h"
 #include "widgets/rankscatterview.h"
 #include "widgets/taustripview.h"
@@ -21,7 +25,7 @@ bool isAnalysisView(const QString& view)
 {
     static const QStringList views { QStringLiteral("scatter"), QStringLiteral("scatter-score"),
         QStringLiteral("tau-strip"), QStringLiteral("attention"), QStringLiteral("cross-attention"),
-        QStringLiteral("curves") };
+        QStringLiteral("curves"), QStringLiteral("explain") };
     return views.contains(view);
 }
 
@@ -86,6 +90,37 @@ bool renderAnalysis(const AnalysisRenderRequest& request, QString* error)
         options.height = request.height;
         return renderRunCurves(
             request.project, request.run.split(QLatin1Char(','), Qt::SkipEmptyParts), request.output, error, options);
+    }
+    if (request.view == QStringLiteral("explain")) {
+        if (request.weights.isEmpty() || request.input.isEmpty())
+            return fail(QStringLiteral("--view explain needs a layout graph FILE and --weights W"));
+        ExplainPanel panel;
+        ExplainRequest context;
+        context.file = request.input.toStdString();
+        for (const QString& w : request.weights)
+            context.weights.push_back(w.toStdString());
+        panel.setContext(std::move(context));
+        panel.setConfigs(request.configA, request.configB);
+        QEventLoop loop;
+        QObject::connect(&panel, &ExplainPanel::finished, &loop, &QEventLoop::quit);
+        panel.run();
+        if (panel.isRunning())
+            loop.exec();
+        if (!panel.outcome())
+            return fail(panel.banner()->text().isEmpty() ? QStringLiteral("the explanation did not finish")
+                                                         : panel.banner()->text());
+        QString failure;
+        if (!waitForGraphLayouts({ panel.graphPane() }, &failure))
+            return fail(request.input + QStringLiteral(": layout failed: ") + failure);
+        // The whole model graph in its pane, at the size written.
+        const int width = std::max(request.width, 1500);
+        const int height = std::max(request.height, 900);
+        panel.resize(width, height);
+        panel.setAttribute(Qt::WA_DontShowOnScreen);
+        panel.show();
+        QCoreApplication::processEvents();
+        panel.graphPane()->view()->fitToView();
+        return writeWidgetImage(&panel, request.output, width, height, error);
     }
     InferencePanel panel;
     if (!request.project.isEmpty() && !request.run.isEmpty()) {

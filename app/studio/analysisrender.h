@@ -10,7 +10,7 @@
 // inference run stored in a project (`project` + `run`).
 struct AnalysisRenderRequest
 {
-    QString view; // scatter, scatter-score, tau-strip, attention, cross-attention
+    QString view; // scatter, scatter-score, tau-strip, attention, cross-attention, curves, explain
     QString input; // graph file or collection directory
     QStringList weights;
     QString project;
@@ -19,6 +19,8 @@ struct AnalysisRenderRequest
     double smoothing = 0.6; // curves: debiased EMA weight
     QString xAxis = QStringLiteral("step"); // curves: step, relative or wall
     bool logY = false; // curves
+    QString configA = QStringLiteral("fastest"); // explain: config id, fastest, slowest or default
+    QString configB = QStringLiteral("default");
     QString output; // .png or .svg
     int width = 1000;
     int height = 800;

@@ -18,7 +18,9 @@ namespace {
 
 constexpr int kLayoutTimeoutMs = 120000;
 
-bool waitForLayouts(const QList<GraphPane*>& panes, QString* failure)
+} // namespace
+
+bool waitForGraphLayouts(const QList<GraphPane*>& panes, QString* failure)
 {
     QEventLoop loop;
     QTimer timeout;
@@ -50,8 +52,6 @@ bool waitForLayouts(const QList<GraphPane*>& panes, QString* failure)
         *failure = QStringLiteral("the layout took longer than %1 s").arg(kLayoutTimeoutMs / 1000);
     return failure->isEmpty();
 }
-
-} // namespace
 
 bool renderGraph(const RenderRequest& request, RenderResult* result, QString* error)
 {
@@ -118,7 +118,7 @@ bool renderGraph(const RenderRequest& request, RenderResult* result, QString* er
     if (request.view == QStringLiteral("split"))
         full.setRemovedOutside(&*document->pruned);
     QString failure;
-    if (!waitForLayouts(panes, &failure))
+    if (!waitForGraphLayouts(panes, &failure))
         return fail(request.input, QStringLiteral("layout failed: %1").arg(failure));
 
     QList<GraphExport::Panel> panels;

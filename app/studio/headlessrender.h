@@ -2,6 +2,7 @@
 #pragma once
 
 #include <QImage>
+#include <QList>
 #include <QRectF>
 #include <QString>
 
@@ -32,3 +33,8 @@ struct RenderResult
 // naming the file and the problem: unreadable input, unknown view or node, no pruned graph, an
 // output that cannot be written. Needs a QApplication.
 bool renderGraph(const RenderRequest& request, RenderResult* result, QString* error);
+
+// Runs a local event loop until every pane has drawn its layout (or one failed: false with
+// `failure` set, also after two minutes).
+class GraphPane;
+bool waitForGraphLayouts(const QList<GraphPane*>& panes, QString* failure);

@@ -141,6 +141,7 @@ GraphInference scoreLayoutDocument(std::vector<tgraph::model::EnsembleMember>& m
     GraphInference g = fromScores(s, rows);
     g.name = doc.title;
     g.simulated = simulated;
+    g.generated = request.configSet == ConfigSetKind::Generate;
     g.configValues = std::move(graph.nodeConfigFeat);
     g.configurableNodes.assign(graph.nodeConfigIds.data(), graph.nodeConfigIds.data() + graph.configurableCount());
     return g;

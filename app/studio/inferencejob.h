@@ -57,6 +57,7 @@ struct GraphInference
     std::vector<double> scores; // per row
     std::vector<double> runtimes; // per row, ns; empty = unknown
     bool simulated = false; // runtimes from the simulator
+    bool generated = false; // configIds index candidates generated for the module, not the file's configs
     // Layout: (rows, Nc, 18) layout values and the configurable nodes' ids (full graph); tile:
     // (rows, 24). Empty for collection graphs (their files are not kept in memory).
     tgraph::NdArray<float> configValues;

@@ -208,6 +208,20 @@ void InferencePanel::setupUi()
     exportRow->addWidget(exportCsv);
     exportRow->addWidget(exportKaggleButton);
     exportRow->addStretch(1);
+    auto* explainButton = new QPushButton(tr("Explain…"));
+    explainButton->setToolTip(tr("Why does the model rank the selected config where it does?"));
+    explainButton->setMenu(new QMenu(explainButton));
+    connect(explainButton->menu(), &QMenu::aboutToShow, this, [this, explainButton] {
+        explainButton->menu()->clear();
+        fillExplainMenu(explainButton->menu());
+    });
+    exportRow->addWidget(explainButton);
+    m_tableView->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_tableView, &QWidget::customContextMenuRequested, this, [this](const QPoint& pos) {
+        QMenu menu(this);
+        fillExplainMenu(&menu);
+        menu.exec(m_tableView->viewport()->mapToGlobal(pos));
+    });
     leftLayout->addLayout(exportRow);
     splitter->addWidget(left);
 
@@ -466,6 +480,51 @@ void InferencePanel::updateMembers()
         m_members->addItem(QString::fromStdString(e.what()));
     }
     updateControls();
+}
+
+void InferencePanel::fillExplainMenu(QMenu* menu)
+{
+    const QString selected = m_selectedConfig >= 0 ? QString::number(m_selectedConfig) : QString();
+    const auto add = [&](const QString& text, const QString& a, const QString& b) {
+        QAction* action = menu->addAction(text);
+        action->setEnabled(!a.isEmpty() && !b.isEmpty());
+        connect(action, &QAction::triggered, this, [this, a, b] { Q_EMIT explainRequested(a, b); });
+    };
+    const QString id = selected.isEmpty() ? tr("the selected config") : tr("#%1").arg(selected);
+    add(tr("Why is %1 ranked here against the compiler default?").arg(id), selected, QStringLiteral("default"));
+    add(tr("Why is %1 ranked here against the predicted fastest?").arg(id), selected, QStringLiteral("fastest"));
+    add(tr("Why is %1 ranked here against the predicted slowest?").arg(id), selected, QStringLiteral("slowest"));
+    menu->addSeparator();
+    add(tr("Why is the predicted fastest faster than the default?"), QStringLiteral("fastest"),
+        QStringLiteral("default"));
+    add(tr("Why is the predicted fastest faster than the predicted slowest?"), QStringLiteral("fastest"),
+        QStringLiteral("slowest"));
+}
+
+ExplainRequest InferencePanel::explainContext() const
+{
+    ExplainRequest r;
+    r.batchConfigs = m_batch->value();
+    if (m_outcome && m_graph >= 0 && size_t(m_graph) < m_outcome->graphs.size()) {
+        const GraphInference& g = m_outcome->graphs[size_t(m_graph)];
+        r.weights = m_outcome->members;
+        if (m_outcomeDocument && m_outcomeDocument->path == g.path)
+            r.document = m_outcomeDocument;
+        else
+            r.file = g.path;
+        if (g.kind == tgraph::GraphKind::Layout && g.configValues.ndim() == 3 && g.configValues.dim(0) >= 2) {
+            r.configValues = g.configValues;
+            r.configurableNodes = g.configurableNodes;
+            r.configIds = g.configIds;
+            r.runtimes = g.runtimes;
+            r.idsAreFileConfigs = !g.generated;
+        }
+        return r;
+    }
+    for (const QString& e : m_model->currentText().split(QLatin1Char(';'), Qt::SkipEmptyParts))
+        r.weights.push_back(e.trimmed().toStdString());
+    r.document = chosenDocument();
+    return r;
 }
 
 tgraph::GraphDocumentPtr InferencePanel::chosenDocument() const

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include "explainjob.h"
 #include "inferencejob.h"
 
 #include "core/graphdocument.h"
@@ -19,6 +20,7 @@ class QComboBox;
 class QLabel;
 class QLineEdit;
 class QListWidget;
+class QMenu;
 class QProgressBar;
 class QPushButton;
 class QSortFilterProxyModel;
@@ -74,6 +76,10 @@ public:
     // Selects a config as a click in the table or the scatter does.
     void selectConfigById(int64_t config) { selectConfig(config, false); }
 
+    // What the explain view needs to explain configs of the shown graph: the model that ranked them,
+    // the graph and the config set it scored (or, before any result, the chosen graph and model).
+    ExplainRequest explainContext() const;
+
     ErrorBanner* banner() const { return m_banner; }
     RankScatterView* scatter() const { return m_scatter; }
     TauStripView* tauStrip() const { return m_tauStrip; }
@@ -89,6 +95,8 @@ Q_SIGNALS:
     void openGraphRequested(const QString& path);
     void statusMessage(const QString& message);
     void finished();
+    // "Why is A ranked as it is against B?" (A and B: a config id, fastest, slowest or default).
+    void explainRequested(const QString& configA, const QString& configB);
 
 private:
     void setupUi();
@@ -102,6 +110,7 @@ private:
     void browseModel();
     void browseCollection();
     void chooseStoredRun();
+    void fillExplainMenu(QMenu* menu);
     tgraph::GraphDocumentPtr chosenDocument() const;
 
     InferenceRunner* m_runner = nullptr;

@@ -31,7 +31,8 @@ void setupParser(QCommandLineParser& parser)
         QCoreApplication::translate("main",
             "With --render: graph, pruned, split (before / after pruning), computations (each computation "
             "one box); with --weights or --project/--run: scatter, scatter-score, tau-strip (FILE may be a "
-            "collection directory), attention, cross-attention; with --project/--run: curves. Default: graph."),
+            "collection directory), attention, cross-attention, explain (with --config / --vs); with "
+            "--project/--run: curves. Default: graph."),
         QStringLiteral("VIEW"), QStringLiteral("graph") });
     parser.addOption({ QStringLiteral("node"),
         QCoreApplication::translate("main", "With --render: draw the neighbourhood of this node (name or #id)."),
@@ -60,6 +61,12 @@ void setupParser(QCommandLineParser& parser)
     parser.addOption({ QStringLiteral("x"),
         QCoreApplication::translate("main", "With --view curves: x axis step, relative or wall. Default: step."),
         QStringLiteral("AXIS"), QStringLiteral("step") });
+    parser.addOption({ QStringLiteral("config"),
+        QCoreApplication::translate("main", "With --view explain: config A (an index, fastest, slowest or default)."),
+        QStringLiteral("A"), QStringLiteral("fastest") });
+    parser.addOption({ QStringLiteral("vs"),
+        QCoreApplication::translate("main", "With --view explain: config B (an index, default, slowest or fastest)."),
+        QStringLiteral("B"), QStringLiteral("default") });
     parser.addOption(
         { QStringLiteral("log-y"), QCoreApplication::translate("main", "With --view curves: logarithmic y axis.") });
     parser.addOption({ { QStringLiteral("o"), QStringLiteral("output") },
@@ -93,6 +100,8 @@ int runRender(const QCommandLineParser& parser)
         }
         analysis.xAxis = parser.value(QStringLiteral("x"));
         analysis.logY = parser.isSet(QStringLiteral("log-y"));
+        analysis.configA = parser.value(QStringLiteral("config"));
+        analysis.configB = parser.value(QStringLiteral("vs"));
         analysis.output = parser.value(QStringLiteral("output"));
         if (analysis.output.isEmpty()) {
             std::fprintf(stderr, "tgraph-studio: --render needs -o OUT.png|svg\n");

@@ -2,6 +2,7 @@
 #include "mainwindow.h"
 
 #include "aboutdialog.h"
+#include "explainpanel.h"
 #include "graphloader.h"
 #include "inferencepanel.h"
 #include "recentfiles.h"
@@ -331,6 +332,40 @@ void MainWindow::setupDocks()
     connect(m_inferencePanel, &InferencePanel::openGraphRequested, this,
         [this](const QString& path) { openFiles({ path }); });
 
+    // Explain: why the model ranks one config against another, tabbed with the inference panel.
+    m_explainPanel = new ExplainPanel(this);
+    m_explainPanel->setObjectName(QStringLiteral("explainPanel"));
+    m_explainDock = new QDockWidget(tr("Explain"), this);
+    m_explainDock->setObjectName(QStringLiteral("explainDock"));
+    m_explainDock->setWidget(m_explainPanel);
+    addDockWidget(Qt::BottomDockWidgetArea, m_explainDock);
+    tabifyDockWidget(m_inferenceDock, m_explainDock);
+    m_explainDock->hide();
+    connect(m_explainPanel, &ExplainPanel::statusMessage, this,
+        [this](const QString& text) { statusBar()->showMessage(text, kStatusTimeoutMs); });
+    connect(m_inferencePanel, &InferencePanel::explainRequested, this, [this](const QString& a, const QString& b) {
+        m_explainPanel->setContext(m_inferencePanel->explainContext());
+        m_explainPanel->setConfigs(a, b);
+        m_explainDock->show();
+        m_explainDock->raise();
+        m_explainPanel->run();
+    });
+    connect(m_inferencePanel, &InferencePanel::finished, this,
+        [this] { m_explainPanel->setContext(m_inferencePanel->explainContext()); });
+    connect(m_explainPanel, &ExplainPanel::nodeActivated, this, [this](const QString& path, qint64 node) {
+        for (int i = 0; i < m_tabs->count(); ++i)
+            if (GraphPage* page = graphPage(i); page && QString::fromStdString(page->document()->path) == path) {
+                m_tabs->setCurrentIndex(i);
+                page->selectNode(node);
+                return;
+            }
+    });
+    connect(m_explainPanel, &ExplainPanel::overlayChanged, this, [this](const QString& path) {
+        for (int i = 0; i < m_tabs->count(); ++i)
+            if (GraphPage* page = graphPage(i); page && QString::fromStdString(page->document()->path) == path)
+                page->setOverlay(m_explainPanel->overlay()); // an empty overlay removes it
+    });
+
     // Training runs of the open project, tabbed with the inference panel.
     m_monitor = new TrainingMonitor(this);
     m_monitor->setObjectName(QStringLiteral("trainingMonitor"));
@@ -354,6 +389,13 @@ void MainWindow::setupDocks()
     QAction* inference = m_inferenceDock->toggleViewAction();
     inference->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_I));
     m_viewMenu->addAction(inference);
+    QAction* explain = m_explainDock->toggleViewAction();
+    explain->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Y));
+    m_viewMenu->addAction(explain);
+    connect(explain, &QAction::triggered, this, [this](bool shown) {
+        if (shown)
+            m_explainPanel->setContext(m_inferencePanel->explainContext());
+    });
     QAction* training = m_trainingDock->toggleViewAction();
     training->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_T));
     m_viewMenu->addAction(training);

@@ -13,6 +13,7 @@ class ErrorBanner;
 class GraphLoader;
 class GraphPage;
 class GraphSummaryView;
+class ExplainPanel;
 class InferencePanel;
 class TrainingMonitor;
 class NodeInspector;
@@ -52,6 +53,8 @@ public:
     QDockWidget* inspectorDock() const { return m_inspectorDock; }
     InferencePanel* inferencePanel() const { return m_inferencePanel; }
     QDockWidget* inferenceDock() const { return m_inferenceDock; }
+    ExplainPanel* explainPanel() const { return m_explainPanel; }
+    QDockWidget* explainDock() const { return m_explainDock; }
     TrainingMonitor* trainingMonitor() const { return m_monitor; }
     QDockWidget* trainingDock() const { return m_trainingDock; }
     // Every open graph, in tab order.
@@ -134,6 +137,8 @@ private:
     NodeInspector* m_inspector = nullptr;
     QDockWidget* m_inferenceDock = nullptr;
     InferencePanel* m_inferencePanel = nullptr;
+    QDockWidget* m_explainDock = nullptr;
+    ExplainPanel* m_explainPanel = nullptr;
     QDockWidget* m_trainingDock = nullptr;
     TrainingMonitor* m_monitor = nullptr;
     QPointer<GraphPage> m_connectedPage;

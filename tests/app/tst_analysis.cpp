@@ -6,11 +6,14 @@
 #include "testutil.h"
 
 #include "app/studio/attentionheatmaps.h"
+#include "app/studio/explainpanel.h"
 #include "app/studio/inferencepanel.h"
 #include "core/graphdocument.h"
 #include "core/metrics.h"
 #include "core/project.h"
+#include "widgets/attributiontablemodel.h"
 #include "widgets/errorbanner.h"
+#include "widgets/graphpane.h"
 #include "widgets/heatmapview.h"
 #include "widgets/predictiontablemodel.h"
 #include "widgets/rankscatterview.h"
@@ -18,6 +21,7 @@
 
 #include <QAbstractAxis>
 #include <QChart>
+#include <QLabel>
 #include <QLineSeries>
 #include <QScatterSeries>
 #include <QSignalSpy>
@@ -350,6 +354,178 @@ private Q_SLOTS:
         QVERIFY(QFileInfo::exists(QString::fromStdString(p.absolutePath(artifacts.front().path))));
     }
 
+    // "Why is the predicted fastest faster than the default?" asked from the inference table: the
+    // explain view gets the model and the config set the table ranked, and answers with a ranked,
+    // clickable node list, the diverging overlay and a what-if editor.
+    void explainFromTheInferenceTable()
+    {
+        const GraphDocumentPtr doc = openFirst(firstNpz(m_layoutData + "/train"));
+        QVERIFY(doc);
+        InferencePanel inference;
+        inference.setDocuments({ doc }, doc);
+        inference.setModelFiles({ m_weights });
+        inference.setConfigSet(ConfigSetKind::All, 0);
+        QVERIFY(runAndWait(inference));
+        QVERIFY2(inference.outcome(), qPrintable(inference.banner()->text()));
+        const GraphInference& g = inference.outcome()->graphs.front();
+        // A: the best-ranked config that is not the compiler default (row 0 of synth files).
+        const int row = inference.tableModel()->configAt(0) == 0 ? 1 : 0;
+        const int64_t configA = inference.tableModel()->configAt(row);
+
+        ExplainPanel panel;
+        panel.resize(1500, 900);
+        const ExplainRequest context = inference.explainContext();
+        QCOMPARE(context.configIds, g.configIds); // the set the table ranked, by its file config ids
+        QVERIFY(context.idsAreFileConfigs);
+        QCOMPARE(context.weights, inference.outcome()->members);
+        panel.setContext(context);
+        panel.setConfigs(QString::number(configA), QStringLiteral("default"));
+        QSignalSpy done(&panel, &ExplainPanel::finished);
+        QSignalSpy overlays(&panel, &ExplainPanel::overlayChanged);
+        panel.run();
+        QVERIFY(done.count() > 0 || done.wait(120000));
+        QVERIFY2(panel.outcome(), qPrintable(panel.banner()->text()));
+        const Attribution& a = *panel.outcome()->attribution;
+        // A is the table's first row; B the compiler default.
+        QCOMPARE(g.configIds[size_t(panel.outcome()->rowA)], configA);
+        QCOMPARE(a.rankA, int64_t(row + 1));
+        QCOMPARE(a.configs, doc->configCount());
+        QCOMPARE(QString::fromStdString(a.labelA), QStringLiteral("config %1").arg(configA));
+        QCOMPARE(QString::fromStdString(a.labelB), QStringLiteral("compiler default (config 0)"));
+        QVERIFY(std::abs(a.shareSumA() - (a.scoreA - a.bias)) <= 1e-5 * std::max(std::abs(a.scoreA - a.bias), 1e-2));
+        QCOMPARE(g.configIds[size_t(panel.outcome()->rowB)], int64_t(0)); // synth files: row 0 is the default
+
+        // The ranked list is the attribution's order; the simulator column is there (synth module).
+        AttributionTableModel* table = panel.tableModel();
+        QCOMPARE(table->rowCount(), int(a.nodeCount()));
+        const std::vector<size_t> ranked = rankedNodes(a, AttributionOrder::Effect);
+        QCOMPARE(table->nodeAt(0), a.nodes[ranked.front()].fileNode);
+        QVERIFY2(panel.outcome()->moduleNote.empty(), panel.outcome()->moduleNote.c_str());
+        QVERIFY(table->index(0, AttributionTableModel::SimulatedEffect).data().toString() != QStringLiteral("–"));
+        panel.setOrder(AttributionOrder::Share);
+        QCOMPARE(table->nodeAt(0), a.nodes[rankedNodes(a, AttributionOrder::Share).front()].fileNode);
+
+        // The overlay: share A − B at each node the model saw, on the symmetric diverging range.
+        QVERIFY(overlays.count() > 0);
+        const NodeOverlay& overlay = panel.overlay();
+        QVERIFY(overlay.diverging);
+        QCOMPARE(int64_t(overlay.values.size()), doc->nodeCount());
+        QCOMPARE(overlay.minimum, -overlay.maximum);
+        for (const NodeAttribution& n : a.nodes)
+            QCOMPARE(overlay.values[size_t(n.fileNode)], float(n.difference()));
+        panel.setOverlayQuantity(2);
+        const NodeAttribution& top = a.nodes[ranked.front()];
+        QCOMPARE(panel.overlay().values[size_t(top.fileNode)], float(-top.effect()));
+        panel.setOverlayQuantity(0);
+        QVERIFY(panel.overlay().isEmpty());
+
+        // A click selects the node in the explain view's graph and asks the graph view to select it.
+        QSignalSpy activated(&panel, &ExplainPanel::nodeActivated);
+        panel.tableView()->setCurrentIndex(table->index(2, 0));
+        QCOMPARE(activated.count(), 1);
+        QCOMPARE(activated.front().at(1).toLongLong(), table->nodeAt(2));
+        QCOMPARE(panel.graphPane()->selectedNode(), table->nodeAt(2));
+
+        // What-if: B with its own layout of a configurable node scores as B and ranks as B; with A's
+        // layout of the top node the score moves.
+        panel.setOrder(AttributionOrder::Effect);
+        QVERIFY(top.configurable >= 0);
+        panel.setWhatIfNode(top.fileNode);
+        const auto tensor = [](const std::array<int8_t, 18>& v, int t) {
+            QStringList dims;
+            for (int i = 0; i < 6 && v[size_t(6 * t + i)] >= 0; ++i)
+                dims << QString::number(v[size_t(6 * t + i)]);
+            return dims.isEmpty() ? QStringLiteral("default") : dims.join(',');
+        };
+        const auto whatIf = [&](int base, const std::array<int8_t, 18>& v) -> const WhatIfOutcome* {
+            const WhatIfOutcome* before = panel.whatIf();
+            panel.runWhatIf(base, tensor(v, 0), tensor(v, 1), tensor(v, 2));
+            if (!QTest::qWaitFor([&] { return panel.whatIf() && panel.whatIf() != before; }, 60000))
+                return nullptr;
+            return panel.whatIf();
+        };
+        const WhatIfOutcome* same = whatIf(1, top.layoutB);
+        QVERIFY(same);
+        QVERIFY(std::abs(same->effect()) <= 1e-6 * std::max(1.0, std::abs(same->baseScore)));
+        QCOMPARE(same->baseRank, a.rankB);
+        QCOMPARE(same->rank, a.rankB);
+        const WhatIfOutcome* swapped = whatIf(1, top.layoutA);
+        QVERIFY(swapped);
+        QVERIFY(std::abs(swapped->effect()) > 0);
+        QVERIFY(swapped->rank >= 1 && swapped->rank <= a.configs);
+        QVERIFY(panel.whatIfResult()->text().contains(QStringLiteral("rank")));
+        // A bad layout is refused in place, without a job.
+        panel.runWhatIf(1, QStringLiteral("1,1"), QString(), QString());
+        QVERIFY(panel.whatIfResult()->text().contains(QStringLiteral("appears twice")));
+    }
+
+    // Candidates generated for an HLO module: explained over that set (candidate ids, not file
+    // rows), with the simulator's side from the document's module.
+    void explainGeneratedCandidates()
+    {
+        const GraphDocumentPtr module = openFirst(m_hlo);
+        QVERIFY(module);
+        InferencePanel inference;
+        inference.setDocuments({ module }, module);
+        inference.setModelFiles({ m_weights });
+        inference.setConfigSet(ConfigSetKind::Generate, 30);
+        QVERIFY(runAndWait(inference));
+        QVERIFY2(inference.outcome(), qPrintable(inference.banner()->text()));
+        const ExplainRequest context = inference.explainContext();
+        QVERIFY(!context.idsAreFileConfigs);
+        QVERIFY(context.configValues.ndim() == 3 && context.configValues.dim(0) >= 2);
+        ExplainPanel panel;
+        panel.setContext(context);
+        panel.setConfigs(QStringLiteral("fastest"), QStringLiteral("slowest"));
+        QSignalSpy done(&panel, &ExplainPanel::finished);
+        panel.run();
+        QVERIFY(done.count() > 0 || done.wait(120000));
+        QVERIFY2(panel.outcome(), qPrintable(panel.banner()->text()));
+        const Attribution& a = *panel.outcome()->attribution;
+        QCOMPARE(a.rankA, int64_t(1));
+        QCOMPARE(a.rankB, a.configs);
+        QVERIFY2(panel.outcome()->moduleNote.empty(), panel.outcome()->moduleNote.c_str());
+        QVERIFY(std::isfinite(a.simulatedTotalA) && std::isfinite(a.simulatedTotalB));
+        QVERIFY(!a.nodes.front().name.empty()); // instruction names from the module
+
+        // A config id outside the set is refused with a banner, and nothing runs.
+        panel.setConfigs(QStringLiteral("100000"), QStringLiteral("default"));
+        panel.run();
+        QVERIFY(!panel.isRunning());
+        QVERIFY(panel.banner()->text().contains(QStringLiteral("not in the config set")));
+        // A tile kernel: a banner naming the file.
+        const GraphDocumentPtr tile = openFirst(firstNpz(m_tileData));
+        ExplainRequest tileContext;
+        tileContext.document = tile;
+        tileContext.weights = { m_weights.toStdString() };
+        panel.setContext(tileContext);
+        panel.setConfigs(QStringLiteral("fastest"), QStringLiteral("slowest"));
+        QSignalSpy again(&panel, &ExplainPanel::finished);
+        panel.run();
+        QVERIFY(again.count() > 0 || again.wait(60000));
+        QVERIFY(panel.banner()->text().contains(QStringLiteral("tile")));
+        QVERIFY(panel.banner()->text().contains(QFileInfo(QString::fromStdString(tile->path)).fileName()));
+    }
+
+    void tensorLayoutText()
+    {
+        float six[6];
+        std::string error;
+        QVERIFY(parseTensorLayout("1,0", six, &error));
+        QCOMPARE(six[0], 1.0f);
+        QCOMPARE(six[1], 0.0f);
+        QCOMPARE(six[2], -1.0f);
+        QVERIFY(parseTensorLayout(" {3, 2,1,0} ", six, &error));
+        QCOMPARE(six[3], 0.0f);
+        QVERIFY(parseTensorLayout("default", six, &error) && six[0] == -1.0f);
+        QVERIFY(parseTensorLayout("", six, &error) && six[5] == -1.0f);
+        QVERIFY(!parseTensorLayout("1,1", six, &error) && QString::fromStdString(error).contains("twice"));
+        QVERIFY(!parseTensorLayout("6", six, &error));
+        QVERIFY(!parseTensorLayout("a,b", six, &error));
+        QVERIFY(!parseTensorLayout("0,1,2,3,4,5,0", six, &error));
+        QVERIFY(!parseTensorLayout("1,,0", six, &error));
+    }
+
     void badInputsShowABanner()
     {
         // Layout weights on a tile kernel.
@@ -408,6 +584,28 @@ private Q_SLOTS:
                 path("bad.png") });
         QCOMPARE(r.exitCode, 1);
         QVERIFY(r.err.contains("nope"));
+        QVERIFY(!QFileInfo::exists(path("bad.png")));
+
+        // The explain view: the ranked nodes and the model's graph with the overlay and its colour bar.
+        r = testutil::run(tgraphExe(),
+            { "render", graph, "--view", "explain", "--weights", m_weights, "--config", "slowest", "--vs", "default",
+                "-o", path("e.png") });
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QImage explain(path("e.png"));
+        QCOMPARE(explain.size(), QSize(1500, 900));
+        // The colour bar's two ends: the diverging map's blue and red are both drawn.
+        bool blue = false, red = false;
+        for (int y = 0; y < explain.height(); y += 2)
+            for (int x = explain.width() / 2; x < explain.width(); x += 2) {
+                const QColor c = explain.pixelColor(x, y);
+                blue = blue || (c.blue() > 150 && c.red() < 60 && c.green() < 120);
+                red = red || (c.red() > 150 && c.blue() < 60 && c.green() < 60);
+            }
+        QVERIFY(blue && red);
+        r = testutil::run(tgraphExe(),
+            { "render", graph, "--view", "explain", "--weights", m_weights, "--vs", "bogus", "-o", path("bad.png") });
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains("bogus"), r.err.constData());
         QVERIFY(!QFileInfo::exists(path("bad.png")));
     }
 

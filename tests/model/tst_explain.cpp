@@ -375,6 +375,32 @@ private Q_SLOTS:
             QVERIFY(std::abs(firstSmall.effectOnB - first.effectOnB) > 1e-9);
         }
         QVERIFY(std::abs(first.effect() - (first.effectOnA - first.effectOnB) / 2) < 1e-12);
+
+        // What-if (scoreEditedLayout): B with the first differing node's layout from A. Without
+        // cross-attn it is the counterfactual effectOnB; the unchanged layout leaves the score as is.
+        std::array<float, 18> fromA {};
+        std::array<float, 18> own {};
+        for (int s = 0; s < 18; ++s) {
+            fromA[size_t(s)] = g.nodeConfigFeat(1, differing.front(), s);
+            own[size_t(s)] = g.nodeConfigFeat(4, differing.front(), s);
+        }
+        const EditedScore edited = scoreEditedLayout(members, pruned, 4, differing.front(), fromA, 128, "wide");
+        const EditedScore same = scoreEditedLayout(members, pruned, 4, differing.front(), own, 128, "wide");
+        QVERIFY2(std::abs(same.effect()) <= 1e-6 * std::max(1.0, std::abs(same.base)),
+            qPrintable(QString::number(same.effect())));
+        QVERIFY(std::abs(edited.effect()) > 1e-7);
+        if (!cross) {
+            const double tolerance = 1e-5 * std::max({ std::abs(scoreA), std::abs(scoreB), 1e-2 });
+            QVERIFY2(std::abs(edited.effect() - first.effectOnB) <= tolerance,
+                qPrintable(QString("%1 vs %2").arg(edited.effect()).arg(first.effectOnB)));
+            QVERIFY(std::abs(edited.base - a.scoreB) <= tolerance); // B scored as predict scores it
+        }
+        std::array<float, 18> bad = own;
+        bad[0] = 7;
+        QVERIFY_THROWS_EXCEPTION(
+            InputError, scoreEditedLayout(members, pruned, 4, differing.front(), bad, 128, "wide"));
+        QVERIFY_THROWS_EXCEPTION(InputError, scoreEditedLayout(members, pruned, 4, 64, own, 128, "wide"));
+        QVERIFY_THROWS_EXCEPTION(InputError, scoreEditedLayout(members, pruned, 6, 0, own, 128, "wide"));
     }
 
     // Gradient x input: (Nc, 18), and its sums match finite differences of the score when row A's
