@@ -4,17 +4,14 @@
 #include "inferencejob.h"
 
 #include <QObject>
-#include <QThreadPool>
 
-#include <map>
 #include <memory>
 
-class JobProgress;
-class QTimer;
+class JobRunner;
 
-// Runs inference requests on the studio's one inference thread. A new request cancels the
-// running one; a result whose job is no longer the active one is dropped, so a slow cancelled job
-// can never overwrite a newer result. Progress is polled from the job's JobProgress.
+// Runs inference requests on the studio's one inference thread (a JobRunner): a new request
+// cancels the running one and a superseded job's result is dropped, so a slow cancelled job can
+// never overwrite a newer result. Progress is polled from the job's JobProgress.
 class InferenceRunner : public QObject
 {
     Q_OBJECT
@@ -24,8 +21,7 @@ public:
 
     void start(InferenceRequest request);
     void cancel();
-    bool isBusy() const { return m_activeJob != 0; }
-    quint64 activeJobId() const { return m_activeJob; }
+    bool isBusy() const;
 
 Q_SIGNALS:
     void started();
@@ -35,11 +31,5 @@ Q_SIGNALS:
     void cancelled();
 
 private:
-    void poll();
-
-    QThreadPool m_pool;
-    QTimer* m_pollTimer = nullptr;
-    quint64 m_lastJobId = 0;
-    quint64 m_activeJob = 0;
-    std::map<quint64, std::shared_ptr<JobProgress>> m_running;
+    JobRunner* m_job = nullptr;
 };
