@@ -11,21 +11,6 @@ namespace tgraph {
 
 namespace {
 
-// "1,0" for the values of one tensor (trailing -1 dropped), "default" when all are -1.
-std::string tensorLayoutText(const std::array<int8_t, 18>& values, int tensor)
-{
-    int last = -1;
-    for (int i = 0; i < 6; ++i)
-        if (values[size_t(6 * tensor + i)] != -1)
-            last = i;
-    if (last < 0)
-        return "default";
-    std::string out;
-    for (int i = 0; i <= last; ++i)
-        out += (i ? "," : "") + std::to_string(int(values[size_t(6 * tensor + i)]));
-    return out;
-}
-
 bool differsIn(const NodeAttribution& n, int tensor) { return (n.differingValues >> (6 * tensor)) & 0x3fu; }
 
 void writeNumbers(JsonWriter& json, const std::array<int8_t, 18>& values)
@@ -83,6 +68,12 @@ bool parseConfigSelector(const std::string& text, ConfigSelector* selector)
         *selector = { ConfigRole::Index, index };
     }
     return true;
+}
+
+std::string configLabel(ConfigRole role, int64_t index)
+{
+    return role == ConfigRole::Index ? "config " + std::to_string(index)
+                                     : configRoleName(role) + " (config " + std::to_string(index) + ")";
 }
 
 std::string configRoleName(ConfigRole role)
@@ -151,6 +142,20 @@ std::vector<size_t> rankedNodes(const Attribution& attribution, AttributionOrder
         }
         return std::abs(a.difference()) > std::abs(b.difference());
     });
+    return out;
+}
+
+std::string tensorLayoutText(const std::array<int8_t, 18>& values, int tensor)
+{
+    int last = -1;
+    for (int i = 0; i < 6; ++i)
+        if (values[size_t(6 * tensor + i)] != -1)
+            last = i;
+    if (last < 0)
+        return "default";
+    std::string out;
+    for (int i = 0; i <= last; ++i)
+        out += (i ? "," : "") + std::to_string(int(values[size_t(6 * tensor + i)]));
     return out;
 }
 

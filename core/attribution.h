@@ -39,6 +39,8 @@ struct ConfigSelector
 bool parseConfigSelector(const std::string& text, ConfigSelector* selector);
 // "config 12", "predicted fastest", ... for messages.
 std::string configRoleName(ConfigRole role);
+// "config 12" for an index, "predicted fastest (config 24)" for the other roles.
+std::string configLabel(ConfigRole role, int64_t index);
 
 // The compiler default of a layout graph: the config of a tuning record's default run
 // (LayoutGraph::defaultConfig), else the first config whose node_config_feat values are all
@@ -173,6 +175,10 @@ enum class AttributionOrder {
 
 // Node indices (into Attribution::nodes) in the given order; ties by node position.
 std::vector<size_t> rankedNodes(const Attribution& attribution, AttributionOrder order);
+
+// "1,0": one tensor's minor-to-major dims of a node's 18 layout values (tensor 0 out, 1 in,
+// 2 kernel; trailing -1 dropped), "default" when all six are -1.
+std::string tensorLayoutText(const std::array<int8_t, 18>& values, int tensor);
 
 // "out 1,0 | 0,1; kernel default | 1,0": the tensors whose values differ, A's then B's values
 // (minor-to-major dims, trailing -1 dropped, all -1 = "default"). "" when nothing differs.

@@ -33,6 +33,13 @@ int splitOf(int g, int n, const SynthCollectionSpec& spec)
     return 0;
 }
 
+template <class Graph> void clearRuntimes(Graph& g)
+{
+    std::fill_n(g.configRuntime.data(), g.configRuntime.size(), int64_t(0));
+}
+
+} // namespace
+
 HloModule generatedModule(const std::string& family, int64_t size, uint64_t seed)
 {
     HloGenSpec gen;
@@ -44,13 +51,6 @@ HloModule generatedModule(const std::string& family, int64_t size, uint64_t seed
     lean.keepAttributes = false;
     return parseHloText(generateHloText(gen), "<generated " + family + ">", lean);
 }
-
-template <class Graph> void clearRuntimes(Graph& g)
-{
-    std::fill_n(g.configRuntime.data(), g.configRuntime.size(), int64_t(0));
-}
-
-} // namespace
 
 std::string syntheticMetaJson(const std::string& generator, const std::string& family, const std::string& sampler,
     uint64_t seed, const SimulatorParams& p)

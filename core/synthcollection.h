@@ -22,8 +22,8 @@ struct SynthCollectionSpec
 {
     GraphKind kind = GraphKind::Layout;
     LayoutSampler sampler = LayoutSampler::Random;
-    int graphs = 20;                   // layout: modules; tile: kernels
-    int64_t configs = 200;             // per graph (fewer when a graph has fewer distinct configs)
+    int graphs = 20; // layout: modules; tile: kernels
+    int64_t configs = 200; // per graph (fewer when a graph has fewer distinct configs)
     uint64_t seed = 1;
     std::vector<std::string> families; // empty = all generator families, in turn
     int64_t minInstructions = 300;
@@ -42,12 +42,17 @@ struct SynthCollectionResult
 
 // Throws InputError for an unwritable directory or impossible parameters; Cancelled through
 // `progress`. Files already written stay (each one is complete: written to a temporary name).
-SynthCollectionResult writeSynthCollection(const SynthCollectionSpec& spec, const std::string& dir, ProgressSink* progress);
+// The module `writeSynthCollection` generates for one graph: generator family, requested size and
+// seed; no metadata, attributes not kept (what `tgraph explain` regenerates to price a graph).
+HloModule generatedModule(const std::string& family, int64_t size, uint64_t seed);
+
+SynthCollectionResult writeSynthCollection(
+    const SynthCollectionSpec& spec, const std::string& dir, ProgressSink* progress);
 
 // One module with simulated layout runs (row 0 = the compiler default), ready for the featurizer:
 // the configs as module_config runs, failures as error runs.
-ModuleTuningData simulateLayoutRuns(HloModule module, const std::vector<int64_t>& configurable, const NdArray<float>& configs,
-    const SimulatorParams& params, uint64_t seed);
+ModuleTuningData simulateLayoutRuns(HloModule module, const std::vector<int64_t>& configurable,
+    const NdArray<float>& configs, const SimulatorParams& params, uint64_t seed);
 
 // The JSON stored under meta_synthetic.
 std::string syntheticMetaJson(const std::string& generator, const std::string& family, const std::string& sampler,

@@ -57,12 +57,6 @@ void checkConfigIndex(int64_t config, int64_t configs, const std::string& source
                 + " configurations (0.." + std::to_string(configs - 1) + ")");
 }
 
-std::string configLabel(ConfigRole role, int64_t index)
-{
-    return role == ConfigRole::Index ? "config " + std::to_string(index)
-                                     : configRoleName(role) + " (config " + std::to_string(index) + ")";
-}
-
 } // namespace
 
 BatchDecomposition decomposeBatch(TGraphModel& model, const LayoutBatch& batch)

@@ -3,10 +3,10 @@
 
 #include "core/error.h"
 #include "core/featurizer.h"
-#include "core/hlogen.h"
 #include "core/hloinput.h"
 #include "core/hlotext.h"
 #include "core/jsonreader.h"
+#include "core/synthcollection.h"
 
 #include <algorithm>
 #include <cmath>
@@ -30,19 +30,6 @@ std::string mismatch(const HloModule& module, const LayoutGraph& graph)
                 + std::to_string(graph.nodeOpcode[i]);
     }
     return {};
-}
-
-// A module as `tgraph synth` generates it (core/synthcollection.cpp): no metadata, attributes not kept.
-HloModule generated(const std::string& family, int64_t size, uint64_t seed)
-{
-    HloGenSpec spec;
-    spec.family = family;
-    spec.instructions = size;
-    spec.seed = seed;
-    spec.metadata = false;
-    HloTextOptions lean;
-    lean.keepAttributes = false;
-    return parseHloText(generateHloText(spec), "<generated " + family + ">", lean);
 }
 
 std::string numberText(double v)
@@ -112,7 +99,7 @@ std::optional<LinkedModule> regenerateSynthModule(const LayoutGraph& graph, std:
     // The generator grows modules in whole blocks up to the requested size: search the smallest
     // request reaching the graph's node count, then require the exact module.
     const int64_t nodes = graph.nodeCount();
-    auto countAt = [&](int64_t size) { return int64_t(generated(family, size, seed).instructions.size()); };
+    auto countAt = [&](int64_t size) { return int64_t(generatedModule(family, size, seed).instructions.size()); };
     try {
         int64_t lo = 50;
         int64_t hi = std::max<int64_t>(nodes, 64);
@@ -131,7 +118,7 @@ std::optional<LinkedModule> regenerateSynthModule(const LayoutGraph& graph, std:
             else
                 lo = mid + 1;
         }
-        HloModule module = generated(family, lo, seed);
+        HloModule module = generatedModule(family, lo, seed);
         if (const std::string problem = mismatch(module, graph); !problem.empty()) {
             *why = "the regenerated " + family + " module (seed " + std::to_string(seed) + ") differs: " + problem;
             return std::nullopt;

@@ -16,13 +16,6 @@ ExplainSession::~ExplainSession() = default;
 
 namespace {
 
-std::string labelOf(const tgraph::ConfigSelector& selector, int64_t id)
-{
-    return selector.role == tgraph::ConfigRole::Index
-        ? "config " + std::to_string(id)
-        : tgraph::configRoleName(selector.role) + " (config " + std::to_string(id) + ")";
-}
-
 int64_t rankAmong(const std::vector<double>& scores, double score)
 {
     return 1 + std::count_if(scores.begin(), scores.end(), [score](double s) { return s < score; });
@@ -101,8 +94,8 @@ ExplainOutcome runExplain(const ExplainRequest& request, tgraph::ProgressSink* p
         session->pruned, doc.path, request.a, request.b, options, doc.module, &outcome.moduleNote, progress));
     outcome.rowA = attribution->configA;
     outcome.rowB = attribution->configB;
-    attribution->labelA = labelOf(request.a, session->configIds[size_t(outcome.rowA)]);
-    attribution->labelB = labelOf(request.b, session->configIds[size_t(outcome.rowB)]);
+    attribution->labelA = tgraph::configLabel(request.a.role, session->configIds[size_t(outcome.rowA)]);
+    attribution->labelB = tgraph::configLabel(request.b.role, session->configIds[size_t(outcome.rowB)]);
     outcome.attribution = std::move(attribution);
     outcome.session = std::move(session);
     outcome.document = std::move(document);
@@ -113,13 +106,11 @@ WhatIfOutcome runWhatIf(ExplainSession& session, const tgraph::Attribution& attr
     int64_t fileNode, const std::array<float, 18>& values)
 {
     const tgraph::PrunedGraph& pruned = session.pruned;
-    const int64_t node = pruned.oldToNew.empty()
-        ? fileNode
-        : (fileNode >= 0 && size_t(fileNode) < pruned.oldToNew.size() ? pruned.oldToNew[size_t(fileNode)] : -1);
+    // The attribution already maps the file's node to its configurable index in the pruned graph.
     int64_t configurable = -1;
-    for (int64_t k = 0; k < pruned.graph.configurableCount() && node >= 0; ++k)
-        if (pruned.graph.nodeConfigIds[k] == node)
-            configurable = k;
+    for (const tgraph::NodeAttribution& n : attribution.nodes)
+        if (n.fileNode == fileNode)
+            configurable = n.configurable;
     if (configurable < 0)
         throw InputError(session.source, "node " + std::to_string(fileNode), "is not a configurable node");
     const tgraph::model::EditedScore s = tgraph::model::scoreEditedLayout(

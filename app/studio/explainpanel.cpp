@@ -33,17 +33,9 @@ const char* const kFastest = "predicted fastest";
 const char* const kSlowest = "predicted slowest";
 const char* const kDefault = "compiler default";
 
-// "1,0" for one tensor of 18 layout values (trailing -1 dropped), "default" when all are -1.
-QString tensorText(const std::array<int8_t, 18>& values, int tensor)
+QString layoutText(const std::array<int8_t, 18>& values, int tensor)
 {
-    QStringList dims;
-    for (int i = 0; i < 6; ++i) {
-        const int v = values[size_t(6 * tensor + i)];
-        if (v < 0)
-            break;
-        dims << QString::number(v);
-    }
-    return dims.isEmpty() ? QStringLiteral("default") : dims.join(QLatin1Char(','));
+    return QString::fromStdString(tgraph::tensorLayoutText(values, tensor));
 }
 
 QString scoreLine(const QString& which, const std::string& label, double score, int64_t rank, int64_t configs,
@@ -453,9 +445,9 @@ void ExplainPanel::setWhatIfNode(qint64 fileNode)
                                    .arg(fileNode)
                                    .arg(QString::fromStdString(entry->name.empty() ? std::string() : entry->name)));
     const std::array<int8_t, 18>& values = m_whatIfBase->currentIndex() == 0 ? entry->layoutA : entry->layoutB;
-    m_whatIfOut->setText(tensorText(values, 0));
-    m_whatIfIn->setText(tensorText(values, 1));
-    m_whatIfKernel->setText(tensorText(values, 2));
+    m_whatIfOut->setText(layoutText(values, 0));
+    m_whatIfIn->setText(layoutText(values, 1));
+    m_whatIfKernel->setText(layoutText(values, 2));
     updateControls();
 }
 
