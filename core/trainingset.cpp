@@ -133,6 +133,10 @@ TrainingData loadTrainingData(const std::vector<DataFile>& files, const Training
     for (const DataFile& f : files) {
         NpzReader npz(f.path);
         const GraphKind kind = detectGraphKind(npz);
+        if (options.kind && kind != *options.kind)
+            throw InputError(f.path, "",
+                std::string("is a ") + graphKindName(kind) + " graph, but a " + graphKindName(*options.kind)
+                    + " model was asked for (--kind " + graphKindName(*options.kind) + ")");
         if (firstFile.empty()) {
             data.kind = kind;
             firstFile = f.path;

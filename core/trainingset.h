@@ -9,6 +9,7 @@
 #include "normalizer.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,9 @@ struct TrainingDataOptions
     // duplicates). KeepFirst = code, KeepMin = paper.
     DedupPolicy dedup = DedupPolicy::KeepFirst;
     bool repadLayout = false; // approximate -1 re-padding of node_feat[:, 134:140] (spec §2.1 [D])
+    // The model kind asked for (`tgraph train --kind`): a graph of the other kind is refused,
+    // naming it. Unset: the first file decides.
+    std::optional<GraphKind> kind;
     ProgressSink* progress = nullptr;
 };
 

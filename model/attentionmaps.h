@@ -20,6 +20,14 @@ struct LayerAttention
     // configs x channels: cross-config softmax weights, mean over nodes; each column sums to 1
     // over the configs of the batch. Empty when cross-attn is off.
     std::vector<float> cross;
+    // Per node (graph overlay): configs x nodes, row-major, the same values averaged over the
+    // layer's channels instead of over nodes. Empty when not recorded (inference keeps them only
+    // up to kMaxNodeMapValues per layer; see model/inference.h).
+    int64_t nodes = 0;
+    std::vector<float> nodeGate;
+    std::vector<float> nodeCross; // empty when cross-attn is off
+
+    bool hasNodeMaps() const { return nodes > 0 && !nodeGate.empty(); }
 
     float gateAt(int64_t config, int64_t channel) const { return gate[size_t(config * channels + channel)]; }
     float crossAt(int64_t config, int64_t channel) const { return cross[size_t(config * channels + channel)]; }

@@ -33,6 +33,12 @@ void addChunkMaps(
             full.gate.assign(size_t(configs * layer.channels), 0.0f);
             if (!layer.cross.empty())
                 full.cross.assign(size_t(configs * layer.channels), 0.0f);
+            if (layer.hasNodeMaps() && configs * layer.nodes <= kMaxNodeMapValues) {
+                full.nodes = layer.nodes;
+                full.nodeGate.assign(size_t(configs * layer.nodes), 0.0f);
+                if (!layer.nodeCross.empty())
+                    full.nodeCross.assign(size_t(configs * layer.nodes), 0.0f);
+            }
             total->layers.push_back(std::move(full));
         }
     }
@@ -49,6 +55,18 @@ void addChunkMaps(
                     to.cross[dst + f] += from.cross[src + f];
             }
         }
+        if (!to.hasNodeMaps())
+            continue;
+        const size_t nodes = size_t(to.nodes);
+        for (int64_t j = 0; j < from.configs; ++j) {
+            const size_t src = size_t(j) * nodes;
+            const size_t dst = size_t(order[first + size_t(j)]) * nodes;
+            for (size_t n = 0; n < nodes; ++n) {
+                to.nodeGate[dst + n] += from.nodeGate[src + n];
+                if (!to.nodeCross.empty())
+                    to.nodeCross[dst + n] += from.nodeCross[src + n];
+            }
+        }
     }
 }
 
@@ -58,6 +76,10 @@ void scaleMaps(AttentionMaps& maps, float factor)
         for (float& v : layer.gate)
             v *= factor;
         for (float& v : layer.cross)
+            v *= factor;
+        for (float& v : layer.nodeGate)
+            v *= factor;
+        for (float& v : layer.nodeCross)
             v *= factor;
     }
 }
@@ -238,10 +260,13 @@ GraphScores scoreLayoutGraph(std::vector<EnsembleMember>& models, const LayoutGr
                     maps = std::move(passMaps);
                 else
                     for (size_t l = 0; l < maps.layers.size(); ++l) {
-                        std::transform(maps.layers[l].gate.begin(), maps.layers[l].gate.end(),
-                            passMaps.layers[l].gate.begin(), maps.layers[l].gate.begin(), std::plus<float>());
-                        std::transform(maps.layers[l].cross.begin(), maps.layers[l].cross.end(),
-                            passMaps.layers[l].cross.begin(), maps.layers[l].cross.begin(), std::plus<float>());
+                        const auto add = [](std::vector<float>& to, const std::vector<float>& from) {
+                            std::transform(to.begin(), to.end(), from.begin(), to.begin(), std::plus<float>());
+                        };
+                        add(maps.layers[l].gate, passMaps.layers[l].gate);
+                        add(maps.layers[l].cross, passMaps.layers[l].cross);
+                        add(maps.layers[l].nodeGate, passMaps.layers[l].nodeGate);
+                        add(maps.layers[l].nodeCross, passMaps.layers[l].nodeCross);
                     }
             }
         }

@@ -48,6 +48,11 @@ std::vector<std::string> expandWeightsArguments(const std::vector<std::string>& 
 // (for progress totals).
 int64_t inferencePasses(const std::vector<EnsembleMember>& models, int64_t configs, const InferenceOptions& options);
 
+// Per-node attention maps (LayerAttention::nodeGate / nodeCross) are kept while configs x nodes
+// stays within this many floats per layer (64 MB per member for the 4 layers); beyond it only
+// the node-averaged maps are returned.
+constexpr int64_t kMaxNodeMapValues = int64_t(4) << 20;
+
 // One model's scores (C,) of a layout graph's configs, in file order: the rows in `order` (all of
 // 0..C-1, e.g. a TTA permutation) are cut into array_split chunks of at most `batchConfigs`, each
 // chunk is one forward pass, and the scores are put back at their rows. `graph` is the model's

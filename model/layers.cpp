@@ -97,8 +97,11 @@ torch::Tensor gateThenCross(
         x = cross(x, attention ? &weights : nullptr);
     if (attention) {
         fillMeanOverNodes(gates, &attention->configs, &attention->channels, &attention->gate);
-        if (weights.defined())
+        fillMeanOverChannels(gates, &attention->nodes, &attention->nodeGate);
+        if (weights.defined()) {
             fillMeanOverNodes(weights, &attention->configs, &attention->channels, &attention->cross);
+            fillMeanOverChannels(weights, &attention->nodes, &attention->nodeCross);
+        }
     }
     return x;
 }
@@ -185,6 +188,14 @@ void fillMeanOverNodes(const torch::Tensor& values, int64_t* configs, int64_t* c
     const auto mean = values.detach().mean(0).to(torch::kFloat32).contiguous();
     *configs = mean.size(0);
     *channels = mean.size(1);
+    out->assign(mean.data_ptr<float>(), mean.data_ptr<float>() + mean.numel());
+}
+
+void fillMeanOverChannels(const torch::Tensor& values, int64_t* nodes, std::vector<float>* out)
+{
+    // (N, C, F) -> mean over F -> (C, N): one row of node values per config.
+    const auto mean = values.detach().mean(2).to(torch::kFloat32).t().contiguous();
+    *nodes = mean.size(1);
     out->assign(mean.data_ptr<float>(), mean.data_ptr<float>() + mean.numel());
 }
 

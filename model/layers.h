@@ -129,5 +129,7 @@ private:
 
 // (N, C, F) -> plain configs x channels floats, mean over nodes.
 void fillMeanOverNodes(const torch::Tensor& values, int64_t* configs, int64_t* channels, std::vector<float>* out);
+// values (N, C, F) -> out (C x N row-major, mean over F), *nodes = N.
+void fillMeanOverChannels(const torch::Tensor& values, int64_t* nodes, std::vector<float>* out);
 
 } // namespace tgraph::model

@@ -371,6 +371,12 @@ int train(const ArgParser& p)
     TrainingDataOptions dataOptions;
     dataOptions.dedup = options.dedup;
     dataOptions.progress = &progress;
+    if (p.has("--kind")) {
+        const std::string kind = p.value("--kind");
+        if (kind != "layout" && kind != "tile")
+            return usageError(kCommand, "--kind must be layout or tile");
+        dataOptions.kind = kind == "layout" ? GraphKind::Layout : GraphKind::Tile;
+    }
     const TrainingData data = loadTrainingData(files, dataOptions);
 
     // A project run starts once the data are usable (bad data make no run record); from here on
@@ -540,6 +546,8 @@ int runTrain(const std::vector<std::string>& args)
         "layout configs sampled per step without replacement (the code: 64 for default, 128 for random "
         "collections); tile steps use all configs",
         "64");
+    p.addOption("--kind", "", "layout|tile",
+        "the model to train: TGraph layout or tile model; data of the other kind are refused (default: the data's)");
     p.addOption("--cross-attn", "", "on|off",
         "cross-configuration attention (the code: on for default, off for random collections)", "on");
     p.addOption("--lr", "", "LR", "peak learning rate of AdamW", "1e-3");

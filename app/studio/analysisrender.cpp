@@ -11,6 +11,7 @@
 #include "widgets/graphpane.h"
 #include "widgets/graphview.h"
 #include "widgets/heatmapview.h"
+#include "widgets/nodeoverlay.h"
 #include "widgets/rankscatterview.h"
 #include "widgets/taustripview.h"
 
@@ -20,12 +21,13 @@
 #include <QPainter>
 #include <QSvgGenerator>
 #include <QTabWidget>
+#include <QVBoxLayout>
 
 bool isAnalysisView(const QString& view)
 {
     static const QStringList views { QStringLiteral("scatter"), QStringLiteral("scatter-score"),
         QStringLiteral("tau-strip"), QStringLiteral("attention"), QStringLiteral("cross-attention"),
-        QStringLiteral("curves"), QStringLiteral("explain") };
+        QStringLiteral("curves"), QStringLiteral("explain"), QStringLiteral("node-attention") };
     return views.contains(view);
 }
 
@@ -123,6 +125,10 @@ bool renderAnalysis(const AnalysisRenderRequest& request, QString* error)
         return writeWidgetImage(&panel, request.output, width, height, error);
     }
     InferencePanel panel;
+    tgraph::GraphDocumentPtr document; // the single graph scored (node-attention draws it)
+    if (request.view == QStringLiteral("node-attention")
+        && (request.input.isEmpty() || QFileInfo(request.input).isDir()))
+        return fail(QStringLiteral("--view node-attention needs one graph FILE and --weights W"));
     if (!request.project.isEmpty() && !request.run.isEmpty()) {
         if (!panel.openStoredRun(request.project, request.run))
             return fail(panel.banner()->text());
@@ -139,9 +145,9 @@ bool renderAnalysis(const AnalysisRenderRequest& request, QString* error)
                 auto docs = tgraph::openGraphDocuments(request.input.toStdString());
                 if (docs.empty())
                     return fail(request.input + QStringLiteral(": holds no graph"));
-                const tgraph::GraphDocumentPtr doc = std::move(docs.front());
-                panel.setDocuments({ doc }, doc);
-                if (doc->configCount() < 2 && doc->module)
+                document = std::move(docs.front());
+                panel.setDocuments({ document }, document);
+                if (document->configCount() < 2 && document->module)
                     panel.setConfigSet(ConfigSetKind::Generate, 200);
             } catch (const std::exception& e) {
                 return fail(QString::fromStdString(e.what()));
@@ -156,6 +162,37 @@ bool renderAnalysis(const AnalysisRenderRequest& request, QString* error)
         if (!panel.outcome())
             return fail(
                 panel.banner()->text().isEmpty() ? QStringLiteral("inference did not finish") : panel.banner()->text());
+    }
+    if (request.view == QStringLiteral("node-attention")) {
+        // The model's graph (pruned) coloured by each node's channel gate, mean over layers,
+        // channels and configs, with its colour bar.
+        panel.setAttentionMode(1);
+        panel.setNodeOverlay(1);
+        const NodeOverlay overlay = panel.nodeOverlay();
+        if (overlay.isEmpty())
+            return fail(request.input + QStringLiteral(": no per-node attention to draw (too many configs x nodes, or ")
+                + QStringLiteral("not a layout or tile graph)"));
+        QWidget page;
+        auto* layout = new QVBoxLayout(&page);
+        auto* pane = new GraphPane;
+        auto* bar = new OverlayColorBar;
+        layout->addWidget(pane, 1);
+        layout->addWidget(bar);
+        const bool pruned = document->kind == tgraph::GraphKind::Layout && document->pruned;
+        pane->setDocument(document, pruned ? tgraph::GraphSource::Kind::Pruned : tgraph::GraphSource::Kind::Full);
+        pane->setOverlay(&overlay);
+        bar->setOverlay(overlay.name, overlay.minimum, overlay.maximum, overlay.diverging);
+        QString failure;
+        if (!waitForGraphLayouts({ pane }, &failure))
+            return fail(request.input + QStringLiteral(": layout failed: ") + failure);
+        const int width = std::max(request.width, 1200);
+        const int height = std::max(request.height, 900);
+        page.resize(width, height);
+        page.setAttribute(Qt::WA_DontShowOnScreen);
+        page.show();
+        QCoreApplication::processEvents();
+        pane->view()->fitToView();
+        return writeWidgetImage(&page, request.output, width, height, error);
     }
     QWidget* widget = nullptr;
     if (request.view == QStringLiteral("scatter") || request.view == QStringLiteral("scatter-score")) {

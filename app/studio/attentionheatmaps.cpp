@@ -93,3 +93,61 @@ HeatmapData crossConfigHeatmap(
     d.scale = HeatmapData::Scale::Auto;
     return d;
 }
+
+NodeOverlay nodeAttentionOverlay(const AttentionMaps& maps, NodeAttention quantity, int layer, int64_t a, int64_t b,
+    const std::vector<int64_t>& modelNodeIds, int64_t nodeCount)
+{
+    std::vector<const LayerAttention*> layers;
+    for (size_t l = 0; l < maps.layers.size(); ++l) {
+        const LayerAttention& la = maps.layers[l];
+        const auto& values = quantity == NodeAttention::Gate ? la.nodeGate : la.nodeCross;
+        if ((layer < 0 || size_t(layer) == l) && la.hasNodeMaps() && !values.empty())
+            layers.push_back(&la);
+    }
+    if (layers.empty() || nodeCount <= 0)
+        return {};
+    const int64_t nodes = layers.front()->nodes;
+    const int64_t configs = layers.front()->configs;
+    if (a >= configs || b >= configs || (!modelNodeIds.empty() && int64_t(modelNodeIds.size()) != nodes))
+        return {};
+    // Mean over the chosen layers of one config row (or of all rows when row < 0).
+    const auto rowMean = [&](int64_t row, int64_t node) {
+        double sum = 0;
+        for (const LayerAttention* la : layers) {
+            const auto& values = quantity == NodeAttention::Gate ? la->nodeGate : la->nodeCross;
+            if (row >= 0) {
+                sum += values[size_t(row * nodes + node)];
+            } else {
+                double rows = 0;
+                for (int64_t k = 0; k < configs; ++k)
+                    rows += values[size_t(k * nodes + node)];
+                sum += rows / double(configs);
+            }
+        }
+        return sum / double(layers.size());
+    };
+    NodeOverlay overlay;
+    overlay.values.assign(size_t(nodeCount), std::numeric_limits<float>::quiet_NaN());
+    for (int64_t n = 0; n < nodes; ++n) {
+        const int64_t fileNode = modelNodeIds.empty() ? n : modelNodeIds[size_t(n)];
+        if (fileNode < 0 || fileNode >= nodeCount)
+            continue;
+        const double v = b >= 0 ? rowMean(a, n) - rowMean(b, n) : rowMean(a, n);
+        overlay.values[size_t(fileNode)] = float(v);
+    }
+    const QString what = quantity == NodeAttention::Gate ? QObject::tr("gate") : QObject::tr("cross-config weight");
+    const QString where = layer < 0 ? QObject::tr("mean of layers") : attentionLayerLabel(layers.front()->layer);
+    if (b >= 0) {
+        overlay.diverging = true;
+        overlay.name = QObject::tr("%1 (%2), row %3 − row %4").arg(what, where).arg(a).arg(b);
+        overlay.updateRange();
+    } else {
+        overlay.name = a >= 0 ? QObject::tr("%1 (%2), row %3").arg(what, where).arg(a)
+                              : QObject::tr("%1 (%2), mean over configs").arg(what, where);
+        // The range follows the data (the colour bar shows it): a node's gates averaged over
+        // channels sit in a narrow band around 0.5, and softmax weights around 1/configs, so the
+        // heatmap's fixed 0..1 range would paint every node the same colour.
+        overlay.updateRange();
+    }
+    return overlay;
+}

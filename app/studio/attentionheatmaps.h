@@ -6,6 +6,7 @@
 
 #include "model/attentionmaps.h"
 #include "widgets/heatmapview.h"
+#include "widgets/nodeoverlay.h"
 
 #include <cstdint>
 #include <vector>
@@ -23,3 +24,13 @@ HeatmapData channelGateDifference(const tgraph::model::AttentionMaps& maps, int6
 // model has no cross-config attention.
 HeatmapData crossConfigHeatmap(const tgraph::model::AttentionMaps& maps, size_t layer,
     const std::vector<int64_t>& columnOrder, const QStringList& columnNames);
+
+// Per-node attention for the graph view (LayerAttention::nodeGate / nodeCross): the channel gate,
+// or the cross-config weight, averaged over the channels of layer `layer` (every layer when
+// layer < 0), for config row `a` (the mean over rows when a < 0); with b >= 0 row a minus row b on
+// the diverging map. `modelNodeIds` maps the model's nodes (the pruned graph) to the file's
+// (empty = the same ids); the file's other `nodeCount` nodes have no value. Empty when the maps
+// hold no per-node values (too many configs x nodes, or cross weights of a model without them).
+enum class NodeAttention { Gate, Cross };
+NodeOverlay nodeAttentionOverlay(const tgraph::model::AttentionMaps& maps, NodeAttention quantity, int layer, int64_t a,
+    int64_t b, const std::vector<int64_t>& modelNodeIds, int64_t nodeCount);

@@ -144,6 +144,7 @@ GraphInference scoreLayoutDocument(std::vector<tgraph::model::EnsembleMember>& m
     g.generated = request.configSet == ConfigSetKind::Generate;
     g.configValues = std::move(graph.nodeConfigFeat);
     g.configurableNodes.assign(graph.nodeConfigIds.data(), graph.nodeConfigIds.data() + graph.configurableCount());
+    g.modelNodeIds = std::move(pruned.newToOld);
     return g;
 }
 

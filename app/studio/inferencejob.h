@@ -63,6 +63,8 @@ struct GraphInference
     tgraph::NdArray<float> configValues;
     std::vector<int64_t> configurableNodes;
     std::vector<tgraph::model::AttentionMaps> attention; // one per ensemble member (single graphs)
+    // The file's node id of each node the model saw (the pruned graph); empty = the same ids.
+    std::vector<int64_t> modelNodeIds;
     double kendallTau = 0, opa = 0, top5Slowdown = 0; // NaN without runtimes
 
     bool hasRuntimes() const { return !runtimes.empty(); }

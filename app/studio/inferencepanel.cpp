@@ -243,6 +243,12 @@ void InferencePanel::setupUi()
     channelControls->addWidget(new QLabel(tr("Member:")));
     channelControls->addWidget(m_attentionMember);
     channelControls->addWidget(pin);
+    m_nodeOverlayChoice = new QComboBox;
+    m_nodeOverlayChoice->setToolTip(tr("Show the attention of every node on the graph view: the same quantity as "
+                                       "the heatmap (selected config, mean or difference), averaged over channels"));
+    m_nodeOverlayChoice->addItem(tr("none"), -1);
+    channelControls->addWidget(new QLabel(tr("Graph overlay:")));
+    channelControls->addWidget(m_nodeOverlayChoice);
     channelControls->addStretch(1);
     channelLayout->addLayout(channelControls);
     m_channelMap = new HeatmapView;
@@ -283,6 +289,7 @@ void InferencePanel::setupUi()
     connect(m_attentionMode, &QComboBox::currentIndexChanged, this, &InferencePanel::updateHeatmaps);
     connect(m_attentionMember, &QComboBox::currentIndexChanged, this, &InferencePanel::updateHeatmaps);
     connect(m_crossLayer, &QComboBox::currentIndexChanged, this, &InferencePanel::updateHeatmaps);
+    connect(m_nodeOverlayChoice, &QComboBox::currentIndexChanged, this, &InferencePanel::updateHeatmaps);
     connect(m_scatter, &RankScatterView::configSelected, this, [this](qint64 config) { selectConfig(config, false); });
     connect(m_tauStrip, &TauStripView::graphActivated, this, [this](int entry) {
         showGraph(entry);
@@ -690,6 +697,31 @@ void InferencePanel::showGraph(int index)
                 if (!l.cross.empty())
                     m_crossLayer->addItem(attentionLayerLabel(l.layer), int(&l - g.attention.front().layers.data()));
     }
+    {
+        // Choices: data = quantity * 1000 + layer + 1 (layer 0 = mean of layers); kept by data.
+        const QSignalBlocker block(m_nodeOverlayChoice);
+        const int kept = m_nodeOverlayChoice->currentData().toInt();
+        m_nodeOverlayChoice->clear();
+        m_nodeOverlayChoice->addItem(tr("none"), -1);
+        if (!g.attention.empty() && !g.attention.front().layers.empty()
+            && g.attention.front().layers.front().hasNodeMaps()) {
+            const auto& layers = g.attention.front().layers;
+            for (const int quantity : { 0, 1 }) {
+                const bool has = quantity == 0 || !layers.front().nodeCross.empty();
+                if (!has)
+                    continue;
+                const QString what = quantity == 0 ? tr("gate") : tr("cross weight");
+                m_nodeOverlayChoice->addItem(tr("%1, mean of layers").arg(what), quantity * 1000);
+                for (size_t l = 0; l < layers.size(); ++l)
+                    m_nodeOverlayChoice->addItem(
+                        QStringLiteral("%1, %2").arg(what, attentionLayerLabel(layers[l].layer)),
+                        quantity * 1000 + int(l) + 1);
+            }
+        } else if (!g.attention.empty()) {
+            m_nodeOverlayChoice->addItem(tr("(per-node values not kept: too many configs × nodes)"), -1);
+        }
+        m_nodeOverlayChoice->setCurrentIndex(std::max(0, m_nodeOverlayChoice->findData(kept)));
+    }
     updateHeatmaps();
     if (g.configIds.size() > 0)
         selectConfig(data.configIds[size_t(data.predictedOrder.front())], false);
@@ -730,6 +762,7 @@ void InferencePanel::updateHeatmaps()
         empty.title = tr("No attention maps for this result (collections and stored results keep scores only)");
         m_channelMap->setData(empty);
         m_crossMap->setData(empty);
+        updateNodeOverlay(nullptr, -1, -1, {});
         return;
     }
     const auto& maps = g.attention[size_t(member)];
@@ -744,10 +777,12 @@ void InferencePanel::updateHeatmaps()
         HeatmapData d = channelGateHeatmap(maps, row);
         d.title = tr("Channel gates, config %1").arg(g.configIds[size_t(row)]);
         m_channelMap->setData(d);
+        updateNodeOverlay(&maps, row, -1, tr("config %1").arg(g.configIds[size_t(row)]));
         break;
     }
     case 1:
         m_channelMap->setData(channelGateHeatmap(maps, -1));
+        updateNodeOverlay(&maps, -1, -1, tr("mean over configs"));
         break;
     case 3: {
         const int64_t a = std::max<int64_t>(0, rowOfConfig(m_selectedConfig));
@@ -756,11 +791,13 @@ void InferencePanel::updateHeatmaps()
             HeatmapData none;
             none.title = tr("Pin a config first (select it, then \"Pin selected\")");
             m_channelMap->setData(none);
+            updateNodeOverlay(nullptr, -1, -1, {});
             break;
         }
         HeatmapData d = channelGateDifference(maps, a, b);
         d.title = tr("Channel gates, config %1 − config %2 (pinned)").arg(g.configIds[size_t(a)]).arg(m_pinnedConfig);
         m_channelMap->setData(d);
+        updateNodeOverlay(&maps, a, b, tr("config %1 − config %2").arg(g.configIds[size_t(a)]).arg(m_pinnedConfig));
         break;
     }
     default: {
@@ -771,6 +808,8 @@ void InferencePanel::updateHeatmaps()
                       .arg(g.hasRuntimes() ? tr("truly") : tr("predicted"))
                       .arg(g.configIds[size_t(b)]);
         m_channelMap->setData(d);
+        updateNodeOverlay(&maps, a, b,
+            tr("config %1 (fastest) − config %2 (slowest)").arg(g.configIds[size_t(a)]).arg(g.configIds[size_t(b)]));
     }
     }
     QStringList names;
@@ -783,6 +822,30 @@ void InferencePanel::updateHeatmaps()
     else if (!g.hasRuntimes())
         cross.columnLabel = tr("config (sorted by predicted score: no runtimes)");
     m_crossMap->setData(cross);
+}
+
+int InferencePanel::nodeOverlayChoices() const { return m_nodeOverlayChoice->count(); }
+
+void InferencePanel::setNodeOverlay(int index) { m_nodeOverlayChoice->setCurrentIndex(index); }
+
+bool InferencePanel::nodeOverlayActive() const { return m_nodeOverlayChoice->currentData().toInt() >= 0; }
+
+void InferencePanel::updateNodeOverlay(
+    const tgraph::model::AttentionMaps* maps, int64_t a, int64_t b, const QString& rows)
+{
+    const bool wasShown = !m_nodeOverlay.isEmpty();
+    m_nodeOverlay = {};
+    const int choice = m_nodeOverlayChoice->currentData().toInt();
+    if (maps && choice >= 0 && m_outcome && m_graph >= 0) {
+        const GraphInference& g = m_outcome->graphs[size_t(m_graph)];
+        const auto quantity = choice >= 1000 ? NodeAttention::Cross : NodeAttention::Gate;
+        m_nodeOverlay
+            = nodeAttentionOverlay(*maps, quantity, choice % 1000 - 1, a, b, g.modelNodeIds, g.nodesBeforePruning);
+        if (!m_nodeOverlay.isEmpty())
+            m_nodeOverlay.name = QStringLiteral("%1: %2").arg(m_nodeOverlayChoice->currentText(), rows);
+    }
+    if ((wasShown || !m_nodeOverlay.isEmpty()) && m_outcome && m_graph >= 0)
+        Q_EMIT nodeOverlayChanged(QString::fromStdString(m_outcome->graphs[size_t(m_graph)].path));
 }
 
 void InferencePanel::selectConfig(int64_t config, bool fromTable)

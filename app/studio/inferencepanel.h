@@ -5,6 +5,7 @@
 #include "inferencejob.h"
 
 #include "core/graphdocument.h"
+#include "widgets/nodeoverlay.h"
 
 #include <QWidget>
 
@@ -73,6 +74,13 @@ public:
     // Attention mode 3 shows the selected config minus this pinned one (a config id; -1 = none).
     void setAttentionMode(int mode);
     void pinConfig(int64_t config);
+    // Per-node attention on the graph view: 0 = none, then the entries of the "Graph overlay"
+    // choice (gate: mean of layers, gate per layer, then cross-config weight alike when the
+    // model has it). The overlay follows the heatmap's mode (selected, mean, differences).
+    void setNodeOverlay(int index);
+    int nodeOverlayChoices() const;
+    const NodeOverlay& nodeOverlay() const { return m_nodeOverlay; }
+    bool nodeOverlayActive() const;
     // Selects a config as a click in the table or the scatter does.
     void selectConfigById(int64_t config) { selectConfig(config, false); }
 
@@ -97,6 +105,8 @@ Q_SIGNALS:
     void finished();
     // "Why is A ranked as it is against B?" (A and B: a config id, fastest, slowest or default).
     void explainRequested(const QString& configA, const QString& configB);
+    // The per-node attention overlay changed (nodeOverlay(); empty = remove it) for `graphPath`.
+    void nodeOverlayChanged(const QString& graphPath);
 
 private:
     void setupUi();
@@ -107,6 +117,7 @@ private:
     void selectConfig(int64_t config, bool fromTable);
     void updateExtraColumns();
     void updateHeatmaps();
+    void updateNodeOverlay(const tgraph::model::AttentionMaps* maps, int64_t a, int64_t b, const QString& rows);
     void browseModel();
     void browseCollection();
     void chooseStoredRun();
@@ -149,4 +160,6 @@ private:
     QComboBox* m_attentionMode = nullptr;
     QComboBox* m_attentionMember = nullptr;
     QComboBox* m_crossLayer = nullptr;
+    QComboBox* m_nodeOverlayChoice = nullptr;
+    NodeOverlay m_nodeOverlay;
 };

@@ -31,7 +31,7 @@ void setupParser(QCommandLineParser& parser)
         QCoreApplication::translate("main",
             "With --render: graph, pruned, split (before / after pruning), computations (each computation "
             "one box); with --weights or --project/--run: scatter, scatter-score, tau-strip (FILE may be a "
-            "collection directory), attention, cross-attention, explain (with --config / --vs); with "
+            "collection directory), attention, cross-attention, node-attention, explain (with --config / --vs); with "
             "--project/--run: curves. Default: graph."),
         QStringLiteral("VIEW"), QStringLiteral("graph") });
     parser.addOption({ QStringLiteral("node"),

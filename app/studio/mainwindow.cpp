@@ -329,6 +329,11 @@ void MainWindow::setupDocks()
     connect(m_inferencePanel, &InferencePanel::statusMessage, this,
         [this](const QString& text) { statusBar()->showMessage(text, kStatusTimeoutMs); });
     connect(m_inferencePanel, &InferencePanel::configSelected, this, &MainWindow::overlayConfig);
+    connect(m_inferencePanel, &InferencePanel::nodeOverlayChanged, this, [this](const QString& path) {
+        for (int i = 0; i < m_tabs->count(); ++i)
+            if (GraphPage* page = graphPage(i); page && QString::fromStdString(page->document()->path) == path)
+                page->setOverlay(m_inferencePanel->nodeOverlay()); // an empty overlay removes it
+    });
     connect(m_inferencePanel, &InferencePanel::openGraphRequested, this,
         [this](const QString& path) { openFiles({ path }); });
 
@@ -423,6 +428,8 @@ void MainWindow::updateAnalysisPanels()
 
 void MainWindow::overlayConfig(const QString& graphPath, qint64 config)
 {
+    if (m_inferencePanel->nodeOverlayActive())
+        return; // the per-node attention overlay is shown instead (it follows the selection itself)
     for (int i = 0; i < m_tabs->count(); ++i) {
         GraphPage* page = graphPage(i);
         if (!page || QString::fromStdString(page->document()->path) != graphPath)

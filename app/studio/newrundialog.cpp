@@ -79,10 +79,17 @@ NewRunDialog::NewRunDialog(const QString& projectPath, QWidget* parent)
     dataRow->addWidget(browseDir);
     dataRow->addWidget(browseFiles);
     form->addRow(tr("Data:"), dataRow);
+    auto* kindRow = new QHBoxLayout;
+    m_kindChoice = new QComboBox;
+    m_kindChoice->addItem(tr("as the data say"), QString());
+    m_kindChoice->addItem(tr("TGraph layout model"), QStringLiteral("layout"));
+    m_kindChoice->addItem(tr("tile model"), QStringLiteral("tile"));
+    m_kindChoice->setToolTip(tr("The TGraph layout model trains on layout graphs, the tile model on tile kernels; "
+                                "a chosen kind is passed as --kind and data of the other kind are refused"));
     m_kindLabel = new QLabel;
-    m_kindLabel->setToolTip(tr("`tgraph train` trains the TGraph layout model on layout data and the tile model on "
-                               "tile data: the data decide"));
-    form->addRow(tr("Model:"), m_kindLabel);
+    kindRow->addWidget(m_kindChoice);
+    kindRow->addWidget(m_kindLabel, 1);
+    form->addRow(tr("Model:"), kindRow);
 
     m_name = new QLineEdit;
     m_name->setPlaceholderText(tr("run-N"));
@@ -180,6 +187,10 @@ NewRunDialog::NewRunDialog(const QString& projectPath, QWidget* parent)
         if (!files.isEmpty())
             setDataPath(files.join(QLatin1Char(';')));
     });
+    connect(m_kindChoice, &QComboBox::currentIndexChanged, this, [this] {
+        updateKind();
+        updateCommand();
+    });
     connect(m_data, &QComboBox::currentTextChanged, this, [this] {
         updateKind();
         updateCommand();
@@ -220,6 +231,11 @@ void NewRunDialog::setRecentData(const QStringList& entries)
 
 void NewRunDialog::setDataPath(const QString& path) { m_data->setCurrentText(path); }
 
+void NewRunDialog::setModelKind(const QString& kind)
+{
+    m_kindChoice->setCurrentIndex(std::max(0, m_kindChoice->findData(kind)));
+}
+
 QStringList NewRunDialog::dataEntries() const
 {
     QStringList entries;
@@ -243,10 +259,20 @@ void NewRunDialog::updateKind()
             m_dataProblem = QString::fromStdString(e.what());
         }
     }
-    const bool tile = m_kind == QStringLiteral("tile");
-    m_kindLabel->setText(m_kind.isEmpty() ? tr("— (from the data)")
-            : tile                        ? tr("tile model (tile data: every step uses all configs of a kernel)")
-                                          : tr("TGraph layout model (layout data)"));
+    const QString chosen = m_kindChoice->currentData().toString();
+    if (!chosen.isEmpty() && !m_kind.isEmpty() && chosen != m_kind) {
+        m_dataProblem = m_kind == QStringLiteral("tile")
+            ? tr(
+                "The data are tile kernels: a layout model cannot train on them (choose the tile model or layout data)")
+            : tr(
+                "The data are layout graphs: a tile model cannot train on them (choose the layout model or tile data)");
+        m_kind.clear();
+    }
+    const QString kind = chosen.isEmpty() ? m_kind : chosen;
+    const bool tile = kind == QStringLiteral("tile");
+    m_kindLabel->setText(kind.isEmpty() ? tr("— (from the data)")
+            : tile                      ? tr("tile data: every step uses all configs of a kernel")
+                                        : tr("layout data: configs sampled per step"));
     m_configs->setEnabled(!tile);
 }
 
@@ -270,7 +296,10 @@ QStringList NewRunDialog::trainArguments() const
     a << length
       << (length == QStringLiteral("--steps") ? QString::number(qint64(m_lengthValue->value()))
                                               : QString::number(m_lengthValue->value()));
-    if (m_kind != QStringLiteral("tile"))
+    const QString chosen = m_kindChoice->currentData().toString();
+    if (!chosen.isEmpty())
+        a << QStringLiteral("--kind") << chosen;
+    if ((chosen.isEmpty() ? m_kind : chosen) != QStringLiteral("tile"))
         a << QStringLiteral("--configs-per-step") << QString::number(m_configs->value());
     a << QStringLiteral("--cross-attn") << m_crossAttn->currentData().toString();
     a << QStringLiteral("--lr") << m_lr->text().trimmed();

@@ -27,8 +27,11 @@ public:
     // One collection directory or .npz file, or several separated by ';'.
     void setDataPath(const QString& path);
     QStringList dataEntries() const;
-    // "layout" or "tile" as the data say; empty when they cannot be used (see problem()).
+    // "layout" or "tile" as the data say; empty when they cannot be used (see problem()), also
+    // when they are not of the kind chosen.
     QString dataKind() const { return m_kind; }
+    // The model kind: "" = as the data say, "layout" or "tile" (passed as --kind).
+    void setModelKind(const QString& kind);
     // Why the run cannot start (empty when it can).
     QString problem() const;
 
@@ -46,6 +49,7 @@ private:
     QString m_kind;
     QString m_dataProblem;
     QComboBox* m_data = nullptr;
+    QComboBox* m_kindChoice = nullptr;
     QLabel* m_kindLabel = nullptr;
     QLineEdit* m_name = nullptr;
     QLineEdit* m_experiment = nullptr;

@@ -285,6 +285,63 @@ private Q_SLOTS:
         const auto& maps = g.attention.front();
         QVERIFY(std::abs(ab.at(2, 3) - (maps.layers[2].gateAt(2, 3) - maps.layers[2].gateAt(1, 3))) < 1e-6);
 
+        // Per-node attention on the graph view: gate and cross weight, mean of layers and each layer.
+        QCOMPARE(panel.nodeOverlayChoices(), 1 + 2 * 5);
+        QVERIFY(!panel.nodeOverlayActive());
+        QSignalSpy overlaySpy(&panel, &InferencePanel::nodeOverlayChanged);
+        panel.setAttentionMode(0);
+        panel.setNodeOverlay(2); // gate, f_in 1, of the selected config (row 2)
+        QVERIFY(panel.nodeOverlayActive());
+        QVERIFY(!overlaySpy.isEmpty());
+        QCOMPARE(overlaySpy.last().at(0).toString(), graph);
+        {
+            const NodeOverlay& o = panel.nodeOverlay();
+            QCOMPARE(int64_t(o.values.size()), doc->nodeCount());
+            QVERIFY(!o.diverging);
+            // Exactly the nodes the model saw (the pruned graph) carry a value, each a gate mean.
+            QCOMPARE(int64_t(g.modelNodeIds.size()), g.nodes);
+            QVERIFY(g.nodes < doc->nodeCount()); // pruning dropped some nodes
+            int64_t withValue = 0;
+            double sum = 0;
+            for (int64_t n = 0; n < doc->nodeCount(); ++n)
+                if (o.hasValue(n)) {
+                    ++withValue;
+                    sum += o.values[size_t(n)];
+                    QVERIFY(o.values[size_t(n)] > 0 && o.values[size_t(n)] < 1);
+                }
+            QCOMPARE(withValue, g.nodes);
+            for (const int64_t fileNode : g.modelNodeIds)
+                QVERIFY(o.hasValue(fileNode));
+            // The mean over nodes of the channel-averaged gates is the mean over channels of the
+            // node-averaged gates the heatmap shows (both are the mean of the layer's N x F gates).
+            double heat = 0;
+            for (int64_t c = 0; c < maps.layers[0].channels; ++c)
+                heat += maps.layers[0].gateAt(2, c);
+            heat /= double(maps.layers[0].channels);
+            QVERIFY2(std::abs(sum / double(withValue) - heat) < 1e-4,
+                qPrintable(QStringLiteral("%1 vs %2").arg(sum / double(withValue)).arg(heat)));
+        }
+        // Another selected config gives other node values; the layout overlay does not replace it.
+        const std::vector<float> before = panel.nodeOverlay().values;
+        panel.selectConfigById(g.configIds[5]);
+        QVERIFY(panel.nodeOverlay().values != before);
+        // Differences go on the diverging map.
+        panel.setAttentionMode(2);
+        QVERIFY(panel.nodeOverlay().diverging);
+        QVERIFY(panel.nodeOverlay().minimum < 0 && panel.nodeOverlay().maximum > 0);
+        // Cross weights (mean of layers): softmax weights over the configs, so within (0, 1).
+        panel.setAttentionMode(1);
+        panel.setNodeOverlay(6);
+        QVERIFY(panel.nodeOverlay().name.contains("cross"));
+        for (const int64_t fileNode : g.modelNodeIds) {
+            const float v = panel.nodeOverlay().values[size_t(fileNode)];
+            QVERIFY(v > 0 && v < 1);
+        }
+        overlaySpy.clear();
+        panel.setNodeOverlay(0);
+        QVERIFY(panel.nodeOverlay().isEmpty());
+        QCOMPARE(overlaySpy.size(), 1); // the graph views drop it
+
         if (const QString shots = testutil::env("TGRAPH_SCREENSHOT_DIR"); !shots.isEmpty()) {
             panel.setAttentionMode(0);
             panel.show();
@@ -584,6 +641,25 @@ private Q_SLOTS:
                 path("bad.png") });
         QCOMPARE(r.exitCode, 1);
         QVERIFY(r.err.contains("nope"));
+        QVERIFY(!QFileInfo::exists(path("bad.png")));
+
+        // Per-node attention: the model's graph coloured by node gates, with the colour bar.
+        r = testutil::run(
+            tgraphExe(), { "render", graph, "--view", "node-attention", "--weights", m_weights, "-o", path("n.png") });
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QImage nodes(path("n.png"));
+        QCOMPARE(nodes.size(), QSize(1200, 900));
+        int yellow = 0; // the top of the colour map (colour bar and the most gated nodes)
+        for (int y = 0; y < nodes.height(); y += 2)
+            for (int x = 0; x < nodes.width(); x += 2) {
+                const QColor c = nodes.pixelColor(x, y);
+                yellow += c.red() > 200 && c.green() > 200 && c.blue() < 90;
+            }
+        QVERIFY(yellow > 20);
+        r = testutil::run(tgraphExe(),
+            { "render", m_layoutData, "--view", "node-attention", "--weights", m_weights, "-o", path("bad.png") });
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY(r.err.contains("one graph FILE"));
         QVERIFY(!QFileInfo::exists(path("bad.png")));
 
         // The explain view: the ranked nodes and the model's graph with the overlay and its colour bar.

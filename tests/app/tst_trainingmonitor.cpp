@@ -129,6 +129,22 @@ private Q_SLOTS:
         QVERIFY(dialog.commandLine().startsWith("tgraph train --data " + m_data + " --steps "));
         QVERIFY(dialog.commandLine().endsWith("--project " + m_project));
         QCOMPARE(NewRunDialog::shellQuote("a b'c"), QString("'a b'\\''c'"));
+        QVERIFY(!args.contains("--kind")); // the data decide unless a kind is chosen
+        // A chosen model kind goes on the command line; the other kind's data are refused.
+        dialog.setModelKind("layout");
+        QVERIFY(dialog.problem().isEmpty());
+        QVERIFY(dialog.commandLine().contains("--kind layout"));
+        dialog.setModelKind("tile");
+        QVERIFY(dialog.problem().contains("layout graphs"));
+        QVERIFY(dialog.commandLine().contains("--kind tile"));
+        QVERIFY(!dialog.commandLine().contains("--configs-per-step")); // tile steps use all configs
+        // The command refuses the same, naming the file.
+        const auto refused = testutil::run(
+            tgraphExe(), { "train", "--data", m_data, "--kind", "tile", "--steps", "1", "-o", path("kindrun") });
+        QCOMPARE(refused.exitCode, 1);
+        QVERIFY2(refused.err.contains("is a layout graph, but a tile model was asked for"), refused.err.constData());
+        QVERIFY(refused.err.contains(".npz"));
+        dialog.setModelKind("");
         dialog.setDataPath(path("missing"));
         QVERIFY(dialog.dataKind().isEmpty());
         QVERIFY(dialog.problem().contains("missing"));
