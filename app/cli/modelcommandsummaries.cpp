@@ -15,6 +15,8 @@ const std::vector<Command>& modelCommandSummaries()
             nullptr },
         { "eval", "score graphs with measured runtimes: Kendall tau, OPA, top-k slowdown per graph and mean", nullptr },
         { "explain", "why a layout config ranks fast: per-node score shares, counterfactual layout swaps", nullptr },
+        { "tune", "search the layouts / tile configs the model predicts fastest (sa, evo, random), verify the top-k",
+            nullptr },
     };
     return list;
 }

@@ -10,6 +10,7 @@ int runWeights(const std::vector<std::string>& args); // cmdweights.cpp
 int runPredict(const std::vector<std::string>& args); // cmdpredict.cpp
 int runEval(const std::vector<std::string>& args); // cmdeval.cpp
 int runExplain(const std::vector<std::string>& args); // cmdexplain.cpp
+int runTune(const std::vector<std::string>& args); // cmdtune.cpp
 
 const std::vector<Command>& modelCommands()
 {
@@ -20,6 +21,8 @@ const std::vector<Command>& modelCommands()
             runPredict },
         { "eval", "score graphs with measured runtimes: Kendall tau, OPA, top-k slowdown per graph and mean", runEval },
         { "explain", "why a layout config ranks fast: per-node score shares, counterfactual layout swaps", runExplain },
+        { "tune", "search the layouts / tile configs the model predicts fastest (sa, evo, random), verify the top-k",
+            runTune },
     };
     return list;
 }

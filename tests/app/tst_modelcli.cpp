@@ -57,6 +57,12 @@ QStringList filesBelow(const QString& dir)
     return out;
 }
 
+QByteArray readFile(const QString& path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
 using ScoreMap = std::map<std::string, std::vector<float>>;
 
 ScoreMap readScoresNpz(const QString& path)
@@ -244,6 +250,117 @@ private Q_SLOTS:
             VERIFY_OK(r);
             QVERIFY2(r.out.contains("wrote " + out.toLocal8Bit()), r.out.constData());
         }
+    }
+
+    // `tgraph tune`: search, re-score, verify with the simulator or a measuring command, outputs.
+    void tuneLayouts()
+    {
+        const QString graph = graphs(m_layout, "test").value(0);
+        QVERIFY(!graph.isEmpty());
+        const QString out = path("tune-sa");
+        auto r = tg({ "tune", graph, "--weights", m_weightsOff, "--strategy", "sa", "--budget", "150", "--batch", "32",
+            "--top-k", "4", "--simulate", "--threads", "1", "-o", out });
+        VERIFY_OK(r);
+        QVERIFY2(r.out.contains("150 candidates scored"), r.out.constData());
+        for (const char* f : { "top.npz", "top.csv", "layouts.txt", "history.csv", "summary.json" })
+            QVERIFY2(QFileInfo(out + "/" + f).isFile(), f);
+        QVERIFY(QDir(QFileInfo(out).path()).entryList({ "tune-sa.partial*" }, QDir::AllEntries).isEmpty());
+        const QList<QByteArray> history = readFile(out + "/history.csv").trimmed().split('\n');
+        QCOMPARE(history.size(), 151);
+        // top.csv: the default, then the top-k by re-scored score; every row simulated.
+        const QList<QByteArray> top = readFile(out + "/top.csv").trimmed().split('\n');
+        QCOMPARE(top.size(), 1 + 1 + 4);
+        QVERIFY(top[1].startsWith("default,0,"));
+        std::vector<double> scores;
+        for (int i = 2; i < top.size(); ++i) {
+            const QList<QByteArray> f = top[i].split(',');
+            QCOMPARE(f[0].toInt(), i - 1);
+            QVERIFY2(f[4].toLongLong() > 0, top[i].constData()); // simulated ns
+            scores.push_back(f[3].toDouble());
+        }
+        QVERIFY(std::is_sorted(scores.begin(), scores.end()));
+        QVERIFY(scores.front() <= top[1].split(',')[3].toDouble()); // the default was among the finalists
+        // top.npz is a layout graph of the top-k: tgraph predict gives the same scores (cross-attn off:
+        // a score does not depend on its batch).
+        const CsvScores predicted = parseScoresCsv(predictCsv({ m_weightsOff }, { out + "/top.npz" }));
+        QCOMPARE(predicted.order.size(), 1);
+        const std::vector<float>& again = predicted.scores.begin()->second;
+        QCOMPARE(again.size(), scores.size());
+        for (size_t i = 0; i < scores.size(); ++i)
+            QVERIFY2(std::abs(again[i] - scores[i]) <= 1e-4 * std::max(1.0, std::abs(scores[i])),
+                qPrintable(QString("%1 vs %2").arg(again[i]).arg(scores[i])));
+        const QJsonObject summary = QJsonDocument::fromJson(readFile(out + "/summary.json")).object();
+        QCOMPARE(summary["space"].toString(), QString("module")); // the synth module is regenerated
+        QCOMPARE(summary["evaluated"].toInt(), 150);
+        QCOMPARE(summary["verification"].toString(), QString("simulator"));
+        QVERIFY(readFile(out + "/layouts.txt").contains("#1 score"));
+        // Same seed, same history.
+        r = tg({ "tune", graph, "--weights", m_weightsOff, "--strategy", "sa", "--budget", "150", "--batch", "32",
+            "--top-k", "4", "--simulate", "--threads", "1", "-o", path("tune-sa2") });
+        VERIFY_OK(r);
+        QCOMPARE(readFile(path("tune-sa2/history.csv")), readFile(out + "/history.csv"));
+
+        // --measure: a script reads the config file and prints a runtime; one measurement fails.
+        const QString script = path("measure.sh");
+        {
+            QFile f(script);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write("#!/bin/sh\n"
+                    "case \"$1\" in *config-2.json) echo 'no device' >&2; exit 3;; esac\n"
+                    "n=$(grep -o '\"output\": \"default\"' \"$1\" | wc -l)\n"
+                    "echo \"compiled; runtime $((1000 + n))\"\n");
+        }
+        r = tg({ "tune", graph, "--weights", m_weightsOn, "--strategy", "evo", "--budget", "96", "--batch", "32",
+            "--top-k", "3", "--measure", "sh " + script + " {config_file}", "--threads", "1", "-o", path("tune-m") });
+        VERIFY_OK(r);
+        QVERIFY2(r.err.contains("config-2.json failed: exit code 3: no device"), r.err.constData());
+        const QList<QByteArray> measured = readFile(path("tune-m/top.csv")).trimmed().split('\n');
+        QCOMPARE(measured.size(), 5);
+        for (const int row : { 1, 2, 4 }) { // default, #1, #3
+            const QString file = path("tune-m/configs/")
+                + (row == 1 ? QString("config-default.json") : QString("config-%1.json").arg(row - 1));
+            const QByteArray json = readFile(file);
+            QVERIFY2(json.contains("\"node_config_ids\"") && json.contains("\"layouts\""), qPrintable(file));
+            const int defaults = json.count("\"output\": \"default\"");
+            QCOMPARE(measured[row].split(',')[4].toLongLong(), qlonglong(1000 + defaults));
+        }
+        QVERIFY2(measured[3].contains("exit code 3"), measured[3].constData());
+        QVERIFY(measured[3].split(',')[4].isEmpty());
+
+        // Bad: an exhaustive search of a huge space, a non-empty output directory, tile weights,
+        // --simulate of a tile kernel. Nothing is written.
+        expectRefused({ "tune", graph, "--weights", m_weightsOff, "--strategy", "exhaustive", "--budget", "50", "-o",
+                          path("tune-bad") },
+            { QFileInfo(graph).fileName(), "budget" });
+        expectRefused({ "tune", graph, "--weights", m_weightsOff, "-o", out }, { "tune-sa", "not an empty directory" });
+        expectRefused({ "tune", graph, "--weights", m_weightsTile, "-o", path("tune-bad") }, { "tile model" });
+        const QString kernel = graphs(m_tile, "test").value(0);
+        expectRefused({ "tune", kernel, "--weights", m_weightsTile, "--simulate", "-o", path("tune-bad") },
+            { "--simulate", "--measure" });
+        r = tg({ "tune", graph, "--weights", m_weightsOff, "--strategy", "annealed" });
+        QCOMPARE(r.exitCode, 2);
+    }
+
+    void tuneTileKernelAndProject()
+    {
+        // A tile kernel: exhaustive over its configs, the top-5 as a tile graph.
+        const QString kernel = graphs(m_tile, "test").value(0);
+        const QString out = path("tune-tile");
+        const QString project = path("tune.tgproj");
+        auto r = tg({ "tune", kernel, "--weights", m_weightsTile, "--strategy", "exhaustive", "--budget", "1000",
+            "--threads", "1", "-o", out, "--project", project, "--run-name", "tile-tune" });
+        VERIFY_OK(r);
+        QVERIFY2(r.out.contains("the whole space"), r.out.constData());
+        const QJsonObject summary = QJsonDocument::fromJson(readFile(out + "/summary.json")).object();
+        QCOMPARE(summary["kind"].toString(), QString("tile"));
+        QVERIFY(summary["exhausted"].toBool());
+        NpzReader npz((out + "/top.npz").toStdString());
+        const TileGraph top = readTileGraph(npz);
+        QCOMPARE(top.configCount(), int64_t(5));
+        // The project holds the run with its parameters and the top-k as predictions.
+        r = tg({ "runs", "list", "--project", project });
+        VERIFY_OK(r);
+        QVERIFY2(r.out.contains("tile-tune") && r.out.contains("FINISHED"), r.out.constData());
     }
 
     // CSV to stdout and to a file, npz with the same scores (and numpy reads it), ranks = argsort.

@@ -1,0 +1,711 @@
+// SPDX-License-Identifier: Apache-2.0
+// `tgraph tune`: the XTAT-style autotuner. Searches a module's layout space (or a graph file's
+// recombined per-node layouts, or a tile kernel's configs) with a strategy of core/tunesearch.h,
+// scoring candidates in batches with the learned model (model/tunescorer.h); re-scores the final
+// candidates together, verifies the top-k with the simulator or a user's measuring command, and
+// writes the winners as a graph file, a readable layout assignment and the search history.
+
+#include "app/cli/argparser.h"
+#include "app/cli/commands.h"
+#include "app/cli/terminalprogress.h"
+
+#include "core/attribution.h"
+#include "core/childprocess.h"
+#include "core/error.h"
+#include "core/featurizer.h"
+#include "core/format.h"
+#include "core/graphdocument.h"
+#include "core/graphio.h"
+#include "core/jsonwriter.h"
+#include "core/project.h"
+#include "core/prune.h"
+#include "core/runwriter.h"
+#include "core/simulator.h"
+#include "core/tunesearch.h"
+#include "model/explainsimulator.h"
+#include "model/torchruntime.h"
+#include "model/tunescorer.h"
+
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <unistd.h>
+
+namespace tgraph::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kCommand = "tune";
+
+template <class T> bool parseNumber(const std::string& text, T* out)
+{
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), *out);
+    return ec == std::errc() && end == text.data() + text.size();
+}
+
+// The output directory is written under a temporary name and renamed at the end, so a failed or
+// interrupted run leaves nothing half-written.
+class StagedDir
+{
+public:
+    explicit StagedDir(std::string target)
+        : m_target(std::move(target))
+    {
+        std::error_code ec;
+        if (fs::exists(m_target, ec) && !(fs::is_directory(m_target, ec) && fs::is_empty(m_target, ec)))
+            throw InputError(m_target, "-o", "exists and is not an empty directory (choose another output directory)");
+        m_staging = m_target + ".partial-" + std::to_string(::getpid());
+        fs::create_directories(m_staging, ec);
+        if (ec)
+            throw InputError(m_target, "-o", "cannot create the output directory: " + ec.message());
+    }
+    ~StagedDir()
+    {
+        std::error_code ec;
+        if (!m_committed)
+            fs::remove_all(m_staging, ec);
+    }
+    std::string file(const std::string& name) const { return (fs::path(m_staging) / name).string(); }
+    std::string finalFile(const std::string& name) const { return (fs::path(m_target) / name).string(); }
+    void commit()
+    {
+        std::error_code ec;
+        if (fs::is_directory(m_target, ec))
+            fs::remove(m_target, ec); // empty (checked at the start)
+        fs::rename(m_staging, m_target, ec);
+        if (ec)
+            throw InputError(m_target, "-o", "cannot move the results into place: " + ec.message());
+        m_committed = true;
+    }
+
+private:
+    std::string m_target;
+    std::string m_staging;
+    bool m_committed = false;
+};
+
+void writeText(const std::string& path, const std::string& text)
+{
+    std::ofstream f(path, std::ios::binary);
+    f << text;
+    if (!f.good())
+        throw InputError(path, "", "cannot write the file");
+}
+
+// One verified candidate.
+struct Verified
+{
+    size_t evaluation = 0; // index into the search's evaluations
+    double searchScore = 0; // its score in the search batch
+    double score = 0; // re-scored with the other final candidates
+    double runtime = NAN; // simulated or measured ns; NaN = not verified / failed
+    int64_t fileRuntime = -1; // the input file's measured runtime when it holds this config
+    std::string note; // why a measurement failed
+};
+
+// A config's layout assignment, one line per configurable node whose values differ from the start.
+// Instruction names: the document's, or those of the linked module (a regenerated synth module).
+std::string nodeName(const GraphDocument& doc, const HloModule* module, int64_t node)
+{
+    if (!doc.module && module && node >= 0 && size_t(node) < module->instructions.size())
+        return std::string(module->instructions[size_t(node)].name);
+    return doc.nodeName(node);
+}
+
+std::string layoutAssignment(
+    const TuneSpace& space, const std::vector<float>& row, const GraphDocument& doc, const HloModule* module)
+{
+    std::ostringstream out;
+    if (space.kind == GraphKind::Tile) {
+        out << "  config_feat:";
+        for (int i = 0; i < space.rowWidth; ++i)
+            out << ' ' << row[size_t(i)];
+        out << '\n';
+        return out.str();
+    }
+    int changed = 0;
+    for (size_t k = 0; k < space.nodeIds.size(); ++k) {
+        std::array<int8_t, 18> values {};
+        bool isDefault = true;
+        for (int v = 0; v < 18; ++v) {
+            values[size_t(v)] = int8_t(row[k * 18 + size_t(v)]);
+            isDefault = isDefault && values[size_t(v)] == -1;
+        }
+        if (isDefault)
+            continue;
+        ++changed;
+        const int64_t node = space.nodeIds[k];
+        out << "  " << nodeName(doc, module, node) << " (" << doc.opcodeName(node) << ", node " << node << "):";
+        static const char* const names[] = { "output", "input", "kernel" };
+        for (int t = 0; t < 3; ++t) {
+            const std::string text = tensorLayoutText(values, t);
+            if (text != "default")
+                out << ' ' << names[t] << " {" << text << "}";
+        }
+        out << '\n';
+    }
+    if (changed == 0)
+        out << "  (the compiler default everywhere)\n";
+    return out.str();
+}
+
+// The JSON file a --measure command reads: the config and its layouts.
+std::string configJson(
+    const TuneSpace& space, const std::vector<float>& row, const GraphDocument& doc, const HloModule* module, int rank)
+{
+    JsonWriter j;
+    j.beginObject();
+    j.key("source").value(space.source);
+    j.key("rank").value(rank);
+    j.key("kind").value(graphKindName(space.kind));
+    if (space.kind == GraphKind::Tile) {
+        j.key("config_feat").beginArray();
+        for (int i = 0; i < space.rowWidth; ++i)
+            j.value(double(row[size_t(i)]));
+        j.endArray();
+    } else {
+        j.key("node_config_ids").beginArray();
+        for (const int64_t id : space.nodeIds)
+            j.value(id);
+        j.endArray();
+        j.key("layouts").beginArray();
+        for (size_t k = 0; k < space.nodeIds.size(); ++k) {
+            std::array<int8_t, 18> values {};
+            for (int v = 0; v < 18; ++v)
+                values[size_t(v)] = int8_t(row[k * 18 + size_t(v)]);
+            j.beginObject();
+            j.key("node").value(space.nodeIds[k]);
+            j.key("name").value(nodeName(doc, module, space.nodeIds[k]));
+            j.key("opcode").value(doc.opcodeName(space.nodeIds[k]));
+            j.key("values").beginArray();
+            for (const int8_t v : values)
+                j.value(int(v));
+            j.endArray();
+            j.key("output").value(tensorLayoutText(values, 0));
+            j.key("input").value(tensorLayoutText(values, 1));
+            j.key("kernel").value(tensorLayoutText(values, 2));
+            j.endObject();
+        }
+        j.endArray();
+    }
+    j.endObject();
+    return j.str() + "\n";
+}
+
+std::string shellQuote(const std::string& text)
+{
+    std::string out = "'";
+    for (const char c : text)
+        out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return out + "'";
+}
+
+// Runs the user's measuring command on a config file; the runtime is the last number it prints.
+double measure(const std::string& command, const std::string& configFile, int timeoutMs, std::string* note)
+{
+    std::string line = command;
+    const std::string placeholder = "{config_file}";
+    const auto at = line.find(placeholder);
+    if (at == std::string::npos)
+        line += " " + shellQuote(configFile);
+    else
+        line.replace(at, placeholder.size(), shellQuote(configFile));
+    ChildProcessOptions options;
+    options.timeoutMs = timeoutMs;
+    ChildProcessResult r;
+    try {
+        r = runChildProcess({ "/bin/sh", "-c", line }, {}, options);
+    } catch (const ChildProcessTimeout&) {
+        *note = "timed out after " + std::to_string(timeoutMs / 1000) + " s";
+        return NAN;
+    }
+    if (r.exitCode != 0) {
+        std::string err = r.err.substr(0, 200);
+        while (!err.empty() && (err.back() == '\n' || err.back() == '\r'))
+            err.pop_back();
+        *note = (r.signal ? "killed by signal " + std::to_string(r.signal) : "exit code " + std::to_string(r.exitCode))
+            + (err.empty() ? "" : ": " + err);
+        return NAN;
+    }
+    std::istringstream words(r.out);
+    std::string word;
+    double last = NAN;
+    while (words >> word) {
+        char* end = nullptr;
+        const double v = std::strtod(word.c_str(), &end);
+        if (end && *end == '\0' && std::isfinite(v))
+            last = v;
+    }
+    if (!(last > 0)) {
+        *note = "printed no runtime (a number > 0 on standard output)";
+        return NAN;
+    }
+    return last;
+}
+
+int tune(const ArgParser& p)
+{
+    int threads = 0;
+    parseNumber(p.value("--threads"), &threads);
+    model::initTorchThreads(threads);
+    TuneOptions options;
+    parseTuneStrategy(p.value("--strategy"), &options.strategy);
+    parseNumber(p.value("--budget"), &options.budget);
+    parseNumber(p.value("--batch"), &options.batch);
+    parseNumber(p.value("--seed"), &options.seed);
+    int64_t topK = 0;
+    const bool topGiven = p.has("--top-k");
+    if (topGiven)
+        parseNumber(p.value("--top-k"), &topK);
+    int timeoutSeconds = 600;
+    parseNumber(p.value("--measure-timeout"), &timeoutSeconds);
+    const std::string input = p.positionals().front();
+    const std::string measureCommand = p.value("--measure");
+    const bool simulate = p.has("--simulate");
+
+    // The graph, and its module when there is one (HLO input, --module, or a regenerated synth module).
+    std::error_code ec;
+    if (!fs::is_regular_file(input, ec))
+        throw InputError(input, "", "no such file");
+    TerminalProgress progress;
+    auto documents = openGraphDocuments(input, &progress);
+    if (documents.empty())
+        throw InputError(input, "", "holds no graph");
+    const std::shared_ptr<GraphDocument> doc = documents.front();
+    std::vector<model::EnsembleMember> models
+        = model::loadEnsemble(model::expandWeightsArguments(p.values("--weights")));
+
+    TuneSpace space;
+    std::shared_ptr<const HloModule> module;
+    SimulatorParams simParams;
+    std::string moduleNote;
+    LayoutGraph fileGraph;
+    PrunedGraph pruned;
+    if (doc->kind == GraphKind::Tile) {
+        if (simulate)
+            throw InputError(
+                input, "--simulate", "tile kernels are verified with --measure (the simulator prices layouts)");
+        space = tileTuneSpace(doc->tile, input);
+    } else {
+        fileGraph = doc->layout;
+        if (fileGraph.configurableCount() == 0 && doc->module) {
+            const std::vector<int64_t> ids = defaultConfigurableNodes(*doc->module);
+            fileGraph.nodeConfigIds = NdArray<int64_t>::fromVector({ int64_t(ids.size()) }, ids);
+        }
+        if (fileGraph.configurableCount() == 0)
+            throw InputError(input, "node_config_ids", "the graph has no configurable nodes: there is nothing to tune");
+        if (doc->module) {
+            module = doc->module;
+            simParams = model::simulatorParamsOf(fileGraph, p.value("--params"), input);
+            moduleNote = input;
+        } else if (p.has("--module")) {
+            const model::LinkedModule link = model::linkModuleFile(fileGraph, input, p.value("--module"));
+            module = link.module;
+            simParams = model::simulatorParamsOf(fileGraph, p.value("--params"), input);
+            moduleNote = link.source;
+        } else if (std::string why; auto link = model::regenerateSynthModule(fileGraph, &why)) {
+            module = link->module;
+            simParams = model::simulatorParamsOf(fileGraph, p.value("--params"), input);
+            moduleNote = link->source;
+        }
+        const std::string spaceKind = p.value("--space");
+        const std::vector<int64_t> ids(
+            fileGraph.nodeConfigIds.data(), fileGraph.nodeConfigIds.data() + fileGraph.configurableCount());
+        if (spaceKind == "module" || (spaceKind == "auto" && module)) {
+            if (!module)
+                throw InputError(input, "--space module",
+                    "the graph's HLO module is not known (give an HLO module or tuning record, or --module FILE)");
+            space = moduleTuneSpace(*module, ids, input);
+        } else {
+            space = fileTuneSpace(fileGraph, input);
+        }
+        if (simulate && !module)
+            throw InputError(input, "--simulate",
+                "the simulator needs the graph's HLO module (give an HLO module or tuning record, or --module FILE)");
+        pruned = pruneToConfigurable(fileGraph, input);
+    }
+    if (!topGiven)
+        topK = space.kind == GraphKind::Tile ? 5 : 10;
+
+    std::optional<model::ModelTuneScorer> scorer;
+    if (space.kind == GraphKind::Tile)
+        scorer.emplace(models, doc->tile, space, input);
+    else
+        scorer.emplace(models, pruned.graph, space, input);
+    std::unique_ptr<LayoutSimulator> simulator;
+    if (simulate)
+        simulator = std::make_unique<LayoutSimulator>(*module, space.nodeIds, simParams);
+
+    StagedDir out(p.value("--output"));
+
+    // Project run (optional): parameters, best-so-far curve, verified runtimes.
+    std::unique_ptr<RunWriter> run;
+    if (p.has("--project")) {
+        Project project = Project::openOrCreate(p.value("--project"));
+        RunStart start;
+        start.experiment = p.value("--experiment");
+        start.name = p.value("--run-name");
+        start.commandLine = "tgraph tune " + input;
+        const std::string id = project.startRun(start);
+        project.setParams(id,
+            { { "kind", "tune" }, { "graph", fs::absolute(input).string() },
+                { "strategy", tuneStrategyName(options.strategy) }, { "budget", std::to_string(options.budget) },
+                { "batch", std::to_string(options.batch) }, { "seed", std::to_string(options.seed) },
+                { "space", space.origin }, { "weights", p.values("--weights").front() } });
+        run = std::make_unique<RunWriter>(p.value("--project"), id);
+    }
+
+    std::fprintf(stderr,
+        "%s: %s space of %zu dimensions, about 10^%.1f candidates; %s search, budget %lld, batches of %lld%s\n",
+        input.c_str(), space.origin.c_str(), space.dimensions.size(), space.log10Size(),
+        tuneStrategyName(options.strategy), (long long)options.budget, (long long)options.batch,
+        scorer->crossAttention() ? " (cross-attn: final candidates re-scored together)" : "");
+    const auto started = std::chrono::steady_clock::now();
+    TuneResult result;
+    try {
+        result = runTuneSearch(space, options, std::ref(*scorer), &progress, [&run](const TuneResult& r) {
+            if (run)
+                run->logMetric("best_score", int64_t(r.evaluated.size()), r.bestSoFar.back(), "tune");
+        });
+    } catch (const Cancelled&) {
+        if (run)
+            run->finish(RunStatus::Killed, "interrupted");
+        throw;
+    }
+    const double searchSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+
+    // Final candidates: the best of the search (and the start), re-scored together in one batch.
+    const std::vector<size_t> ranking = result.ranking();
+    const size_t finalists
+        = std::min(ranking.size(), size_t(std::max<int64_t>(topK * 4, std::min<int64_t>(options.batch, 64))));
+    std::vector<size_t> chosen(ranking.begin(), ranking.begin() + int64_t(finalists));
+    if (std::find(chosen.begin(), chosen.end(), size_t(0)) == chosen.end())
+        chosen.push_back(0); // the default, for the speed-up
+    std::vector<TuneGenes> genes;
+    for (const size_t i : chosen)
+        genes.push_back(result.evaluated[i].genes);
+    const std::vector<double> rescored = (*scorer)(genes);
+    std::vector<Verified> finals;
+    for (size_t i = 0; i < chosen.size(); ++i)
+        finals.push_back({ chosen[i], result.evaluated[chosen[i]].score, rescored[i], NAN, -1, {} });
+    std::stable_sort(
+        finals.begin(), finals.end(), [](const Verified& a, const Verified& b) { return a.score < b.score; });
+    const auto defaultAt
+        = std::find_if(finals.begin(), finals.end(), [](const Verified& v) { return v.evaluation == 0; });
+    Verified defaultEntry = *defaultAt;
+    std::vector<Verified> top;
+    for (const Verified& v : finals)
+        if (int64_t(top.size()) < topK)
+            top.push_back(v);
+
+    // The file's own measurements of configs it holds.
+    std::map<std::vector<float>, int64_t> fileRuntimes;
+    if (space.kind == GraphKind::Layout && fileGraph.configCount() > 0) {
+        const int64_t nc = fileGraph.configurableCount();
+        for (int64_t c = 0; c < fileGraph.configCount(); ++c) {
+            const float* r = fileGraph.nodeConfigFeat.data() + c * nc * 18;
+            fileRuntimes.emplace(std::vector<float>(r, r + nc * 18), fileGraph.configRuntime.data()[c]);
+        }
+    } else if (space.kind == GraphKind::Tile) {
+        for (int64_t c = 0; c < doc->tile.configCount(); ++c) {
+            const float* r = doc->tile.configFeat.data() + c * space.rowWidth;
+            fileRuntimes.emplace(std::vector<float>(r, r + space.rowWidth), doc->tile.configRuntime.data()[c]);
+        }
+    }
+
+    // Verification of the top-k and the default.
+    const bool verify = simulate || !measureCommand.empty();
+    if (!measureCommand.empty())
+        fs::create_directories(out.file("configs"), ec);
+    const auto verifyOne = [&](Verified& v, int rank) {
+        const std::vector<float> row = space.row(result.evaluated[v.evaluation].genes);
+        if (const auto it = fileRuntimes.find(row); it != fileRuntimes.end() && it->second > 0)
+            v.fileRuntime = it->second;
+        if (simulate) {
+            v.runtime = simulator->runtime(row.data());
+        } else if (!measureCommand.empty()) {
+            const std::string name = rank > 0 ? "config-" + std::to_string(rank) + ".json" : "config-default.json";
+            writeText(out.file("configs/" + name), configJson(space, row, *doc, module.get(), rank));
+            v.runtime = measure(measureCommand, out.file("configs/" + name), timeoutSeconds * 1000, &v.note);
+            if (!std::isfinite(v.runtime))
+                std::fprintf(stderr, "tgraph tune: warning: measuring %s failed: %s\n", name.c_str(), v.note.c_str());
+        }
+    };
+    {
+        ProgressScope scope(verify ? &progress : nullptr, simulate ? "simulating the top-k" : "measuring the top-k",
+            uint64_t(top.size() + 1));
+        verifyOne(defaultEntry, 0);
+        scope.advanceBy(1);
+        for (size_t r = 0; r < top.size(); ++r) {
+            if (top[r].evaluation == 0) { // the default itself: measured once, its file under both names
+                top[r] = defaultEntry;
+                if (!measureCommand.empty())
+                    writeText(out.file("configs/config-" + std::to_string(r + 1) + ".json"),
+                        configJson(space, space.row(space.start()), *doc, module.get(), int(r + 1)));
+            } else {
+                verifyOne(top[r], int(r + 1));
+            }
+            scope.advanceBy(1);
+        }
+    }
+
+    // The configuration to apply: the fastest verified one when it beats the default (an autotuner
+    // applies nothing it has not seen run faster), 0 = keep the default.
+    int winner = 0;
+    for (size_t r = 0; r < top.size(); ++r)
+        if (std::isfinite(top[r].runtime) && std::isfinite(defaultEntry.runtime)
+            && top[r].runtime < defaultEntry.runtime
+            && (winner == 0 || top[r].runtime < top[size_t(winner - 1)].runtime))
+            winner = int(r + 1);
+
+    // Outputs.
+    const std::string how = simulate ? "simulated" : "measured";
+    {
+        std::ostringstream csv;
+        csv << "rank,evaluation,search_score,score,runtime_ns,speedup_vs_default,file_runtime_ns,note\n";
+        const auto line = [&](const std::string& rank, const Verified& v) {
+            csv << rank << ',' << v.evaluation << ',' << v.searchScore << ',' << v.score << ',';
+            if (std::isfinite(v.runtime))
+                csv << std::llround(v.runtime);
+            csv << ',';
+            if (std::isfinite(v.runtime) && std::isfinite(defaultEntry.runtime))
+                csv << defaultEntry.runtime / v.runtime;
+            csv << ',';
+            if (v.fileRuntime > 0)
+                csv << v.fileRuntime;
+            csv << ',' << v.note << '\n';
+        };
+        line("default", defaultEntry);
+        for (size_t r = 0; r < top.size(); ++r)
+            line(std::to_string(r + 1), top[r]);
+        writeText(out.file("top.csv"), csv.str());
+    }
+    {
+        std::ostringstream history;
+        history << "evaluation,batch,score,best_so_far\n";
+        for (size_t i = 0; i < result.evaluated.size(); ++i)
+            history << i << ',' << result.evaluated[i].batch << ',' << result.evaluated[i].score << ','
+                    << result.bestSoFar[i] << '\n';
+        writeText(out.file("history.csv"), history.str());
+    }
+    {
+        std::ostringstream text;
+        text << "# " << input << ": top " << top.size() << " of " << result.evaluated.size() << " candidates ("
+             << tuneStrategyName(options.strategy) << ", seed " << options.seed
+             << "); lower score = predicted faster\n";
+        for (size_t r = 0; r < top.size(); ++r) {
+            text << "#" << (r + 1) << " score " << top[r].score;
+            if (std::isfinite(top[r].runtime))
+                text << ", " << how << ' ' << formatDuration(std::llround(top[r].runtime));
+            text << '\n'
+                 << layoutAssignment(space, space.row(result.evaluated[top[r].evaluation].genes), *doc, module.get());
+        }
+        writeText(out.file("layouts.txt"), text.str());
+    }
+    // The winners as a graph file of the input's kind: top-k configs in rank order, runtimes as verified (0 = not).
+    if (space.kind == GraphKind::Tile) {
+        TileGraph g = doc->tile;
+        NdArray<float> feat({ int64_t(top.size()), int64_t(space.rowWidth) });
+        g.configRuntime = NdArray<int64_t>({ int64_t(top.size()) }, 0);
+        for (size_t r = 0; r < top.size(); ++r) {
+            space.writeRow(result.evaluated[top[r].evaluation].genes, feat.data() + int64_t(r) * space.rowWidth);
+            g.configRuntime.data()[r] = std::isfinite(top[r].runtime) ? std::llround(top[r].runtime) : 0;
+        }
+        g.configFeat = std::move(feat);
+        if (g.configRuntimeNormalizers.size() > 0)
+            g.configRuntimeNormalizers = NdArray<int64_t>({ int64_t(top.size()) }, 1);
+        saveTileGraph(g, out.file("top.npz"));
+    } else {
+        LayoutGraph g = fileGraph;
+        const int64_t nc = g.configurableCount();
+        NdArray<float> feat({ int64_t(top.size()), nc, 18 });
+        g.configRuntime = NdArray<int64_t>({ int64_t(top.size()) }, 0);
+        for (size_t r = 0; r < top.size(); ++r) {
+            space.writeRow(result.evaluated[top[r].evaluation].genes, feat.data() + int64_t(r) * nc * 18);
+            g.configRuntime.data()[r] = std::isfinite(top[r].runtime) ? std::llround(top[r].runtime) : 0;
+        }
+        g.nodeConfigFeat = std::move(feat);
+        g.defaultConfig = -1;
+        saveLayoutGraph(g, out.file("top.npz"));
+    }
+    {
+        JsonWriter j;
+        j.beginObject();
+        j.key("graph").value(input);
+        j.key("kind").value(graphKindName(space.kind));
+        j.key("space").value(space.origin);
+        j.key("module").value(moduleNote);
+        j.key("dimensions").value(int64_t(space.dimensions.size()));
+        j.key("log10_candidates").value(space.log10Size());
+        j.key("strategy").value(tuneStrategyName(options.strategy));
+        j.key("budget").value(options.budget);
+        j.key("batch").value(options.batch);
+        j.key("seed").value(options.seed);
+        j.key("evaluated").value(int64_t(result.evaluated.size()));
+        j.key("batches").value(result.batches);
+        j.key("duplicates_skipped").value(result.duplicatesSkipped);
+        j.key("exhausted").value(result.exhausted);
+        j.key("cross_attention").value(scorer->crossAttention());
+        j.key("search_seconds").value(searchSeconds);
+        j.key("verification").value(simulate ? "simulator" : measureCommand.empty() ? "none" : "measure");
+        j.key("default_score").value(defaultEntry.score);
+        j.key("default_runtime_ns").value(defaultEntry.runtime);
+        j.key("winner").value(winner); // rank in top to apply; 0 = keep the default (or not verified)
+        j.key("top").beginArray();
+        for (const Verified& v : top) {
+            j.beginObject();
+            j.key("evaluation").value(int64_t(v.evaluation));
+            j.key("score").value(v.score);
+            j.key("runtime_ns").value(v.runtime);
+            j.key("speedup_vs_default").value(defaultEntry.runtime / v.runtime);
+            j.endObject();
+        }
+        j.endArray();
+        j.endObject();
+        writeText(out.file("summary.json"), j.str() + "\n");
+    }
+    out.commit();
+
+    // The report.
+    std::printf("%s: %lld candidates scored in %.1f s (%lld batches, %lld duplicates skipped)%s\n", input.c_str(),
+        (long long)result.evaluated.size(), searchSeconds, (long long)result.batches,
+        (long long)result.duplicatesSkipped, result.exhausted ? ", the whole space" : "");
+    std::printf("%6s %12s %14s %10s\n", "rank", "score", verify ? (how + " ns").c_str() : "", verify ? "speed-up" : "");
+    const auto row = [&](const std::string& rank, const Verified& v) {
+        std::printf("%6s %12.6f", rank.c_str(), v.score);
+        if (std::isfinite(v.runtime))
+            std::printf(" %14lld %9.3fx", (long long)std::llround(v.runtime),
+                std::isfinite(defaultEntry.runtime) ? defaultEntry.runtime / v.runtime : NAN);
+        else if (!v.note.empty())
+            std::printf(" %14s", "failed");
+        std::printf("\n");
+    };
+    row("default", defaultEntry);
+    for (size_t r = 0; r < top.size(); ++r)
+        row(std::to_string(r + 1), top[r]);
+    if (verify) {
+        if (winner > 0)
+            std::printf("apply #%d: %s %s vs the default's %s: %.3fx\n", winner, how.c_str(),
+                formatDuration(std::llround(top[size_t(winner - 1)].runtime)).c_str(),
+                formatDuration(std::llround(defaultEntry.runtime)).c_str(),
+                defaultEntry.runtime / top[size_t(winner - 1)].runtime);
+        else
+            std::printf(
+                "keep the compiler default: no %s candidate of the top-%zu is faster\n", how.c_str(), top.size());
+    }
+    std::printf(
+        "written: %s (top.npz, top.csv, layouts.txt, history.csv, summary.json)\n", p.value("--output").c_str());
+    if (run) {
+        run->predictions(
+            0, fs::absolute(input).string(),
+            [&] {
+                std::vector<double> s;
+                for (const Verified& v : top)
+                    s.push_back(v.score);
+                return s;
+            }(),
+            [&] {
+                std::vector<int64_t> r;
+                for (const Verified& v : top)
+                    r.push_back(std::isfinite(v.runtime) ? std::llround(v.runtime) : 0);
+                return r;
+            }());
+        if (std::isfinite(defaultEntry.runtime))
+            run->logMetric("default_runtime_ns", 0, defaultEntry.runtime, "verify");
+        for (size_t r = 0; r < top.size(); ++r)
+            if (std::isfinite(top[r].runtime))
+                run->logMetric("runtime_ns", int64_t(r + 1), top[r].runtime, "verify");
+        run->project().addArtifact(run->runId(), "tune", out.finalFile("top.npz"), 0);
+        run->finish(RunStatus::Finished);
+    }
+    return ExitOk;
+}
+
+} // namespace
+
+int runTune(const std::vector<std::string>& args)
+{
+    ArgParser p(kCommand,
+        "Search the layout configurations of a module (or the tile configs of a kernel) that the model predicts\n"
+        "fastest, as the XTAT autotuner does with its learned cost model: candidates are scored in batches (one\n"
+        "forward pass per member scores a batch), never twice, within a budget of model evaluations. The space:\n"
+        "an HLO module's layout choices for its configurable nodes (convolution, dot, reshape), starting from the\n"
+        "compiler default; for a .npz graph without its module, every combination of the layouts each\n"
+        "configurable node takes in the file's configs; for a tile kernel, its listed configs. With cross-config\n"
+        "attention a score depends on its batch, so the best candidates of the search are re-scored together in\n"
+        "one batch and that decides the top-k (a model trained with --cross-attn off scores batch-independently).\n"
+        "The top-k and the default are verified by the simulator (--simulate) or by your command (--measure).",
+        "MODULE|GRAPH --weights W [--strategy sa|evo|random|exhaustive] [--budget N] [--batch B] [--top-k K]\n"
+        "              [--simulate | --measure 'CMD {config_file}'] [--seed S] [-o DIR] [--project P.tgproj]");
+    p.addPositional("MODULE|GRAPH",
+        "an HLO module (text or protobuf), a layout tuning record, a TpuGraphs layout .npz or a tile .npz");
+    p.addOption("--weights", "-w", "W",
+        "the model: a weights .npz, a checkpoint or an ensemble.json (repeat for an ensemble: mean of the members' "
+        "scores)");
+    p.addOption("--strategy", "", "S", "sa (simulated annealing), evo (evolutionary), random or exhaustive", "sa");
+    p.addOption("--budget", "", "N", "model evaluations (candidates scored, the default included)", "2000");
+    p.addOption("--batch", "", "B", "candidates per forward pass", "64");
+    p.addOption("--top-k", "-k", "K", "configurations to keep and verify (default: 10 for layouts, 5 for tiles)");
+    p.addOption("--simulate", "", "", "verify the top-k and the default with the cost simulator (needs the module)");
+    p.addOption("--measure", "", "CMD",
+        "verify with your command, run by /bin/sh with {config_file} replaced by a JSON file of the config (its "
+        "layout values and minor-to-major layouts per instruction); the last number it prints is the runtime in ns");
+    p.addOption("--measure-timeout", "", "SECONDS", "--measure: kill a measurement after this long", "600");
+    p.addOption("--space", "", "auto|module|file",
+        "module: the module's layout choices; file: the per-node layouts of the file's configs; auto: module when "
+        "the module is known (HLO input, --module, or a tgraph synth graph), else file",
+        "auto");
+    p.addOption("--module", "", "FILE", "the .npz graph's HLO module (text or protobuf) for the space and --simulate");
+    p.addOption("--params", "", "LIST", "simulator parameters to change, name=value[,...] (tgraph synth --explain)");
+    p.addOption("--seed", "", "S", "seed of the search", "1");
+    p.addOption("--output", "-o", "DIR",
+        "results: top.npz (the top-k as a graph file, runtimes as verified), top.csv, layouts.txt, history.csv, "
+        "summary.json, configs/ (--measure)",
+        "tgraph-tune");
+    p.addOption("--project", "", "P.tgproj", "also record the search as a run of this project");
+    p.addOption("--experiment", "", "NAME", "project: the run's experiment", "Tune");
+    p.addOption("--run-name", "", "NAME", "project: the run's name (default: run-N)");
+    p.addOption("--threads", "", "T", "LibTorch threads (0 = all cores)", "0");
+    p.addNote("Exit codes: 0 ok, 1 bad input, 2 usage error, 130 interrupted.");
+    if (const int rc = parseOrExit(p, args); rc >= 0)
+        return rc;
+    TuneStrategy strategy;
+    int64_t n = 0;
+    if (p.positionals().size() != 1)
+        return usageError(kCommand, p.positionals().empty() ? "missing MODULE|GRAPH" : "exactly one input expected");
+    if (p.values("--weights").empty())
+        return usageError(kCommand, "missing --weights W");
+    if (!parseTuneStrategy(p.value("--strategy"), &strategy))
+        return usageError(kCommand, "--strategy must be sa, evo, random or exhaustive");
+    if (!parseNumber(p.value("--budget"), &n) || n < 1)
+        return usageError(kCommand, "--budget must be an integer >= 1");
+    if (!parseNumber(p.value("--batch"), &n) || n < 1 || n > 100000)
+        return usageError(kCommand, "--batch must be an integer in 1..100000");
+    if (p.has("--top-k") && (!parseNumber(p.value("--top-k"), &n) || n < 1))
+        return usageError(kCommand, "--top-k must be an integer >= 1");
+    if (uint64_t seed = 0; !parseNumber(p.value("--seed"), &seed))
+        return usageError(kCommand, "--seed must be an integer >= 0");
+    if (!parseNumber(p.value("--measure-timeout"), &n) || n < 1)
+        return usageError(kCommand, "--measure-timeout must be an integer >= 1");
+    if (p.has("--simulate") && p.has("--measure"))
+        return usageError(kCommand, "--simulate and --measure exclude each other");
+    if (p.has("--measure") && p.value("--measure").empty())
+        return usageError(kCommand, "--measure needs a command");
+    if (const std::string s = p.value("--space"); s != "auto" && s != "module" && s != "file")
+        return usageError(kCommand, "--space must be auto, module or file");
+    if (!parseNumber(p.value("--threads"), &n) || n < 0 || n > 1024)
+        return usageError(kCommand, "--threads must be an integer in 0..1024");
+    if (std::string error; !SimulatorParams().assign(p.value("--params"), &error))
+        return usageError(kCommand, error);
+    return guarded(kCommand, tune, p);
+}
+
+} // namespace tgraph::cli
