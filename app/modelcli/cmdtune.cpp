@@ -22,9 +22,9 @@
 #include "core/runwriter.h"
 #include "core/simulator.h"
 #include "core/tunesearch.h"
+#include "model/autotune.h"
 #include "model/explainsimulator.h"
 #include "model/torchruntime.h"
-#include "model/tunescorer.h"
 
 #include <charconv>
 #include <chrono>
@@ -100,157 +100,6 @@ void writeText(const std::string& path, const std::string& text)
         throw InputError(path, "", "cannot write the file");
 }
 
-// One verified candidate.
-struct Verified
-{
-    size_t evaluation = 0; // index into the search's evaluations
-    double searchScore = 0; // its score in the search batch
-    double score = 0; // re-scored with the other final candidates
-    double runtime = NAN; // simulated or measured ns; NaN = not verified / failed
-    int64_t fileRuntime = -1; // the input file's measured runtime when it holds this config
-    std::string note; // why a measurement failed
-};
-
-// A config's layout assignment, one line per configurable node whose values differ from the start.
-// Instruction names: the document's, or those of the linked module (a regenerated synth module).
-std::string nodeName(const GraphDocument& doc, const HloModule* module, int64_t node)
-{
-    if (!doc.module && module && node >= 0 && size_t(node) < module->instructions.size())
-        return std::string(module->instructions[size_t(node)].name);
-    return doc.nodeName(node);
-}
-
-std::string layoutAssignment(
-    const TuneSpace& space, const std::vector<float>& row, const GraphDocument& doc, const HloModule* module)
-{
-    std::ostringstream out;
-    if (space.kind == GraphKind::Tile) {
-        out << "  config_feat:";
-        for (int i = 0; i < space.rowWidth; ++i)
-            out << ' ' << row[size_t(i)];
-        out << '\n';
-        return out.str();
-    }
-    int changed = 0;
-    for (size_t k = 0; k < space.nodeIds.size(); ++k) {
-        std::array<int8_t, 18> values {};
-        bool isDefault = true;
-        for (int v = 0; v < 18; ++v) {
-            values[size_t(v)] = int8_t(row[k * 18 + size_t(v)]);
-            isDefault = isDefault && values[size_t(v)] == -1;
-        }
-        if (isDefault)
-            continue;
-        ++changed;
-        const int64_t node = space.nodeIds[k];
-        out << "  " << nodeName(doc, module, node) << " (" << doc.opcodeName(node) << ", node " << node << "):";
-        static const char* const names[] = { "output", "input", "kernel" };
-        for (int t = 0; t < 3; ++t) {
-            const std::string text = tensorLayoutText(values, t);
-            if (text != "default")
-                out << ' ' << names[t] << " {" << text << "}";
-        }
-        out << '\n';
-    }
-    if (changed == 0)
-        out << "  (the compiler default everywhere)\n";
-    return out.str();
-}
-
-// The JSON file a --measure command reads: the config and its layouts.
-std::string configJson(
-    const TuneSpace& space, const std::vector<float>& row, const GraphDocument& doc, const HloModule* module, int rank)
-{
-    JsonWriter j;
-    j.beginObject();
-    j.key("source").value(space.source);
-    j.key("rank").value(rank);
-    j.key("kind").value(graphKindName(space.kind));
-    if (space.kind == GraphKind::Tile) {
-        j.key("config_feat").beginArray();
-        for (int i = 0; i < space.rowWidth; ++i)
-            j.value(double(row[size_t(i)]));
-        j.endArray();
-    } else {
-        j.key("node_config_ids").beginArray();
-        for (const int64_t id : space.nodeIds)
-            j.value(id);
-        j.endArray();
-        j.key("layouts").beginArray();
-        for (size_t k = 0; k < space.nodeIds.size(); ++k) {
-            std::array<int8_t, 18> values {};
-            for (int v = 0; v < 18; ++v)
-                values[size_t(v)] = int8_t(row[k * 18 + size_t(v)]);
-            j.beginObject();
-            j.key("node").value(space.nodeIds[k]);
-            j.key("name").value(nodeName(doc, module, space.nodeIds[k]));
-            j.key("opcode").value(doc.opcodeName(space.nodeIds[k]));
-            j.key("values").beginArray();
-            for (const int8_t v : values)
-                j.value(int(v));
-            j.endArray();
-            j.key("output").value(tensorLayoutText(values, 0));
-            j.key("input").value(tensorLayoutText(values, 1));
-            j.key("kernel").value(tensorLayoutText(values, 2));
-            j.endObject();
-        }
-        j.endArray();
-    }
-    j.endObject();
-    return j.str() + "\n";
-}
-
-std::string shellQuote(const std::string& text)
-{
-    std::string out = "'";
-    for (const char c : text)
-        out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return out + "'";
-}
-
-// Runs the user's measuring command on a config file; the runtime is the last number it prints.
-double measure(const std::string& command, const std::string& configFile, int timeoutMs, std::string* note)
-{
-    std::string line = command;
-    const std::string placeholder = "{config_file}";
-    const auto at = line.find(placeholder);
-    if (at == std::string::npos)
-        line += " " + shellQuote(configFile);
-    else
-        line.replace(at, placeholder.size(), shellQuote(configFile));
-    ChildProcessOptions options;
-    options.timeoutMs = timeoutMs;
-    ChildProcessResult r;
-    try {
-        r = runChildProcess({ "/bin/sh", "-c", line }, {}, options);
-    } catch (const ChildProcessTimeout&) {
-        *note = "timed out after " + std::to_string(timeoutMs / 1000) + " s";
-        return NAN;
-    }
-    if (r.exitCode != 0) {
-        std::string err = r.err.substr(0, 200);
-        while (!err.empty() && (err.back() == '\n' || err.back() == '\r'))
-            err.pop_back();
-        *note = (r.signal ? "killed by signal " + std::to_string(r.signal) : "exit code " + std::to_string(r.exitCode))
-            + (err.empty() ? "" : ": " + err);
-        return NAN;
-    }
-    std::istringstream words(r.out);
-    std::string word;
-    double last = NAN;
-    while (words >> word) {
-        char* end = nullptr;
-        const double v = std::strtod(word.c_str(), &end);
-        if (end && *end == '\0' && std::isfinite(v))
-            last = v;
-    }
-    if (!(last > 0)) {
-        *note = "printed no runtime (a number > 0 on standard output)";
-        return NAN;
-    }
-    return last;
-}
-
 int tune(const ArgParser& p)
 {
     int threads = 0;
@@ -271,7 +120,6 @@ int tune(const ArgParser& p)
     const std::string measureCommand = p.value("--measure");
     const bool simulate = p.has("--simulate");
 
-    // The graph, and its module when there is one (HLO input, --module, or a regenerated synth module).
     std::error_code ec;
     if (!fs::is_regular_file(input, ec))
         throw InputError(input, "", "no such file");
@@ -279,72 +127,22 @@ int tune(const ArgParser& p)
     auto documents = openGraphDocuments(input, &progress);
     if (documents.empty())
         throw InputError(input, "", "holds no graph");
-    const std::shared_ptr<GraphDocument> doc = documents.front();
     std::vector<model::EnsembleMember> models
         = model::loadEnsemble(model::expandWeightsArguments(p.values("--weights")));
-
-    TuneSpace space;
-    std::shared_ptr<const HloModule> module;
-    SimulatorParams simParams;
-    std::string moduleNote;
-    LayoutGraph fileGraph;
-    PrunedGraph pruned;
-    if (doc->kind == GraphKind::Tile) {
-        if (simulate)
-            throw InputError(
-                input, "--simulate", "tile kernels are verified with --measure (the simulator prices layouts)");
-        space = tileTuneSpace(doc->tile, input);
-    } else {
-        fileGraph = doc->layout;
-        if (fileGraph.configurableCount() == 0 && doc->module) {
-            const std::vector<int64_t> ids = defaultConfigurableNodes(*doc->module);
-            fileGraph.nodeConfigIds = NdArray<int64_t>::fromVector({ int64_t(ids.size()) }, ids);
-        }
-        if (fileGraph.configurableCount() == 0)
-            throw InputError(input, "node_config_ids", "the graph has no configurable nodes: there is nothing to tune");
-        if (doc->module) {
-            module = doc->module;
-            simParams = model::simulatorParamsOf(fileGraph, p.value("--params"), input);
-            moduleNote = input;
-        } else if (p.has("--module")) {
-            const model::LinkedModule link = model::linkModuleFile(fileGraph, input, p.value("--module"));
-            module = link.module;
-            simParams = model::simulatorParamsOf(fileGraph, p.value("--params"), input);
-            moduleNote = link.source;
-        } else if (std::string why; auto link = model::regenerateSynthModule(fileGraph, &why)) {
-            module = link->module;
-            simParams = model::simulatorParamsOf(fileGraph, p.value("--params"), input);
-            moduleNote = link->source;
-        }
-        const std::string spaceKind = p.value("--space");
-        const std::vector<int64_t> ids(
-            fileGraph.nodeConfigIds.data(), fileGraph.nodeConfigIds.data() + fileGraph.configurableCount());
-        if (spaceKind == "module" || (spaceKind == "auto" && module)) {
-            if (!module)
-                throw InputError(input, "--space module",
-                    "the graph's HLO module is not known (give an HLO module or tuning record, or --module FILE)");
-            space = moduleTuneSpace(*module, ids, input);
-        } else {
-            space = fileTuneSpace(fileGraph, input);
-        }
-        if (simulate && !module)
-            throw InputError(input, "--simulate",
-                "the simulator needs the graph's HLO module (give an HLO module or tuning record, or --module FILE)");
-        pruned = pruneToConfigurable(fileGraph, input);
-    }
-    if (!topGiven)
-        topK = space.kind == GraphKind::Tile ? 5 : 10;
-
-    std::optional<model::ModelTuneScorer> scorer;
-    if (space.kind == GraphKind::Tile)
-        scorer.emplace(models, doc->tile, space, input);
-    else
-        scorer.emplace(models, pruned.graph, space, input);
-    std::unique_ptr<LayoutSimulator> simulator;
-    if (simulate)
-        simulator = std::make_unique<LayoutSimulator>(*module, space.nodeIds, simParams);
-
     StagedDir out(p.value("--output"));
+    model::AutotuneRequest request;
+    request.search = options;
+    request.topK = topGiven ? topK : 0;
+    request.simulate = simulate;
+    request.measureCommand = measureCommand;
+    request.measureTimeoutMs = timeoutSeconds * 1000;
+    request.configDir = out.file("configs");
+    request.space = p.value("--space");
+    request.moduleFile = p.value("--module");
+    request.simulatorParams = p.value("--params");
+    model::Autotuner tuner(models, documents.front(), request);
+    const TuneSpace& space = tuner.space();
+    const GraphDocument& doc = tuner.document();
 
     // Project run (optional): parameters, best-so-far curve, verified runtimes.
     std::unique_ptr<RunWriter> run;
@@ -367,11 +165,10 @@ int tune(const ArgParser& p)
         "%s: %s space of %zu dimensions, about 10^%.1f candidates; %s search, budget %lld, batches of %lld%s\n",
         input.c_str(), space.origin.c_str(), space.dimensions.size(), space.log10Size(),
         tuneStrategyName(options.strategy), (long long)options.budget, (long long)options.batch,
-        scorer->crossAttention() ? " (cross-attn: final candidates re-scored together)" : "");
-    const auto started = std::chrono::steady_clock::now();
-    TuneResult result;
+        tuner.crossAttention() ? " (cross-attn: final candidates re-scored together)" : "");
+    model::AutotuneOutcome outcome;
     try {
-        result = runTuneSearch(space, options, std::ref(*scorer), &progress, [&run](const TuneResult& r) {
+        outcome = tuner.run(&progress, [&run](const TuneResult& r) {
             if (run)
                 run->logMetric("best_score", int64_t(r.evaluated.size()), r.bestSoFar.back(), "tune");
         });
@@ -380,98 +177,26 @@ int tune(const ArgParser& p)
             run->finish(RunStatus::Killed, "interrupted");
         throw;
     }
-    const double searchSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-
-    // Final candidates: the best of the search (and the start), re-scored together in one batch.
-    const std::vector<size_t> ranking = result.ranking();
-    const size_t finalists
-        = std::min(ranking.size(), size_t(std::max<int64_t>(topK * 4, std::min<int64_t>(options.batch, 64))));
-    std::vector<size_t> chosen(ranking.begin(), ranking.begin() + int64_t(finalists));
-    if (std::find(chosen.begin(), chosen.end(), size_t(0)) == chosen.end())
-        chosen.push_back(0); // the default, for the speed-up
-    std::vector<TuneGenes> genes;
-    for (const size_t i : chosen)
-        genes.push_back(result.evaluated[i].genes);
-    const std::vector<double> rescored = (*scorer)(genes);
-    std::vector<Verified> finals;
-    for (size_t i = 0; i < chosen.size(); ++i)
-        finals.push_back({ chosen[i], result.evaluated[chosen[i]].score, rescored[i], NAN, -1, {} });
-    std::stable_sort(
-        finals.begin(), finals.end(), [](const Verified& a, const Verified& b) { return a.score < b.score; });
-    const auto defaultAt
-        = std::find_if(finals.begin(), finals.end(), [](const Verified& v) { return v.evaluation == 0; });
-    Verified defaultEntry = *defaultAt;
-    std::vector<Verified> top;
-    for (const Verified& v : finals)
-        if (int64_t(top.size()) < topK)
-            top.push_back(v);
-
-    // The file's own measurements of configs it holds.
-    std::map<std::vector<float>, int64_t> fileRuntimes;
-    if (space.kind == GraphKind::Layout && fileGraph.configCount() > 0) {
-        const int64_t nc = fileGraph.configurableCount();
-        for (int64_t c = 0; c < fileGraph.configCount(); ++c) {
-            const float* r = fileGraph.nodeConfigFeat.data() + c * nc * 18;
-            fileRuntimes.emplace(std::vector<float>(r, r + nc * 18), fileGraph.configRuntime.data()[c]);
-        }
-    } else if (space.kind == GraphKind::Tile) {
-        for (int64_t c = 0; c < doc->tile.configCount(); ++c) {
-            const float* r = doc->tile.configFeat.data() + c * space.rowWidth;
-            fileRuntimes.emplace(std::vector<float>(r, r + space.rowWidth), doc->tile.configRuntime.data()[c]);
-        }
-    }
-
-    // Verification of the top-k and the default.
-    const bool verify = simulate || !measureCommand.empty();
-    if (!measureCommand.empty())
-        fs::create_directories(out.file("configs"), ec);
-    const auto verifyOne = [&](Verified& v, int rank) {
-        const std::vector<float> row = space.row(result.evaluated[v.evaluation].genes);
-        if (const auto it = fileRuntimes.find(row); it != fileRuntimes.end() && it->second > 0)
-            v.fileRuntime = it->second;
-        if (simulate) {
-            v.runtime = simulator->runtime(row.data());
-        } else if (!measureCommand.empty()) {
-            const std::string name = rank > 0 ? "config-" + std::to_string(rank) + ".json" : "config-default.json";
-            writeText(out.file("configs/" + name), configJson(space, row, *doc, module.get(), rank));
-            v.runtime = measure(measureCommand, out.file("configs/" + name), timeoutSeconds * 1000, &v.note);
-            if (!std::isfinite(v.runtime))
-                std::fprintf(stderr, "tgraph tune: warning: measuring %s failed: %s\n", name.c_str(), v.note.c_str());
-        }
-    };
-    {
-        ProgressScope scope(verify ? &progress : nullptr, simulate ? "simulating the top-k" : "measuring the top-k",
-            uint64_t(top.size() + 1));
-        verifyOne(defaultEntry, 0);
-        scope.advanceBy(1);
-        for (size_t r = 0; r < top.size(); ++r) {
-            if (top[r].evaluation == 0) { // the default itself: measured once, its file under both names
-                top[r] = defaultEntry;
-                if (!measureCommand.empty())
-                    writeText(out.file("configs/config-" + std::to_string(r + 1) + ".json"),
-                        configJson(space, space.row(space.start()), *doc, module.get(), int(r + 1)));
-            } else {
-                verifyOne(top[r], int(r + 1));
-            }
-            scope.advanceBy(1);
-        }
-    }
-
-    // The configuration to apply: the fastest verified one when it beats the default (an autotuner
-    // applies nothing it has not seen run faster), 0 = keep the default.
-    int winner = 0;
-    for (size_t r = 0; r < top.size(); ++r)
-        if (std::isfinite(top[r].runtime) && std::isfinite(defaultEntry.runtime)
-            && top[r].runtime < defaultEntry.runtime
-            && (winner == 0 || top[r].runtime < top[size_t(winner - 1)].runtime))
-            winner = int(r + 1);
+    const TuneResult& result = outcome.result;
+    const auto& top = outcome.top;
+    const auto& defaultEntry = outcome.defaultEntry;
+    const int winner = outcome.winner;
+    const double searchSeconds = outcome.searchSeconds;
+    const bool verify = !outcome.verification.empty();
+    for (const auto& c : top)
+        if (!c.note.empty())
+            std::fprintf(stderr, "tgraph tune: warning: measuring config-%zu.json failed: %s\n",
+                size_t(&c - top.data()) + 1, c.note.c_str());
+    if (!defaultEntry.note.empty())
+        std::fprintf(
+            stderr, "tgraph tune: warning: measuring config-default.json failed: %s\n", defaultEntry.note.c_str());
 
     // Outputs.
-    const std::string how = simulate ? "simulated" : "measured";
+    const std::string how = outcome.verification;
     {
         std::ostringstream csv;
         csv << "rank,evaluation,search_score,score,runtime_ns,speedup_vs_default,file_runtime_ns,note\n";
-        const auto line = [&](const std::string& rank, const Verified& v) {
+        const auto line = [&](const std::string& rank, const model::AutotuneCandidate& v) {
             csv << rank << ',' << v.evaluation << ',' << v.searchScore << ',' << v.score << ',';
             if (std::isfinite(v.runtime))
                 csv << std::llround(v.runtime);
@@ -505,14 +230,13 @@ int tune(const ArgParser& p)
             text << "#" << (r + 1) << " score " << top[r].score;
             if (std::isfinite(top[r].runtime))
                 text << ", " << how << ' ' << formatDuration(std::llround(top[r].runtime));
-            text << '\n'
-                 << layoutAssignment(space, space.row(result.evaluated[top[r].evaluation].genes), *doc, module.get());
+            text << '\n' << tuner.layoutAssignment(space.row(result.evaluated[top[r].evaluation].genes));
         }
         writeText(out.file("layouts.txt"), text.str());
     }
     // The winners as a graph file of the input's kind: top-k configs in rank order, runtimes as verified (0 = not).
     if (space.kind == GraphKind::Tile) {
-        TileGraph g = doc->tile;
+        TileGraph g = doc.tile;
         NdArray<float> feat({ int64_t(top.size()), int64_t(space.rowWidth) });
         g.configRuntime = NdArray<int64_t>({ int64_t(top.size()) }, 0);
         for (size_t r = 0; r < top.size(); ++r) {
@@ -524,7 +248,7 @@ int tune(const ArgParser& p)
             g.configRuntimeNormalizers = NdArray<int64_t>({ int64_t(top.size()) }, 1);
         saveTileGraph(g, out.file("top.npz"));
     } else {
-        LayoutGraph g = fileGraph;
+        LayoutGraph g = tuner.fileGraph();
         const int64_t nc = g.configurableCount();
         NdArray<float> feat({ int64_t(top.size()), nc, 18 });
         g.configRuntime = NdArray<int64_t>({ int64_t(top.size()) }, 0);
@@ -542,7 +266,7 @@ int tune(const ArgParser& p)
         j.key("graph").value(input);
         j.key("kind").value(graphKindName(space.kind));
         j.key("space").value(space.origin);
-        j.key("module").value(moduleNote);
+        j.key("module").value(tuner.moduleNote());
         j.key("dimensions").value(int64_t(space.dimensions.size()));
         j.key("log10_candidates").value(space.log10Size());
         j.key("strategy").value(tuneStrategyName(options.strategy));
@@ -553,14 +277,14 @@ int tune(const ArgParser& p)
         j.key("batches").value(result.batches);
         j.key("duplicates_skipped").value(result.duplicatesSkipped);
         j.key("exhausted").value(result.exhausted);
-        j.key("cross_attention").value(scorer->crossAttention());
+        j.key("cross_attention").value(tuner.crossAttention());
         j.key("search_seconds").value(searchSeconds);
         j.key("verification").value(simulate ? "simulator" : measureCommand.empty() ? "none" : "measure");
         j.key("default_score").value(defaultEntry.score);
         j.key("default_runtime_ns").value(defaultEntry.runtime);
         j.key("winner").value(winner); // rank in top to apply; 0 = keep the default (or not verified)
         j.key("top").beginArray();
-        for (const Verified& v : top) {
+        for (const model::AutotuneCandidate& v : top) {
             j.beginObject();
             j.key("evaluation").value(int64_t(v.evaluation));
             j.key("score").value(v.score);
@@ -579,7 +303,7 @@ int tune(const ArgParser& p)
         (long long)result.evaluated.size(), searchSeconds, (long long)result.batches,
         (long long)result.duplicatesSkipped, result.exhausted ? ", the whole space" : "");
     std::printf("%6s %12s %14s %10s\n", "rank", "score", verify ? (how + " ns").c_str() : "", verify ? "speed-up" : "");
-    const auto row = [&](const std::string& rank, const Verified& v) {
+    const auto row = [&](const std::string& rank, const model::AutotuneCandidate& v) {
         std::printf("%6s %12.6f", rank.c_str(), v.score);
         if (std::isfinite(v.runtime))
             std::printf(" %14lld %9.3fx", (long long)std::llround(v.runtime),
@@ -608,13 +332,13 @@ int tune(const ArgParser& p)
             0, fs::absolute(input).string(),
             [&] {
                 std::vector<double> s;
-                for (const Verified& v : top)
+                for (const model::AutotuneCandidate& v : top)
                     s.push_back(v.score);
                 return s;
             }(),
             [&] {
                 std::vector<int64_t> r;
-                for (const Verified& v : top)
+                for (const model::AutotuneCandidate& v : top)
                     r.push_back(std::isfinite(v.runtime) ? std::llround(v.runtime) : 0);
                 return r;
             }());
