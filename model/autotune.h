@@ -85,6 +85,11 @@ public:
     {
         return m_space.row(outcome.result.evaluated[c.evaluation].genes);
     }
+    // The simulator's ns of a candidate; NaN without --simulate (thread-safe: the simulator is const).
+    double simulatedRuntime(const TuneGenes& genes) const
+    {
+        return m_simulator ? m_simulator->runtime(m_space.row(genes).data()) : NAN;
+    }
     // Per configurable node whose layouts differ from the default: "name (opcode, node N): output {1,0}".
     std::string layoutAssignment(const std::vector<float>& row) const;
     // The JSON file a --measure command reads.

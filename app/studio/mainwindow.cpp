@@ -8,6 +8,7 @@
 #include "recentfiles.h"
 #include "studiolog.h"
 #include "trainingmonitor.h"
+#include "tunepanel.h"
 
 #include "widgets/errorbanner.h"
 #include "widgets/formatting.h"
@@ -388,6 +389,33 @@ void MainWindow::setupDocks()
         m_inferenceDock->raise();
     });
 
+    // Autotune: search the layouts the model predicts fastest, tabbed with the inference panel.
+    m_tunePanel = new TunePanel(this);
+    m_tunePanel->setObjectName(QStringLiteral("tunePanel"));
+    m_tuneDock = new QDockWidget(tr("Tune"), this);
+    m_tuneDock->setObjectName(QStringLiteral("tuneDock"));
+    m_tuneDock->setWidget(m_tunePanel);
+    addDockWidget(Qt::BottomDockWidgetArea, m_tuneDock);
+    tabifyDockWidget(m_inferenceDock, m_tuneDock);
+    m_tuneDock->hide();
+    connect(m_tunePanel, &TunePanel::statusMessage, this,
+        [this](const QString& text) { statusBar()->showMessage(text, kStatusTimeoutMs); });
+    connect(m_tunePanel, &TunePanel::overlayChanged, this, [this](const QString& path) {
+        for (int i = 0; i < m_tabs->count(); ++i)
+            if (GraphPage* page = graphPage(i); page && QString::fromStdString(page->document()->path) == path)
+                page->setOverlay(m_tunePanel->overlay());
+    });
+    connect(m_tunePanel, &TunePanel::explainRequested, this, [this] {
+        const ExplainRequest request = m_tunePanel->explainContext();
+        m_explainPanel->setContext(request);
+        m_explainPanel->setConfigs(QString::number(request.a.index), QString::number(request.b.index));
+        m_explainDock->show();
+        m_explainDock->raise();
+        m_explainPanel->run();
+    });
+    connect(m_monitor, &TrainingMonitor::openWeightsRequested, this,
+        [this](const QString& path) { m_tunePanel->setModelFiles({ path }); });
+
     m_viewMenu->addSeparator();
     m_viewMenu->addAction(m_sidebarDock->toggleViewAction());
     m_viewMenu->addAction(m_inspectorDock->toggleViewAction());
@@ -401,6 +429,9 @@ void MainWindow::setupDocks()
         if (shown)
             m_explainPanel->setContext(m_inferencePanel->explainContext());
     });
+    QAction* tune = m_tuneDock->toggleViewAction();
+    tune->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_U));
+    m_viewMenu->addAction(tune);
     QAction* training = m_trainingDock->toggleViewAction();
     training->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_T));
     m_viewMenu->addAction(training);
@@ -420,6 +451,7 @@ void MainWindow::updateAnalysisPanels()
 {
     GraphPage* page = currentPage();
     m_inferencePanel->setDocuments(documents(), page ? page->document() : nullptr);
+    m_tunePanel->setDocuments(documents(), page ? page->document() : nullptr);
     QStringList projects;
     for (const ProjectInfoPtr& p : m_projects)
         projects << QString::fromStdString(p->path);

@@ -16,6 +16,7 @@ class GraphSummaryView;
 class ExplainPanel;
 class InferencePanel;
 class TrainingMonitor;
+class TunePanel;
 class NodeInspector;
 class QDockWidget;
 class QTreeWidget;
@@ -57,6 +58,8 @@ public:
     QDockWidget* explainDock() const { return m_explainDock; }
     TrainingMonitor* trainingMonitor() const { return m_monitor; }
     QDockWidget* trainingDock() const { return m_trainingDock; }
+    TunePanel* tunePanel() const { return m_tunePanel; }
+    QDockWidget* tuneDock() const { return m_tuneDock; }
     // Every open graph, in tab order.
     std::vector<tgraph::GraphDocumentPtr> documents() const;
     const std::vector<ProjectInfoPtr>& projects() const { return m_projects; }
@@ -140,6 +143,8 @@ private:
     QDockWidget* m_explainDock = nullptr;
     ExplainPanel* m_explainPanel = nullptr;
     QDockWidget* m_trainingDock = nullptr;
+    TunePanel* m_tunePanel = nullptr;
+    QDockWidget* m_tuneDock = nullptr;
     TrainingMonitor* m_monitor = nullptr;
     QPointer<GraphPage> m_connectedPage;
     std::vector<ProjectInfoPtr> m_projects; // opened project files, shown in the sidebar

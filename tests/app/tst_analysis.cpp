@@ -8,6 +8,7 @@
 #include "app/studio/attentionheatmaps.h"
 #include "app/studio/explainpanel.h"
 #include "app/studio/inferencepanel.h"
+#include "app/studio/tunepanel.h"
 #include "core/graphdocument.h"
 #include "core/metrics.h"
 #include "core/project.h"
@@ -25,6 +26,7 @@
 #include <QLineSeries>
 #include <QScatterSeries>
 #include <QSignalSpy>
+#include <QStandardItemModel>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QValueAxis>
@@ -581,6 +583,100 @@ private Q_SLOTS:
         QVERIFY(!parseTensorLayout("a,b", six, &error));
         QVERIFY(!parseTensorLayout("0,1,2,3,4,5,0", six, &error));
         QVERIFY(!parseTensorLayout("1,,0", six, &error));
+    }
+
+    // The Tune panel: a live search, the top-k re-scored and simulated, the overlay, the explain link.
+    void tunePanelSearchesLive()
+    {
+        const QString graph = firstNpz(m_layoutData + "/train");
+        const GraphDocumentPtr doc = openFirst(graph);
+        QVERIFY(doc);
+        TunePanel panel;
+        panel.resize(1400, 700);
+        panel.setDocuments({ doc }, doc);
+        panel.setModelFiles({ m_weights });
+        panel.setStrategy(TuneStrategy::Evolutionary);
+        panel.setBudget(192);
+        panel.setBatch(32);
+        panel.setSimulate(true);
+        QSignalSpy done(&panel, &TunePanel::finished);
+        QSignalSpy overlays(&panel, &TunePanel::overlayChanged);
+        panel.run();
+        QVERIFY(done.wait(120000));
+        QVERIFY2(panel.banner()->messages().isEmpty(), qPrintable(panel.banner()->text()));
+        const TuneView* v = panel.result();
+        QVERIFY(v);
+        QCOMPARE(v->evaluated, int64_t(192));
+        QCOMPARE(v->verification, std::string("simulated"));
+        QCOMPARE(int(v->rows.size()), 1 + 10); // the default and the top-10
+        QCOMPARE(v->rows.front().rank, 0);
+        for (size_t r = 2; r < v->rows.size(); ++r)
+            QVERIFY(v->rows[r].score >= v->rows[r - 1].score);
+        for (const TuneView::Row& row : v->rows)
+            QVERIFY(std::isfinite(row.runtime) && row.runtime > 0);
+        QCOMPARE(panel.tableModel()->rowCount(), 11);
+        // The live curve: one point per scored batch, best so far never rising, ending at the budget;
+        // the simulated runtime of the best beside it.
+        auto* scores = qobject_cast<QLineSeries*>(panel.chart()->series().at(0));
+        auto* runtimes = qobject_cast<QLineSeries*>(panel.chart()->series().at(1));
+        QVERIFY(scores && runtimes);
+        QVERIFY(scores->count() >= 6);
+        QCOMPARE(scores->at(scores->count() - 1).x(), 192.0);
+        for (int i = 1; i < scores->count(); ++i) {
+            QVERIFY(scores->at(i).x() > scores->at(i - 1).x());
+            QVERIFY(scores->at(i).y() <= scores->at(i - 1).y());
+        }
+        QCOMPARE(runtimes->count(), scores->count());
+        // The overlay of #1: its changed tensors on the configurable nodes only.
+        QVERIFY(!overlays.isEmpty());
+        panel.selectRow(1);
+        const NodeOverlay& o = panel.overlay();
+        QCOMPARE(int64_t(o.values.size()), doc->nodeCount());
+        int changed = 0, withValue = 0;
+        for (int64_t n = 0; n < doc->nodeCount(); ++n)
+            if (o.hasValue(n)) {
+                ++withValue;
+                changed += o.values[size_t(n)] > 0;
+                QVERIFY(o.values[size_t(n)] >= 0 && o.values[size_t(n)] <= 3);
+            }
+        QCOMPARE(withValue, int(doc->layout.configurableCount()));
+        QCOMPARE(changed, v->rows[1].changedNodes);
+        if (const QString shots = testutil::env("TGRAPH_SCREENSHOT_DIR"); !shots.isEmpty()) {
+            panel.show();
+            QTest::qWait(500);
+            panel.grab().save(shots + "/tune-panel.png");
+        }
+        // Explain #1 against the default on the tuned set.
+        const ExplainRequest request = panel.explainContext();
+        QCOMPARE(request.configValues.dim(0), int64_t(11));
+        QCOMPARE(request.a.index, int64_t(1));
+        QCOMPARE(request.b.index, int64_t(0));
+        ExplainPanel explain;
+        explain.setContext(request);
+        explain.setConfigs("1", "0");
+        QSignalSpy explained(&explain, &ExplainPanel::finished);
+        explain.run();
+        QVERIFY(explained.count() > 0 || explained.wait(120000));
+        QVERIFY2(explain.outcome(), qPrintable(explain.banner()->text()));
+        if (v->rows[1].changedNodes > 0)
+            QCOMPARE(explain.outcome()->attribution->differingNodes, int64_t(v->rows[1].changedNodes));
+
+        // A long search shows its curve while it runs, and cancels cleanly.
+        panel.setBudget(1000000);
+        panel.setBatch(8);
+        done.clear();
+        panel.run();
+        QTRY_VERIFY_WITH_TIMEOUT(scores->count() >= 2, 60000);
+        QVERIFY(panel.isRunning());
+        panel.cancel();
+        QVERIFY(done.count() > 0 || done.wait(60000));
+        QVERIFY(!panel.isRunning());
+        QCOMPARE(panel.result(), v); // the finished result stays; the cancelled one never shows
+        // No model: a message, nothing started.
+        panel.setModelFiles({});
+        panel.run();
+        QVERIFY(!panel.isRunning());
+        QVERIFY(panel.banner()->text().contains("model"));
     }
 
     void badInputsShowABanner()
