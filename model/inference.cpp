@@ -42,30 +42,25 @@ void addChunkMaps(
             total->layers.push_back(std::move(full));
         }
     }
+    // Adds the chunk's row j (of `width` values) to the row of its config in file order.
+    const auto addRows = [&](const std::vector<float>& from, std::vector<float>& to, int64_t configs, size_t width) {
+        if (from.empty() || to.empty())
+            return;
+        for (int64_t j = 0; j < configs; ++j) {
+            const float* src = from.data() + size_t(j) * width;
+            float* dst = to.data() + size_t(order[first + size_t(j)]) * width;
+            for (size_t f = 0; f < width; ++f)
+                dst[f] += src[f];
+        }
+    };
     for (size_t l = 0; l < chunk.layers.size(); ++l) {
         const LayerAttention& from = chunk.layers[l];
         LayerAttention& to = total->layers[l];
-        const size_t width = size_t(from.channels);
-        for (int64_t j = 0; j < from.configs; ++j) {
-            const size_t src = size_t(j) * width;
-            const size_t dst = size_t(order[first + size_t(j)]) * width;
-            for (size_t f = 0; f < width; ++f) {
-                to.gate[dst + f] += from.gate[src + f];
-                if (!from.cross.empty())
-                    to.cross[dst + f] += from.cross[src + f];
-            }
-        }
-        if (!to.hasNodeMaps())
-            continue;
-        const size_t nodes = size_t(to.nodes);
-        for (int64_t j = 0; j < from.configs; ++j) {
-            const size_t src = size_t(j) * nodes;
-            const size_t dst = size_t(order[first + size_t(j)]) * nodes;
-            for (size_t n = 0; n < nodes; ++n) {
-                to.nodeGate[dst + n] += from.nodeGate[src + n];
-                if (!to.nodeCross.empty())
-                    to.nodeCross[dst + n] += from.nodeCross[src + n];
-            }
+        addRows(from.gate, to.gate, from.configs, size_t(from.channels));
+        addRows(from.cross, to.cross, from.configs, size_t(from.channels));
+        if (to.hasNodeMaps()) {
+            addRows(from.nodeGate, to.nodeGate, from.configs, size_t(to.nodes));
+            addRows(from.nodeCross, to.nodeCross, from.configs, size_t(to.nodes));
         }
     }
 }

@@ -67,11 +67,8 @@ ExplainPanel::ExplainPanel(QWidget* parent)
         m_progress->show();
         updateControls();
     });
-    connect(m_runner, &JobRunner::progressChanged, this, [this](const QString& label, quint64 done, quint64 total) {
-        m_progress->setRange(0, total > 0 ? int(std::min<quint64>(total, 1u << 30)) : 0);
-        m_progress->setValue(int(std::min(done, total)));
-        m_progress->setFormat(label + QStringLiteral(" %v/%m"));
-    });
+    connect(m_runner, &JobRunner::progressChanged, this,
+        [this](const QString& label, quint64 done, quint64 total) { showJobProgress(m_progress, label, done, total); });
     const auto stopped = [this] {
         m_progress->hide();
         updateControls();

@@ -3,6 +3,7 @@
 
 #include "attentionheatmaps.h"
 #include "inferencerunner.h"
+#include "jobprogress.h"
 #include "studiolog.h"
 
 #include "core/error.h"
@@ -67,13 +68,8 @@ InferencePanel::InferencePanel(QWidget* parent)
         m_progress->show();
         updateControls();
     });
-    connect(
-        m_runner, &InferenceRunner::progressChanged, this, [this](const QString& label, quint64 done, quint64 total) {
-            m_progress->setFormat(label + (total ? QStringLiteral(" %v/%m") : QString()));
-            m_progress->setRange(0, total ? int(std::min<quint64>(total, INT_MAX)) : 0);
-            if (total)
-                m_progress->setValue(int(std::min<quint64>(done, INT_MAX)));
-        });
+    connect(m_runner, &InferenceRunner::progressChanged, this,
+        [this](const QString& label, quint64 done, quint64 total) { showJobProgress(m_progress, label, done, total); });
     connect(m_runner, &InferenceRunner::finished, this, &InferencePanel::onFinished);
     connect(m_runner, &InferenceRunner::failed, this, [this](const QString& message) {
         m_progress->hide();

@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "jobprogress.h"
 
+#include <QProgressBar>
+
+#include <algorithm>
+#include <climits>
+
 void JobProgress::begin(std::string_view label, uint64_t total)
 {
     const std::lock_guard lock(m_mutex);
@@ -29,4 +34,12 @@ JobProgress::Snapshot JobProgress::snapshot() const
     const std::lock_guard lock(m_mutex);
     const Step& step = m_steps.empty() ? m_last : m_steps.back();
     return { QString::fromStdString(step.label), step.done, step.total };
+}
+
+void showJobProgress(QProgressBar* bar, const QString& label, quint64 done, quint64 total)
+{
+    bar->setFormat(label + (total ? QStringLiteral(" %v/%m") : QString()));
+    bar->setRange(0, total ? int(std::min<quint64>(total, INT_MAX)) : 0);
+    if (total)
+        bar->setValue(int(std::min<quint64>(std::min(done, total), INT_MAX)));
 }

@@ -5,6 +5,8 @@
 
 #include <QString>
 
+class QProgressBar;
+
 #include <atomic>
 #include <cstdint>
 #include <mutex>
@@ -45,3 +47,6 @@ private:
     std::vector<Step> m_steps; // nested ProgressScopes, outermost first
     Step m_last;
 };
+
+// Shows a job's progress on a bar: "label 12/40", or busy (no total) when the total is unknown.
+void showJobProgress(QProgressBar* bar, const QString& label, quint64 done, quint64 total);
