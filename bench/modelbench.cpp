@@ -3,6 +3,7 @@
 
 #include "procstats.h"
 
+#include "core/childprocess.h"
 #include "core/format.h"
 #include "core/graphio.h"
 #include "core/normalizer.h"
@@ -196,6 +197,7 @@ int runModelBench(const std::vector<std::string>& args)
     int64_t pythonMaxNodes = std::numeric_limits<int64_t>::max();
     bool doStep = true;
     std::string python = "/usr/bin/python3";
+    bool pythonHugePages = false; // give the Python process the same glibc tunable
     const std::string script = std::string(TGRAPH_SOURCE_DIR) + "/bench/model_torch.py";
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
@@ -227,6 +229,8 @@ int runModelBench(const std::vector<std::string>& args)
             threads = std::stoi(next());
         else if (a == "--python")
             python = next();
+        else if (a == "--python-hugepages")
+            pythonHugePages = true;
         else if (a == "--no-python")
             pythonRepeat = 0;
         else if (a == "--no-step")
@@ -240,13 +244,14 @@ int runModelBench(const std::vector<std::string>& args)
             std::printf(
                 "Usage: tgraph-bench model [--nodes 250,1000,4000] [--configs 64,128] [--cross on|off|both]\n"
                 "                          [--repeat 3] [--python-repeat R] [--python-max-nodes N] [--no-python]\n"
-                "                          [--threads T] [--python PYTHON] [--no-step] [--quick]\n"
+                "                          [--threads T] [--python PYTHON] [--python-hugepages] [--no-step] [--quick]\n"
                 "Times the TGraph layout model's forward (eval, no grad) and training step (forward + hinge\n"
                 "loss + backward + AdamW) on pruned synthetic graphs, each case in a fresh process, best of\n"
                 "--repeat; the same with the PyTorch reference module (bench/model_torch.py, Debian's\n"
                 "python3-torch). GFLOP/s counts the matmul FLOPs of the plain module (training step: 3x the\n"
                 "forward), next to the GEMM peak measured here. Threads default to all cores. --quick: N = 250,\n"
-                "C = 64, one repeat (a smoke run).\n");
+                "C = 64, one repeat (a smoke run). The C++ cases run with glibc's huge-page tunable, as\n"
+                "tgraph starts tgraph-model (core/childprocess.h); --python-hugepages gives Python the same.\n");
             return a == "--help" || a == "-h" ? 0 : 2;
         }
     }
@@ -288,8 +293,9 @@ int runModelBench(const std::vector<std::string>& args)
             model::saveWeightsNpz(m, normalizer, weightsPath);
             for (const int64_t configs : configList) {
                 const int64_t c = std::min(configs, g.configCount());
-                std::vector<std::string> argv { self, "model-case", weightsPath, graphPath, std::to_string(c),
-                    std::to_string(repeat), std::to_string(threads) };
+                // As `tgraph` starts tgraph-model: glibc's huge-page tunable (core/childprocess.h).
+                std::vector<std::string> argv { "env", "GLIBC_TUNABLES=" + hugePageMallocTunables(), self, "model-case",
+                    weightsPath, graphPath, std::to_string(c), std::to_string(repeat), std::to_string(threads) };
                 if (!doStep)
                     argv.push_back("--no-step");
                 const CaseResult ours = runCase(argv);
@@ -297,6 +303,8 @@ int runModelBench(const std::vector<std::string>& args)
                 if (havePython && g.nodeCount() <= pythonMaxNodes) {
                     argv = { python, script, weightsPath, graphPath, std::to_string(c), std::to_string(pythonRepeat),
                         std::to_string(threads) };
+                    if (pythonHugePages)
+                        argv.insert(argv.begin(), { "env", "GLIBC_TUNABLES=" + hugePageMallocTunables() });
                     if (!doStep)
                         argv.push_back("--no-step");
                     py = runCase(argv);

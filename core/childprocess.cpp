@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
 #include <poll.h>
@@ -18,6 +19,15 @@
 extern char** environ;
 
 namespace tgraph {
+
+std::string hugePageMallocTunables()
+{
+    const char* current = std::getenv("GLIBC_TUNABLES");
+    const std::string value = current ? current : "";
+    if (value.find("glibc.malloc.hugetlb") != std::string::npos)
+        return value; // the user's choice wins
+    return value.empty() ? "glibc.malloc.hugetlb=1" : value + ":glibc.malloc.hugetlb=1";
+}
 
 namespace {
 

@@ -2,6 +2,7 @@
 #include "commands.h"
 
 #include "argparser.h"
+#include "core/childprocess.h"
 #include "core/error.h"
 
 #include <cerrno>
@@ -53,6 +54,7 @@ int execSibling(const std::string& executable, const std::vector<std::string>& a
     // core 1.76 -> 2.40 with PASSIVE. It must be set before the library loads, hence here; a value
     // the user set wins.
     ::setenv("OMP_WAIT_POLICY", "PASSIVE", 0);
+    ::setenv("GLIBC_TUNABLES", hugePageMallocTunables().c_str(), 1); // see core/childprocess.h
     std::vector<char*> argv;
     argv.push_back(const_cast<char*>("tgraph"));
     for (const std::string& a : args)

@@ -3,6 +3,7 @@
 #include "headlessrender.h"
 #include "mainwindow.h"
 
+#include "core/childprocess.h"
 #include "core/versions.h"
 #include "model/torchruntime.h"
 
@@ -11,7 +12,10 @@
 #include <QCoreApplication>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <string>
+#include <unistd.h>
 
 namespace {
 
@@ -156,6 +160,14 @@ bool asksForInfoOnly(int argc, char** argv)
 
 int main(int argc, char** argv)
 {
+    // The studio runs inference, explanations and tuning in-process: start again with glibc's
+    // huge-page tunable unless it is set (core/childprocess.h: model passes 2-2.5x faster).
+    // `tgraph render` and `tgraph studio` set it before starting this binary.
+    if (const std::string tunables = tgraph::hugePageMallocTunables();
+        !std::getenv("GLIBC_TUNABLES") || tunables != std::getenv("GLIBC_TUNABLES")) {
+        ::setenv("GLIBC_TUNABLES", tunables.c_str(), 1);
+        ::execv("/proc/self/exe", argv); // returns only on failure: then run as is
+    }
     QCoreApplication::setOrganizationName(QStringLiteral("TGraph Studio"));
     QCoreApplication::setApplicationName(QStringLiteral("TGraph Studio"));
     QCoreApplication::setApplicationVersion(QString::fromStdString(tgraph::projectVersion()));
