@@ -7,13 +7,14 @@
 #include "core/childprocess.h"
 #include "core/error.h"
 #include "core/featurizer.h"
+#include "core/filebytes.h"
 #include "core/jsonwriter.h"
 #include "core/progress.h"
 
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <map>
 #include <sstream>
 
 namespace tgraph::model {
@@ -21,14 +22,6 @@ namespace tgraph::model {
 namespace fs = std::filesystem;
 
 namespace {
-
-void writeText(const std::string& path, const std::string& text)
-{
-    std::ofstream f(path, std::ios::binary);
-    f << text;
-    if (!f.good())
-        throw InputError(path, "", "cannot write the file");
-}
 
 std::string shellQuote(const std::string& text)
 {
@@ -179,22 +172,6 @@ AutotuneOutcome Autotuner::run(ProgressSink* progress, const std::function<void(
         if (int64_t(out.top.size()) < topK)
             out.top.push_back(c);
 
-    // The file's own measurements of configs it holds.
-    std::map<std::vector<float>, int64_t> fileRuntimes;
-    if (m_space.kind == GraphKind::Layout && m_fileGraph.configCount() > 0) {
-        const int64_t nc = m_fileGraph.configurableCount();
-        for (int64_t c = 0; c < m_fileGraph.configCount(); ++c) {
-            const float* r = m_fileGraph.nodeConfigFeat.data() + c * nc * 18;
-            fileRuntimes.emplace(std::vector<float>(r, r + nc * 18), m_fileGraph.configRuntime.data()[c]);
-        }
-    } else if (m_space.kind == GraphKind::Tile) {
-        const TileGraph& tile = m_document->tile;
-        for (int64_t c = 0; c < tile.configCount(); ++c) {
-            const float* r = tile.configFeat.data() + c * m_space.rowWidth;
-            fileRuntimes.emplace(std::vector<float>(r, r + m_space.rowWidth), tile.configRuntime.data()[c]);
-        }
-    }
-
     // Verification of the top-k and the default.
     const bool measure = !m_request.measureCommand.empty();
     out.verification = m_simulator ? "simulated" : measure ? "measured" : "";
@@ -211,12 +188,10 @@ AutotuneOutcome Autotuner::run(ProgressSink* progress, const std::function<void(
     };
     const auto verifyOne = [&](AutotuneCandidate& c, int rank) {
         const std::vector<float> row = m_space.row(result.evaluated[c.evaluation].genes);
-        if (const auto it = fileRuntimes.find(row); it != fileRuntimes.end() && it->second > 0)
-            c.fileRuntime = it->second;
         if (m_simulator) {
             c.runtime = m_simulator->runtime(row.data());
         } else if (measure) {
-            writeText(configFile(rank), configJson(row, rank));
+            writeTextFile(configFile(rank), configJson(row, rank));
             c.runtime
                 = measureWithCommand(m_request.measureCommand, configFile(rank), m_request.measureTimeoutMs, &c.note);
         }
@@ -230,13 +205,15 @@ AutotuneOutcome Autotuner::run(ProgressSink* progress, const std::function<void(
             if (out.top[r].evaluation == 0) { // the default itself: verified once, its file under both names
                 out.top[r] = out.defaultEntry;
                 if (measure)
-                    writeText(configFile(int(r + 1)), configJson(m_space.row(m_space.start()), int(r + 1)));
+                    writeTextFile(configFile(int(r + 1)), configJson(m_space.row(m_space.start()), int(r + 1)));
             } else {
                 verifyOne(out.top[r], int(r + 1));
             }
             scope.advanceBy(1);
         }
     }
+
+    addFileRuntimes(out);
 
     // The configuration to apply: the fastest verified one when it beats the default (an autotuner
     // applies nothing it has not seen run faster), 0 = keep the default.
@@ -251,6 +228,30 @@ AutotuneOutcome Autotuner::run(ProgressSink* progress, const std::function<void(
 }
 
 // Instruction names: the document's, or those of the linked module (a regenerated synth module).
+void Autotuner::addFileRuntimes(AutotuneOutcome& out) const
+{
+    // The input file's own measurement of the final candidates it holds: one pass over its configs,
+    // each compared with the few candidates (no copy of the file's configs).
+    const bool tile = m_space.kind == GraphKind::Tile;
+    const NdArray<float>& configs = tile ? m_document->tile.configFeat : m_fileGraph.nodeConfigFeat;
+    const NdArray<int64_t>& runtimes = tile ? m_document->tile.configRuntime : m_fileGraph.configRuntime;
+    const int64_t count = configs.ndim() > 0 ? configs.dim(0) : 0;
+    const int64_t width = m_space.rowValues();
+    if (count == 0 || configs.size() != count * width)
+        return;
+    std::vector<std::pair<std::vector<float>, AutotuneCandidate*>> wanted;
+    wanted.emplace_back(row(out, out.defaultEntry), &out.defaultEntry);
+    for (AutotuneCandidate& c : out.top)
+        wanted.emplace_back(row(out, c), &c);
+    for (int64_t k = 0; k < count; ++k) {
+        const float* values = configs.data() + k * width;
+        for (auto& [candidate, entry] : wanted)
+            if (entry->fileRuntime < 0 && runtimes.data()[k] > 0
+                && std::memcmp(values, candidate.data(), sizeof(float) * size_t(width)) == 0)
+                entry->fileRuntime = runtimes.data()[k];
+    }
+}
+
 std::string Autotuner::nodeName(int64_t node) const
 {
     const GraphDocument& doc = *m_document;

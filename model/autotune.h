@@ -97,6 +97,7 @@ public:
 
 private:
     std::string nodeName(int64_t node) const;
+    void addFileRuntimes(AutotuneOutcome& out) const;
 
     std::vector<EnsembleMember>& m_models;
     std::shared_ptr<const GraphDocument> m_document;

@@ -1,11 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <charconv>
 #include <map>
 #include <string>
 #include <vector>
 
 namespace tgraph::cli {
+
+// The whole of `text` as a number of type T (std::from_chars: no sign for unsigned types, no
+// leading spaces, no trailing characters); false otherwise.
+template <class T> bool parseNumber(const std::string& text, T* out)
+{
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), *out);
+    return ec == std::errc() && end == text.data() + text.size();
+}
 
 // Options of one sub-command: "--name VALUE", "--name=VALUE", short aliases ("-o FILE"), flags,
 // and positional arguments. Produces the command's --help text from the same declarations.

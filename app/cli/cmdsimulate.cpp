@@ -21,12 +21,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-template <class T> bool parseNumber(const std::string& text, T* out)
-{
-    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), *out);
-    return ec == std::errc() && end == text.data() + text.size();
-}
-
 int simulate(const ArgParser& p)
 {
     const std::string in = p.positionals().front();

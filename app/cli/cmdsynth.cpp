@@ -17,12 +17,6 @@ namespace tgraph::cli {
 
 namespace {
 
-template <class T> bool parseNumber(const std::string& text, T* out)
-{
-    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), *out);
-    return ec == std::errc() && end == text.data() + text.size();
-}
-
 std::vector<std::string> splitList(const std::string& text)
 {
     std::vector<std::string> out;

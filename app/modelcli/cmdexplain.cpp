@@ -27,12 +27,6 @@ namespace {
 
 constexpr const char* kCommand = "explain";
 
-template <class T> bool parseNumber(const std::string& text, T* out)
-{
-    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), *out);
-    return ec == std::errc() && end == text.data() + text.size();
-}
-
 // A signed number in a fixed width, "-" when not computed.
 std::string cell(double v, int width, const char* format = "%+.4g")
 {
@@ -247,7 +241,8 @@ int runExplain(const std::vector<std::string>& args)
     ConfigSelector selector;
     int64_t n = 0;
     if (p.positionals().size() != 1)
-        return usageError(kCommand, p.positionals().empty() ? "missing GRAPH (.npz or tuning record)" : "exactly one graph expected");
+        return usageError(
+            kCommand, p.positionals().empty() ? "missing GRAPH (.npz or tuning record)" : "exactly one graph expected");
     if (p.values("--weights").empty())
         return usageError(kCommand, "missing --weights W");
     if (!parseConfigSelector(p.value("--config"), &selector))

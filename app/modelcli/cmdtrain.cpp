@@ -40,12 +40,6 @@ const char* const kHyperParameterOptions[] = { "--steps", "--epochs", "--configs
     "--deterministic", "--dedup", "--folds", "--train-folds", "--keep", "--fold-seed", "--max-nonfinite",
     "--residual-after-activation", "--bidirectional-edges" };
 
-template <class T> bool parseNumber(const std::string& text, T* out)
-{
-    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), *out);
-    return ec == std::errc() && end == text.data() + text.size();
-}
-
 std::string percent(double fraction)
 {
     char buf[32];

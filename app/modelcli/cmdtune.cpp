@@ -1,39 +1,29 @@
 // SPDX-License-Identifier: Apache-2.0
 // `tgraph tune`: the XTAT-style autotuner. Searches a module's layout space (or a graph file's
 // recombined per-node layouts, or a tile kernel's configs) with a strategy of core/tunesearch.h,
-// scoring candidates in batches with the learned model (model/tunescorer.h); re-scores the final
-// candidates together, verifies the top-k with the simulator or a user's measuring command, and
-// writes the winners as a graph file, a readable layout assignment and the search history.
+// scoring candidates in batches with the learned model; re-scores the final candidates together,
+// verifies the top-k with the simulator or a user's measuring command (model/autotune.h), and writes the winners as a
+// graph file, a readable layout assignment and the search history.
 
 #include "app/cli/argparser.h"
 #include "app/cli/commands.h"
 #include "app/cli/terminalprogress.h"
 
-#include "core/attribution.h"
-#include "core/childprocess.h"
 #include "core/error.h"
-#include "core/featurizer.h"
+#include "core/filebytes.h"
 #include "core/format.h"
 #include "core/graphdocument.h"
 #include "core/graphio.h"
 #include "core/jsonwriter.h"
 #include "core/project.h"
-#include "core/prune.h"
 #include "core/runwriter.h"
-#include "core/simulator.h"
 #include "core/tunesearch.h"
 #include "model/autotune.h"
-#include "model/explainsimulator.h"
 #include "model/torchruntime.h"
 
-#include <charconv>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <map>
-#include <optional>
 #include <sstream>
 #include <unistd.h>
 
@@ -44,12 +34,6 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr const char* kCommand = "tune";
-
-template <class T> bool parseNumber(const std::string& text, T* out)
-{
-    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), *out);
-    return ec == std::errc() && end == text.data() + text.size();
-}
 
 // The output directory is written under a temporary name and renamed at the end, so a failed or
 // interrupted run leaves nothing half-written.
@@ -91,14 +75,6 @@ private:
     std::string m_staging;
     bool m_committed = false;
 };
-
-void writeText(const std::string& path, const std::string& text)
-{
-    std::ofstream f(path, std::ios::binary);
-    f << text;
-    if (!f.good())
-        throw InputError(path, "", "cannot write the file");
-}
 
 int tune(const ArgParser& p)
 {
@@ -211,7 +187,7 @@ int tune(const ArgParser& p)
         line("default", defaultEntry);
         for (size_t r = 0; r < top.size(); ++r)
             line(std::to_string(r + 1), top[r]);
-        writeText(out.file("top.csv"), csv.str());
+        writeTextFile(out.file("top.csv"), csv.str());
     }
     {
         std::ostringstream history;
@@ -219,7 +195,7 @@ int tune(const ArgParser& p)
         for (size_t i = 0; i < result.evaluated.size(); ++i)
             history << i << ',' << result.evaluated[i].batch << ',' << result.evaluated[i].score << ','
                     << result.bestSoFar[i] << '\n';
-        writeText(out.file("history.csv"), history.str());
+        writeTextFile(out.file("history.csv"), history.str());
     }
     {
         std::ostringstream text;
@@ -232,7 +208,7 @@ int tune(const ArgParser& p)
                 text << ", " << how << ' ' << formatDuration(std::llround(top[r].runtime));
             text << '\n' << tuner.layoutAssignment(space.row(result.evaluated[top[r].evaluation].genes));
         }
-        writeText(out.file("layouts.txt"), text.str());
+        writeTextFile(out.file("layouts.txt"), text.str());
     }
     // The winners as a graph file of the input's kind: top-k configs in rank order, runtimes as verified (0 = not).
     if (space.kind == GraphKind::Tile) {
@@ -294,7 +270,7 @@ int tune(const ArgParser& p)
         }
         j.endArray();
         j.endObject();
-        writeText(out.file("summary.json"), j.str() + "\n");
+        writeTextFile(out.file("summary.json"), j.str() + "\n");
     }
     out.commit();
 

@@ -16,12 +16,6 @@ namespace tgraph::cli {
 
 namespace {
 
-template <class T> bool parseNumber(const std::string& text, T* out)
-{
-    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), *out);
-    return ec == std::errc() && end == text.data() + text.size();
-}
-
 std::vector<std::string> dataEntries(const ArgParser& p)
 {
     std::vector<std::string> entries = p.values("--data");

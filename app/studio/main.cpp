@@ -160,14 +160,6 @@ bool asksForInfoOnly(int argc, char** argv)
 
 int main(int argc, char** argv)
 {
-    // The studio runs inference, explanations and tuning in-process: start again with glibc's
-    // huge-page tunable unless it is set (core/childprocess.h: model passes 2-2.5x faster).
-    // `tgraph render` and `tgraph studio` set it before starting this binary.
-    if (const std::string tunables = tgraph::hugePageMallocTunables();
-        !std::getenv("GLIBC_TUNABLES") || tunables != std::getenv("GLIBC_TUNABLES")) {
-        ::setenv("GLIBC_TUNABLES", tunables.c_str(), 1);
-        ::execv("/proc/self/exe", argv); // returns only on failure: then run as is
-    }
     QCoreApplication::setOrganizationName(QStringLiteral("TGraph Studio"));
     QCoreApplication::setApplicationName(QStringLiteral("TGraph Studio"));
     QCoreApplication::setApplicationVersion(QString::fromStdString(tgraph::projectVersion()));
@@ -178,6 +170,15 @@ int main(int argc, char** argv)
         setupParser(parser);
         parser.process(app); // exits
         return 0;
+    }
+
+    // The studio runs inference, explanations and tuning in-process: start again with glibc's
+    // huge-page tunable unless it is set (core/childprocess.h: model passes 2-2.5x faster).
+    // `tgraph render` sets it before starting this binary; --help and --version need no restart.
+    const char* current = std::getenv("GLIBC_TUNABLES");
+    if (const std::string tunables = tgraph::hugePageMallocTunables(); tunables != (current ? current : "")) {
+        ::setenv("GLIBC_TUNABLES", tunables.c_str(), 1);
+        ::execv("/proc/self/exe", argv); // returns only on failure: then run as is
     }
 
     // Rendering needs no display: the offscreen platform unless the caller chose one.

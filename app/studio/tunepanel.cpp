@@ -297,11 +297,13 @@ void TunePanel::run()
         std::vector<tgraph::model::EnsembleMember> models
             = tgraph::model::loadEnsemble(tgraph::model::expandWeightsArguments(weights));
         tgraph::model::Autotuner tuner(models, doc, request);
+        size_t best = 0, seen = 0; // the best evaluation so far, found among the new ones of each batch
         const tgraph::model::AutotuneOutcome outcome = tuner.run(&progress, [&](const tgraph::TuneResult& r) {
+            for (; seen < r.evaluated.size(); ++seen)
+                if (r.evaluated[seen].score < r.evaluated[best].score)
+                    best = seen;
             // The best so far and, when verifying with the simulator, its simulated runtime.
-            const auto ranking = std::min_element(r.evaluated.begin(), r.evaluated.end(),
-                [](const tgraph::TuneEvaluation& a, const tgraph::TuneEvaluation& b) { return a.score < b.score; });
-            const double runtime = tuner.simulatedRuntime(ranking->genes);
+            const double runtime = tuner.simulatedRuntime(r.evaluated[best].genes);
             const std::lock_guard<std::mutex> lock(live->mutex);
             live->bestScore.push_back(r.bestSoFar.back());
             live->evaluations.push_back(int64_t(r.evaluated.size()));
