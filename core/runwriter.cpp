@@ -107,10 +107,10 @@ void RunWriter::evalMetrics(const EvalMetrics& m)
 {
     const std::string run = runFor(m.fold);
     const int64_t now = nowMs();
-    for (const auto& [key, value] :
-        std::initializer_list<std::pair<const char*, double>> { { "tau", m.meanTau }, { "opa", m.meanOpa },
-            { "top5_slowdown", m.meanTop5Slowdown }, { "tile_score", m.meanTileScore }, { "eval_seconds", m.seconds } })
-        if (!(std::string(key) == "tile_score" && std::isnan(value)))
+    for (const auto& [key, value] : std::initializer_list<std::pair<const char*, double>> { { "tau", m.meanTau },
+             { "opa", m.meanOpa }, { "top5_slowdown", m.meanTop5Slowdown }, { "tile_score", m.meanTileScore },
+             { "top1_slowdown", m.meanTop1Slowdown }, { "ape", m.ape }, { "eval_seconds", m.seconds } })
+        if (!((std::string(key) == "tile_score" || std::string(key) == "ape") && std::isnan(value)))
             m_buffer.push_back({ run, key, "valid", m.step, now, value });
     // Graph ids are looked up (and registered) before the transaction.
     std::vector<int64_t> graphIds;

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,10 @@ struct EvalMetrics
     double meanOpa = 0;
     double meanTop5Slowdown = 0;
     double meanTileScore = 0; // NaN for layout
+    double meanTop1Slowdown = 0; // runtime of the predicted-best config / the best runtime - 1, mean over graphs
+    // Kaufman et al.'s APE (spec tgraph-model.md §7.5) over the graphs: 100 x sum |t(predicted best)
+    // - min t| / sum min t, from raw runtimes; NaN for layout.
+    double ape = std::numeric_limits<double>::quiet_NaN();
     bool best = false; // the best mean tau of the run so far (its checkpoint is kept)
     double seconds = 0; // evaluation wall time
 };

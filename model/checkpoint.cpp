@@ -194,6 +194,11 @@ std::vector<DataFile> parseDataFiles(const std::string& json, const std::string&
 
 bool sameModel(const ModelOptions& a, const ModelOptions& b)
 {
+    if (a.family != b.family)
+        return false;
+    if (a.family != ModelFamily::TGraph) // zoo models: no blocks, cross-attn or paper switches
+        return a.hidden == b.hidden && a.opTableSize == b.opTableSize
+            && (a.family != ModelFamily::Kaufman || a.reduction == b.reduction);
     return a.hidden == b.hidden && a.blocks == b.blocks && a.useCrossAttn == b.useCrossAttn
         && a.opTableSize == b.opTableSize && a.residualAfterActivation == b.residualAfterActivation
         && a.bidirectionalEdges == b.bidirectionalEdges;
@@ -203,6 +208,8 @@ bool sameModel(const ModelOptions& a, const ModelOptions& b)
 
 torch::nn::Module& Checkpoint::module() const
 {
+    if (zoo)
+        return *zoo;
     if (kind == GraphKind::Layout)
         return *layout.ptr();
     return *tile.ptr();
@@ -210,13 +217,17 @@ torch::nn::Module& Checkpoint::module() const
 
 const ModelOptions& Checkpoint::modelOptions() const
 {
+    if (zoo)
+        return zoo->options();
     return kind == GraphKind::Layout ? layout->options() : tile->options();
 }
 
 void saveCheckpoint(const Checkpoint& c, const std::string& path)
 {
     NpzWriter w(path, NpzCompression::Stored);
-    if (c.kind == GraphKind::Layout)
+    if (c.zoo)
+        addWeightArrays(w, c.zoo, c.normalizer);
+    else if (c.kind == GraphKind::Layout)
         addWeightArrays(w, c.layout, c.normalizer);
     else
         addWeightArrays(w, c.tile, c.normalizer);
@@ -266,6 +277,7 @@ Checkpoint loadCheckpoint(const std::string& path)
     c.kind = w.kind;
     c.layout = w.layout;
     c.tile = w.tile;
+    c.zoo = w.zoo;
     c.normalizer = w.normalizer;
 
     StateReader r(path);
@@ -340,6 +352,7 @@ Checkpoint checkpointFromWeights(const std::string& weightsPath)
     c.kind = w.kind;
     c.layout = w.layout;
     c.tile = w.tile;
+    c.zoo = w.zoo;
     c.normalizer = w.normalizer;
     c.options.model = c.modelOptions();
     for (const auto& [name, p] : namedParameters(c.module()))

@@ -57,6 +57,7 @@ struct Checkpoint
     GraphKind kind = GraphKind::Layout;
     TGraphModel layout { nullptr }; // set for layout checkpoints
     TileModel tile { nullptr }; // set for tile checkpoints
+    ZooModel zoo; // set instead of both for a zoo model (`--model` other than tgraph)
     Normalizer normalizer;
     TrainOptions options; // options.model matches the model
     int64_t optimizerStep = 0;

@@ -29,6 +29,10 @@ void checkLayoutMembers(const std::vector<EnsembleMember>& models)
         if (m.kind != GraphKind::Layout)
             throw InputError(m.path, "",
                 "holds a tile-model; explain needs a layout model (TGraph weights trained on layout graphs)");
+        else if (m.zoo)
+            throw InputError(m.path, "meta.model",
+                "holds a " + m.modelName()
+                    + " model; explain decomposes TGraph's scores (train with --model tgraph to explain a ranking)");
 }
 
 std::vector<double> toDoubles(const torch::Tensor& t)

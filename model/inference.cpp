@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 
 namespace tgraph::model {
 
@@ -119,8 +120,12 @@ void checkMembers(const std::vector<EnsembleMember>& models, GraphKind kind, con
 
 } // namespace
 
+std::string EnsembleMember::modelName() const { return zoo ? modelFamilyName(zoo->options().family) : "TGraph"; }
+
 const ModelOptions& EnsembleMember::options() const
 {
+    if (zoo)
+        return zoo->options();
     return kind == GraphKind::Layout ? layout->options() : tile->options();
 }
 
@@ -136,6 +141,7 @@ std::vector<EnsembleMember> loadEnsemble(const std::vector<std::string>& paths)
         m.kind = w.kind;
         m.layout = w.layout;
         m.tile = w.tile;
+        m.zoo = w.zoo;
         m.normalizer = w.normalizer;
         if (!members.empty() && members.front().kind != m.kind)
             throw InputError(path, "",
@@ -182,7 +188,11 @@ int64_t inferencePasses(const std::vector<EnsembleMember>& models, int64_t confi
     return chunks * std::max(1, options.tta) * int64_t(models.size());
 }
 
-torch::Tensor scoreLayoutConfigs(TGraphModel& model, const GraphTensors& graph, const NdArray<float>& nodeConfigFeat,
+namespace {
+
+using LayoutScorer = std::function<torch::Tensor(const LayoutBatch&, AttentionMaps*)>;
+
+torch::Tensor scoreChunks(const LayoutScorer& model, const GraphTensors& graph, const NdArray<float>& nodeConfigFeat,
     const std::vector<int64_t>& order, int64_t batchConfigs, const std::string& source, AttentionMaps* attention,
     ProgressScope* progress)
 {
@@ -202,7 +212,7 @@ torch::Tensor scoreLayoutConfigs(TGraphModel& model, const GraphTensors& graph, 
                     + " configurable nodes per config but node_config_ids lists "
                     + std::to_string(graph.configNodeIds.size(0)));
         AttentionMaps chunkMaps;
-        const auto chunkScores = model->forward(batch, attention ? &chunkMaps : nullptr).to(torch::kFloat32);
+        const auto chunkScores = model(batch, attention ? &chunkMaps : nullptr).to(torch::kFloat32);
         const auto chunk = chunkScores.contiguous();
         const float* in = chunk.data_ptr<float>();
         float* out = scores.data_ptr<float>();
@@ -215,6 +225,34 @@ torch::Tensor scoreLayoutConfigs(TGraphModel& model, const GraphTensors& graph, 
             progress->advanceBy(1);
     }
     return scores;
+}
+
+} // namespace
+
+torch::Tensor scoreLayoutConfigs(TGraphModel& model, const GraphTensors& graph, const NdArray<float>& nodeConfigFeat,
+    const std::vector<int64_t>& order, int64_t batchConfigs, const std::string& source, AttentionMaps* attention,
+    ProgressScope* progress)
+{
+    return scoreChunks([&](const LayoutBatch& b, AttentionMaps* maps) { return model->forward(b, maps); }, graph,
+        nodeConfigFeat, order, batchConfigs, source, attention, progress);
+}
+
+torch::Tensor scoreLayoutConfigs(EnsembleMember& member, const GraphTensors& graph,
+    const NdArray<float>& nodeConfigFeat, const std::vector<int64_t>& order, int64_t batchConfigs,
+    const std::string& source, AttentionMaps* attention, ProgressScope* progress)
+{
+    if (!member.zoo)
+        return scoreLayoutConfigs(
+            member.layout, graph, nodeConfigFeat, order, batchConfigs, source, attention, progress);
+    return scoreChunks([&](const LayoutBatch& b, AttentionMaps*) { return member.zoo->score(b); }, graph,
+        nodeConfigFeat, order, batchConfigs, source, attention, progress);
+}
+
+torch::Tensor scoreTileBatch(EnsembleMember& member, const TileBatch& batch, AttentionMaps* attention)
+{
+    if (member.zoo)
+        return member.zoo->score(batch);
+    return member.tile->forward(batch, attention);
 }
 
 GraphScores scoreLayoutGraph(std::vector<EnsembleMember>& models, const LayoutGraph& graph, const std::string& source,
@@ -247,7 +285,7 @@ GraphScores scoreLayoutGraph(std::vector<EnsembleMember>& models, const LayoutGr
         AttentionMaps maps;
         for (const auto& order : orders) {
             AttentionMaps passMaps;
-            const auto s = scoreLayoutConfigs(member.layout, tensors, graph.nodeConfigFeat, order, options.batchConfigs,
+            const auto s = scoreLayoutConfigs(member, tensors, graph.nodeConfigFeat, order, options.batchConfigs,
                 source, options.attention ? &passMaps : nullptr, progress);
             sum = sum.defined() ? sum + s.to(torch::kFloat64) : s.to(torch::kFloat64);
             if (options.attention) {
@@ -298,7 +336,7 @@ GraphScores scoreTileGraph(std::vector<EnsembleMember>& models, const TileGraph&
         const TileBatch batch
             = makeTileBatch(graph, member.normalizer, allRows(configs), member.options().opTableSize, source);
         AttentionMaps maps;
-        perMember.push_back(toVector(member.tile->forward(batch, options.attention ? &maps : nullptr)));
+        perMember.push_back(toVector(scoreTileBatch(member, batch, options.attention ? &maps : nullptr)));
         if (options.attention)
             out.attention.push_back(std::move(maps));
         if (progress)

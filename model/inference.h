@@ -10,6 +10,7 @@
 #include "scores.h"
 #include "tgraphmodel.h"
 #include "tilemodel.h"
+#include "zoomodel.h"
 
 #include "core/normalizer.h"
 
@@ -29,9 +30,12 @@ struct EnsembleMember
     GraphKind kind = GraphKind::Layout;
     TGraphModel layout { nullptr }; // kind == Layout
     TileModel tile { nullptr }; // kind == Tile
+    ZooModel zoo; // instead of both for another model family (zoomodel.h); gives no attention maps
     Normalizer normalizer;
 
     const ModelOptions& options() const;
+    // "TGraph", "kaufman", ... for messages.
+    std::string modelName() const;
 };
 
 // Loads each file through loadWeightsNpz / loadTileWeightsNpz, telling layout from tile by its
@@ -61,6 +65,13 @@ constexpr int64_t kMaxNodeMapValues = int64_t(4) << 20;
 torch::Tensor scoreLayoutConfigs(TGraphModel& model, const GraphTensors& graph, const NdArray<float>& nodeConfigFeat,
     const std::vector<int64_t>& order, int64_t batchConfigs, const std::string& source,
     AttentionMaps* attention = nullptr, ProgressScope* progress = nullptr);
+
+// The same for any member (a zoo model gives no attention maps).
+torch::Tensor scoreLayoutConfigs(EnsembleMember& member, const GraphTensors& graph,
+    const NdArray<float>& nodeConfigFeat, const std::vector<int64_t>& order, int64_t batchConfigs,
+    const std::string& source, AttentionMaps* attention = nullptr, ProgressScope* progress = nullptr);
+// A member's scores (C,) of a tile batch.
+torch::Tensor scoreTileBatch(EnsembleMember& member, const TileBatch& batch, AttentionMaps* attention = nullptr);
 
 // Every config of a pruned layout graph (spec §2.2) by every member: TTA, mean over members,
 // ranking. InputError naming `source` for inputs the models cannot take (an opcode beyond the op

@@ -25,8 +25,35 @@ constexpr int64_t kLayoutInputWidth
 constexpr int64_t kTileInputWidth = 134 + kNodeLayoutColumns * kLayoutEmbedding + kOpEmbedding;
 constexpr int64_t kTileConfigWidth = 24; // config_feat columns
 
+// The cost models `tgraph train --model` offers (issue "model zoo"): TGraph (tgraphmodel.h,
+// tilemodel.h) and three reference models of the seed papers (zoomodel.h).
+enum class ModelFamily {
+    TGraph, // "tgraph": the TGraph layout / tile model
+    TpuGraphsBaseline, // "tpugraphs-baseline": the TpuGraphs paper's ResModel (spec §8.1)
+    Kaufman, // "kaufman": Kaufman et al.'s learned TPU performance model (spec §8.2)
+    Tpgnn, // "tpgnn": GCN + TopK pooling + global pooling + MLP (seeds/tpgnn-overview.txt)
+};
+const char* modelFamilyName(ModelFamily family);
+bool parseModelFamily(const std::string& text, ModelFamily* family);
+// Width used when none is asked for: 256 (TGraph), 32 (baseline: the paper's MLP [32, 32]),
+// 128 (Kaufman, TPGNN).
+int64_t defaultHidden(ModelFamily family);
+
+// Kaufman et al.'s reductions of node embeddings to one graph embedding (spec §8.2).
+enum class NodeReduction {
+    MeanMax, // "mean-max": column-wise mean and max, concatenated
+    PerNode, // "per-node": a scalar per node, summed
+    Lstm, // "lstm": an LSTM over the nodes in topological (file) order, last state
+    Transformer, // "transformer": a 4-head Transformer encoder layer, summed over nodes
+};
+const char* nodeReductionName(NodeReduction reduction);
+bool parseNodeReduction(const std::string& text, NodeReduction* reduction);
+
 struct ModelOptions
 {
+    ModelFamily family = ModelFamily::TGraph;
+    NodeReduction reduction = NodeReduction::MeanMax; // Kaufman only
+
     int64_t hidden = 256; // H: width of every layer's output (graph_in = hidden_dim = 256 in all scripts)
     int64_t blocks = 2; // graph blocks after the two f_in layers
     // Code: ON for the default collections, OFF for random (spec §3 / §10.5). ON: each layer emits

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "rankloss.h"
 
+#include <algorithm>
+
 namespace tgraph::model {
 
 torch::Tensor slowerMask(const std::vector<int64_t>& runtimes)
@@ -38,6 +40,30 @@ torch::Tensor pairwiseHingeLoss(const torch::Tensor& scores, const torch::Tensor
     // diff[i][j] = s_i - s_j: config i slower than j should score at least `margin` higher.
     const auto diff = scores.unsqueeze(1) - scores.unsqueeze(0);
     return (torch::relu(margin - diff) * slower).sum() / double(c * c);
+}
+
+torch::Tensor pairwiseLogisticLoss(const torch::Tensor& scores, const torch::Tensor& slower)
+{
+    const int64_t c = scores.size(0);
+    const auto diff = scores.unsqueeze(1) - scores.unsqueeze(0);
+    const double pairs = std::max<double>(1.0, double(c) * double(c - 1) / 2.0);
+    return (torch::nn::functional::softplus(-diff) * slower).sum() / pairs;
+}
+
+torch::Tensor listMleLoss(const torch::Tensor& scores, const torch::Tensor& target)
+{
+    const int64_t c = scores.size(0);
+    // Slowest first; a stable sort keeps tied configs in index order.
+    const auto order = std::get<1>(target.sort(/*stable=*/true, /*dim=*/0, /*descending=*/true));
+    const auto s = scores.index_select(0, order);
+    // log sum_{j >= i} exp(s_j), a reversed cumulative logsumexp.
+    const auto tail = s.flip(0).logcumsumexp(0).flip(0);
+    return (tail - s).sum() / double(std::max<int64_t>(1, c));
+}
+
+torch::Tensor mseLoss(const torch::Tensor& scores, const torch::Tensor& target)
+{
+    return (scores - target).pow(2).mean();
 }
 
 } // namespace tgraph::model

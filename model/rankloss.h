@@ -24,4 +24,16 @@ torch::Tensor slowerMask(const std::vector<int64_t>& runtimes, const std::vector
 // scores (C,), slower (C, C) -> 0-d loss with `margin` (1 in the code).
 torch::Tensor pairwiseHingeLoss(const torch::Tensor& scores, const torch::Tensor& slower, double margin = 1.0);
 
+// Kaufman et al.'s logistic rank loss: sum over slower pairs of log(1 + exp(-(s_i - s_j))),
+// divided by the C (C - 1) / 2 pairs (spec tgraph-model.md §8.2).
+torch::Tensor pairwiseLogisticLoss(const torch::Tensor& scores, const torch::Tensor& slower);
+
+// ListMLE (the TpuGraphs baseline, spec §8.1): the negative log-likelihood of the true order
+// under the Plackett-Luce model of the scores, slowest first (higher score = slower), divided by
+// C. `target` (C,) orders the configs (larger = slower; ties keep index order).
+torch::Tensor listMleLoss(const torch::Tensor& scores, const torch::Tensor& target);
+
+// Mean squared error of scores against `target` (C,).
+torch::Tensor mseLoss(const torch::Tensor& scores, const torch::Tensor& target);
+
 } // namespace tgraph::model

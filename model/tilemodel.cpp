@@ -8,23 +8,32 @@ namespace tgraph::model {
 
 namespace F = torch::nn::functional;
 
-namespace {
-
-// Holds the config_feat standardization as buffers so they are named config_normalizer.{mean,std}.
-class ConfigNormalizerImpl : public torch::nn::Module
+ConfigNormalizerImpl::ConfigNormalizerImpl()
 {
-public:
-    ConfigNormalizerImpl()
-    {
-        mean = register_buffer("mean", torch::zeros({ kTileConfigWidth }, torch::kFloat32));
-        std = register_buffer("std", torch::ones({ kTileConfigWidth }, torch::kFloat32));
-    }
-    torch::Tensor mean;
-    torch::Tensor std;
-};
-TORCH_MODULE(ConfigNormalizer);
+    mean = register_buffer("mean", torch::zeros({ kTileConfigWidth }, torch::kFloat32));
+    std = register_buffer("std", torch::ones({ kTileConfigWidth }, torch::kFloat32));
+}
 
-} // namespace
+void ConfigNormalizerImpl::set(const ConfigStats& stats)
+{
+    TORCH_CHECK(stats.mean.size() == size_t(kTileConfigWidth) && stats.stddev.size() == size_t(kTileConfigWidth),
+        "config stats need 24 columns");
+    torch::NoGradGuard noGrad;
+    for (int64_t k = 0; k < kTileConfigWidth; ++k) {
+        mean[k] = stats.mean[size_t(k)];
+        std[k] = stats.stddev[size_t(k)];
+    }
+}
+
+ConfigStats ConfigNormalizerImpl::stats() const
+{
+    ConfigStats out;
+    const auto m = mean.to(torch::kFloat64).contiguous();
+    const auto s = std.to(torch::kFloat64).contiguous();
+    out.mean.assign(m.data_ptr<double>(), m.data_ptr<double>() + kTileConfigWidth);
+    out.stddev.assign(s.data_ptr<double>(), s.data_ptr<double>() + kTileConfigWidth);
+    return out;
+}
 
 ConfigStats computeConfigStats(const std::vector<const TileGraph*>& graphs)
 {
@@ -75,31 +84,14 @@ TileModelImpl::TileModelImpl(const ModelOptions& options)
     head = register_module("head",
         torch::nn::Sequential(torch::nn::Linear(3 * h, h), torch::nn::Dropout(options.dropout), torch::nn::GELU(),
             torch::nn::Linear(h, h), torch::nn::Dropout(options.dropout), torch::nn::GELU(), torch::nn::Linear(h, 1)));
-    const auto normalizer = register_module("config_normalizer", ConfigNormalizer());
-    configMean = normalizer->mean;
-    configStd = normalizer->std;
+    m_configNormalizer = register_module("config_normalizer", ConfigNormalizer());
+    configMean = m_configNormalizer->mean;
+    configStd = m_configNormalizer->std;
 }
 
-void TileModelImpl::setConfigStats(const ConfigStats& stats)
-{
-    TORCH_CHECK(stats.mean.size() == size_t(kTileConfigWidth) && stats.stddev.size() == size_t(kTileConfigWidth),
-        "TileModel: config stats need 24 columns");
-    torch::NoGradGuard noGrad;
-    for (int64_t k = 0; k < kTileConfigWidth; ++k) {
-        configMean[k] = stats.mean[size_t(k)];
-        configStd[k] = stats.stddev[size_t(k)];
-    }
-}
+void TileModelImpl::setConfigStats(const ConfigStats& stats) { m_configNormalizer->set(stats); }
 
-ConfigStats TileModelImpl::configStats() const
-{
-    ConfigStats stats;
-    const auto mean = configMean.to(torch::kFloat64).contiguous();
-    const auto stddev = configStd.to(torch::kFloat64).contiguous();
-    stats.mean.assign(mean.data_ptr<double>(), mean.data_ptr<double>() + kTileConfigWidth);
-    stats.stddev.assign(stddev.data_ptr<double>(), stddev.data_ptr<double>() + kTileConfigWidth);
-    return stats;
-}
+ConfigStats TileModelImpl::configStats() const { return m_configNormalizer->stats(); }
 
 torch::Tensor TileModelImpl::forward(const TileBatch& batch, AttentionMaps* attention)
 {

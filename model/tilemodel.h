@@ -38,6 +38,19 @@ struct ConfigStats
 };
 ConfigStats computeConfigStats(const std::vector<const TileGraph*>& graphs);
 
+// The config_feat standardization as buffers, so a model registering it as "config_normalizer" has
+// the buffers config_normalizer.mean and config_normalizer.std (24,).
+class ConfigNormalizerImpl : public torch::nn::Module
+{
+public:
+    ConfigNormalizerImpl();
+    void set(const ConfigStats& stats);
+    ConfigStats stats() const;
+    torch::Tensor mean;
+    torch::Tensor std;
+};
+TORCH_MODULE(ConfigNormalizer);
+
 class TileModelImpl : public torch::nn::Module
 {
 public:
@@ -60,6 +73,7 @@ public:
 
 private:
     ModelOptions m_options;
+    ConfigNormalizer m_configNormalizer { nullptr };
 };
 TORCH_MODULE(TileModel);
 

@@ -129,10 +129,13 @@ Trainer::Trainer(const TrainingData& data, std::vector<size_t> trainGraphs, std:
         m_options.model = modelOptions;
     }
     torch::manual_seed(options.seed);
-    if (m_kind == GraphKind::Layout)
+    if (modelOptions.family != ModelFamily::TGraph)
+        m_zoo = makeZooModel(modelOptions, m_kind);
+    else if (m_kind == GraphKind::Layout)
         m_layout = TGraphModel(modelOptions);
     else
         m_tile = TileModel(modelOptions);
+    m_loss = effectiveLoss(m_options);
     if (resume) {
         torch::NoGradGuard noGrad;
         const auto source = resume->module().named_parameters();
@@ -144,12 +147,30 @@ Trainer::Trainer(const TrainingData& data, std::vector<size_t> trainGraphs, std:
         m_normalizer = resume->normalizer;
     } else {
         m_normalizer = fitNormalizer(data, m_train);
-        if (m_tile) {
+        if (m_kind == GraphKind::Tile) {
             std::vector<const TileGraph*> kernels;
             for (size_t i : m_train)
                 kernels.push_back(&data.graphs[i].tile);
-            m_tile->setConfigStats(computeConfigStats(kernels));
+            if (m_tile)
+                m_tile->setConfigStats(computeConfigStats(kernels));
+            else
+                m_zoo->setConfigStats(computeConfigStats(kernels));
         }
+    }
+    // Regression targets: log runtime standardized per graph over all its configs.
+    m_targetStats.assign(data.graphs.size(), { 0.0, 1.0 });
+    for (size_t i : m_train) {
+        const TrainingGraph& g = data.graphs[i];
+        double sum = 0, squares = 0;
+        for (int64_t c = 0; c < g.configCount(); ++c) {
+            const double v = logRuntime(i, c);
+            sum += v;
+            squares += v * v;
+        }
+        const double n = double(std::max<int64_t>(1, g.configCount()));
+        const double mean = sum / n;
+        const double var = squares / n - mean * mean;
+        m_targetStats[i] = { mean, var > 1e-12 ? std::sqrt(var) : 1.0 };
     }
 
     m_tensors.resize(data.graphs.size());
@@ -186,6 +207,8 @@ Trainer::Trainer(const TrainingData& data, std::vector<size_t> trainGraphs, std:
 
 torch::nn::Module& Trainer::module()
 {
+    if (m_zoo)
+        return *m_zoo;
     if (m_layout)
         return *m_layout;
     return *m_tile;
@@ -225,12 +248,48 @@ torch::Tensor Trainer::forward(size_t graph, const std::vector<int64_t>& rows)
         LayoutBatch batch;
         batch.graph = m_tensors[graph];
         batch.configTokens = makeConfigTokens(g.configs, rows, g.path);
-        return m_layout->forward(batch);
+        return m_zoo ? m_zoo->score(batch) : m_layout->forward(batch);
     }
     TileBatch batch;
     batch.graph = m_tensors[graph];
     batch.configFeat = m_tileConfigs[graph].index_select(0, torch::tensor(rows, torch::kInt64));
-    return m_tile->forward(batch);
+    return m_zoo ? m_zoo->score(batch) : m_tile->forward(batch);
+}
+
+double Trainer::logRuntime(size_t graph, int64_t config) const
+{
+    const TrainingGraph& g = m_data.graphs[graph];
+    double t = double(g.runtimes()[config]);
+    if (m_kind == GraphKind::Tile)
+        t /= double(g.tile.configRuntimeNormalizers[config]);
+    return std::log(std::max(t, 1e-30));
+}
+
+torch::Tensor Trainer::logTarget(size_t graph, const std::vector<int64_t>& rows) const
+{
+    const auto [mean, stddev] = m_targetStats[graph];
+    std::vector<double> values;
+    values.reserve(rows.size());
+    for (int64_t r : rows)
+        values.push_back((logRuntime(graph, r) - mean) / stddev);
+    return torch::tensor(values, torch::kFloat64).to(torch::kFloat32);
+}
+
+torch::Tensor Trainer::loss(const torch::Tensor& scores, size_t graph, const std::vector<int64_t>& rows) const
+{
+    switch (m_loss) {
+    case LossKind::Logistic:
+        return pairwiseLogisticLoss(scores, targetMask(graph, rows));
+    case LossKind::ListMle:
+        // The TpuGraphs baseline's ListMLE with a small MSE term (spec tgraph-model.md §8.1).
+        return listMleLoss(scores, logTarget(graph, rows)) + 0.01 * mseLoss(scores, logTarget(graph, rows));
+    case LossKind::Mse:
+        return mseLoss(scores, logTarget(graph, rows));
+    case LossKind::Auto:
+    case LossKind::Hinge:
+        break;
+    }
+    return pairwiseHingeLoss(scores, targetMask(graph, rows));
 }
 
 torch::Tensor Trainer::targetMask(size_t graph, const std::vector<int64_t>& rows) const
@@ -255,7 +314,7 @@ StepOutcome Trainer::step()
     out.learningRate = learningRateAt(t, m_total, m_warmup, m_options.learningRate);
 
     module().train();
-    const torch::Tensor loss = pairwiseHingeLoss(forward(out.graph, rows), targetMask(out.graph, rows));
+    const torch::Tensor loss = this->loss(forward(out.graph, rows), out.graph, rows);
     out.loss = loss.item<double>();
     out.gradNorm = kNaN;
     out.skipped = !std::isfinite(out.loss);
@@ -307,6 +366,8 @@ EvalMetrics Trainer::evaluate()
     EvalMetrics m;
     m.fold = m_options.fold;
     m.step = m_counters.step;
+    double top1Sum = 0, apeNumerator = 0, apeDenominator = 0;
+    int64_t top1Count = 0;
     for (size_t i : m_valid) {
         const TrainingGraph& g = m_data.graphs[i];
         const std::vector<double> scores = scoreAllConfigs(i);
@@ -327,6 +388,15 @@ EvalMetrics Trainer::evaluate()
             e.opa = orderedPairAccuracy(target, scores);
             e.top5Slowdown = topKSlowdown(target, scores, 5);
             e.tileScore = m_kind == GraphKind::Tile ? tileScore(raw, scores, 5) : kNaN;
+            const double top1 = topKSlowdown(target, scores, 1);
+            if (std::isfinite(top1)) {
+                top1Sum += top1;
+                ++top1Count;
+            }
+            const size_t predicted = size_t(std::min_element(scores.begin(), scores.end()) - scores.begin());
+            const double best = *std::min_element(raw.begin(), raw.end());
+            apeNumerator += std::abs(raw[predicted] - best);
+            apeDenominator += best;
         } else {
             e.kendallTau = e.opa = e.top5Slowdown = e.tileScore = kNaN;
         }
@@ -336,6 +406,8 @@ EvalMetrics Trainer::evaluate()
     m.meanOpa = meanOfDefined(m.graphs, &GraphEvalMetrics::opa);
     m.meanTop5Slowdown = meanOfDefined(m.graphs, &GraphEvalMetrics::top5Slowdown);
     m.meanTileScore = m_kind == GraphKind::Tile ? meanOfDefined(m.graphs, &GraphEvalMetrics::tileScore) : kNaN;
+    m.meanTop1Slowdown = top1Count ? top1Sum / double(top1Count) : kNaN;
+    m.ape = m_kind == GraphKind::Tile && apeDenominator > 0 ? 100.0 * apeNumerator / apeDenominator : kNaN;
     m.seconds = seconds(start);
     return m;
 }
@@ -346,6 +418,7 @@ Checkpoint Trainer::checkpoint() const
     c.kind = m_kind;
     c.layout = m_layout;
     c.tile = m_tile;
+    c.zoo = m_zoo;
     c.normalizer = m_normalizer;
     c.options = m_options;
     c.optimizerStep = m_optimizer->stepCount();
@@ -381,7 +454,8 @@ TrainResult Trainer::run(int64_t untilStep)
         emit(RunEventKind::Started,
             std::to_string(m_train.size()) + " training and " + std::to_string(m_valid.size()) + " validation graphs, "
                 + std::to_string(m_total) + " steps (warm-up " + std::to_string(m_warmup) + "), "
-                + describe(m_options.model) + ", seed " + std::to_string(m_options.seed));
+                + describe(m_options.model) + ", loss " + lossKindName(m_loss) + ", seed "
+                + std::to_string(m_options.seed));
     else
         emit(RunEventKind::Started,
             "resumed at step " + std::to_string(m_counters.step) + " of " + std::to_string(m_total));

@@ -22,6 +22,7 @@
 #include "tgraphmodel.h"
 #include "tilemodel.h"
 #include "trainoptions.h"
+#include "zoomodel.h"
 
 #include "core/normalizer.h"
 #include "core/trainingevents.h"
@@ -101,6 +102,7 @@ public:
     torch::nn::Module& module();
     TGraphModel layoutModel() const { return m_layout; }
     TileModel tileModel() const { return m_tile; }
+    ZooModel zooModel() const { return m_zoo; } // set for --model other than tgraph
 
     // The graph visited at 0-based step `step` (epoch order from the seed).
     size_t graphAtStep(int64_t step);
@@ -108,6 +110,11 @@ public:
 private:
     torch::Tensor forward(size_t graph, const std::vector<int64_t>& rows);
     torch::Tensor targetMask(size_t graph, const std::vector<int64_t>& rows) const;
+    // log runtime (tile: log(runtime / normalizer)) of one config.
+    double logRuntime(size_t graph, int64_t config) const;
+    // (C,) logRuntime standardized by the graph's mean and std over all its configs.
+    torch::Tensor logTarget(size_t graph, const std::vector<int64_t>& rows) const;
+    torch::Tensor loss(const torch::Tensor& scores, size_t graph, const std::vector<int64_t>& rows) const;
     void emit(RunEventKind kind, std::string message, std::string path = {});
 
     const TrainingData& m_data;
@@ -119,6 +126,9 @@ private:
     GraphKind m_kind;
     TGraphModel m_layout { nullptr };
     TileModel m_tile { nullptr };
+    ZooModel m_zoo;
+    LossKind m_loss = LossKind::Hinge;
+    std::vector<std::pair<double, double>> m_targetStats; // per data graph: mean, std of log runtime
     Normalizer m_normalizer;
     std::vector<GraphTensors> m_tensors; // per data graph; empty entries for unused graphs
     std::vector<torch::Tensor> m_tileConfigs; // tile: config_feat (C, 24) per data graph

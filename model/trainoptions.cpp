@@ -34,6 +34,49 @@ double learningRateAt(int64_t step, int64_t total, int64_t warmup, double baseRa
     return baseRate * std::max(0.0, 0.5 * (1.0 + std::cos(std::numbers::pi * progress)));
 }
 
+const char* lossKindName(LossKind loss)
+{
+    switch (loss) {
+    case LossKind::Auto:
+        return "auto";
+    case LossKind::Hinge:
+        return "hinge";
+    case LossKind::Logistic:
+        return "logistic";
+    case LossKind::ListMle:
+        return "listmle";
+    case LossKind::Mse:
+        return "mse";
+    }
+    return "?";
+}
+
+bool parseLossKind(const std::string& text, LossKind* loss)
+{
+    for (LossKind l : { LossKind::Auto, LossKind::Hinge, LossKind::Logistic, LossKind::ListMle, LossKind::Mse })
+        if (text == lossKindName(l)) {
+            *loss = l;
+            return true;
+        }
+    return false;
+}
+
+LossKind effectiveLoss(const TrainOptions& options)
+{
+    if (options.loss != LossKind::Auto)
+        return options.loss;
+    switch (options.model.family) {
+    case ModelFamily::TpuGraphsBaseline:
+        return LossKind::ListMle;
+    case ModelFamily::Tpgnn:
+        return LossKind::Mse;
+    case ModelFamily::TGraph:
+    case ModelFamily::Kaufman:
+        break;
+    }
+    return LossKind::Hinge;
+}
+
 std::string toJson(const TrainOptions& o)
 {
     JsonWriter w(true);
@@ -45,7 +88,10 @@ std::string toJson(const TrainOptions& o)
     w.key("dropout").value(o.model.dropout);
     w.key("residual_after_activation").value(o.model.residualAfterActivation);
     w.key("bidirectional_edges").value(o.model.bidirectionalEdges);
+    w.key("family").value(modelFamilyName(o.model.family));
+    w.key("reduction").value(nodeReductionName(o.model.reduction));
     w.endObject();
+    w.key("loss").value(lossKindName(o.loss));
     w.key("steps").value(o.steps);
     w.key("epochs").value(o.epochs);
     w.key("configs_per_step").value(o.configsPerStep);
@@ -101,6 +147,16 @@ TrainOptions trainOptionsFromJson(const std::string& json)
     o.model.dropout = number(m, "dropout");
     o.model.residualAfterActivation = flag(m, "residual_after_activation");
     o.model.bidirectionalEdges = flag(m, "bidirectional_edges");
+    // Written since the model zoo; older checkpoints hold TGraph models.
+    const auto text = [&](const JsonValue& v, const char* k) {
+        return field(v, k, [](const JsonValue& x) { return x.asString(); });
+    };
+    if (m.contains("family") && !parseModelFamily(text(m, "family"), &o.model.family))
+        throw std::runtime_error("member \"family\" has an unknown value \"" + text(m, "family") + "\"");
+    if (m.contains("reduction") && !parseNodeReduction(text(m, "reduction"), &o.model.reduction))
+        throw std::runtime_error("member \"reduction\" has an unknown value \"" + text(m, "reduction") + "\"");
+    if (root.contains("loss") && !parseLossKind(text(root, "loss"), &o.loss))
+        throw std::runtime_error("member \"loss\" has an unknown value \"" + text(root, "loss") + "\"");
     o.steps = integer(root, "steps");
     o.epochs = number(root, "epochs");
     o.configsPerStep = integer(root, "configs_per_step");

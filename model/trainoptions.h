@@ -13,9 +13,19 @@
 
 namespace tgraph::model {
 
+// Training loss; Auto = the model family's own (issue "model zoo"): TGraph and Kaufman the
+// pairwise hinge (rankloss.h), the TpuGraphs baseline ListMLE plus 0.01 x MSE, TPGNN the MSE.
+// MSE is on the log runtime (tile: log(runtime / normalizer)) standardized per graph over all its
+// configs, as TVM's cost models normalize their targets per task: the model learns the ranking
+// within a graph, not the graphs' absolute runtimes.
+enum class LossKind { Auto, Hinge, Logistic, ListMle, Mse };
+const char* lossKindName(LossKind loss);
+bool parseLossKind(const std::string& text, LossKind* loss);
+
 struct TrainOptions
 {
     ModelOptions model;
+    LossKind loss = LossKind::Auto;
 
     // Length: `steps` optimizer steps (one graph each), or when 0, ceil(epochs x training graphs)
     // (one epoch = one pass over the training graphs).
@@ -55,6 +65,9 @@ struct TrainOptions
     int fold = -1;
     uint32_t foldSeed = 123;
 };
+
+// The loss a run uses: options.loss, or the family's own for Auto.
+LossKind effectiveLoss(const TrainOptions& options);
 
 // Steps of the run for `trainGraphs` training graphs (at least 1).
 int64_t totalSteps(const TrainOptions& options, int64_t trainGraphs);

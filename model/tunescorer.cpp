@@ -79,8 +79,8 @@ std::vector<double> ModelTuneScorer::operator()(const std::vector<TuneGenes>& ba
         kernel.configFeat = std::move(feat);
         kernel.configRuntime = NdArray<int64_t>({ count }, 0);
         for (EnsembleMember& member : m_models)
-            accumulate(member.tile->forward(
-                makeTileBatch(kernel, member.normalizer, rows, member.options().opTableSize, m_source)));
+            accumulate(scoreTileBatch(
+                member, makeTileBatch(kernel, member.normalizer, rows, member.options().opTableSize, m_source)));
         return mean;
     }
     const int64_t nc = int64_t(m_space.nodeIds.size());
@@ -88,7 +88,7 @@ std::vector<double> ModelTuneScorer::operator()(const std::vector<TuneGenes>& ba
     for (int64_t i = 0; i < count; ++i)
         m_space.writeRow(batch[size_t(i)], feat.data() + i * nc * 18);
     for (size_t m = 0; m < m_models.size(); ++m)
-        accumulate(scoreLayoutConfigs(m_models[m].layout, m_tensors[m], feat, rows, count, m_source));
+        accumulate(scoreLayoutConfigs(m_models[m], m_tensors[m], feat, rows, count, m_source));
     return mean;
 }
 

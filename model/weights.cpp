@@ -19,6 +19,10 @@ const std::string kNormalizerStd = "normalizer.std";
 const std::string kMetaCrossAttn = "meta.use_cross_attn";
 const std::string kMetaResidualAfter = "meta.residual_after_activation";
 const std::string kMetaBidirectional = "meta.bidirectional_edges";
+const std::string kMetaModel = "meta.model";
+const std::string kMetaTile = "meta.tile";
+const std::string kMetaHidden = "meta.hidden";
+const std::string kMetaReduction = "meta.reduction";
 
 using NamedTensors = std::vector<std::pair<std::string, torch::Tensor>>;
 
@@ -40,6 +44,13 @@ std::vector<int64_t> shapeOf(const torch::Tensor& t)
 
 NdArray<int64_t> scalar(int64_t value) { return NdArray<int64_t>(std::vector<int64_t> {}, value); }
 
+NdArray<uint8_t> textArray(const std::string& text)
+{
+    NdArray<uint8_t> a({ int64_t(text.size()) });
+    std::copy(text.begin(), text.end(), a.data());
+    return a;
+}
+
 void addArrays(NpzWriter& w, const NamedTensors& arrays, const Normalizer& normalizer, const ModelOptions& options)
 {
     if (!normalizer.isFinished())
@@ -56,6 +67,8 @@ void addArrays(NpzWriter& w, const NamedTensors& arrays, const Normalizer& norma
     std::copy(normalizer.stddev().begin(), normalizer.stddev().end(), stddev.data());
     w.add(kNormalizerMean, mean);
     w.add(kNormalizerStd, stddev);
+    if (options.family != ModelFamily::TGraph)
+        return; // the zoo's own meta keys are added by addZooMeta
     w.add(kMetaCrossAttn, scalar(options.useCrossAttn ? 1 : 0));
     if (options.residualAfterActivation)
         w.add(kMetaResidualAfter, scalar(1));
@@ -140,8 +153,11 @@ public:
     // belong to nothing.
     void loadInto(const NamedTensors& arrays, const ModelOptions& options, const char* kind)
     {
-        std::set<std::string> known
-            = { kNormalizerMean, kNormalizerStd, kMetaCrossAttn, kMetaResidualAfter, kMetaBidirectional };
+        std::set<std::string> known = { kNormalizerMean, kNormalizerStd };
+        if (options.family == ModelFamily::TGraph)
+            known.insert({ kMetaCrossAttn, kMetaResidualAfter, kMetaBidirectional });
+        else
+            known.insert({ kMetaModel, kMetaTile, kMetaHidden, kMetaReduction });
         torch::NoGradGuard noGrad;
         for (const auto& [name, tensor] : arrays) {
             known.insert(name);
@@ -168,6 +184,23 @@ public:
                 throw InputError(path(), key,
                     "unexpected key: not a parameter of the " + std::string(kind) + " model (" + describe(options)
                         + ")");
+    }
+
+    // A 0-d integer; InputError when absent or not one value.
+    int64_t integer(const std::string& key, const char* kind)
+    {
+        require(key, kind);
+        const NdArray<int64_t> v = m_npz.read<int64_t>(key);
+        if (v.size() != 1)
+            throw InputError(path(), key, "should be a 0-d integer, got shape " + shapeToString(v.shape()));
+        return v[0];
+    }
+
+    std::string text(const std::string& key, const char* kind)
+    {
+        require(key, kind);
+        const NdArray<uint8_t> v = m_npz.read<uint8_t>(key);
+        return std::string(v.data(), v.data() + v.size());
     }
 
     Normalizer normalizer()
@@ -222,10 +255,19 @@ void checkWidth(const WeightsFile& file, const std::string& key, const ModelOpti
 
 // The width H is read from classifier.weight (1, H) for the layout model, head.3.weight (H, H) for
 // the tile model; each kind's signature key tells the other kind apart.
+void refuseZooFile(WeightsFile& file, const char* kind)
+{
+    if (file.contains(kMetaModel))
+        throw InputError(file.path(), kMetaModel,
+            "this is a '" + file.text(kMetaModel, "zoo") + "' model's weights file, not a TGraph " + kind
+                + "-model one");
+}
+
 template <class Weights> Weights loadWeights(const std::string& path, bool tile)
 {
     WeightsFile file(path);
     const char* kind = tile ? "tile" : "layout";
+    refuseZooFile(file, kind);
     const std::string widthKey = tile ? "head.3.weight" : "classifier.weight";
     const bool otherKind
         = tile ? file.contains("classifier.weight") && !file.contains("head.0.weight") : file.contains("head.0.weight");
@@ -267,13 +309,94 @@ void addWeightArrays(NpzWriter& writer, const TileModel& model, const Normalizer
     addArrays(writer, namedArrays(*model), normalizer, model->options());
 }
 
+void addZooArrays(NpzWriter& w, const ZooModel& model, const Normalizer& normalizer)
+{
+    const ModelOptions& options = model->options();
+    addArrays(w, namedArrays(*model), normalizer, options);
+    w.add(kMetaModel, textArray(modelFamilyName(options.family)));
+    w.add(kMetaTile, scalar(model->kind() == GraphKind::Tile ? 1 : 0));
+    w.add(kMetaHidden, scalar(options.hidden));
+    if (options.family == ModelFamily::Kaufman)
+        w.add(kMetaReduction, textArray(nodeReductionName(options.reduction)));
+}
+
+ZooModel loadZoo(WeightsFile& file, Normalizer* normalizer)
+{
+    const char* kind = "zoo";
+    ModelOptions options;
+    const std::string family = file.text(kMetaModel, kind);
+    if (!parseModelFamily(family, &options.family) || options.family == ModelFamily::TGraph)
+        throw InputError(file.path(), kMetaModel,
+            "unknown model '" + family + "' (this build knows tpugraphs-baseline, kaufman, tpgnn)");
+    const int64_t tile = file.integer(kMetaTile, kind);
+    if (tile != 0 && tile != 1)
+        throw InputError(file.path(), kMetaTile, "should be 0 (layout model) or 1 (tile model)");
+    options.hidden = file.integer(kMetaHidden, kind);
+    if (options.hidden < 4 || options.hidden > 65536)
+        throw InputError(
+            file.path(), kMetaHidden, "width " + std::to_string(options.hidden) + " is out of range 4..65536");
+    if (options.family == ModelFamily::Kaufman) {
+        const std::string reduction = file.text(kMetaReduction, kind);
+        if (!parseNodeReduction(reduction, &options.reduction))
+            throw InputError(file.path(), kMetaReduction,
+                "unknown reduction '" + reduction + "' (mean-max, per-node, lstm, transformer)");
+        if (options.reduction == NodeReduction::Transformer && options.hidden % 4)
+            throw InputError(file.path(), kMetaHidden, "the transformer reduction needs a width divisible by 4");
+    }
+    file.require("op_embedding.weight", kind);
+    options.opTableSize = file.shapeOfRank("op_embedding.weight", 2)[0];
+    if (options.opTableSize < 1)
+        throw InputError(file.path(), "op_embedding.weight", "the opcode table has no rows");
+    ZooModel model = makeZooModel(options, tile ? GraphKind::Tile : GraphKind::Layout);
+    file.loadInto(namedArrays(*model), options, family.c_str());
+    *normalizer = file.normalizer();
+    model->eval();
+    return model;
+}
+
 LayoutWeights loadWeightsNpz(const std::string& path) { return loadWeights<LayoutWeights>(path, false); }
 
 TileWeights loadTileWeightsNpz(const std::string& path) { return loadWeights<TileWeights>(path, true); }
 
+void saveZooWeightsNpz(const ZooModel& model, const Normalizer& normalizer, const std::string& path)
+{
+    NpzWriter w(path, NpzCompression::Stored);
+    addZooArrays(w, model, normalizer);
+    w.commit();
+}
+
+void addWeightArrays(NpzWriter& writer, const ZooModel& model, const Normalizer& normalizer)
+{
+    addZooArrays(writer, model, normalizer);
+}
+
+bool isZooWeights(const std::string& path) { return NpzReader(path).contains(kMetaModel); }
+
+torch::nn::Module& AnyWeights::module() const
+{
+    if (zoo)
+        return *zoo;
+    if (kind == GraphKind::Layout)
+        return *layout.ptr();
+    return *tile.ptr();
+}
+
+const ModelOptions& AnyWeights::options() const
+{
+    if (zoo)
+        return zoo->options();
+    return kind == GraphKind::Layout ? layout->options() : tile->options();
+}
+
 GraphKind weightsKind(const std::string& path)
 {
     NpzReader npz(path);
+    if (npz.contains(kMetaModel)) {
+        if (!npz.contains(kMetaTile))
+            throw InputError(path, kMetaTile, "missing (needed by a zoo-model weights file)");
+        const NdArray<int64_t> tile = npz.read<int64_t>(kMetaTile);
+        return tile.size() == 1 && tile[0] == 1 ? GraphKind::Tile : GraphKind::Layout;
+    }
     if (npz.contains("head.0.weight"))
         return GraphKind::Tile;
     if (npz.contains("classifier.weight"))
@@ -286,7 +409,10 @@ AnyWeights loadAnyWeightsNpz(const std::string& path)
 {
     AnyWeights any;
     any.kind = weightsKind(path);
-    if (any.kind == GraphKind::Layout) {
+    if (isZooWeights(path)) {
+        WeightsFile file(path);
+        any.zoo = loadZoo(file, &any.normalizer);
+    } else if (any.kind == GraphKind::Layout) {
         LayoutWeights w = loadWeightsNpz(path);
         any.layout = w.model;
         any.normalizer = std::move(w.normalizer);

@@ -25,9 +25,17 @@
 // linear*, convs.K.*, config_mlp.{0,3}.*, head.{0,3,6}.*) plus its buffers config_normalizer.mean
 // and config_normalizer.std (24,) float32, normalizer.*, meta.* as above. H is read from
 // head.3.weight. Each loader recognizes the other kind of file and says so.
+//
+// Zoo model file (`--model tpugraphs-baseline|kaufman|tpgnn`, zoomodel.h): every named parameter
+// and buffer of the model, float32, under the names its header lists (e.g. kaufman:
+// op_embedding.weight, input.node.weight, sage_1.f2_in.weight, ..., head.weight), normalizer.*,
+// and meta.model: uint8 (K,) the family name as text; meta.tile: int64 0-d, 1 for a tile model;
+// meta.hidden: int64 0-d width; meta.reduction: uint8 text (kaufman only). The same checks:
+// missing, extra, mis-shaped or non-finite keys are refused naming the key.
 
 #include "tgraphmodel.h"
 #include "tilemodel.h"
+#include "zoomodel.h"
 
 #include "core/graph.h"
 #include "core/normalizer.h"
@@ -72,12 +80,20 @@ TileWeights loadTileWeightsNpz(const std::string& path);
 GraphKind weightsKind(const std::string& path);
 
 // A weights file or checkpoint of either kind (weightsKind), loaded with all the checks above.
+void saveZooWeightsNpz(const ZooModel& model, const Normalizer& normalizer, const std::string& path);
+void addWeightArrays(NpzWriter& writer, const ZooModel& model, const Normalizer& normalizer);
+// Whether the file holds a zoo model (has meta.model).
+bool isZooWeights(const std::string& path);
+
 struct AnyWeights
 {
     GraphKind kind = GraphKind::Layout;
-    TGraphModel layout { nullptr }; // kind == Layout
-    TileModel tile { nullptr }; // kind == Tile
+    TGraphModel layout { nullptr }; // kind == Layout, TGraph
+    TileModel tile { nullptr }; // kind == Tile, TGraph
+    ZooModel zoo; // any other family (then layout and tile are null)
     Normalizer normalizer;
+    torch::nn::Module& module() const;
+    const ModelOptions& options() const;
 };
 AnyWeights loadAnyWeightsNpz(const std::string& path);
 

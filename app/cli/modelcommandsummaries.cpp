@@ -9,7 +9,7 @@ const std::vector<Command>& modelCommandSummaries()
     // load): `tgraph` lists them and hands them over. Keep in step with app/modelcli/modelcommands.cpp
     // (tst_cli compares both help texts).
     static const std::vector<Command> list = {
-        { "train", "train a TGraph model (one run or k-fold ensemble), resumable", nullptr },
+        { "train", "train a cost model (TGraph or the zoo's --model), one run or k-fold ensemble, resumable", nullptr },
         { "weights", "export a checkpoint's weights / import weights as a checkpoint", nullptr },
         { "predict", "score every configuration of graphs with a model or ensemble (CSV, npz, Kaggle format)",
             nullptr },

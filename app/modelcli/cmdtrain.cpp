@@ -38,7 +38,7 @@ std::string g_commandLine; // for the project's run record
 const char* const kHyperParameterOptions[] = { "--steps", "--epochs", "--configs-per-step", "--cross-attn", "--lr",
     "--weight-decay", "--no-bias-decay", "--warmup", "--clip", "--dropout", "--eval-every", "--eval-batch", "--seed",
     "--deterministic", "--dedup", "--folds", "--train-folds", "--keep", "--fold-seed", "--max-nonfinite",
-    "--residual-after-activation", "--bidirectional-edges" };
+    "--residual-after-activation", "--bidirectional-edges", "--model", "--reduction", "--loss", "--hidden" };
 
 std::string percent(double fraction)
 {
@@ -182,6 +182,27 @@ bool readOptions(const ArgParser& p, TrainOptions* o, std::string* error)
         return bad("--epochs must be a number > 0");
     if (!parseNumber(p.value("--configs-per-step"), &o->configsPerStep) || o->configsPerStep < 2)
         return bad("--configs-per-step must be an integer >= 2");
+    if (!parseModelFamily(p.value("--model"), &o->model.family))
+        return bad("--model must be tgraph, tpugraphs-baseline, kaufman or tpgnn");
+    if (p.has("--reduction") && o->model.family != ModelFamily::Kaufman)
+        return bad("--reduction applies to --model kaufman only");
+    if (!parseNodeReduction(p.value("--reduction"), &o->model.reduction))
+        return bad("--reduction must be mean-max, per-node, lstm or transformer");
+    if (!parseLossKind(p.value("--loss"), &o->loss))
+        return bad("--loss must be auto, hinge, logistic, listmle or mse");
+    o->model.hidden = defaultHidden(o->model.family);
+    if (p.has("--hidden")
+        && (!parseNumber(p.value("--hidden"), &o->model.hidden) || o->model.hidden < 4 || o->model.hidden > 4096))
+        return bad("--hidden must be an integer in 4..4096");
+    if (o->model.family == ModelFamily::TGraph && (o->model.hidden % 16 != 0))
+        return bad("--hidden must be a multiple of 16 for tgraph (two halves of channel gates with reduction 8)");
+    if (o->model.family == ModelFamily::Kaufman && o->model.reduction == NodeReduction::Transformer
+        && o->model.hidden % 4 != 0)
+        return bad("--hidden must be a multiple of 4 for the transformer reduction (4 heads)");
+    if (o->model.family != ModelFamily::TGraph)
+        for (const char* only : { "--cross-attn", "--residual-after-activation", "--bidirectional-edges" })
+            if (p.has(only))
+                return bad(std::string(only) + " applies to --model tgraph only");
     const std::string cross = p.value("--cross-attn");
     if (cross != "on" && cross != "off")
         return bad("--cross-attn must be on or off");
@@ -389,6 +410,9 @@ int train(const ArgParser& p)
                     { "steps", std::to_string(options.steps) }, { "epochs", std::to_string(options.epochs) },
                     { "configs_per_step", std::to_string(options.configsPerStep) },
                     { "cross_attn", options.model.useCrossAttn ? "on" : "off" }, { "lr", p.value("--lr") },
+                    { "model", modelFamilyName(options.model.family) },
+                    { "loss", lossKindName(effectiveLoss(options)) },
+                    { "parameters", std::to_string(modelParameterCount(options.model, data.kind)) },
                     { "seed", std::to_string(options.seed) },
                     { "folds", cv.enabled ? std::to_string(cv.options.folds) : "0" },
                     { "resumed_from_checkpoint", resumePath } });
@@ -518,14 +542,15 @@ int trainLoaded(const ArgParser& p, const TrainingData& data, TrainOptions optio
 int runTrain(const std::vector<std::string>& args)
 {
     ArgParser p(kCommand,
-        "Train a TGraph model (spec tgraph-model.md §4) on TpuGraphs layout or tile .npz files: one graph per\n"
-        "step, pairwise hinge loss, AdamW with warm-up + cosine schedule, gradient clipping. Every --eval-every\n"
+        "Train a cost model (TGraph by default, spec tgraph-model.md §4; --model for the others) on TpuGraphs\n"
+        "layout or tile .npz files: one graph per step, the model's loss (TGraph: pairwise hinge), AdamW with warm-up "
+        "+ cosine schedule, gradient clipping. Every --eval-every\n"
         "steps (and at the end) all configs of the validation graphs are ranked: Kendall tau, OPA and top-5\n"
         "slowdown per graph and mean; OUT/best.npz keeps the best mean tau, OUT/last.npz the latest state.\n"
         "Checkpoints are weights files that 'tgraph predict' reads, plus the training state for --resume.\n"
         "With --folds K: K-fold cross-validation at graph level over train+valid graphs (paper protocol:\n"
         "--folds 20 --train-folds 5 --keep 4), OUT/fold-K/{best,last}.npz and OUT/ensemble.json.",
-        "--data DIR|FILE... [--steps N | --epochs E] [--configs-per-step K] [--cross-attn on|off]\n"
+        "--data DIR|FILE... [--model NAME] [--steps N | --epochs E] [--configs-per-step K] [--cross-attn on|off]\n"
         "              [--folds K --train-folds 5 --keep 4] [--lr LR] [--eval-every N] [--seed S] [--threads T]\n"
         "              [--out DIR] [--resume CKPT] [--metrics-jsonl FILE] [--project P.tgproj]");
     p.addPositional("FILE...", "more training data entries after --data (directories or .npz files)");
@@ -542,6 +567,17 @@ int runTrain(const std::vector<std::string>& args)
         "64");
     p.addOption("--kind", "", "layout|tile",
         "the model to train: TGraph layout or tile model; data of the other kind are refused (default: the data's)");
+    p.addOption("--model", "", "NAME",
+        "the cost model: tgraph, tpugraphs-baseline (TpuGraphs ResModel), kaufman (Kaufman et al.'s learned TPU "
+        "model) or tpgnn (GCN + TopK pooling); each writes its own weights npz",
+        "tgraph");
+    p.addOption(
+        "--reduction", "", "R", "kaufman: node-to-graph reduction mean-max, per-node, lstm or transformer", "mean-max");
+    p.addOption("--loss", "", "L",
+        "auto (the model's own: tgraph/kaufman hinge, baseline listmle, tpgnn mse), hinge, logistic, listmle, or mse "
+        "on log runtime",
+        "auto");
+    p.addOption("--hidden", "", "H", "model width (default: tgraph 256, baseline 32, kaufman and tpgnn 128)");
     p.addOption("--cross-attn", "", "on|off",
         "cross-configuration attention (the code: on for default, off for random collections)", "on");
     p.addOption("--lr", "", "LR", "peak learning rate of AdamW", "1e-3");

@@ -29,7 +29,11 @@ int exportWeights(const std::string& in, const std::string& out)
 {
     // A checkpoint or a weights file: the loaders check every key either way.
     const GraphKind kind = weightsKind(in);
-    if (kind == GraphKind::Layout) {
+    if (isZooWeights(in)) {
+        const AnyWeights w = loadAnyWeightsNpz(in);
+        saveZooWeightsNpz(w.zoo, w.normalizer, out);
+        std::printf("wrote %s: %s\n", out.c_str(), describeModel(kind, *w.zoo, w.zoo->options()).c_str());
+    } else if (kind == GraphKind::Layout) {
         const LayoutWeights w = loadWeightsNpz(in);
         saveWeightsNpz(w.model, w.normalizer, out);
         std::printf("wrote %s: %s\n", out.c_str(), describeModel(kind, *w.model, w.model->options()).c_str());

@@ -15,7 +15,8 @@ int runTune(const std::vector<std::string>& args); // cmdtune.cpp
 const std::vector<Command>& modelCommands()
 {
     static const std::vector<Command> list = {
-        { "train", "train a TGraph model (one run or k-fold ensemble), resumable", runTrain },
+        { "train", "train a cost model (TGraph or the zoo's --model), one run or k-fold ensemble, resumable",
+            runTrain },
         { "weights", "export a checkpoint's weights / import weights as a checkpoint", runWeights },
         { "predict", "score every configuration of graphs with a model or ensemble (CSV, npz, Kaggle format)",
             runPredict },

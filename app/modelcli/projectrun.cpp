@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <csignal>
 #include <filesystem>
+#include <sys/resource.h>
 #include <unistd.h>
 
 namespace tgraph::cli {
@@ -130,6 +131,15 @@ void ProjectRun::finish(RunStatus status, const std::string& message)
     m_finished = true;
     if (m_log)
         std::fflush(m_log);
+    // The process's peak memory, for `tgraph compare` (ru_maxrss is in KiB on Linux).
+    rusage usage {};
+    if (getrusage(RUSAGE_SELF, &usage) == 0) {
+        try {
+            m_writer->project().setTag(m_id, "peak_rss_mb", std::to_string(double(usage.ru_maxrss) / 1024.0));
+        } catch (const std::exception&) {
+            // the status below matters more than this figure
+        }
+    }
     m_writer->finish(status, message);
 }
 
