@@ -16,6 +16,8 @@ const std::vector<Command>& commands()
         { "prune", "prune a layout graph to its configurable nodes and their neighbours; dedup and compress configs",
             runPrune },
         { "render", "draw a graph or module to PNG or SVG as the studio's graph view does (no window)", runRender },
+        { "compare", "compare training runs of a project: metrics, size, speed, per-graph tau, pairwise wins",
+            runCompare },
         { "runs", "list, show, stop, resume, delete and export the training runs of a project file (.tgproj)",
             runRuns },
         { "simulate",

@@ -48,6 +48,7 @@ int execModelCommand(const std::vector<std::string>& args);
 // The same for any executable beside this one (argv[0] stays "tgraph").
 int execSibling(const std::string& executable, const std::vector<std::string>& args);
 
+int runCompare(const std::vector<std::string>& args);
 int runConvert(const std::vector<std::string>& args);
 int runGenHlo(const std::vector<std::string>& args);
 int runInspect(const std::vector<std::string>& args);

@@ -190,11 +190,12 @@ private Q_SLOTS:
         for (const QByteArray& line : modelLines)
             QVERIFY2(all.contains(line), line.constData());
         QSet<QByteArray> coreLines;
-        for (const char* cmd : { "convert", "gen-hlo", "inspect", "prune", "render", "runs", "simulate", "synth" })
+        for (const char* cmd :
+            { "compare", "convert", "gen-hlo", "inspect", "prune", "render", "runs", "simulate", "synth" })
             for (const QByteArray& line : all)
                 if (line.startsWith(QByteArray(cmd) + " "))
                     coreLines.insert(line);
-        QCOMPARE(coreLines.size(), 8);
+        QCOMPARE(coreLines.size(), 9);
         QCOMPARE(all.size(), coreLines.size() + modelLines.size()); // nothing listed by tgraph alone
         for (const QByteArray& line : modelLines) {
             const QByteArray name = line.left(line.indexOf(' '));

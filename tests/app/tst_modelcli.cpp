@@ -779,6 +779,90 @@ private Q_SLOTS:
     }
 
     // An empty directory and outputs that cannot be written.
+    // The model zoo through the command line: each model trains (layout and tile), predicts,
+    // evaluates and round-trips its weights npz; runs of a project compare side by side.
+    void zooModels()
+    {
+        const QString valid = m_layout + "/valid";
+        const QString project = path("zoo.tgproj");
+        for (const QString& model : { "tpugraphs-baseline", "kaufman", "tpgnn" }) {
+            const QString out = path("zoo-" + model);
+            QStringList extra { "--model", model };
+            if (model == "kaufman")
+                extra << "--reduction"
+                      << "lstm";
+            train(m_layout, out, extra);
+            auto r = tg({ "predict", "--weights", out + "/best.npz", "--data", valid, "-o", out + "/s.csv" });
+            VERIFY_OK(r);
+            const QStringList rows = QString::fromUtf8(testutil::readAll(out + "/s.csv")).trimmed().split('\n');
+            QCOMPARE(rows.front(), QString("graph,config,score,rank"));
+            QVERIFY(rows.size() > 10);
+            r = tg({ "eval", "--weights", out + "/best.npz", "--data", valid });
+            VERIFY_OK(r);
+            QVERIFY2(r.out.contains("tau"), r.out.constData());
+            // Weights npz: named after the model; import gives a checkpoint scoring the same.
+            r = tg({ "weights", "export", out + "/best.npz", "-o", out + "/w.npz" });
+            VERIFY_OK(r);
+            {
+                NpzReader weights(testutil::str(out + "/w.npz"));
+                const auto keys = weights.keys();
+                QVERIFY(std::find(keys.begin(), keys.end(), "meta.model") != keys.end());
+            }
+            r = tg({ "predict", "--weights", out + "/w.npz", "--data", valid, "-o", out + "/s2.csv" });
+            VERIFY_OK(r);
+            QCOMPARE(testutil::readAll(out + "/s2.csv"), testutil::readAll(out + "/s.csv"));
+            // TGraph-only commands refuse it, naming the model.
+            expectRefused({ "explain", graphs(m_layout, "valid").front(), "--weights", out + "/w.npz" }, { model });
+            // A tile run of the same model.
+            train(m_tile, out + "-tile", { "--model", model });
+            r = tg({ "eval", "--weights", out + "-tile/best.npz", "--data", m_tile + "/valid" });
+            VERIFY_OK(r);
+            // And a project run for the comparison.
+            r = tg({ "train", "--data", m_layout, "--steps", "6", "--configs-per-step", "16", "--eval-every", "3",
+                "--project", project, "--run-name", model, "--model", model });
+            VERIFY_OK(r);
+        }
+        auto r = tg({ "train", "--data", m_layout, "--steps", "6", "--configs-per-step", "16", "--eval-every", "3",
+            "--project", project, "--run-name", "tgraph-off", "--cross-attn", "off" });
+        VERIFY_OK(r);
+
+        r = tg({ "compare", "--project", project, "--runs", "tgraph-off", "tpugraphs-baseline", "kaufman", "tpgnn" });
+        VERIFY_OK(r);
+        const QString text = QString::fromUtf8(r.out);
+        for (const char* part : { "tgraph-off", "tpugraphs-baseline", "kaufman", "tpgnn", "listmle", "mse",
+                 "per-graph Kendall tau", "tgraph-off vs tpgnn: tgraph-off better on" })
+            QVERIFY2(text.contains(part), qPrintable(part + QString(" in:\n") + text));
+        QCOMPARE(text.count(" vs "), 6); // every pair of the four runs
+        r = tg({ "compare", "--project", project, "--runs", "kaufman", "tpgnn", "--json", "-o", path("cmp.json") });
+        VERIFY_OK(r);
+        const QJsonDocument doc = QJsonDocument::fromJson(testutil::readAll(path("cmp.json")));
+        const QJsonArray runs = doc.object().value("runs").toArray();
+        QCOMPARE(runs.size(), 2);
+        QCOMPARE(runs[0].toObject().value("model").toString(), QString("kaufman"));
+        QVERIFY(runs[0].toObject().value("parameters").toInteger() > 0);
+        QVERIFY(runs[1].toObject().value("graph_tau").toObject().size() == graphs(m_layout, "valid").size());
+        const QJsonObject pair = doc.object().value("pairs").toArray()[0].toObject();
+        QCOMPARE(pair.value("a_better").toInt() + pair.value("b_better").toInt() + pair.value("ties").toInt(),
+            int(graphs(m_layout, "valid").size()));
+
+        expectRefused(
+            { "compare", "--project", project, "--runs", "kaufman", "no-such-run" }, { "no-such-run", "zoo.tgproj" });
+        expectRefused({ "compare", "--project", project, "--runs", "kaufman", "kaufman" }, { "twice" });
+        const auto usage = [&](const QStringList& args, const QString& part) {
+            const auto u = tg(args);
+            QVERIFY2(u.exitCode == 2, qPrintable(QString("exit %1: %2").arg(u.exitCode).arg(QString(u.err))));
+            QVERIFY2(u.err.contains(part.toUtf8()), u.err.constData());
+        };
+        usage({ "compare", "--project", project }, "--runs");
+        usage({ "train", "--data", m_layout, "--model", "gpt", "--steps", "1", "-o", path("x") }, "--model");
+        usage({ "train", "--data", m_layout, "--reduction", "lstm", "--steps", "1", "-o", path("x") }, "kaufman");
+        usage(
+            { "train", "--data", m_layout, "--model", "tpgnn", "--cross-attn", "on", "--steps", "1", "-o", path("x") },
+            "--cross-attn applies to --model tgraph only");
+        usage({ "train", "--data", m_layout, "--loss", "l1", "--steps", "1", "-o", path("x") }, "--loss");
+        QVERIFY(!QFileInfo::exists(path("x")));
+    }
+
     void badPaths()
     {
         const QString empty = path("empty");

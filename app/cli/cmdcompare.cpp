@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: Apache-2.0
+// `tgraph compare --project P --runs A B C`: training runs side by side (core/runcomparison.h).
+#include "argparser.h"
+#include "commands.h"
+
+#include "core/error.h"
+#include "core/filebytes.h"
+#include "core/project.h"
+#include "core/runcomparison.h"
+
+#include <cstdio>
+
+namespace tgraph::cli {
+
+namespace {
+
+int compare(const ArgParser& p)
+{
+    std::vector<std::string> keys;
+    if (p.has("--runs"))
+        keys.push_back(p.value("--runs"));
+    for (const std::string& key : p.positionals())
+        keys.push_back(key);
+    const Project project = Project::open(p.value("--project"), Project::Access::Read);
+    const RunComparison comparison = compareRuns(project, keys);
+    const std::string report = p.has("--json") ? comparisonJson(comparison) : comparisonText(comparison);
+    if (p.has("--output"))
+        writeTextFile(p.value("--output"), report);
+    else
+        std::fputs(report.c_str(), stdout);
+    return ExitOk;
+}
+
+} // namespace
+
+int runCompare(const std::vector<std::string>& args)
+{
+    ArgParser p("compare",
+        "Training runs of a project side by side: per run the model, loss, data kind, validation graphs, mean\n"
+        "Kendall tau, OPA, top-1 and top-5 slowdown and APE (tile) at the run's best evaluation (else its\n"
+        "latest), parameter count, training time per step (median), inference time per 128 configs (in\n"
+        "validation) and peak memory; then each graph's tau per run, and for every pair of runs on how many\n"
+        "graphs each ranks better. Runs are named by id, unique id prefix (4+ digits) or unique name.",
+        "--project P.tgproj --runs RUN [RUN...] [--json] [-o FILE]");
+    p.addPositional("RUN...", "more runs after --runs");
+    p.addOption("--project", "-p", "P", "the project file");
+    p.addOption("--runs", "", "RUN", "the first run to compare (more follow as arguments)");
+    p.addOption("--json", "", "", "write JSON instead of tables");
+    p.addOption("--output", "-o", "FILE", "write the report to FILE instead of standard output");
+    if (const int rc = parseOrExit(p, args); rc >= 0)
+        return rc;
+    if (p.value("--project").empty())
+        return usageError("compare", "missing --project P.tgproj");
+    if (!p.has("--runs") && p.positionals().empty())
+        return usageError("compare", "name the runs to compare: --runs A B ...");
+    return guarded("compare", compare, p);
+}
+
+} // namespace tgraph::cli
