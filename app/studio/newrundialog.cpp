@@ -82,14 +82,35 @@ NewRunDialog::NewRunDialog(const QString& projectPath, QWidget* parent)
     auto* kindRow = new QHBoxLayout;
     m_kindChoice = new QComboBox;
     m_kindChoice->addItem(tr("as the data say"), QString());
-    m_kindChoice->addItem(tr("TGraph layout model"), QStringLiteral("layout"));
-    m_kindChoice->addItem(tr("tile model"), QStringLiteral("tile"));
-    m_kindChoice->setToolTip(tr("The TGraph layout model trains on layout graphs, the tile model on tile kernels; "
-                                "a chosen kind is passed as --kind and data of the other kind are refused"));
+    m_kindChoice->addItem(tr("layout"), QStringLiteral("layout"));
+    m_kindChoice->addItem(tr("tile"), QStringLiteral("tile"));
+    m_kindChoice->setToolTip(tr("Layout models train on layout graphs, tile models on tile kernels; a chosen kind "
+                                "is passed as --kind and data of the other kind are refused"));
     m_kindLabel = new QLabel;
     kindRow->addWidget(m_kindChoice);
     kindRow->addWidget(m_kindLabel, 1);
-    form->addRow(tr("Model:"), kindRow);
+    form->addRow(tr("Kind:"), kindRow);
+
+    auto* familyRow = new QHBoxLayout;
+    m_family = new QComboBox;
+    m_family->addItem(tr("TGraph (cross-config attention, pairwise hinge)"), QStringLiteral("tgraph"));
+    m_family->addItem(tr("TpuGraphs baseline (SAGE early/late join, ListMLE)"), QStringLiteral("tpugraphs-baseline"));
+    m_family->addItem(tr("Kaufman et al. (GraphSAGE + reduction)"), QStringLiteral("kaufman"));
+    m_family->addItem(tr("TPGNN (GCN + TopK pooling, MSE)"), QStringLiteral("tpgnn"));
+    m_family->setToolTip(tr("The cost models of the seed papers (--model); compare their runs with Compare"));
+    m_reduction = new QComboBox;
+    for (const char* r : { "mean-max", "per-node", "lstm", "transformer" })
+        m_reduction->addItem(QString::fromLatin1(r), QString::fromLatin1(r));
+    m_reduction->setToolTip(tr("Kaufman et al.: how node embeddings become the graph's (--reduction)"));
+    m_loss = new QComboBox;
+    m_loss->addItem(tr("the model's own loss"), QString());
+    for (const char* l : { "hinge", "logistic", "listmle", "mse" })
+        m_loss->addItem(QString::fromLatin1(l), QString::fromLatin1(l));
+    m_loss->setToolTip(tr("--loss: pairwise hinge or logistic, ListMLE, or MSE on the standardized log runtime"));
+    familyRow->addWidget(m_family, 1);
+    familyRow->addWidget(m_reduction);
+    familyRow->addWidget(m_loss);
+    form->addRow(tr("Model:"), familyRow);
 
     m_name = new QLineEdit;
     m_name->setPlaceholderText(tr("run-N"));
@@ -211,6 +232,15 @@ NewRunDialog::NewRunDialog(const QString& projectPath, QWidget* parent)
     for (QLineEdit* e : { m_name, m_experiment, m_lr, m_weightDecay })
         connect(e, &QLineEdit::textChanged, this, &NewRunDialog::updateCommand);
     connect(m_crossAttn, &QComboBox::currentIndexChanged, this, &NewRunDialog::updateCommand);
+    connect(m_family, &QComboBox::currentIndexChanged, this, [this] {
+        const QString family = m_family->currentData().toString();
+        m_reduction->setEnabled(family == QStringLiteral("kaufman"));
+        m_crossAttn->setEnabled(family == QStringLiteral("tgraph"));
+        updateCommand();
+    });
+    for (QComboBox* b : { m_reduction, m_loss })
+        connect(b, &QComboBox::currentIndexChanged, this, &NewRunDialog::updateCommand);
+    m_reduction->setEnabled(false);
     for (QSpinBox* s : { m_configs, m_folds, m_trainFolds, m_keep, m_evalEvery, m_threads, m_seed })
         connect(s, &QSpinBox::valueChanged, this, &NewRunDialog::updateCommand);
     connect(m_lengthValue, &QDoubleSpinBox::valueChanged, this, &NewRunDialog::updateCommand);
@@ -234,6 +264,13 @@ void NewRunDialog::setDataPath(const QString& path) { m_data->setCurrentText(pat
 void NewRunDialog::setModelKind(const QString& kind)
 {
     m_kindChoice->setCurrentIndex(std::max(0, m_kindChoice->findData(kind)));
+}
+
+void NewRunDialog::setModelFamily(const QString& family, const QString& reduction, const QString& loss)
+{
+    m_family->setCurrentIndex(std::max(0, m_family->findData(family)));
+    m_reduction->setCurrentIndex(std::max(0, m_reduction->findData(reduction)));
+    m_loss->setCurrentIndex(std::max(0, m_loss->findData(loss)));
 }
 
 QStringList NewRunDialog::dataEntries() const
@@ -301,7 +338,16 @@ QStringList NewRunDialog::trainArguments() const
         a << QStringLiteral("--kind") << chosen;
     if ((chosen.isEmpty() ? m_kind : chosen) != QStringLiteral("tile"))
         a << QStringLiteral("--configs-per-step") << QString::number(m_configs->value());
-    a << QStringLiteral("--cross-attn") << m_crossAttn->currentData().toString();
+    const QString family = m_family->currentData().toString();
+    if (family == QStringLiteral("tgraph")) {
+        a << QStringLiteral("--cross-attn") << m_crossAttn->currentData().toString();
+    } else {
+        a << QStringLiteral("--model") << family;
+        if (family == QStringLiteral("kaufman"))
+            a << QStringLiteral("--reduction") << m_reduction->currentData().toString();
+    }
+    if (!m_loss->currentData().toString().isEmpty())
+        a << QStringLiteral("--loss") << m_loss->currentData().toString();
     a << QStringLiteral("--lr") << m_lr->text().trimmed();
     a << QStringLiteral("--weight-decay") << m_weightDecay->text().trimmed();
     if (m_folds->value() > 0)

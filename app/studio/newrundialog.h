@@ -32,6 +32,9 @@ public:
     QString dataKind() const { return m_kind; }
     // The model kind: "" = as the data say, "layout" or "tile" (passed as --kind).
     void setModelKind(const QString& kind);
+    // The architecture of the model zoo: "tgraph", "tpugraphs-baseline", "kaufman" or "tpgnn"
+    // (--model); `reduction` (kaufman) and `loss` ("" = the model's own) go with it.
+    void setModelFamily(const QString& family, const QString& reduction = {}, const QString& loss = {});
     // Why the run cannot start (empty when it can).
     QString problem() const;
 
@@ -54,6 +57,9 @@ private:
     QLineEdit* m_name = nullptr;
     QLineEdit* m_experiment = nullptr;
     QComboBox* m_crossAttn = nullptr;
+    QComboBox* m_family = nullptr;
+    QComboBox* m_reduction = nullptr;
+    QComboBox* m_loss = nullptr;
     QComboBox* m_length = nullptr; // steps or epochs
     QDoubleSpinBox* m_lengthValue = nullptr;
     QSpinBox* m_configs = nullptr;

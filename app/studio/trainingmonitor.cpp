@@ -6,7 +6,9 @@
 #include "runprocesses.h"
 
 #include "core/project.h"
+#include "core/runcomparison.h"
 #include "widgets/errorbanner.h"
+#include "widgets/runcomparisonview.h"
 #include "widgets/runcurvespanel.h"
 #include "widgets/runcurvesview.h"
 #include "widgets/runparamsmodel.h"
@@ -35,7 +37,13 @@
 
 namespace {
 
-enum SideTab { OutputTab, ParamsTab };
+enum SideTab { OutputTab, ParamsTab, CompareTab };
+
+struct ComparisonResult
+{
+    tgraph::RunComparison comparison;
+    QString error;
+};
 
 } // namespace
 
@@ -120,7 +128,9 @@ QWidget* TrainingMonitor::createToolbar()
     m_weights = new QPushButton(tr("Open weights"));
     m_weights->setToolTip(tr("Send the run's ensemble or best checkpoint to the inference panel"));
     m_compare = new QPushButton(tr("Compare"));
-    m_compare->setToolTip(tr("The parameters that differ between the two selected runs; their curves overlay"));
+    m_compare->setToolTip(
+        tr("The selected runs side by side (metrics, tau per graph, which ranks which graphs better); for two runs "
+           "also the parameters that differ"));
     m_filter = new QLineEdit;
     m_filter->setPlaceholderText(tr("Filter runs (regular expression over all columns)"));
     m_filter->setClearButtonEnabled(true);
@@ -164,6 +174,11 @@ QWidget* TrainingMonitor::createSidePanel()
     m_side->addTab(params, tr("Parameters"));
     connect(m_onlyDifferences, &QCheckBox::toggled, m_params, &RunParamsModel::setOnlyDifferences);
     connect(m_params, &QAbstractItemModel::modelReset, view, [view] { view->resizeColumnToContents(0); });
+
+    m_comparison = new RunComparisonView;
+    m_side->addTab(m_comparison, tr("Compare"));
+    connect(m_comparison, &RunComparisonView::graphActivated, this,
+        [this](const QString& graph) { Q_EMIT statusMessage(graph); });
     return m_side;
 }
 
@@ -195,6 +210,8 @@ void TrainingMonitor::setProject(const QString& path)
     m_model->setRuns({}, 0);
     m_curves->view()->setCurves({});
     m_params->setRuns({});
+    ++m_compareGeneration;
+    m_comparison->setComparison({});
     m_logPane->clear();
     m_poller->setProject(path);
     updateButtons();
@@ -308,7 +325,7 @@ void TrainingMonitor::updateButtons()
     m_resume->setEnabled(resumable);
     m_delete->setEnabled(!ids.isEmpty() && !anyLive);
     m_weights->setEnabled(one != nullptr);
-    m_compare->setEnabled(ids.size() == 2);
+    m_compare->setEnabled(ids.size() >= 2);
 }
 
 QStringList TrainingMonitor::recentData() const
@@ -484,9 +501,43 @@ void TrainingMonitor::openSelectedWeights()
 void TrainingMonitor::compareSelected()
 {
     const QStringList ids = selectedRunIds();
-    if (ids.size() != 2)
+    if (ids.size() < 2 || project().isEmpty())
         return;
-    m_onlyDifferences->setChecked(true);
-    m_side->setCurrentIndex(ParamsTab);
-    Q_EMIT statusMessage(tr("%n parameter(s) differ", nullptr, m_params->rowCount()));
+    if (ids.size() == 2)
+        m_onlyDifferences->setChecked(true);
+    // The project is read on a worker thread with its own connection; a newer Compare (or another
+    // project) drops this one's result.
+    const int generation = ++m_compareGeneration;
+    const std::string path = project().toStdString();
+    std::vector<std::string> keys;
+    for (const QString& id : ids)
+        keys.push_back(id.toStdString());
+    auto* watcher = new QFutureWatcher<ComparisonResult>(this);
+    connect(watcher, &QFutureWatcher<ComparisonResult>::finished, this, [this, watcher, generation, ids] {
+        watcher->deleteLater();
+        if (generation != m_compareGeneration)
+            return;
+        ComparisonResult result = watcher->result();
+        if (!result.error.isEmpty()) {
+            m_banner->addMessage(result.error);
+            return;
+        }
+        m_comparison->setComparison(std::move(result.comparison));
+        m_side->setCurrentIndex(CompareTab);
+        QString message = tr("%n run(s) compared", nullptr, int(ids.size()));
+        if (ids.size() == 2)
+            message += tr("; %n parameter(s) differ", nullptr, m_params->rowCount());
+        Q_EMIT statusMessage(message);
+        Q_EMIT comparisonShown();
+    });
+    watcher->setFuture(QtConcurrent::run([path, keys] {
+        ComparisonResult out;
+        try {
+            const tgraph::Project p = tgraph::Project::open(path, tgraph::Project::Access::Read);
+            out.comparison = tgraph::compareRuns(p, keys);
+        } catch (const std::exception& e) {
+            out.error = QString::fromUtf8(e.what());
+        }
+        return out;
+    }));
 }

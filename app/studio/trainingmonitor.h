@@ -15,6 +15,7 @@ class QPushButton;
 class QSortFilterProxyModel;
 class QTabWidget;
 class QTableView;
+class RunComparisonView;
 class RunCurvesPanel;
 class RunCurvesView;
 class RunParamsModel;
@@ -61,6 +62,7 @@ public:
     RunCurvesView* curves() const;
     RunCurvesPanel* curvesPanel() const { return m_curves; }
     RunParamsModel* paramsModel() const { return m_params; }
+    RunComparisonView* comparisonView() const { return m_comparison; }
     RunProcesses* processes() const { return m_processes; }
     ErrorBanner* banner() const { return m_banner; }
     QPlainTextEdit* logPane() const;
@@ -70,6 +72,7 @@ Q_SIGNALS:
     void openWeightsRequested(const QString& path);
     void statusMessage(const QString& message);
     void snapshotShown(); // after each poll result is shown (tests wait for it)
+    void comparisonShown(); // compareSelected()'s result is in the Compare tab
 
 protected:
     void showEvent(QShowEvent* event) override;
@@ -100,6 +103,8 @@ private:
     QTabWidget* m_side = nullptr;
     RunLogPane* m_logPane = nullptr;
     QCheckBox* m_onlyDifferences = nullptr;
+    RunComparisonView* m_comparison = nullptr;
+    int m_compareGeneration = 0; // a newer Compare drops an older one's result
     QLineEdit* m_filter = nullptr;
     QPushButton* m_newRun = nullptr;
     QPushButton* m_stop = nullptr;

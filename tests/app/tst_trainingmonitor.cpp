@@ -15,9 +15,11 @@
 #include "core/project.h"
 #include "core/sqlitedb.h"
 #include "widgets/errorbanner.h"
+#include "widgets/runcomparisonview.h"
 #include "widgets/runcurvesview.h"
 #include "widgets/runtablemodel.h"
 
+#include <QChart>
 #include <QImage>
 #include <QLineSeries>
 #include <QPlainTextEdit>
@@ -25,6 +27,7 @@
 #include <QScopeGuard>
 #include <QSignalSpy>
 #include <QTableView>
+#include <QTableWidget>
 #include <QTemporaryDir>
 
 using namespace tgraph;
@@ -88,10 +91,11 @@ private:
     QString m_stoppedRun;
 
     QString path(const QString& name) const { return m_dir.filePath(name); }
-    QStringList quickArgs(const QString& name, int steps) const
+    QStringList quickArgs(const QString& name, int steps, const QString& family = "tgraph") const
     {
         NewRunDialog dialog(m_project);
         dialog.setDataPath(m_data);
+        dialog.setModelFamily(family);
         QStringList args = dialog.trainArguments();
         args = withOption(args, "--steps", QString::number(steps));
         args = withOption(args, "--configs-per-step", "16");
@@ -138,6 +142,16 @@ private Q_SLOTS:
         QVERIFY(dialog.problem().contains("layout graphs"));
         QVERIFY(dialog.commandLine().contains("--kind tile"));
         QVERIFY(!dialog.commandLine().contains("--configs-per-step")); // tile steps use all configs
+        // Another model of the zoo: --model (and its reduction, a loss) instead of TGraph's flags.
+        dialog.setModelKind("layout");
+        dialog.setModelFamily("kaufman", "lstm", "mse");
+        QVERIFY2(dialog.commandLine().contains("--model kaufman --reduction lstm --loss mse"),
+            qPrintable(dialog.commandLine()));
+        QVERIFY(!dialog.commandLine().contains("--cross-attn"));
+        dialog.setModelFamily("tgraph");
+        QVERIFY(dialog.commandLine().contains("--cross-attn"));
+        QVERIFY(!dialog.commandLine().contains("--model"));
+        dialog.setModelKind("tile");
         // The command refuses the same, naming the file.
         const auto refused = testutil::run(
             tgraphExe(), { "train", "--data", m_data, "--kind", "tile", "--steps", "1", "-o", path("kindrun") });
@@ -323,6 +337,55 @@ private Q_SLOTS:
         QVERIFY(!renderRunCurves(m_project, { "short" }, path("curves.jpg"), &error));
         QVERIFY(error.contains(".png or .svg"));
         QVERIFY(!QFileInfo::exists(path("no.png")));
+    }
+
+    void compareShowsRunsSideBySide()
+    {
+        TrainingMonitor monitor;
+        monitor.setConfirmations(false);
+        monitor.setPollInterval(200);
+        monitor.resize(1400, 900);
+        monitor.show();
+        monitor.setProject(m_project);
+        // A run of another model of the zoo, beside the TGraph run "short".
+        QSignalSpy finished(monitor.processes(), &RunProcesses::finished);
+        QVERIFY(monitor.startRun(withOption(quickArgs("baseline", 6, "tpugraphs-baseline"), "--eval-every", "3")));
+        QVERIFY(finished.wait(60000));
+        QCOMPARE(finished.front().at(1).toInt(), 0);
+        const QString baseline = finished.front().at(0).toString();
+        QVERIFY(waitFor(
+            monitor, [&] { return statusIn(monitor, baseline) == RunStatus::Finished; }, 10000));
+        monitor.selectRuns({ m_finishedRun, baseline });
+        QSignalSpy shown(&monitor, &TrainingMonitor::comparisonShown);
+        monitor.compareSelected();
+        QVERIFY(shown.wait(10000));
+        const RunComparisonView* view = monitor.comparisonView();
+        const RunComparison& cmp = view->comparison();
+        QCOMPARE(cmp.runs.size(), size_t(2));
+        QStringList models;
+        for (const ComparedRun& r : cmp.runs) {
+            models << QString::fromStdString(r.model);
+            QVERIFY2(r.step > 0 && r.graphs > 0 && std::isfinite(r.tau), r.id.c_str());
+            QVERIFY(r.parameters > 0);
+        }
+        models.sort();
+        QCOMPARE(models, QStringList({ "tgraph", "tpugraphs-baseline" }));
+        QCOMPARE(view->metricsTable()->rowCount(), 2);
+        QCOMPARE(view->pairsTable()->rowCount(), 1);
+        const int decided = view->pairsTable()->item(0, 2)->text().toInt()
+            + view->pairsTable()->item(0, 3)->text().toInt() + view->pairsTable()->item(0, 4)->text().toInt();
+        QCOMPARE(decided, int(cmp.graphs.size()));
+        // One marker series per run, one marker per evaluated graph.
+        const auto series = view->chart()->series();
+        QCOMPARE(series.size(), 2);
+        for (int k = 0; k < 2; ++k)
+            QCOMPARE(qobject_cast<QScatterSeries*>(series[k])->count(), cmp.runs[size_t(k)].graphs);
+        QCOMPARE(view->graphOrder().size(), cmp.graphs.size());
+        QVERIFY(monitor.banner()->messages().isEmpty());
+        const QImage shot = monitor.grab().toImage();
+        QVERIFY(!shot.isNull());
+        if (const QString shots = testutil::env("TGRAPH_SCREENSHOT_DIR"); !shots.isEmpty())
+            shot.save(shots + "/compare-runs.png");
     }
 
     void deleteRemovesARunAndItsFiles()
