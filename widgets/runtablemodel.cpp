@@ -123,6 +123,8 @@ QString RunTableModel::paramSummary(const std::map<std::string, std::string>& pa
         return it == params.end() ? QString() : QString::fromStdString(it->second);
     };
     QStringList parts;
+    if (const QString model = get("model"); !model.isEmpty() && model != QStringLiteral("tgraph"))
+        parts << (get("reduction").isEmpty() ? model : model + " " + get("reduction"));
     const QString steps = get("steps");
     const QString epochs = get("epochs");
     if (!steps.isEmpty() && steps != QStringLiteral("0"))

@@ -405,17 +405,21 @@ int train(const ArgParser& p)
             std::string dataList;
             for (const std::string& e : entries)
                 dataList += (dataList.empty() ? "" : ";") + e;
-            run = ProjectRun::start(projectPath, p.value("--experiment"), p.value("--run-name"), g_commandLine,
-                { { "kind", graphKindName(data.kind) }, { "data", dataList }, { "hparams", toJson(options) },
-                    { "steps", std::to_string(options.steps) }, { "epochs", std::to_string(options.epochs) },
-                    { "configs_per_step", std::to_string(options.configsPerStep) },
-                    { "cross_attn", options.model.useCrossAttn ? "on" : "off" }, { "lr", p.value("--lr") },
-                    { "model", modelFamilyName(options.model.family) },
-                    { "loss", lossKindName(effectiveLoss(options)) },
-                    { "parameters", std::to_string(modelParameterCount(options.model, data.kind)) },
-                    { "seed", std::to_string(options.seed) },
-                    { "folds", cv.enabled ? std::to_string(cv.options.folds) : "0" },
-                    { "resumed_from_checkpoint", resumePath } });
+            std::vector<std::pair<std::string, std::string>> params { { "kind", graphKindName(data.kind) },
+                { "data", dataList }, { "hparams", toJson(options) }, { "steps", std::to_string(options.steps) },
+                { "epochs", std::to_string(options.epochs) },
+                { "configs_per_step", std::to_string(options.configsPerStep) }, { "lr", p.value("--lr") },
+                { "model", modelFamilyName(options.model.family) }, { "loss", lossKindName(effectiveLoss(options)) },
+                { "parameters", std::to_string(modelParameterCount(options.model, data.kind)) },
+                { "seed", std::to_string(options.seed) },
+                { "folds", cv.enabled ? std::to_string(cv.options.folds) : "0" },
+                { "resumed_from_checkpoint", resumePath } };
+            // Each model's own switches: cross-config attention is TGraph's, the reduction Kaufman's.
+            if (options.model.family == ModelFamily::TGraph)
+                params.push_back({ "cross_attn", options.model.useCrossAttn ? "on" : "off" });
+            if (options.model.family == ModelFamily::Kaufman)
+                params.push_back({ "reduction", nodeReductionName(options.model.reduction) });
+            run = ProjectRun::start(projectPath, p.value("--experiment"), p.value("--run-name"), g_commandLine, params);
             for (const TrainingGraph& g : data.graphs)
                 run->writer().project().graphId(g.path);
         }

@@ -170,8 +170,10 @@ bool renderAnalysis(const AnalysisRenderRequest& request, QString* error)
         panel.setNodeOverlay(1);
         const NodeOverlay overlay = panel.nodeOverlay();
         if (overlay.isEmpty())
-            return fail(request.input + QStringLiteral(": no per-node attention to draw (too many configs x nodes, or ")
-                + QStringLiteral("not a layout or tile graph)"));
+            return fail(request.input
+                + QStringLiteral(": no per-node attention to draw (a model of the zoo other than TGraph, ")
+                + QStringLiteral(
+                    "which alone has attention, too many configs x nodes, or not a layout or tile graph)"));
         QWidget page;
         auto* layout = new QVBoxLayout(&page);
         auto* pane = new GraphPane;
@@ -205,7 +207,7 @@ bool renderAnalysis(const AnalysisRenderRequest& request, QString* error)
         if (static_cast<HeatmapView*>(widget)->data().rows() == 0)
             return fail((request.input.isEmpty() ? request.project : request.input)
                 + QStringLiteral(": no attention maps to draw (") + static_cast<HeatmapView*>(widget)->data().title
-                + QStringLiteral(")"));
+                + QStringLiteral("; only TGraph models have them)"));
     }
     widget->setParent(nullptr);
     const bool ok = writeWidgetImage(widget, request.output, request.width, request.height, error);

@@ -845,6 +845,12 @@ private Q_SLOTS:
         QCOMPARE(pair.value("a_better").toInt() + pair.value("b_better").toInt() + pair.value("ties").toInt(),
             int(graphs(m_layout, "valid").size()));
 
+        // The run's params name the model and its own switches only.
+        r = tg({ "runs", "show", "kaufman", "--project", project });
+        VERIFY_OK(r);
+        QVERIFY2(r.out.contains("model                    kaufman")
+                && r.out.contains("reduction                mean-max") && !r.out.contains("\n  cross_attn "),
+            r.out.constData());
         expectRefused(
             { "compare", "--project", project, "--runs", "kaufman", "no-such-run" }, { "no-such-run", "zoo.tgproj" });
         expectRefused({ "compare", "--project", project, "--runs", "kaufman", "kaufman" }, { "twice" });
