@@ -9,6 +9,7 @@
 #include "npz.h"
 #include "opcodes.h"
 #include "progress.h"
+#include "sqlitedb.h"
 
 #include <algorithm>
 #include <cstring>
@@ -28,20 +29,20 @@ bool endsWithIgnoringCase(const std::string& text, std::string_view suffix)
     return true;
 }
 
-// Project files are SQLite databases; they arrive with the project store.
+// Project files are SQLite databases, not graphs. The header is read through SQLite's file layer:
+// this process may have the project open, and a plain close would drop its locks.
 void refuseProjectFiles(const std::string& path)
 {
     bool sqlite = false;
-    if (FILE* f = std::fopen(path.c_str(), "rb")) {
-        char header[16] = {};
-        sqlite = std::fread(header, 1, sizeof header, f) == sizeof header
-            && std::memcmp(header, "SQLite format 3", 16) == 0;
-        std::fclose(f);
+    try {
+        sqlite = SqliteDb::readFileHead(path, 16) == std::string("SQLite format 3\0", 16);
+    } catch (const InputError&) {
+        // unreadable: the graph readers say why
     }
     if (endsWithIgnoringCase(path, ".tgproj") || sqlite)
         throw InputError(path, "",
-            "TGraph project files cannot be opened yet (the project store is not part of this version); "
-            "open graph files (.npz, .hlo, .txt, .pb) instead");
+            "is a TGraph Studio project (an SQLite file), not a graph: open it in tgraph-studio or list its runs "
+            "with 'tgraph runs list --project FILE'; graphs are .npz, .hlo, .txt or .pb files");
 }
 
 std::string fileName(const std::string& path)

@@ -158,12 +158,14 @@ void checkHeader(const std::string& path)
     if (fs::is_directory(path, ec))
         throw InputError(path, "", "is a directory, not a project file");
     const auto size = fs::file_size(path, ec);
-    std::ifstream in(path, std::ios::binary);
-    if (!in || ec)
+    if (ec)
         throw InputError(path, "", "cannot be read");
+    // Not std::ifstream: closing a descriptor of a database this process has open would drop its
+    // connections' locks (SqliteDb::readFileHead).
+    const std::string head = SqliteDb::readFileHead(path, 100);
     unsigned char header[100] = {};
-    in.read(reinterpret_cast<char*>(header), sizeof header);
-    if (in.gcount() < 100 || std::memcmp(header, "SQLite format 3\0", 16) != 0)
+    std::memcpy(header, head.data(), head.size());
+    if (head.size() < 100 || std::memcmp(header, "SQLite format 3\0", 16) != 0)
         throw InputError(path, "header", "not a TGraph Studio project (not an SQLite database)");
     auto be32 = [&](int at) {
         return (uint32_t(header[at]) << 24) | (uint32_t(header[at + 1]) << 16) | (uint32_t(header[at + 2]) << 8)

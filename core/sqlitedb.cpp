@@ -6,7 +6,9 @@
 #include <sqlite3.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
+#include <memory>
 
 namespace tgraph {
 
@@ -25,6 +27,37 @@ std::string shortSql(std::string_view sql)
 } // namespace
 
 // ---- SqliteDb -------------------------------------------------------------------------------
+
+std::string SqliteDb::readFileHead(const std::string& path, size_t count)
+{
+    sqlite3_vfs* vfs = sqlite3_vfs_find(nullptr);
+    if (!vfs)
+        throw InputError(path, "open", "no SQLite file layer");
+    std::string full(size_t(vfs->mxPathname) + 1, '\0');
+    if (vfs->xFullPathname(vfs, path.c_str(), int(full.size()), full.data()) != SQLITE_OK)
+        throw InputError(path, "open", "cannot resolve the path");
+    full.resize(std::strlen(full.c_str()));
+    // xOpen keeps the name pointer: `full` outlives the file.
+    std::unique_ptr<char[]> storage(new char[size_t(vfs->szOsFile)]());
+    auto* file = reinterpret_cast<sqlite3_file*>(storage.get());
+    int outFlags = 0;
+    if (vfs->xOpen(vfs, full.c_str(), file, SQLITE_OPEN_READONLY | SQLITE_OPEN_MAIN_DB, &outFlags) != SQLITE_OK) {
+        if (file->pMethods)
+            file->pMethods->xClose(file);
+        throw InputError(path, "", "cannot be read");
+    }
+    sqlite3_int64 size = 0;
+    std::string head(count, '\0');
+    int rc = file->pMethods->xFileSize(file, &size);
+    if (rc == SQLITE_OK) {
+        head.resize(size_t(std::min<sqlite3_int64>(size, sqlite3_int64(count))));
+        rc = head.empty() ? SQLITE_OK : file->pMethods->xRead(file, head.data(), int(head.size()), 0);
+    }
+    file->pMethods->xClose(file);
+    if (rc != SQLITE_OK)
+        throw InputError(path, "", "cannot be read");
+    return head;
+}
 
 SqliteDb::SqliteDb(const std::string& path, Mode mode)
     : m_path(path)

@@ -75,6 +75,14 @@ public:
     const std::string& path() const { return m_path; }
     sqlite3* handle() const { return m_db; }
 
+    // The first `count` bytes of a file (fewer when it is shorter), read through SQLite's own file
+    // layer: POSIX advisory locks belong to a process and a file, and closing any descriptor of
+    // the file drops all of them, so a plain open/read/close of a database that a connection of
+    // this process has open would silently release that connection's locks (other processes
+    // could then checkpoint and reset the WAL under it). SQLite's layer keeps such a descriptor
+    // open until the process's locks on the file are gone. InputError naming the file.
+    static std::string readFileHead(const std::string& path, size_t count);
+
     // Throws InputError(path, where, sqlite message) for result code `rc` (not OK/ROW/DONE).
     [[noreturn]] void fail(int rc, std::string_view where) const;
 

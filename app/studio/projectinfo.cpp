@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "projectinfo.h"
 
-#include <QFile>
+#include "core/error.h"
+#include "core/sqlitedb.h"
+
 #include <QString>
 
 bool isProjectFile(const std::string& path)
@@ -9,8 +11,13 @@ bool isProjectFile(const std::string& path)
     const QString name = QString::fromStdString(path);
     if (name.endsWith(QStringLiteral(".tgproj"), Qt::CaseInsensitive))
         return true;
-    QFile file(name);
-    return file.open(QIODevice::ReadOnly) && file.read(16) == QByteArray("SQLite format 3\0", 16);
+    // Through SQLite's file layer: a plain close of a project this process has open would drop
+    // its connections' locks (SqliteDb::readFileHead).
+    try {
+        return tgraph::SqliteDb::readFileHead(path, 16) == std::string("SQLite format 3\0", 16);
+    } catch (const tgraph::InputError&) {
+        return false;
+    }
 }
 
 ProjectInfoPtr readProjectInfo(const std::string& path)

@@ -5,6 +5,7 @@
 // read-only folder. Real SQLite files and real processes (fork).
 
 #include "core/error.h"
+#include "core/graphdocument.h"
 #include "core/project.h"
 #include "core/runwriter.h"
 #include "testutil.h"
@@ -504,6 +505,43 @@ private Q_SLOTS:
             QCOMPARE(reader.findRun(id)->status, RunStatus::Finished);
         }
         QVERIFY(polls > 1);
+    }
+
+    // This process keeps the project open (a monitor) and opens it again (each poll). Regression:
+    // opening checked the header with a plain open/read/close of the file, and POSIX drops all of
+    // a process's locks on a file when any of its descriptors closes: the kept connection lost
+    // its SHARED lock, another process's writer could then take the file as its own, reset the
+    // WAL and its index under this process, and runs written later stayed invisible here (a
+    // --parallel-folds run's folds never appeared to a test polling the project).
+    void reopeningKeepsTheProcessLocks()
+    {
+        const std::string file = spath("locks.tgproj");
+        Project::create(file);
+        const Project kept = Project::open(file, Project::Access::Read);
+        QCOMPARE(kept.runs().size(), size_t(0));
+        // Another process asks whether it could write-lock SQLite's shared-lock bytes of the file
+        // (0x40000002, 510 bytes): not while this process's connection holds its SHARED lock.
+        auto lockedByUs = [&file] {
+            return inChild([&file] {
+                const int fd = ::open(file.c_str(), O_RDONLY);
+                struct flock probe { };
+                probe.l_type = F_WRLCK;
+                probe.l_whence = SEEK_SET;
+                probe.l_start = 0x40000002;
+                probe.l_len = 510;
+                if (fd < 0 || ::fcntl(fd, F_GETLK, &probe) != 0)
+                    return 2;
+                return probe.l_type != F_UNLCK && probe.l_pid == ::getppid() ? 0 : 1;
+            }) == 0;
+        };
+        QVERIFY(lockedByUs());
+        for (int poll = 0; poll < 3; ++poll) {
+            Project::open(file, Project::Access::Read); // opened and closed again
+            QVERIFY2(lockedByUs(), "reopening the project dropped the kept connection's lock");
+        }
+        // opening it as a graph reads its header too, and refuses it
+        QVERIFY_THROWS_EXCEPTION(InputError, openGraphDocuments(file));
+        QVERIFY2(lockedByUs(), "reading the header dropped the kept connection's lock");
     }
 
     // kill -9 of a writing process at random moments: the file stays consistent, committed rows stay,
