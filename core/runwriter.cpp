@@ -161,6 +161,9 @@ void RunWriter::runEvent(const RunEvent& e)
     case RunEventKind::Started:
         m_project.setTag(run, "started", e.message);
         break;
+    case RunEventKind::Worker:
+        m_project.setTag(run, e.path, e.message);
+        break;
     case RunEventKind::Info:
         break;
     }
@@ -287,6 +290,12 @@ void RunWriter::finish(RunStatus status, const std::string& message)
             m_project.setRunStatus(id, status, message);
     }
     m_project.setRunStatus(m_runId, status, message);
+}
+
+void RunWriter::finishRun(const std::string& runId, RunStatus status, const std::string& message)
+{
+    flush();
+    m_project.setRunStatus(runId, status, message);
 }
 
 } // namespace tgraph

@@ -50,6 +50,8 @@ public:
     void flush();
     // Final status of the run (and of its fold runs that are still running).
     void finish(RunStatus status, const std::string& message = {});
+    // Final status of one run this writer records (a fold run of another process's run), after a flush.
+    void finishRun(const std::string& runId, RunStatus status, const std::string& message = {});
 
     Project& project() { return m_project; }
     const std::string& runId() const { return m_runId; }

@@ -24,6 +24,8 @@ const char* runEventKindName(RunEventKind kind)
         return "finished";
     case RunEventKind::Stopped:
         return "stopped";
+    case RunEventKind::Worker:
+        return "worker";
     }
     return "info";
 }

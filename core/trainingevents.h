@@ -22,7 +22,7 @@ struct StepMetrics
     int64_t step = 0; // steps done (1-based index of the interval's last step)
     int64_t totalSteps = 0;
     int64_t intervalSteps = 0; // steps in this interval (taken + skipped)
-    double epoch = 0; // step / training graphs
+    double epoch = 0; // graph visits (step x graphs per step) / training graphs
     double loss = 0; // mean pairwise hinge loss of the taken steps (NaN if none was taken)
     double learningRate = 0; // at the interval's last step
     double gradNorm = 0; // mean global L2 norm of the gradients before clipping
@@ -67,6 +67,7 @@ enum class RunEventKind {
     Checkpoint, // `path` was written
     Finished, // the run reached its last step
     Stopped, // the run stopped early (divergence, cancel); message says why
+    Worker, // a data-parallel worker's heartbeat: message = its status, path = its tag ("worker.R")
 };
 const char* runEventKindName(RunEventKind kind);
 

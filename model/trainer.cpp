@@ -11,10 +11,13 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <ctime>
 #include <filesystem>
 #include <limits>
 #include <numeric>
 #include <sstream>
+#include <unistd.h>
 
 namespace tgraph::model {
 
@@ -66,6 +69,32 @@ std::vector<std::pair<std::string, torch::Tensor>> namedParameters(const torch::
         out.emplace_back(item.key(), item.value());
     return out;
 }
+
+// Seed of visit `visit`'s generators (splitmix64 of the run seed and the visit), so that a
+// visit's config sample and dropout do not depend on the worker that takes it.
+uint64_t visitSeed(uint64_t seed, int64_t visit, uint64_t stream)
+{
+    uint64_t z = seed + 0x9E3779B97F4A7C15ULL * (uint64_t(visit) + 1) + stream * 0xD1B54A32D192ED03ULL;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+// The progress bar of a data-parallel worker: shown, but a stop request is not raised inside the
+// bar (that would stop this worker alone); the trainer passes it to all workers instead.
+class AgreedStopProgress final : public ProgressSink
+{
+public:
+    explicit AgreedStopProgress(ProgressSink* inner)
+        : m_inner(inner)
+    { }
+    void begin(std::string_view label, uint64_t total) override { m_inner->begin(label, total); }
+    void update(uint64_t done) override { m_inner->update(done); }
+    void end() override { m_inner->end(); }
+
+private:
+    ProgressSink* m_inner;
+};
 
 bool isBias(const std::string& name) { return name.size() >= 5 && name.compare(name.size() - 5, 5, ".bias") == 0; }
 
@@ -214,6 +243,13 @@ torch::nn::Module& Trainer::module()
     return *m_tile;
 }
 
+void Trainer::setCommunicator(Communicator* comm)
+{
+    if (comm && m_options.graphsPerStep < comm->worldSize())
+        throw std::invalid_argument("Trainer: graphsPerStep must be at least the number of workers");
+    m_comm = comm && comm->worldSize() > 1 ? comm : nullptr;
+}
+
 void Trainer::setProgress(ProgressSink* progress, std::string label)
 {
     m_progress = progress;
@@ -226,10 +262,10 @@ void Trainer::emit(RunEventKind kind, std::string message, std::string path)
         m_sink->runEvent({ kind, m_options.fold, m_counters.step, std::move(message), std::move(path) });
 }
 
-size_t Trainer::graphAtStep(int64_t step)
+size_t Trainer::graphAtVisit(int64_t visit)
 {
     const int64_t n = int64_t(m_train.size());
-    const int64_t epoch = step / n;
+    const int64_t epoch = visit / n;
     if (epoch != m_orderEpoch) {
         // Each epoch's order depends only on the seed and the epoch, so a resumed run needs no state.
         std::mt19937_64 rng(m_options.seed ^ (0x9E3779B97F4A7C15ULL * uint64_t(epoch + 1)));
@@ -238,7 +274,7 @@ size_t Trainer::graphAtStep(int64_t step)
             std::swap(m_order[size_t(i)], m_order[uniformBelow(rng, uint64_t(i + 1))]);
         m_orderEpoch = epoch;
     }
-    return m_order[size_t(step % n)];
+    return m_order[size_t(visit % n)];
 }
 
 torch::Tensor Trainer::forward(size_t graph, const std::vector<int64_t>& rows)
@@ -302,6 +338,8 @@ torch::Tensor Trainer::targetMask(size_t graph, const std::vector<int64_t>& rows
 
 StepOutcome Trainer::step()
 {
+    if (m_options.graphsPerStep > 1 || m_comm)
+        return batchedStep();
     StepOutcome out;
     const int64_t t = m_counters.step;
     out.graph = graphAtStep(t);
@@ -339,6 +377,99 @@ StepOutcome Trainer::step()
     return out;
 }
 
+StepOutcome Trainer::batchedStep()
+{
+    StepOutcome out;
+    const int64_t t = m_counters.step;
+    const int64_t graphs = m_options.graphsPerStep;
+    const int rank = m_comm ? m_comm->rank() : 0;
+    const int world = m_comm ? m_comm->worldSize() : 1;
+    out.learningRate = learningRateAt(t, m_total, m_warmup, m_options.learningRate);
+    const auto start = std::chrono::steady_clock::now();
+
+    module().train();
+    double lossSum = 0;
+    int64_t nonFinite = 0, configs = 0, nodes = 0;
+    bool first = true;
+    for (int64_t i = rank; i < graphs; i += world) {
+        const int64_t visit = t * graphs + i;
+        const size_t graph = graphAtVisit(visit);
+        if (first)
+            out.graph = graph;
+        first = false;
+        const TrainingGraph& g = m_data.graphs[graph];
+        std::mt19937_64 rng(visitSeed(m_options.seed, visit, 1));
+        const std::vector<int64_t> rows = m_kind == GraphKind::Layout
+            ? sampleWithoutReplacement(g.configCount(), m_options.configsPerStep, rng)
+            : allRows(g.configCount());
+        torch::manual_seed(visitSeed(m_options.seed, visit, 2)); // dropout
+        const torch::Tensor loss = this->loss(forward(graph, rows), graph, rows);
+        const double value = loss.item<double>();
+        configs += int64_t(rows.size());
+        nodes += int64_t(rows.size()) * g.nodeCount();
+        if (!std::isfinite(value)) {
+            ++nonFinite;
+            continue;
+        }
+        lossSum += value;
+        (loss / double(graphs)).backward();
+    }
+
+    std::vector<torch::Tensor> grads;
+    std::vector<torch::Tensor> params;
+    for (const auto& [name, p] : m_optimizer->parameters()) {
+        if (!p.grad().defined())
+            p.mutable_grad() = torch::zeros_like(p);
+        grads.push_back(p.mutable_grad());
+        params.push_back(p);
+    }
+    m_workerSeconds.resize(size_t(world), 0.0);
+    if (m_comm) {
+        // Counters ride with the gradients: loss sum, non-finite graphs, configs, config-nodes,
+        // stop requests, then each worker's compute seconds in its own slot.
+        torch::Tensor stats = torch::zeros({ 5 + world }, torch::kFloat64);
+        auto s = stats.accessor<double, 1>();
+        s[0] = lossSum;
+        s[1] = double(nonFinite);
+        s[2] = double(configs);
+        s[3] = double(nodes);
+        s[4] = m_progress && m_progress->isCancelled() ? 1.0 : 0.0;
+        s[5 + rank] = seconds(start);
+        grads.push_back(stats);
+        m_comm->allReduceSum(grads);
+        lossSum = s[0];
+        nonFinite = int64_t(s[1]);
+        configs = int64_t(s[2]);
+        nodes = int64_t(s[3]);
+        if (s[4] > 0)
+            m_stopAgreed = true;
+        for (int r = 0; r < world; ++r)
+            m_workerSeconds[size_t(r)] += s[5 + r];
+    } else {
+        m_workerSeconds[0] += seconds(start);
+    }
+    out.configs = configs;
+    out.nodes = configs ? nodes / configs : 0; // mean nodes: tokens = configs x nodes
+    out.loss = nonFinite ? kNaN : lossSum / double(graphs);
+    out.gradNorm = kNaN;
+    out.skipped = nonFinite > 0;
+    if (!out.skipped) {
+        out.gradNorm = clipGradNorm(params, m_options.clipNorm);
+        out.skipped = !std::isfinite(out.gradNorm);
+        if (!out.skipped)
+            m_optimizer->step(out.learningRate);
+    }
+    m_optimizer->zeroGrad();
+    if (out.skipped) {
+        ++m_counters.nonFiniteTotal;
+        ++m_counters.nonFiniteRun;
+    } else {
+        m_counters.nonFiniteRun = 0;
+    }
+    ++m_counters.step;
+    return out;
+}
+
 std::vector<double> Trainer::scoreAllConfigs(size_t graph)
 {
     torch::NoGradGuard noGrad;
@@ -360,47 +491,98 @@ std::vector<double> Trainer::scoreAllConfigs(size_t graph)
     return scores;
 }
 
+struct Trainer::GraphScore
+{
+    GraphEvalMetrics metrics;
+    double top1 = kNaN; // top-1 slowdown (NaN: undefined)
+    double apeNumerator = 0, apeDenominator = 0;
+    bool finite = false; // all scores finite
+};
+
+Trainer::GraphScore Trainer::scoreGraph(size_t i)
+{
+    const TrainingGraph& g = m_data.graphs[i];
+    const std::vector<double> scores = scoreAllConfigs(i);
+    std::vector<double> target(size_t(g.configCount()));
+    std::vector<double> raw(size_t(g.configCount()));
+    for (int64_t c = 0; c < g.configCount(); ++c) {
+        raw[size_t(c)] = double(g.runtimes()[c]);
+        target[size_t(c)] = m_kind == GraphKind::Layout ? raw[size_t(c)]
+                                                        : raw[size_t(c)] / double(g.tile.configRuntimeNormalizers[c]);
+    }
+    GraphScore out;
+    GraphEvalMetrics& e = out.metrics;
+    e.graph = g.name;
+    e.configs = g.configCount();
+    out.finite = std::all_of(scores.begin(), scores.end(), [](double s) { return std::isfinite(s); });
+    if (!out.finite) {
+        e.kendallTau = e.opa = e.top5Slowdown = e.tileScore = kNaN;
+        return out;
+    }
+    e.kendallTau = kendallTauB(target, scores);
+    e.opa = orderedPairAccuracy(target, scores);
+    e.top5Slowdown = topKSlowdown(target, scores, 5);
+    e.tileScore = m_kind == GraphKind::Tile ? tileScore(raw, scores, 5) : kNaN;
+    out.top1 = topKSlowdown(target, scores, 1);
+    const size_t predicted = size_t(std::min_element(scores.begin(), scores.end()) - scores.begin());
+    const double best = *std::min_element(raw.begin(), raw.end());
+    out.apeNumerator = std::abs(raw[predicted] - best);
+    out.apeDenominator = best;
+    return out;
+}
+
 EvalMetrics Trainer::evaluate()
 {
     const auto start = std::chrono::steady_clock::now();
     EvalMetrics m;
     m.fold = m_options.fold;
     m.step = m_counters.step;
+    std::vector<GraphScore> scored(m_valid.size());
+    if (!m_comm) {
+        for (size_t j = 0; j < m_valid.size(); ++j)
+            scored[j] = scoreGraph(m_valid[j]);
+    } else {
+        // Each worker scores validation graphs j % worldSize == rank; one all-reduce of a table
+        // (a row per graph, zeros from the workers that did not score it) gives everyone all.
+        constexpr int kColumns = 9;
+        torch::Tensor table = torch::zeros({ int64_t(std::max<size_t>(1, m_valid.size())), kColumns }, torch::kFloat64);
+        auto t = table.accessor<double, 2>();
+        for (size_t j = size_t(m_comm->rank()); j < m_valid.size(); j += size_t(m_comm->worldSize())) {
+            const GraphScore s = scoreGraph(m_valid[j]);
+            const double row[kColumns] = { s.metrics.kendallTau, s.metrics.opa, s.metrics.top5Slowdown,
+                s.metrics.tileScore, s.top1, s.apeNumerator, s.apeDenominator, s.finite ? 1.0 : 0.0, 0.0 };
+            for (int k = 0; k < kColumns; ++k)
+                t[int64_t(j)][k] = row[k];
+        }
+        std::vector<torch::Tensor> tensors { table };
+        m_comm->allReduceSum(tensors);
+        for (size_t j = 0; j < m_valid.size(); ++j) {
+            const TrainingGraph& g = m_data.graphs[m_valid[j]];
+            GraphScore& s = scored[j];
+            s.metrics.graph = g.name;
+            s.metrics.configs = g.configCount();
+            s.metrics.kendallTau = t[int64_t(j)][0];
+            s.metrics.opa = t[int64_t(j)][1];
+            s.metrics.top5Slowdown = t[int64_t(j)][2];
+            s.metrics.tileScore = t[int64_t(j)][3];
+            s.top1 = t[int64_t(j)][4];
+            s.apeNumerator = t[int64_t(j)][5];
+            s.apeDenominator = t[int64_t(j)][6];
+            s.finite = t[int64_t(j)][7] > 0.5;
+        }
+    }
     double top1Sum = 0, apeNumerator = 0, apeDenominator = 0;
     int64_t top1Count = 0;
-    for (size_t i : m_valid) {
-        const TrainingGraph& g = m_data.graphs[i];
-        const std::vector<double> scores = scoreAllConfigs(i);
-        std::vector<double> target(size_t(g.configCount()));
-        std::vector<double> raw(size_t(g.configCount()));
-        for (int64_t c = 0; c < g.configCount(); ++c) {
-            raw[size_t(c)] = double(g.runtimes()[c]);
-            target[size_t(c)] = m_kind == GraphKind::Layout
-                ? raw[size_t(c)]
-                : raw[size_t(c)] / double(g.tile.configRuntimeNormalizers[c]);
-        }
-        GraphEvalMetrics e;
-        e.graph = g.name;
-        e.configs = g.configCount();
-        const bool finite = std::all_of(scores.begin(), scores.end(), [](double s) { return std::isfinite(s); });
-        if (finite) {
-            e.kendallTau = kendallTauB(target, scores);
-            e.opa = orderedPairAccuracy(target, scores);
-            e.top5Slowdown = topKSlowdown(target, scores, 5);
-            e.tileScore = m_kind == GraphKind::Tile ? tileScore(raw, scores, 5) : kNaN;
-            const double top1 = topKSlowdown(target, scores, 1);
-            if (std::isfinite(top1)) {
-                top1Sum += top1;
+    for (GraphScore& s : scored) {
+        if (s.finite) {
+            if (std::isfinite(s.top1)) {
+                top1Sum += s.top1;
                 ++top1Count;
             }
-            const size_t predicted = size_t(std::min_element(scores.begin(), scores.end()) - scores.begin());
-            const double best = *std::min_element(raw.begin(), raw.end());
-            apeNumerator += std::abs(raw[predicted] - best);
-            apeDenominator += best;
-        } else {
-            e.kendallTau = e.opa = e.top5Slowdown = e.tileScore = kNaN;
+            apeNumerator += s.apeNumerator;
+            apeDenominator += s.apeDenominator;
         }
-        m.graphs.push_back(std::move(e));
+        m.graphs.push_back(std::move(s.metrics));
     }
     m.meanTau = meanOfDefined(m.graphs, &GraphEvalMetrics::kendallTau);
     m.meanOpa = meanOfDefined(m.graphs, &GraphEvalMetrics::opa);
@@ -443,12 +625,48 @@ Checkpoint Trainer::checkpoint() const
 
 void Trainer::saveCheckpoint(const std::string& path) const { model::saveCheckpoint(checkpoint(), path); }
 
+void Trainer::publishWorker()
+{
+    char host[256] = {};
+    ::gethostname(host, sizeof host - 1);
+    m_comm->publish(
+        "worker/" + std::to_string(m_comm->rank()), "pid " + std::to_string(::getpid()) + " on " + std::string(host));
+    m_workerNames.clear();
+    if (m_comm->rank() == 0)
+        for (int r = 0; r < m_comm->worldSize(); ++r)
+            m_workerNames.push_back(m_comm->read("worker/" + std::to_string(r)));
+}
+
+void Trainer::reportWorkers(int64_t intervalSteps)
+{
+    // Every step's all-reduce is each worker's heartbeat: rank 0 records who took part, and how
+    // long each computed per step (a slow worker holds all the others up).
+    if (m_comm->rank() == 0 && intervalSteps > 0) {
+        const auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+        char when[32];
+        std::strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", std::localtime(&now));
+        for (int r = 0; r < m_comm->worldSize(); ++r) {
+            char text[320];
+            std::snprintf(text, sizeof text, "%s: step %lld at %s, %.0f ms compute per step",
+                r < int(m_workerNames.size()) ? m_workerNames[size_t(r)].c_str() : "?", (long long)m_counters.step,
+                when, 1000.0 * m_workerSeconds[size_t(r)] / double(intervalSteps));
+            emit(RunEventKind::Worker, text, "worker." + std::to_string(r));
+        }
+    }
+    std::fill(m_workerSeconds.begin(), m_workerSeconds.end(), 0.0);
+}
+
 TrainResult Trainer::run(int64_t untilStep)
 {
     namespace fs = std::filesystem;
     const int64_t end = untilStep < 0 ? m_total : std::min(untilStep, m_total);
     TrainResult result;
-    ProgressScope progress(m_progress, m_progressLabel, uint64_t(m_total));
+    std::optional<AgreedStopProgress> agreed;
+    if (m_comm && m_progress)
+        agreed.emplace(m_progress);
+    ProgressScope progress(agreed ? &*agreed : m_progress, m_progressLabel, uint64_t(m_total));
+    if (m_comm)
+        publishWorker();
     progress.advanceTo(uint64_t(m_counters.step));
     if (m_counters.step == 0)
         emit(RunEventKind::Started,
@@ -471,7 +689,7 @@ TrainResult Trainer::run(int64_t untilStep)
         interval.fold = m_options.fold;
         interval.step = m_counters.step;
         interval.totalSteps = m_total;
-        interval.epoch = double(m_counters.step) / double(m_train.size());
+        interval.epoch = double(m_counters.step * m_options.graphsPerStep) / double(m_train.size());
         interval.loss = taken ? lossSum / double(taken) : kNaN;
         interval.gradNorm = taken ? normSum / double(taken) : kNaN;
         interval.tokensPerSecond = intervalSeconds > 0 ? tokens / intervalSeconds : 0;
@@ -479,6 +697,8 @@ TrainResult Trainer::run(int64_t untilStep)
         interval.skippedTotal = m_counters.nonFiniteTotal;
         if (m_sink)
             m_sink->stepMetrics(interval);
+        if (m_comm)
+            reportWorkers(interval.intervalSteps);
         interval = StepMetrics();
         intervalSeconds = lossSum = normSum = tokens = 0;
         taken = 0;
@@ -535,6 +755,8 @@ TrainResult Trainer::run(int64_t untilStep)
             emit(RunEventKind::Checkpoint, "latest state", result.lastCheckpoint);
         }
         progress.advanceTo(uint64_t(t));
+        if (m_stopAgreed) // every worker leaves after the same step
+            throw Cancelled();
     }
     result.steps = m_counters.step;
     result.finished = m_counters.step == m_total;

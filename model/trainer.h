@@ -14,11 +14,18 @@
 //   array_split chunks of `evalBatch`, tau / OPA / top-5 slowdown per graph and mean; the best
 //   mean tau is kept as `best.npz`, the latest state as `last.npz` (checkpoint.h) in the output
 //   directory.
+// With graphsPerStep > 1 a step averages the losses of that many graphs; with a Communicator
+// (data-parallel workers, gloocommunicator.h) each worker takes the step's graphs i with
+// i % worldSize == rank, and the gradients, losses and counters are summed over the workers in
+// one bucketed all-reduce before the (identical) optimizer step on every worker; validation
+// graphs are shared out the same way and their metrics summed. A stop request (SIGINT/SIGTERM)
+// on any worker travels in the same all-reduce, so all workers stop after the same step.
 // fp32 throughout (the code's bf16/fp16 autocast is not used on CPU; spec §10.12).
 
 #include "adamw.h"
 #include "batch.h"
 #include "checkpoint.h"
+#include "communicator.h"
 #include "tgraphmodel.h"
 #include "tilemodel.h"
 #include "trainoptions.h"
@@ -76,6 +83,10 @@ public:
         const TrainOptions& options, const Checkpoint* resume = nullptr);
 
     void setSink(TrainingSink* sink) { m_sink = sink; }
+    // Data-parallel: this trainer is worker comm->rank() of comm->worldSize(); every worker must
+    // be constructed with the same data, options and checkpoint. Only rank 0 should have an
+    // output directory and sinks. Collectives throw WorkerLost.
+    void setCommunicator(Communicator* comm);
     void setProgress(ProgressSink* progress, std::string label = "training");
     // Directory for best.npz and last.npz; "" = write nothing.
     void setOutputDir(std::string dir) { m_outDir = std::move(dir); }
@@ -104,10 +115,17 @@ public:
     TileModel tileModel() const { return m_tile; }
     ZooModel zooModel() const { return m_zoo; } // set for --model other than tgraph
 
-    // The graph visited at 0-based step `step` (epoch order from the seed).
-    size_t graphAtStep(int64_t step);
+    // The first graph visited at 0-based step `step` (epoch order from the seed).
+    size_t graphAtStep(int64_t step) { return graphAtVisit(step * m_options.graphsPerStep); }
+    // The graph of 0-based visit `visit` (step s visits s x graphsPerStep ... + graphsPerStep - 1).
+    size_t graphAtVisit(int64_t visit);
 
 private:
+    StepOutcome batchedStep();
+    struct GraphScore;
+    GraphScore scoreGraph(size_t graph);
+    void publishWorker();
+    void reportWorkers(int64_t intervalSteps);
     torch::Tensor forward(size_t graph, const std::vector<int64_t>& rows);
     torch::Tensor targetMask(size_t graph, const std::vector<int64_t>& rows) const;
     // log runtime (tile: log(runtime / normalizer)) of one config.
@@ -141,6 +159,10 @@ private:
     ProgressSink* m_progress = nullptr;
     std::string m_progressLabel = "training";
     std::string m_outDir;
+    Communicator* m_comm = nullptr;
+    bool m_stopAgreed = false; // a worker asked to stop: all stop after this step
+    std::vector<std::string> m_workerNames; // rank 0: "pid P on HOST" per worker
+    std::vector<double> m_workerSeconds; // compute seconds per worker in the current log interval
 };
 
 // Row bounds of numpy.array_split(range(count), ceil(count / batch)): near-equal contiguous

@@ -15,7 +15,8 @@ int64_t totalSteps(const TrainOptions& options, int64_t trainGraphs)
 {
     if (options.steps > 0)
         return options.steps;
-    return std::max<int64_t>(1, int64_t(std::ceil(options.epochs * double(std::max<int64_t>(trainGraphs, 1)))));
+    const double visits = options.epochs * double(std::max<int64_t>(trainGraphs, 1));
+    return std::max<int64_t>(1, int64_t(std::ceil(visits / double(std::max<int64_t>(1, options.graphsPerStep)))));
 }
 
 int64_t warmupSteps(const TrainOptions& options, int64_t total)
@@ -113,6 +114,7 @@ std::string toJson(const TrainOptions& o)
     w.key("folds").value(o.folds);
     w.key("fold").value(o.fold);
     w.key("fold_seed").value(uint64_t(o.foldSeed));
+    w.key("graphs_per_step").value(o.graphsPerStep);
     w.endObject();
     return w.str();
 }
@@ -180,8 +182,11 @@ TrainOptions trainOptionsFromJson(const std::string& json)
     o.folds = int(integer(root, "folds"));
     o.fold = int(integer(root, "fold"));
     o.foldSeed = uint32_t(integer(root, "fold_seed"));
-    if (o.configsPerStep < 1 || o.evalBatch < 1 || o.logEvery < 1 || o.maxNonFiniteRun < 1 || o.model.hidden < 1
-        || o.model.opTableSize < 1 || !(o.learningRate >= 0) || !(o.warmupShare >= 0 && o.warmupShare <= 1))
+    if (root.contains("graphs_per_step")) // written since data-parallel training
+        o.graphsPerStep = integer(root, "graphs_per_step");
+    if (o.configsPerStep < 1 || o.graphsPerStep < 1 || o.evalBatch < 1 || o.logEvery < 1 || o.maxNonFiniteRun < 1
+        || o.model.hidden < 1 || o.model.opTableSize < 1 || !(o.learningRate >= 0)
+        || !(o.warmupShare >= 0 && o.warmupShare <= 1))
         throw std::runtime_error("values out of range");
     return o;
 }

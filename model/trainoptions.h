@@ -27,7 +27,7 @@ struct TrainOptions
     ModelOptions model;
     LossKind loss = LossKind::Auto;
 
-    // Length: `steps` optimizer steps (one graph each), or when 0, ceil(epochs x training graphs)
+    // Length: `steps` optimizer steps, or when 0, ceil(epochs x training graphs / graphsPerStep)
     // (one epoch = one pass over the training graphs).
     int64_t steps = 0;
     double epochs = 0;
@@ -36,6 +36,11 @@ struct TrainOptions
     // code uses 64 for default collections, 128 for random ones); all of them when a graph has
     // fewer. Tile collections always use all configs of a kernel (spec §5).
     int64_t configsPerStep = 64;
+    // Graphs per optimizer step (the global batch): their losses are averaged. 1 = the code's one
+    // graph per step. With data-parallel workers each takes its share of a step's graphs; each
+    // visit's config sample and dropout come from generators seeded by (seed, visit) so that the
+    // result does not depend on which worker takes a graph (with 1, the run's own generators).
+    int64_t graphsPerStep = 1;
 
     // AdamW exactly as torch.optim.AdamW (spec §4.2).
     double learningRate = 1e-3;

@@ -6,6 +6,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/terminalprogress.h"
 #include "projectrun.h"
+#include "workerlaunch.h"
 
 #include "core/error.h"
 #include "core/progress.h"
@@ -13,6 +14,7 @@
 #include "core/trainingset.h"
 #include "model/checkpoint.h"
 #include "model/crossvalidation.h"
+#include "model/gloocommunicator.h"
 #include "model/torchruntime.h"
 #include "model/trainer.h"
 
@@ -21,6 +23,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 #include <unistd.h>
 
 namespace tgraph::cli {
@@ -33,12 +36,14 @@ using namespace tgraph::model;
 constexpr const char* kCommand = "train";
 
 std::string g_commandLine; // for the project's run record
+std::vector<std::string> g_args; // the command's arguments (--launch-local passes them on)
 
 // Options that define the training math: a resumed run keeps the checkpoint's.
-const char* const kHyperParameterOptions[] = { "--steps", "--epochs", "--configs-per-step", "--cross-attn", "--lr",
-    "--weight-decay", "--no-bias-decay", "--warmup", "--clip", "--dropout", "--eval-every", "--eval-batch", "--seed",
-    "--deterministic", "--dedup", "--folds", "--train-folds", "--keep", "--fold-seed", "--max-nonfinite",
-    "--residual-after-activation", "--bidirectional-edges", "--model", "--reduction", "--loss", "--hidden" };
+const char* const kHyperParameterOptions[]
+    = { "--steps", "--epochs", "--configs-per-step", "--cross-attn", "--lr", "--weight-decay", "--no-bias-decay",
+          "--warmup", "--clip", "--dropout", "--eval-every", "--eval-batch", "--seed", "--deterministic", "--dedup",
+          "--folds", "--train-folds", "--keep", "--fold-seed", "--max-nonfinite", "--residual-after-activation",
+          "--bidirectional-edges", "--model", "--reduction", "--loss", "--hidden", "--graphs-per-step" };
 
 std::string percent(double fraction)
 {
@@ -96,6 +101,7 @@ public:
     {
         switch (e.kind) {
         case RunEventKind::Checkpoint:
+        case RunEventKind::Worker: // recorded as the run's tags
             return; // summarized at the end
         case RunEventKind::Warning:
             line("%swarning: %s\n", prefix(e.fold).c_str(), e.message.c_str());
@@ -182,6 +188,9 @@ bool readOptions(const ArgParser& p, TrainOptions* o, std::string* error)
         return bad("--epochs must be a number > 0");
     if (!parseNumber(p.value("--configs-per-step"), &o->configsPerStep) || o->configsPerStep < 2)
         return bad("--configs-per-step must be an integer >= 2");
+    if (p.has("--graphs-per-step")
+        && (!parseNumber(p.value("--graphs-per-step"), &o->graphsPerStep) || o->graphsPerStep < 1))
+        return bad("--graphs-per-step must be an integer >= 1");
     if (!parseModelFamily(p.value("--model"), &o->model.family))
         return bad("--model must be tgraph, tpugraphs-baseline, kaufman or tpgnn");
     if (p.has("--reduction") && o->model.family != ModelFamily::Kaufman)
@@ -240,13 +249,17 @@ struct CvSettings
 {
     bool enabled = false;
     CrossValidationOptions options;
+    int onlyFold = -1; // --fold K: train this fold alone
+    int parallelFolds = 0; // --parallel-folds P: the folds as child processes, P at a time
+    bool assemble = false; // --assemble: the ensemble from the folds' fold.json files
+    std::string attachRun; // --attach-run: record the fold as a fold of this project run
 };
 
 bool readCv(const ArgParser& p, CvSettings* cv, std::string* error)
 {
     cv->enabled = p.has("--folds");
     if (!cv->enabled) {
-        for (const char* o : { "--train-folds", "--keep", "--fold-seed" })
+        for (const char* o : { "--train-folds", "--keep", "--fold-seed", "--fold", "--parallel-folds", "--assemble" })
             if (p.has(o)) {
                 *error = std::string(o) + " needs --folds";
                 return false;
@@ -262,7 +275,210 @@ bool readCv(const ArgParser& p, CvSettings* cv, std::string* error)
         *error = "--keep must be an integer in 1..--train-folds";
     else if (!parseNumber(p.value("--fold-seed"), &o.foldSeed))
         *error = "--fold-seed must be an integer in 0..4294967295";
+    else if (p.has("--fold") && (!parseNumber(p.value("--fold"), &cv->onlyFold) || cv->onlyFold < 0
+                                    || cv->onlyFold >= o.folds))
+        *error = "--fold must be an integer in 0..--folds - 1";
+    else if (p.has("--parallel-folds")
+        && (!parseNumber(p.value("--parallel-folds"), &cv->parallelFolds) || cv->parallelFolds < 1
+            || cv->parallelFolds > 256))
+        *error = "--parallel-folds must be an integer in 1..256";
+    else if (int(p.has("--fold")) + int(p.has("--parallel-folds")) + int(p.has("--assemble")) > 1)
+        *error = "--fold, --parallel-folds and --assemble exclude each other";
+    else if (p.has("--parallel-folds") && p.has("--metrics-jsonl"))
+        *error = "--metrics-jsonl with --parallel-folds: the folds' processes cannot share one file (use --project)";
+    else if (p.has("--assemble") && (p.has("--project") || !p.has("--out")))
+        *error = "--assemble reads the folds of an output directory: give --out DIR (not --project)";
+    cv->assemble = p.has("--assemble");
+    cv->attachRun = p.value("--attach-run");
+    if (error->empty() && !cv->attachRun.empty() && (cv->onlyFold < 0 || !p.has("--project")))
+        *error = "--attach-run needs --fold and --project";
     return error->empty();
+}
+
+// Data-parallel workers (--world-size/--rank/--master) or a local launch of them (--launch-local).
+struct DistSettings
+{
+    int launchLocal = 0; // > 0: start this many workers here and supervise them
+    int worldSize = 1;
+    int rank = 0;
+    MasterAddress master { "127.0.0.1", 29500 };
+    std::chrono::milliseconds timeout { 300000 };
+    bool distributed() const { return worldSize > 1; }
+};
+
+bool readDistributed(const ArgParser& p, const CvSettings& cv, DistSettings* d, std::string* error)
+{
+    auto bad = [error](const std::string& text) {
+        *error = text;
+        return false;
+    };
+    if (p.has("--launch-local")) {
+        if (!parseNumber(p.value("--launch-local"), &d->launchLocal) || d->launchLocal < 1 || d->launchLocal > 256)
+            return bad("--launch-local must be an integer in 1..256");
+        for (const char* o : { "--world-size", "--rank", "--master" })
+            if (p.has(o))
+                return bad(std::string(o) + ": --launch-local chooses the workers' ranks and master itself");
+    }
+    if (p.has("--world-size")
+        && (!parseNumber(p.value("--world-size"), &d->worldSize) || d->worldSize < 1 || d->worldSize > 4096))
+        return bad("--world-size must be an integer in 1..4096");
+    if (p.has("--rank") && !p.has("--world-size"))
+        return bad("--rank needs --world-size");
+    if (p.has("--rank") && (!parseNumber(p.value("--rank"), &d->rank) || d->rank < 0 || d->rank >= d->worldSize))
+        return bad("--rank must be an integer in 0..--world-size - 1");
+    if (!parseMasterAddress(p.value("--master"), &d->master))
+        return bad("--master must be HOST:PORT (port 1..65535; an IPv6 address in brackets)");
+    double seconds = 0;
+    if (!parseNumber(p.value("--dist-timeout"), &seconds) || !(seconds >= 1 && seconds <= 86400))
+        return bad("--dist-timeout must be a number of seconds in 1..86400");
+    d->timeout = std::chrono::milliseconds(int64_t(seconds * 1000));
+    if ((d->distributed() || d->launchLocal > 1) && cv.enabled)
+        return bad("--folds with data-parallel workers is not supported: a cross-validation trains its folds one "
+                   "after another in one process");
+    return true;
+}
+
+// No progress bar (data-parallel workers other than rank 0, the folds of --parallel-folds,
+// --no-progress), but SIGINT/SIGTERM still stop the training.
+class QuietProgress final : public ProgressSink
+{
+public:
+    void begin(std::string_view, uint64_t) override { }
+    void update(uint64_t) override { }
+    bool isCancelled() const override { return interruptRequested(); }
+};
+
+// `args` without the given options (and their values, "--x V" or "--x=V"; `flags`: no values).
+std::vector<std::string> withoutOptions(
+    const std::vector<std::string>& args, std::initializer_list<std::string_view> options, bool flags = false)
+{
+    std::vector<std::string> out;
+    for (size_t i = 0; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        bool drop = false;
+        for (std::string_view o : options) {
+            if (a == o) {
+                drop = true;
+                if (!flags)
+                    ++i; // its value
+            } else if (a.size() > o.size() && a.compare(0, o.size(), o) == 0 && a[o.size()] == '=') {
+                drop = true;
+            }
+        }
+        if (!drop)
+            out.push_back(a);
+    }
+    return out;
+}
+
+// --threads for each of `processes` children sharing this machine's cores (unless given).
+void shareCores(const ArgParser& p, int processes, std::vector<std::string>* args)
+{
+    if (p.has("--threads"))
+        return;
+    const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
+    args->push_back("--threads");
+    args->push_back(std::to_string(std::max(1, cores / processes)));
+}
+
+int launchLocal(const ArgParser& p, const DistSettings& d)
+{
+    LaunchOptions launch;
+    launch.workers = d.launchLocal;
+    launch.timeout = d.timeout;
+    launch.project = p.value("--project");
+    launch.trainArgs = withoutOptions(g_args, { "--launch-local" });
+    shareCores(p, d.launchLocal, &launch.trainArgs);
+    return launchLocalWorkers(launch);
+}
+
+void printCrossValidation(const CrossValidationResult& r, const std::string& outDir, const CrossValidationOptions& cv)
+{
+    std::printf("\ncross-validation: %d folds, %d trained, best %d kept\n", cv.folds, cv.trainFolds, cv.keep);
+    for (const FoldResult& f : r.folds)
+        std::printf("  fold %d: best mean tau %.4f at step %lld of %lld%s%s\n", f.fold, f.bestTau,
+            (long long)f.bestStep, (long long)f.steps, f.diverged ? " (diverged)" : "", f.kept ? "  kept" : "");
+    std::printf("ensemble (%zu checkpoints, best first):\n", r.ensemble.size());
+    for (const std::string& e : r.ensemble)
+        std::printf("  %s\n", (fs::path(outDir) / e).string().c_str());
+    std::printf("manifest: %s\n", r.manifest.c_str());
+    for (const FoldResult& f : r.folds)
+        if (f.diverged)
+            std::fprintf(stderr, "tgraph train: warning: fold %d %s\n", f.fold, f.message.c_str());
+}
+
+// --assemble: the ensemble of folds trained elsewhere (--fold K into the same --out).
+int assembleFolds(const ArgParser& p, const TrainOptions& options, const CvSettings& cv)
+{
+    const std::string out = p.value("--out");
+    const CrossValidationResult r = assembleEnsembleFromDir(options, cv.options, out, nullptr);
+    printCrossValidation(r, out, cv.options);
+    return r.ensemble.empty() ? ExitBadInput : ExitOk;
+}
+
+// --parallel-folds P: each fold trains in a child process (`--fold K`, recorded as a fold of this
+// run when there is a project), at most P at a time; then the best folds form the ensemble.
+int trainFoldsInParallel(const ArgParser& p, const TrainOptions& options, const CvSettings& cv, ProjectRun* run,
+    TrainingSink& sink)
+{
+    OutputDir out(run ? run->dir() : p.value("--out"));
+    std::vector<std::string> base = withoutOptions(
+        withoutOptions(g_args, { "--parallel-folds", "--experiment", "--run-name", "--out", "-o" }), { "--no-progress" },
+        true);
+    base.push_back("--no-progress");
+    if (run) // the folds write into this run's folder and record themselves as its fold runs
+        base.insert(base.end(), { "--attach-run", run->id() });
+    else
+        base.insert(base.end(), { "--out", out.path() });
+    const int concurrency = std::min(cv.parallelFolds, cv.options.trainFolds);
+    shareCores(p, concurrency, &base);
+    std::vector<ChildProcess> folds;
+    for (int k = 0; k < cv.options.trainFolds; ++k) {
+        ChildProcess c;
+        c.label = "fold " + std::to_string(k);
+        c.args = { "train" };
+        c.args.insert(c.args.end(), base.begin(), base.end());
+        c.args.insert(c.args.end(), { "--fold", std::to_string(k) });
+        folds.push_back(std::move(c));
+    }
+    sink.runEvent({ RunEventKind::Info, -1, 0,
+        "training " + std::to_string(folds.size()) + " folds in separate processes, " + std::to_string(concurrency)
+            + " at a time",
+        {} });
+    SuperviseOptions supervise;
+    supervise.concurrency = concurrency;
+    bool cancelled = false;
+    const std::vector<ChildOutcome> outcomes = superviseChildren(folds, supervise, &cancelled);
+    out.keep();
+    if (run) {
+        // A fold process that died left its fold run RUNNING: its pid is gone now.
+        Project project = Project::open(p.value("--project"), Project::Access::Write);
+        project.markCrashedRuns(0);
+    }
+    if (cancelled) {
+        if (run)
+            run->finish(RunStatus::Killed, "interrupted (SIGINT/SIGTERM) during cross-validation");
+        std::printf("\ninterrupted: the folds' checkpoints so far are in %s\n", out.path().c_str());
+        return ExitCancelled;
+    }
+    std::string failed;
+    for (size_t k = 0; k < outcomes.size(); ++k)
+        if (!outcomes[k].succeeded())
+            failed += (failed.empty() ? "" : ", ") + folds[k].label + " (" + outcomes[k].describe() + ")";
+    if (!failed.empty()) {
+        const std::string message = "not every fold finished: " + failed
+            + "; train each again with the same options and --fold K, then --assemble";
+        if (run)
+            run->finish(RunStatus::Failed, message);
+        std::fprintf(stderr, "tgraph train: error: %s\n", message.c_str());
+        return ExitBadInput;
+    }
+    const CrossValidationResult r = assembleEnsembleFromDir(options, cv.options, out.path(), &sink);
+    printCrossValidation(r, out.path(), cv.options);
+    if (run)
+        run->finish(r.ensemble.empty() ? RunStatus::Failed : RunStatus::Finished,
+            r.ensemble.empty() ? "no fold produced a checkpoint" : "");
+    return r.ensemble.empty() ? ExitBadInput : ExitOk;
 }
 
 std::vector<std::string> dataEntries(const ArgParser& p)
@@ -297,7 +513,7 @@ void reportLoaded(const TrainingData& data, TrainingSink& sink)
 
 int trainLoaded(const ArgParser& p, const TrainingData& data, TrainOptions options, const CvSettings& cv,
     const Checkpoint* resume, const std::string& resumePath, ProjectRun* run, TrainingSink& sink,
-    TerminalProgress& progress, int threads);
+    ProgressSink& progress, int threads, Communicator* comm);
 
 int train(const ArgParser& p)
 {
@@ -308,6 +524,18 @@ int train(const ArgParser& p)
     CvSettings cv;
     if (!readCv(p, &cv, &error))
         return usageError(kCommand, error);
+    DistSettings dist;
+    if (!readDistributed(p, cv, &dist, &error))
+        return usageError(kCommand, error);
+    if (dist.launchLocal > 0)
+        return launchLocal(p, dist);
+    if (cv.assemble)
+        return assembleFolds(p, options, cv);
+    if (dist.distributed() && !p.has("--graphs-per-step"))
+        options.graphsPerStep = dist.worldSize; // one graph per worker
+    if (options.graphsPerStep < dist.worldSize)
+        return usageError(kCommand, "--graphs-per-step must be at least --world-size (each worker takes a graph)");
+    const bool writer = dist.rank == 0; // rank 0 alone writes the project, checkpoints and metrics
     const std::string projectPath = p.value("--project");
     if (!projectPath.empty() && p.has("--out"))
         return usageError(kCommand,
@@ -348,6 +576,10 @@ int train(const ArgParser& p)
                             + ": a resumed run keeps the hyper-parameters of its checkpoint (start a new "
                               "run, or use 'tgraph weights export' + 'import' to restart from its weights)");
             options = resume->options;
+            if (options.graphsPerStep < dist.worldSize)
+                return usageError(kCommand,
+                    "the checkpoint's run takes " + std::to_string(options.graphsPerStep)
+                        + " graphs per step, fewer than --world-size");
         } else {
             const bool cross = options.model.useCrossAttn;
             if (p.has("--cross-attn") && cross != resume->modelOptions().useCrossAttn)
@@ -369,8 +601,11 @@ int train(const ArgParser& p)
     if (p.has("--metrics-jsonl"))
         jsonl = std::make_unique<JsonLinesTrainingSink>(p.value("--metrics-jsonl"));
     ConsoleSink console;
-    TrainingSinks consoleSinks({ &console, jsonl.get() });
-    TerminalProgress progress;
+    TrainingSinks consoleSinks({ writer ? &console : nullptr, writer ? jsonl.get() : nullptr });
+    TerminalProgress terminalProgress;
+    QuietProgress quietProgress;
+    ProgressSink& progress = writer && !p.has("--no-progress") ? static_cast<ProgressSink&>(terminalProgress)
+                                                                : quietProgress;
 
     std::vector<DataFile> files;
     if (!entries.empty()) {
@@ -392,15 +627,39 @@ int train(const ArgParser& p)
             return usageError(kCommand, "--kind must be layout or tile");
         dataOptions.kind = kind == "layout" ? GraphKind::Layout : GraphKind::Tile;
     }
-    const TrainingData data = loadTrainingData(files, dataOptions);
+    TrainingData data = loadTrainingData(files, dataOptions);
+    if (cv.enabled) // too few graphs for the folds: an error before any run record
+        foldValidationSets(data, cv.options.folds, cv.options.foldSeed);
+
+    // Data-parallel workers meet once each has its data (a failed rendezvous makes no run record).
+    std::unique_ptr<GlooCommunicator> comm;
+    if (dist.distributed()) {
+        GlooOptions gloo;
+        gloo.masterHost = dist.master.host;
+        gloo.masterPort = dist.master.port;
+        gloo.rank = dist.rank;
+        gloo.worldSize = dist.worldSize;
+        gloo.timeout = dist.timeout;
+        try {
+            comm = std::make_unique<GlooCommunicator>(gloo);
+        } catch (const WorkerLost& e) {
+            std::fprintf(stderr, "tgraph train: error: %s\n", e.what());
+            return ExitBadInput;
+        }
+        if (writer)
+            std::printf("data-parallel: %d workers, %lld graphs per step, master %s:%d\n", dist.worldSize,
+                (long long)options.graphsPerStep, dist.master.host.c_str(), dist.master.port);
+    }
 
     // A project run starts once the data are usable (bad data make no run record); from here on
     // every way out records the run's final status.
     std::unique_ptr<ProjectRun> run;
     std::unique_ptr<ConsoleSink> logSink;
-    if (!projectPath.empty()) {
+    if (!projectPath.empty() && writer) {
         if (!resumeRun.empty()) {
             run = ProjectRun::resume(projectPath, resumeRun, g_commandLine, resume->counters.step);
+        } else if (!cv.attachRun.empty()) {
+            run = ProjectRun::attachFold(projectPath, cv.attachRun, cv.onlyFold);
         } else {
             std::string dataList;
             for (const std::string& e : entries)
@@ -413,7 +672,9 @@ int train(const ArgParser& p)
                 { "parameters", std::to_string(modelParameterCount(options.model, data.kind)) },
                 { "seed", std::to_string(options.seed) },
                 { "folds", cv.enabled ? std::to_string(cv.options.folds) : "0" },
-                { "resumed_from_checkpoint", resumePath } };
+                { "parallel_folds", std::to_string(cv.parallelFolds) },
+                { "graphs_per_step", std::to_string(options.graphsPerStep) },
+                { "workers", std::to_string(dist.worldSize) }, { "resumed_from_checkpoint", resumePath } };
             // Each model's own switches: cross-config attention is TGraph's, the reduction Kaufman's.
             if (options.model.family == ModelFamily::TGraph)
                 params.push_back({ "cross_attn", options.model.useCrossAttn ? "on" : "off" });
@@ -424,12 +685,23 @@ int train(const ArgParser& p)
                 run->writer().project().graphId(g.path);
         }
         logSink = std::make_unique<ConsoleSink>(run->log(), false);
-        std::printf("project run %s in %s (%s)\n", run->id().c_str(), projectPath.c_str(), run->dir().c_str());
+        if (cv.attachRun.empty())
+            std::printf("project run %s in %s (%s)\n", run->id().c_str(), projectPath.c_str(), run->dir().c_str());
     }
     TrainingSinks sink({ &consoleSinks, logSink.get(), run ? &run->writer() : nullptr });
     try {
-        return trainLoaded(
-            p, data, options, cv, resume ? &*resume : nullptr, resumePath, run.get(), sink, progress, threads);
+        if (cv.parallelFolds > 0) {
+            data = TrainingData(); // each fold's process loads its own
+            return trainFoldsInParallel(p, options, cv, run.get(), sink);
+        }
+        return trainLoaded(p, data, options, cv, resume ? &*resume : nullptr, resumePath, run.get(), sink, progress,
+            threads, comm.get());
+    } catch (const WorkerLost& e) {
+        // A worker ended or stopped answering: the run cannot go on (its last checkpoint stays).
+        if (run)
+            run->finish(RunStatus::Crashed, e.what());
+        std::fprintf(stderr, "tgraph train: error: worker %d: %s\n", dist.rank, e.what());
+        return ExitBadInput;
     } catch (const Cancelled&) {
         if (run)
             run->finish(RunStatus::Killed, "interrupted (SIGINT/SIGTERM) during cross-validation");
@@ -443,9 +715,12 @@ int train(const ArgParser& p)
 
 int trainLoaded(const ArgParser& p, const TrainingData& data, TrainOptions options, const CvSettings& cv,
     const Checkpoint* resume, const std::string& resumePath, ProjectRun* run, TrainingSink& sink,
-    TerminalProgress& progress, int threads)
+    ProgressSink& progress, int threads, Communicator* comm)
 {
-    OutputDir out(run ? run->dir() : p.value("--out"));
+    const bool writer = !comm || comm->rank() == 0;
+    std::optional<OutputDir> outDir;
+    if (writer)
+        outDir.emplace(run ? run->dir() : p.value("--out"));
     reportLoaded(data, sink);
     if (resume && resume->kind != data.kind)
         throw InputError(resumePath, resume->kind == GraphKind::Tile ? "head.0.weight" : "classifier.weight",
@@ -461,21 +736,27 @@ int trainLoaded(const ArgParser& p, const TrainingData& data, TrainOptions optio
             + (options.deterministic ? ", deterministic" : ""),
         {} });
 
+    if (cv.enabled && cv.onlyFold >= 0) {
+        // One fold of the protocol, as its own process (--parallel-folds, or another machine).
+        OutputDir& out = *outDir;
+        const FoldResult f = trainFold(data, options, cv.options, cv.onlyFold, out.path(), &sink, &progress);
+        out.keep();
+        const std::string dir = (fs::path(out.path()) / ("fold-" + std::to_string(f.fold))).string();
+        std::printf("\nfold %d of %d: best mean tau %.4f at step %lld of %lld%s\nresult: %s/fold.json\n", f.fold,
+            f.folds, f.bestTau, (long long)f.bestStep, (long long)f.steps, f.diverged ? " (diverged)" : "",
+            dir.c_str());
+        if (f.diverged)
+            std::fprintf(stderr, "tgraph train: warning: fold %d %s\n", f.fold, f.message.c_str());
+        if (run)
+            run->finish(f.checkpoint.empty() ? RunStatus::Failed : RunStatus::Finished,
+                f.checkpoint.empty() ? "no checkpoint: " + f.message : "");
+        return f.checkpoint.empty() ? ExitBadInput : ExitOk;
+    }
     if (cv.enabled) {
+        OutputDir& out = *outDir;
         const CrossValidationResult r = runCrossValidation(data, options, cv.options, out.path(), &sink, &progress);
         out.keep();
-        std::printf("\ncross-validation: %d folds, %d trained, best %d kept\n", cv.options.folds, cv.options.trainFolds,
-            cv.options.keep);
-        for (const FoldResult& f : r.folds)
-            std::printf("  fold %d: best mean tau %.4f at step %lld of %lld%s%s\n", f.fold, f.bestTau,
-                (long long)f.bestStep, (long long)f.steps, f.diverged ? " (diverged)" : "", f.kept ? "  kept" : "");
-        std::printf("ensemble (%zu checkpoints, best first):\n", r.ensemble.size());
-        for (const std::string& e : r.ensemble)
-            std::printf("  %s\n", (fs::path(out.path()) / e).string().c_str());
-        std::printf("manifest: %s\n", r.manifest.c_str());
-        for (const FoldResult& f : r.folds)
-            if (f.diverged)
-                std::fprintf(stderr, "tgraph train: warning: fold %d %s\n", f.fold, f.message.c_str());
+        printCrossValidation(r, out.path(), cv.options);
         if (run)
             run->finish(r.ensemble.empty() ? RunStatus::Failed : RunStatus::Finished,
                 r.ensemble.empty() ? "no fold produced a checkpoint" : "");
@@ -498,6 +779,17 @@ int trainLoaded(const ArgParser& p, const TrainingData& data, TrainOptions optio
     Trainer trainer(data, trainGraphs, validGraphs, options, resume);
     trainer.setSink(&sink);
     trainer.setProgress(&progress);
+    trainer.setCommunicator(comm);
+    if (!writer) {
+        // Another worker: same steps, no files, no output (rank 0 reports for all).
+        try {
+            const TrainResult r = trainer.run();
+            return r.diverged ? ExitBadInput : ExitOk;
+        } catch (const Cancelled&) {
+            return ExitCancelled;
+        }
+    }
+    OutputDir& out = *outDir;
     trainer.setOutputDir(out.path());
     TrainResult r;
     try {
@@ -556,7 +848,9 @@ int runTrain(const std::vector<std::string>& args)
         "--folds 20 --train-folds 5 --keep 4), OUT/fold-K/{best,last}.npz and OUT/ensemble.json.",
         "--data DIR|FILE... [--model NAME] [--steps N | --epochs E] [--configs-per-step K] [--cross-attn on|off]\n"
         "              [--folds K --train-folds 5 --keep 4] [--lr LR] [--eval-every N] [--seed S] [--threads T]\n"
-        "              [--out DIR] [--resume CKPT] [--metrics-jsonl FILE] [--project P.tgproj]");
+        "              [--out DIR] [--resume CKPT] [--metrics-jsonl FILE] [--project P.tgproj]\n"
+        "              [--launch-local W | --world-size W --rank R --master HOST:PORT] [--graphs-per-step G]\n"
+        "              [--folds K [--parallel-folds P | --fold K | --assemble]]");
     p.addPositional("FILE...", "more training data entries after --data (directories or .npz files)");
     p.addOption("--data", "", "DIR|FILE",
         "DIR with train/ (and valid/) .npz files as in TpuGraphs (test/ is not read); a directory of .npz files "
@@ -569,6 +863,8 @@ int runTrain(const std::vector<std::string>& args)
         "layout configs sampled per step without replacement (the code: 64 for default, 128 for random "
         "collections); tile steps use all configs",
         "64");
+    p.addOption("--graphs-per-step", "", "G",
+        "graphs per optimizer step, their losses averaged (default 1; with data-parallel workers: one per worker)");
     p.addOption("--kind", "", "layout|tile",
         "the model to train: TGraph layout or tile model; data of the other kind are refused (default: the data's)");
     p.addOption("--model", "", "NAME",
@@ -602,9 +898,33 @@ int runTrain(const std::vector<std::string>& args)
     p.addOption("--train-folds", "", "N", "folds 0..N-1 are trained", "5");
     p.addOption("--keep", "", "N", "the best N folds by validation mean tau form the ensemble", "4");
     p.addOption("--fold-seed", "", "S", "shuffle seed of the fold assignment (the code's KFold random_state)", "123");
+    p.addOption("--parallel-folds", "", "P",
+        "train the folds as independent processes, P at a time (threads: cores / P each), then form the ensemble");
+    p.addOption("--fold", "", "K",
+        "train fold K of the --folds protocol alone into OUT/fold-K/ (e.g. one fold per machine; then --assemble)");
+    p.addOption("--assemble", "", "",
+        "train nothing: form OUT/ensemble.json from OUT/fold-K/fold.json of folds 0..--train-folds - 1 (same "
+        "--folds, --fold-seed and --seed as they were trained with)");
+    p.addOption("--attach-run", "", "RUN",
+        "with --fold and --project: record the fold as a fold run of cross-validation run RUN (what "
+        "--parallel-folds passes to its folds)");
     p.addOption(
         "--seed", "", "S", "seed of initialization, dropout, config sampling and graph order (fold k: S+k)", "42");
-    p.addOption("--threads", "", "T", "LibTorch threads (0 = all cores)", "0");
+    p.addOption("--threads", "", "T", "LibTorch threads (0 = all cores; --launch-local: cores / workers each)", "0");
+    p.addOption("--launch-local", "", "W",
+        "data-parallel training with W worker processes on this machine (ranks, master port and threads chosen "
+        "here; SIGINT/SIGTERM stop them all after the same step)");
+    p.addOption("--world-size", "", "W",
+        "data-parallel training across processes or machines: W workers in all, each started with the same "
+        "options and data paths, its --rank and the same --master (c10d TCPStore + Gloo all-reduce)");
+    p.addOption("--rank", "", "R",
+        "this worker's rank in 0..W-1; rank 0 serves the store and alone writes the "
+        "project, checkpoints and metrics",
+        "0");
+    p.addOption("--master", "", "HOST:PORT", "rank 0's address, reachable by every worker", "127.0.0.1:29500");
+    p.addOption("--dist-timeout", "", "SEC",
+        "give up on a worker that does not answer (rendezvous, store and every all-reduce); the run ends CRASHED",
+        "300");
     p.addOption("--deterministic", "", "",
         "deterministic algorithms: a run repeats bitwise for the same seed, data and --threads");
     p.addOption("--resume", "", "CKPT|RUN",
@@ -613,17 +933,26 @@ int runTrain(const std::vector<std::string>& args)
         "--project, RUN (an id, id prefix or name) continues that run from its latest checkpoint, appending to "
         "its history");
     p.addOption("--metrics-jsonl", "", "FILE", "also write every progress line and evaluation as JSON lines");
+    p.addOption("--no-progress", "", "", "no progress bar on the terminal (the lines per interval stay)");
     p.addOption("--project", "", "P.tgproj",
         "record the run in a project file (created when missing): params, metrics, evaluations, status, "
         "heartbeat; checkpoints and train.log in P.tgproj.d/runs/<id>/");
     p.addOption("--experiment", "", "NAME", "project: the run's experiment", "Default");
     p.addOption("--run-name", "", "NAME", "project: the run's name (default: run-N)");
+    p.addNote("Data-parallel: every worker loads the data and takes its share of each step's graphs; gradients are\n"
+              "summed in buckets over the workers and averaged over the step's graphs before the same optimizer step\n"
+              "on every worker. A worker that ends or does not answer within --dist-timeout ends the run as\n"
+              "CRASHED (exit 1); its last checkpoint can be resumed with the same workers.\n"
+              "Parallel folds: --parallel-folds P runs each fold as a process of its own (--fold K), often the better use\n"
+              "of a few machines: on machine i run the same command with --fold i and an --out on a shared disk (or copy\n"
+              "the fold-K folders together), then --assemble forms the ensemble as --folds does.\n");
     p.addNote("SIGINT or SIGTERM (Ctrl-C, 'tgraph runs stop') finishes the step in progress, writes OUT/last.npz\n"
               "and exits 130 (a project run ends KILLED); a second one exits at once.\n"
               "Exit status: 0 done, 1 bad input or a diverged run (non-finite losses), 2 usage, 130 interrupted\n"
               "(checkpoints already written stay; resume with --resume OUT/last.npz, or --resume RUN --project P).");
     if (const int rc = parseOrExit(p, args); rc >= 0)
         return rc;
+    g_args = args;
     g_commandLine = "tgraph train";
     for (const std::string& a : args)
         g_commandLine += " " + (a.find_first_of(" \t'\"") == std::string::npos ? a : "'" + a + "'");

@@ -53,6 +53,22 @@ std::unique_ptr<ProjectRun> ProjectRun::start(const std::string& projectPath, co
     return std::unique_ptr<ProjectRun>(new ProjectRun(projectPath, id, false));
 }
 
+std::unique_ptr<ProjectRun> ProjectRun::attachFold(const std::string& projectPath, const std::string& key, int fold)
+{
+    std::string id;
+    {
+        const Project project = Project::open(projectPath, Project::Access::Read);
+        const RunRecord run = requireRun(project, key);
+        if (!run.parentRun.empty())
+            throw InputError(projectPath, "run " + key, "is itself a fold of run " + run.parentRun.substr(0, 8));
+        if (run.status != RunStatus::Running)
+            throw InputError(projectPath, "run " + key,
+                std::string("is ") + runStatusName(run.status) + ": a fold can join a running cross-validation only");
+        id = run.id;
+    }
+    return std::unique_ptr<ProjectRun>(new ProjectRun(projectPath, id, true, fold));
+}
+
 std::string ProjectRun::resumeCheckpoint(const std::string& projectPath, const std::string& key)
 {
     const Project project = Project::open(projectPath, Project::Access::Read);
@@ -96,26 +112,31 @@ std::unique_ptr<ProjectRun> ProjectRun::resume(
     return std::unique_ptr<ProjectRun>(new ProjectRun(projectPath, id, true));
 }
 
-ProjectRun::ProjectRun(const std::string& projectPath, std::string id, bool append)
+ProjectRun::ProjectRun(const std::string& projectPath, std::string id, bool append, int fold)
     : m_id(std::move(id))
     , m_writer(std::make_unique<RunWriter>(projectPath, m_id))
+    , m_fold(fold)
 {
     Project& project = m_writer->project();
     m_dir = project.runDir(m_id);
+    // A fold of another process's run logs into its own folder (processes do not share a file).
+    const std::string logDir = m_fold < 0 ? m_dir : (fs::path(m_dir) / ("fold-" + std::to_string(m_fold))).string();
     std::error_code ec;
-    fs::create_directories(m_dir, ec);
-    if (ec || !fs::is_directory(m_dir)) {
-        finish(RunStatus::Failed, "cannot create the run folder " + m_dir);
-        throw InputError(projectPath, m_dir, "cannot create the run folder: " + ec.message());
+    fs::create_directories(logDir, ec);
+    if (ec || !fs::is_directory(logDir)) {
+        finish(RunStatus::Failed, "cannot create the run folder " + logDir);
+        throw InputError(projectPath, logDir, "cannot create the run folder: " + ec.message());
     }
-    const std::string logPath = (fs::path(m_dir) / "train.log").string();
-    m_log = std::fopen(logPath.c_str(), append ? "a" : "w");
+    const std::string logPath = (fs::path(logDir) / "train.log").string();
+    m_log = std::fopen(logPath.c_str(), append && m_fold < 0 ? "a" : "w");
     if (!m_log) {
         finish(RunStatus::Failed, "cannot write " + logPath);
         throw InputError(projectPath, logPath, "cannot write the run's log");
     }
     if (!append)
         project.addArtifact(m_id, "log", logPath, 0);
+    else if (m_fold >= 0)
+        project.addArtifact(m_writer->runFor(m_fold), "log", logPath, 0);
 }
 
 ProjectRun::~ProjectRun()
@@ -132,15 +153,19 @@ void ProjectRun::finish(RunStatus status, const std::string& message)
     if (m_log)
         std::fflush(m_log);
     // The process's peak memory, for `tgraph compare` (ru_maxrss is in KiB on Linux).
+    const std::string run = m_fold < 0 ? m_id : m_writer->runFor(m_fold);
     rusage usage {};
     if (getrusage(RUSAGE_SELF, &usage) == 0) {
         try {
-            m_writer->project().setTag(m_id, "peak_rss_mb", std::to_string(double(usage.ru_maxrss) / 1024.0));
+            m_writer->project().setTag(run, "peak_rss_mb", std::to_string(double(usage.ru_maxrss) / 1024.0));
         } catch (const std::exception&) {
             // the status below matters more than this figure
         }
     }
-    m_writer->finish(status, message);
+    if (m_fold < 0)
+        m_writer->finish(status, message);
+    else
+        m_writer->finishRun(run, status, message);
 }
 
 } // namespace tgraph::cli

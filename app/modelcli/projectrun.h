@@ -30,6 +30,11 @@ public:
     // without a gap or a duplicate. The run keeps its id: a resumed run appends to itself.
     static std::unique_ptr<ProjectRun> resume(
         const std::string& projectPath, const std::string& key, const std::string& commandLine, int64_t checkpointStep);
+    // Records fold `fold` of the RUNNING cross-validation run `key` (started by --parallel-folds in
+    // another process) as its fold run: checkpoints in RUN_DIR/fold-K/, the log in
+    // RUN_DIR/fold-K/train.log, and finish() ends the fold run only. InputError when the run is
+    // missing, not running or a fold itself.
+    static std::unique_ptr<ProjectRun> attachFold(const std::string& projectPath, const std::string& key, int fold);
     // The latest-state checkpoint a resume of run `key` starts from (RUN_DIR/last.npz).
     static std::string resumeCheckpoint(const std::string& projectPath, const std::string& key);
 
@@ -38,7 +43,7 @@ public:
     ProjectRun& operator=(const ProjectRun&) = delete;
 
     const std::string& id() const { return m_id; }
-    const std::string& dir() const { return m_dir; } // checkpoints and the log
+    const std::string& dir() const { return m_dir; } // checkpoints (a fold's: dir()/fold-K/) and the log
     RunWriter& writer() { return *m_writer; }
     std::FILE* log() const { return m_log; }
 
@@ -46,13 +51,14 @@ public:
     void finish(RunStatus status, const std::string& message = {});
 
 private:
-    ProjectRun(const std::string& projectPath, std::string id, bool append);
+    ProjectRun(const std::string& projectPath, std::string id, bool append, int fold = -1);
 
     std::string m_id;
     std::string m_dir;
     std::unique_ptr<RunWriter> m_writer;
     std::FILE* m_log = nullptr;
     bool m_finished = false;
+    int m_fold = -1; // attachFold: the fold this process records
 };
 
 } // namespace tgraph::cli
