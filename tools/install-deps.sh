@@ -18,6 +18,8 @@ PACKAGES=(
   python3 python3-numpy python3-scipy python3-torch
   # headless GUI runs and screenshots
   xvfb xauth fonts-dejavu-core
+  # the package's checks (tests/packaging): AppStream and desktop-entry validators, MIME database, man
+  appstream desktop-file-utils shared-mime-info man-db
 )
 
 missing=()

@@ -10,6 +10,7 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QCoreApplication>
+#include <QIcon>
 
 #include <cstdio>
 #include <cstdlib>
@@ -187,6 +188,10 @@ int main(int argc, char** argv)
         qputenv("QT_QPA_PLATFORM", "offscreen");
 
     QApplication app(argc, argv);
+    // The desktop entry and icon the package installs (packaging/): Wayland compositors match the
+    // window to the entry by this name; X11 window managers take the icon set here.
+    QGuiApplication::setDesktopFileName(QStringLiteral(TGRAPH_APP_ID));
+    QApplication::setWindowIcon(QIcon::fromTheme(QStringLiteral(TGRAPH_APP_ID)));
     QCommandLineParser parser;
     setupParser(parser);
     parser.process(app);
