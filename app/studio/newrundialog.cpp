@@ -165,9 +165,25 @@ NewRunDialog::NewRunDialog(const QString& projectPath, QWidget* parent)
     m_evalEvery->setSpecialValueText(tr("only at the end"));
     m_evalEvery->setSuffix(tr(" steps"));
     form->addRow(tr("Validate every:"), m_evalEvery);
+    auto* parallelRow = new QHBoxLayout;
+    m_parallel = new QComboBox;
+    m_parallel->addItem(tr("one process"), QString());
+    m_parallel->addItem(tr("data-parallel workers"), QStringLiteral("workers"));
+    m_parallel->addItem(tr("cross-validation folds in parallel"), QStringLiteral("folds"));
+    m_parallel->setToolTip(tr("Data-parallel: each worker takes one graph of every step, gradients are averaged "
+                              "over the workers (--launch-local; across machines: --world-size/--rank/--master).\n"
+                              "Parallel folds: each fold trains in a process of its own (--parallel-folds), "
+                              "often the better use of a few cores."));
+    m_processes = new QSpinBox;
+    m_processes->setRange(2, 256);
+    m_processes->setPrefix(tr("processes: "));
+    parallelRow->addWidget(m_parallel, 1);
+    parallelRow->addWidget(m_processes);
+    form->addRow(tr("Parallel:"), parallelRow);
     m_threads = new QSpinBox;
     m_threads->setRange(0, 1024);
     m_threads->setSpecialValueText(tr("all cores"));
+    m_threads->setToolTip(tr("LibTorch threads per process (all cores: shared among parallel processes)"));
     form->addRow(tr("Threads:"), m_threads);
     m_seed = new QSpinBox;
     m_seed->setRange(0, INT_MAX);
@@ -240,8 +256,13 @@ NewRunDialog::NewRunDialog(const QString& projectPath, QWidget* parent)
     });
     for (QComboBox* b : { m_reduction, m_loss })
         connect(b, &QComboBox::currentIndexChanged, this, &NewRunDialog::updateCommand);
+    connect(m_parallel, &QComboBox::currentIndexChanged, this, [this] {
+        m_processes->setEnabled(!m_parallel->currentData().toString().isEmpty());
+        updateCommand();
+    });
+    m_processes->setEnabled(false);
     m_reduction->setEnabled(false);
-    for (QSpinBox* s : { m_configs, m_folds, m_trainFolds, m_keep, m_evalEvery, m_threads, m_seed })
+    for (QSpinBox* s : { m_configs, m_folds, m_trainFolds, m_keep, m_evalEvery, m_threads, m_seed, m_processes })
         connect(s, &QSpinBox::valueChanged, this, &NewRunDialog::updateCommand);
     connect(m_lengthValue, &QDoubleSpinBox::valueChanged, this, &NewRunDialog::updateCommand);
     m_trainFolds->setEnabled(false);
@@ -271,6 +292,12 @@ void NewRunDialog::setModelFamily(const QString& family, const QString& reductio
     m_family->setCurrentIndex(std::max(0, m_family->findData(family)));
     m_reduction->setCurrentIndex(std::max(0, m_reduction->findData(reduction)));
     m_loss->setCurrentIndex(std::max(0, m_loss->findData(loss)));
+}
+
+void NewRunDialog::setParallel(const QString& mode, int processes)
+{
+    m_parallel->setCurrentIndex(std::max(0, m_parallel->findData(mode)));
+    m_processes->setValue(processes);
 }
 
 QStringList NewRunDialog::dataEntries() const
@@ -321,6 +348,11 @@ QString NewRunDialog::problem() const
         return tr("The learning rate must be a number > 0");
     if (!parsePositive(m_weightDecay->text(), true))
         return tr("The weight decay must be a number >= 0");
+    const QString parallel = m_parallel->currentData().toString();
+    if (parallel == QStringLiteral("folds") && m_folds->value() == 0)
+        return tr("Folds in parallel need cross-validation folds");
+    if (parallel == QStringLiteral("workers") && m_folds->value() > 0)
+        return tr("Data-parallel workers train one run: for a cross-validation, run its folds in parallel instead");
     return {};
 }
 
@@ -354,7 +386,13 @@ QStringList NewRunDialog::trainArguments() const
         a << QStringLiteral("--folds") << QString::number(m_folds->value()) << QStringLiteral("--train-folds")
           << QString::number(m_trainFolds->value()) << QStringLiteral("--keep") << QString::number(m_keep->value());
     a << QStringLiteral("--eval-every") << QString::number(m_evalEvery->value());
-    a << QStringLiteral("--threads") << QString::number(m_threads->value());
+    const QString parallel = m_parallel->currentData().toString();
+    if (parallel == QStringLiteral("workers"))
+        a << QStringLiteral("--launch-local") << QString::number(m_processes->value());
+    else if (parallel == QStringLiteral("folds"))
+        a << QStringLiteral("--parallel-folds") << QString::number(m_processes->value());
+    if (parallel.isEmpty() || m_threads->value() > 0) // else the processes share the cores
+        a << QStringLiteral("--threads") << QString::number(m_threads->value());
     a << QStringLiteral("--seed") << QString::number(m_seed->value());
     if (!m_experiment->text().trimmed().isEmpty())
         a << QStringLiteral("--experiment") << m_experiment->text().trimmed();

@@ -35,6 +35,10 @@ public:
     // The architecture of the model zoo: "tgraph", "tpugraphs-baseline", "kaufman" or "tpgnn"
     // (--model); `reduction` (kaufman) and `loss` ("" = the model's own) go with it.
     void setModelFamily(const QString& family, const QString& reduction = {}, const QString& loss = {});
+    // How the run uses several processes: "" = one, "workers" = data-parallel workers on this
+    // machine (--launch-local N), "folds" = the cross-validation's folds as separate processes,
+    // N at a time (--parallel-folds N).
+    void setParallel(const QString& mode, int processes = 2);
     // Why the run cannot start (empty when it can).
     QString problem() const;
 
@@ -70,6 +74,8 @@ private:
     QSpinBox* m_keep = nullptr;
     QSpinBox* m_evalEvery = nullptr;
     QSpinBox* m_threads = nullptr;
+    QComboBox* m_parallel = nullptr;
+    QSpinBox* m_processes = nullptr;
     QSpinBox* m_seed = nullptr;
     QLineEdit* m_command = nullptr;
     QLabel* m_problem = nullptr;

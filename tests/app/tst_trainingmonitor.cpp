@@ -158,7 +158,18 @@ private Q_SLOTS:
         QCOMPARE(refused.exitCode, 1);
         QVERIFY2(refused.err.contains("is a layout graph, but a tile model was asked for"), refused.err.constData());
         QVERIFY(refused.err.contains(".npz"));
+        // Several processes: data-parallel workers or the folds in parallel, sharing the cores.
         dialog.setModelKind("");
+        QVERIFY(dialog.problem().isEmpty());
+        dialog.setParallel("workers", 3);
+        QVERIFY2(dialog.commandLine().contains("--launch-local 3"), qPrintable(dialog.commandLine()));
+        QVERIFY(!dialog.trainArguments().contains("--threads")); // all cores: shared by the command
+        dialog.setParallel("folds", 2);
+        QVERIFY(dialog.problem().contains("cross-validation folds"));
+        QVERIFY(dialog.commandLine().contains("--parallel-folds 2"));
+        dialog.setParallel("");
+        QVERIFY(!dialog.commandLine().contains("--launch-local") && !dialog.commandLine().contains("--parallel"));
+        QVERIFY(dialog.trainArguments().contains("--threads"));
         dialog.setDataPath(path("missing"));
         QVERIFY(dialog.dataKind().isEmpty());
         QVERIFY(dialog.problem().contains("missing"));
@@ -203,6 +214,42 @@ private Q_SLOTS:
         const QString file = weights.front().front().toString();
         QVERIFY2(file.endsWith("best.npz") && QFileInfo::exists(file), qPrintable(file));
         QVERIFY(monitor.banner()->messages().isEmpty());
+    }
+
+    // Data-parallel workers and parallel folds started from the dialog's arguments: one run each,
+    // rank 0's (or the cross-validation's) record with its workers or fold runs.
+    void parallelRunsStartedHereFinish()
+    {
+        TrainingMonitor monitor;
+        monitor.setConfirmations(false);
+        monitor.setPollInterval(200);
+        monitor.show();
+        monitor.setProject(m_project);
+        QSignalSpy finished(monitor.processes(), &RunProcesses::finished);
+        QStringList workers = quickArgs("workers", 4) << "--launch-local" << "2";
+        QVERIFY(monitor.startRun(workers));
+        QVERIFY(finished.wait(60000));
+        QCOMPARE(finished.back().at(1).toInt(), 0);
+        const QString workersRun = finished.back().at(0).toString();
+        QVERIFY(waitFor(
+            monitor, [&] { return statusIn(monitor, workersRun) == RunStatus::Finished; }, 10000));
+        const RunRow* row = monitor.runsModel()->run(workersRun.toStdString());
+        QCOMPARE(row->params.at("workers"), std::string("2"));
+        QCOMPARE(row->params.at("graphs_per_step"), std::string("2"));
+
+        QStringList folds = withOption(quickArgs("folds", 4), "--eval-every", "2")
+            << "--folds" << "3" << "--train-folds" << "2" << "--keep" << "1" << "--parallel-folds" << "2";
+        QVERIFY(monitor.startRun(folds));
+        QVERIFY(finished.wait(60000));
+        QCOMPARE(finished.back().at(1).toInt(), 0);
+        const QString foldsRun = finished.back().at(0).toString();
+        QVERIFY(waitFor(
+            monitor, [&] { return statusIn(monitor, foldsRun) == RunStatus::Finished; }, 10000));
+        const Project p = Project::open(m_project.toStdString(), Project::Access::Read);
+        int foldRuns = 0;
+        for (const RunRecord& r : p.runs())
+            foldRuns += r.parentRun == foldsRun.toStdString() && r.status == RunStatus::Finished;
+        QCOMPARE(foldRuns, 2);
     }
 
     void stopAndResumeWhileTheCurvesGrow()
