@@ -839,7 +839,7 @@ int runTrain(const std::vector<std::string>& args)
 {
     ArgParser p(kCommand,
         "Train a cost model (TGraph by default, spec tgraph-model.md §4; --model for the others) on TpuGraphs\n"
-        "layout or tile .npz files: one graph per step, the model's loss (TGraph: pairwise hinge), AdamW with warm-up "
+        "layout or tile .npz files: one graph per step (--graphs-per-step G: their mean), the model's loss (TGraph: pairwise hinge), AdamW with warm-up "
         "+ cosine schedule, gradient clipping. Every --eval-every\n"
         "steps (and at the end) all configs of the validation graphs are ranked: Kendall tau, OPA and top-5\n"
         "slowdown per graph and mean; OUT/best.npz keeps the best mean tau, OUT/last.npz the latest state.\n"
@@ -856,7 +856,7 @@ int runTrain(const std::vector<std::string>& args)
         "DIR with train/ (and valid/) .npz files as in TpuGraphs (test/ is not read); a directory of .npz files "
         "alone or .npz FILEs = training data only");
     p.addOption("--out", "-o", "DIR", "checkpoint directory (created)", "tgraph-run");
-    p.addOption("--steps", "", "N", "optimizer steps (one graph each)");
+    p.addOption("--steps", "", "N", "optimizer steps (of --graphs-per-step graphs each)");
     p.addOption("--epochs", "", "E",
         "passes over the training graphs (default: 750 for layout, 17.5 for tile data, as the paper)");
     p.addOption("--configs-per-step", "", "K",
