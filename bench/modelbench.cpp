@@ -10,6 +10,7 @@
 #include "core/prune.h"
 #include "core/synthetic.h"
 #include "model/batch.h"
+#include "model/cachingcpuallocator.h"
 #include "model/tgraphmodel.h"
 #include "model/torchruntime.h"
 #include "model/weights.h"
@@ -149,7 +150,7 @@ int runModelCase(const std::vector<std::string>& args)
     }
     const int64_t configs = std::stoll(args[2]);
     const int repeat = std::max(1, std::stoi(args[3]));
-    model::initTorchThreads(std::stoi(args[4]));
+    model::initTorchRuntime(std::stoi(args[4]));
     const bool doStep = std::find(args.begin(), args.end(), "--no-step") == args.end();
 
     model::LayoutWeights w = model::loadWeightsNpz(args[0]);
@@ -183,6 +184,12 @@ int runModelCase(const std::vector<std::string>& args)
         }
     }
     std::printf("forward=%.6f step=%.6f peak_rss=%llu\n", forward, step, (unsigned long long)peakRss());
+    if (std::getenv("TGRAPH_BENCH_CACHE_STATS")) {
+        const model::CachingAllocatorStats c = model::cachingCpuAllocatorStats();
+        std::fprintf(stderr, "cache: %llu requests, %llu reused, %llu mapped, %llu unmapped, peak %zu MiB\n",
+            (unsigned long long)c.requests, (unsigned long long)c.reused, (unsigned long long)c.mapped,
+            (unsigned long long)c.unmapped, c.peakBytes >> 20);
+    }
     return 0;
 }
 
@@ -257,7 +264,7 @@ int runModelBench(const std::vector<std::string>& args)
     }
     if (pythonRepeat < 0)
         pythonRepeat = repeat;
-    threads = model::initTorchThreads(threads);
+    threads = model::initTorchRuntime(threads);
     const bool havePython
         = pythonRepeat > 0 && std::system((python + " -c 'import numpy, torch' 2>/dev/null").c_str()) == 0;
 

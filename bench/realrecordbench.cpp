@@ -43,7 +43,7 @@ int runRealRecordBench(const std::vector<std::string>& args)
         std::printf("realrecord skipped: %s is absent\n", record.c_str());
         return 0;
     }
-    threads = model::initTorchThreads(threads);
+    threads = model::initTorchRuntime(threads);
     const fs::path dir = fs::temp_directory_path() / ("tgraph-bench-realrecord-" + std::to_string(::getpid()));
     fs::create_directories(dir);
     std::printf("tgraph-bench realrecord: %s, %lld steps per fold, %d thread%s\n\n", record.c_str(),

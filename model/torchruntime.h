@@ -8,8 +8,10 @@ namespace tgraph::model {
 // LibTorch version the binary was built against ("1.13.0").
 std::string torchVersion();
 
-// LibTorch starts with one intra-op thread on this kind of VM (spec/build-env.md §4): call once at
-// start-up. `threads` <= 0 means std::thread::hardware_concurrency(). Returns the count in use.
-int initTorchThreads(int threads = 0);
+// Call once at start-up, before any tensor: installs the caching CPU allocator
+// (cachingcpuallocator.h; TGRAPH_TORCH_CACHE=0 keeps LibTorch's own) and sets the intra-op
+// threads, as LibTorch starts with one on this kind of VM (spec/build-env.md §4). `threads` <= 0
+// means std::thread::hardware_concurrency(). Returns the count in use.
+int initTorchRuntime(int threads = 0);
 
 } // namespace tgraph::model

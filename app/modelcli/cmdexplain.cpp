@@ -158,7 +158,7 @@ int explain(const ArgParser& p)
 {
     int threads = 0;
     parseNumber(p.value("--threads"), &threads);
-    model::initTorchThreads(threads);
+    model::initTorchRuntime(threads);
     ConfigSelector a, b;
     parseConfigSelector(p.value("--config"), &a);
     parseConfigSelector(p.value("--vs"), &b);

@@ -595,7 +595,7 @@ int train(const ArgParser& p)
     int threads = 0;
     if (!parseNumber(p.value("--threads"), &threads) || threads < 0)
         return usageError(kCommand, "--threads must be an integer >= 0 (0 = all cores)");
-    threads = initTorchThreads(threads);
+    threads = initTorchRuntime(threads);
 
     std::unique_ptr<JsonLinesTrainingSink> jsonl;
     if (p.has("--metrics-jsonl"))

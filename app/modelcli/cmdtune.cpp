@@ -80,7 +80,7 @@ int tune(const ArgParser& p)
 {
     int threads = 0;
     parseNumber(p.value("--threads"), &threads);
-    model::initTorchThreads(threads);
+    model::initTorchRuntime(threads);
     TuneOptions options;
     parseTuneStrategy(p.value("--strategy"), &options.strategy);
     parseNumber(p.value("--budget"), &options.budget);

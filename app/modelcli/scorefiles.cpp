@@ -80,7 +80,7 @@ void scoreFiles(const ArgParser& p, bool csvToStdout, const std::function<void(c
 {
     int threads = 0;
     parseNumber(p.value("--threads"), &threads);
-    model::initTorchThreads(threads);
+    model::initTorchRuntime(threads);
     model::PredictFileOptions options;
     parseNumber(p.value("--batch-configs"), &options.inference.batchConfigs);
     parseNumber(p.value("--tta"), &options.inference.tta);

@@ -5,6 +5,7 @@
 #include "studiolog.h"
 
 #include "core/error.h"
+#include "model/cachingcpuallocator.h"
 
 #include <QFutureWatcher>
 #include <QTimer>
@@ -94,6 +95,9 @@ void JobRunner::start(Work work)
         } catch (...) {
             r.error = QStringLiteral("unknown error in the %1 job").arg(name.toLower());
         }
+        // The tensors' memory kept for the job's next pass goes back to the system: a desktop
+        // application should not hold gigabytes while it waits for the user.
+        tgraph::model::releaseIdleCpuBlocks();
         return r;
     }));
     m_pollTimer->start();

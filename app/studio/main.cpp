@@ -198,7 +198,7 @@ int main(int argc, char** argv)
     if (render)
         return runRender(parser);
 
-    tgraph::model::initTorchThreads();
+    tgraph::model::initTorchRuntime();
 
     MainWindow window;
     window.show();

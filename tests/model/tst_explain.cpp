@@ -196,7 +196,7 @@ private Q_SLOTS:
     void initTestCase()
     {
         QVERIFY(m_dir.isValid());
-        initTorchThreads(1); // ctest runs two tests at once on this 2-core machine
+        initTorchRuntime(1); // ctest runs two tests at once on this 2-core machine
         torch::manual_seed(20240917);
     }
 

@@ -4,6 +4,7 @@
 // (tests/tools/tgraph_reference.py) run by Debian's python3.
 
 #include "model/batch.h"
+#include "model/cachingcpuallocator.h"
 #include "model/layers.h"
 #include "model/tgraphmodel.h"
 #include "model/tilemodel.h"
@@ -168,11 +169,61 @@ private Q_SLOTS:
     void initTestCase()
     {
         QVERIFY(m_dir.isValid());
-        QCOMPARE(initTorchThreads(2), 2);
+        QCOMPARE(initTorchRuntime(2), 2);
         // One thread: ctest runs two tests at once on this 2-core machine, and oversubscribed OpenMP
         // threads spin-wait (a 9 s test took over 300 s with 2 threads each).
-        QCOMPARE(initTorchThreads(1), 1);
+        QCOMPARE(initTorchRuntime(1), 1);
         torch::manual_seed(20240601);
+    }
+
+    // Large tensors come from the caching allocator and their blocks are reused; small ones go to
+    // LibTorch's own; values are what the operations compute either way.
+    void cachingAllocatorReusesLargeBlocks()
+    {
+        QVERIFY(cachingCpuAllocatorInstalled()); // by initTorchRuntime
+        releaseIdleCpuBlocks();
+        const CachingAllocatorStats before = cachingCpuAllocatorStats();
+        const int64_t n = (3 << 20) / 4; // 3 MiB of floats: a 4 MiB block
+        {
+            const auto a = torch::arange(n, torch::kFloat32);
+            QCOMPARE(reinterpret_cast<uintptr_t>(a.data_ptr()) % (2u << 20), uintptr_t(0)); // huge-page aligned
+            const CachingAllocatorStats live = cachingCpuAllocatorStats();
+            QCOMPARE(live.requests, before.requests + 1);
+            QCOMPARE(live.mapped, before.mapped + 1);
+            QCOMPARE(live.inUseBytes, before.inUseBytes + (size_t(4) << 20));
+            QCOMPARE(a[n - 1].item<float>(), float(n - 1));
+        }
+        const CachingAllocatorStats freed = cachingCpuAllocatorStats();
+        QCOMPARE(freed.inUseBytes, before.inUseBytes);
+        QCOMPARE(freed.idleBytes, size_t(4) << 20);
+        {
+            // 3.5 MiB fits the idle 4 MiB block: no new mapping
+            const auto b = torch::full({ (7 << 20) / 8 }, 2.0f);
+            const CachingAllocatorStats reused = cachingCpuAllocatorStats();
+            QCOMPARE(reused.reused, freed.reused + 1);
+            QCOMPARE(reused.mapped, freed.mapped);
+            QCOMPARE(b.sum().item<double>(), 2.0 * double((7 << 20) / 8));
+            // a much smaller request does not take a block 8x its size; a tiny one is not ours
+            const auto small = torch::ones({ 1000 });
+            QCOMPARE(cachingCpuAllocatorStats().requests, reused.requests);
+            QCOMPARE(small.sum().item<float>(), 1000.0f);
+        }
+        releaseIdleCpuBlocks();
+        const CachingAllocatorStats released = cachingCpuAllocatorStats();
+        QCOMPARE(released.idleBytes, size_t(0));
+        QVERIFY(released.unmapped > freed.unmapped);
+        // the same model output with blocks reused as with fresh ones (64 configs: MiB activations)
+        const LayoutGraph g = smallSyntheticGraph(64, 9);
+        const LayoutBatch b = makeLayoutBatch(g, fitNormalizer(g.nodeFeat), allRows(64), 121, "s");
+        TGraphModel m(options(true));
+        m->eval();
+        const uint64_t mappedBefore = cachingCpuAllocatorStats().mapped;
+        const auto first = scores(m, b);
+        const CachingAllocatorStats afterFirst = cachingCpuAllocatorStats();
+        QVERIFY(afterFirst.mapped > mappedBefore);
+        const auto second = scores(m, b);
+        QVERIFY(torch::equal(first, second));
+        QCOMPARE(cachingCpuAllocatorStats().mapped, afterFirst.mapped); // the second pass maps nothing
     }
 
     void parameterNamesAndShapes()

@@ -166,7 +166,7 @@ private Q_SLOTS:
         QVERIFY(m_dir.isValid());
         // One thread: ctest runs two tests at once on this 2-core machine, and oversubscribed OpenMP
         // threads spin-wait (a 9 s test took over 300 s with 2 threads each).
-        initTorchThreads(1);
+        initTorchRuntime(1);
         m_collection = path("collection");
         const SynthCollectionResult r = writeLayoutCollection(m_collection, 11, 48, 21, 0.25);
         QVERIFY(r.train >= 6 && r.valid >= 2);
