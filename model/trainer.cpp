@@ -356,11 +356,19 @@ StepOutcome Trainer::step()
     out.loss = loss.item<double>();
     out.gradNorm = kNaN;
     out.skipped = !std::isfinite(out.loss);
-    if (!out.skipped) {
+    if (!out.skipped)
         loss.backward();
-        std::vector<torch::Tensor> params;
-        for (const auto& [name, p] : m_optimizer->parameters())
-            params.push_back(p);
+    std::vector<torch::Tensor> params;
+    for (const auto& [name, p] : m_optimizer->parameters())
+        params.push_back(p);
+    finishStep(out, params);
+    return out;
+}
+
+void Trainer::finishStep(StepOutcome& out, const std::vector<torch::Tensor>& params)
+{
+    // Clip and step unless the loss (out.skipped) or the gradient norm is not finite.
+    if (!out.skipped) {
         out.gradNorm = clipGradNorm(params, m_options.clipNorm);
         out.skipped = !std::isfinite(out.gradNorm);
         if (!out.skipped)
@@ -374,7 +382,6 @@ StepOutcome Trainer::step()
         m_counters.nonFiniteRun = 0;
     }
     ++m_counters.step;
-    return out;
 }
 
 StepOutcome Trainer::batchedStep()
@@ -453,20 +460,7 @@ StepOutcome Trainer::batchedStep()
     out.loss = nonFinite ? kNaN : lossSum / double(graphs);
     out.gradNorm = kNaN;
     out.skipped = nonFinite > 0;
-    if (!out.skipped) {
-        out.gradNorm = clipGradNorm(params, m_options.clipNorm);
-        out.skipped = !std::isfinite(out.gradNorm);
-        if (!out.skipped)
-            m_optimizer->step(out.learningRate);
-    }
-    m_optimizer->zeroGrad();
-    if (out.skipped) {
-        ++m_counters.nonFiniteTotal;
-        ++m_counters.nonFiniteRun;
-    } else {
-        m_counters.nonFiniteRun = 0;
-    }
-    ++m_counters.step;
+    finishStep(out, params);
     return out;
 }
 

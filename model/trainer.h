@@ -122,6 +122,7 @@ public:
 
 private:
     StepOutcome batchedStep();
+    void finishStep(StepOutcome& out, const std::vector<torch::Tensor>& params);
     struct GraphScore;
     GraphScore scoreGraph(size_t graph);
     void publishWorker();
