@@ -3,6 +3,7 @@
 // in timed unit tests).
 
 #include "hlobench.h"
+#include "kernelbench.h"
 #include "modelbench.h"
 #include "npzbench.h"
 #include "projectbench.h"
@@ -34,6 +35,7 @@ int main(int argc, char** argv)
                     "real files)\n"
                     "  project    project store: logging rows/s with a polling reader, run table of 1 000 runs, "
                     "1 M-point history\n"
+                    "  kernels    fused element-wise kernels of the TGraph layers vs the composed ATen ops\n"
                     "  model      TGraph model forward and training step vs the PyTorch module, GFLOP/s vs GEMM peak\n"
                     "  realrecord TGraph model vs simulator on the real tuning record, 5 folds over configs, 150 steps "
                     "each\n");
@@ -51,6 +53,8 @@ int main(int argc, char** argv)
             return tgraph::bench::runHloParse(rest);
         if (args[0] == "project")
             return tgraph::bench::runProjectBench(rest);
+        if (args[0] == "kernels")
+            return tgraph::bench::runKernelBench(rest);
         if (args[0] == "model")
             return tgraph::bench::runModelBench(rest);
         if (args[0] == "realrecord")

@@ -15,6 +15,7 @@
 #include "model/torchruntime.h"
 #include "model/weights.h"
 
+#include <torch/csrc/autograd/profiler_legacy.h>
 #include <torch/torch.h>
 
 #include <algorithm>
@@ -181,6 +182,24 @@ int runModelCase(const std::vector<std::string>& args)
             hingeLoss(w.model->forward(batch), runtimes).backward();
             optimizer.step();
             step = std::min(step, secondsSince(start));
+        }
+    }
+    // TGRAPH_BENCH_PROFILE=PREFIX: one more forward and training step under LibTorch's profiler,
+    // written as Chrome traces PREFIX-forward.json and PREFIX-step.json (after the timed runs).
+    if (const char* prefix = std::getenv("TGRAPH_BENCH_PROFILE")) {
+        {
+            w.model->eval();
+            torch::NoGradGuard noGrad;
+            torch::autograd::profiler::RecordProfile profile(std::string(prefix) + "-forward.json");
+            w.model->forward(batch);
+        }
+        if (doStep) {
+            w.model->train();
+            torch::optim::AdamW optimizer(w.model->parameters(), torch::optim::AdamWOptions(1e-3).weight_decay(1e-5));
+            torch::autograd::profiler::RecordProfile profile(std::string(prefix) + "-step.json");
+            optimizer.zero_grad();
+            hingeLoss(w.model->forward(batch), runtimes).backward();
+            optimizer.step();
         }
     }
     std::printf("forward=%.6f step=%.6f peak_rss=%llu\n", forward, step, (unsigned long long)peakRss());

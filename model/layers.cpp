@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "layers.h"
 
+#include "fusedops.h"
+
+#include <vector>
+
 namespace tgraph::model {
 
 namespace F = torch::nn::functional;
@@ -20,9 +24,39 @@ EdgeTensors prepareEdges(const torch::Tensor& edges, int64_t nodes, bool bidirec
         e.source = edges[0].contiguous();
         e.target = edges[1].contiguous();
     }
-    const auto ones = torch::ones({ e.target.size(0) }, torch::kFloat32);
-    const auto degree = torch::zeros({ nodes }, torch::kFloat32).index_add_(0, e.target, ones);
-    e.inverseDegree = degree.clamp_min(1.0).reciprocal().unsqueeze(1);
+    // Both adjacency lists by a stable counting sort (edge order kept within a node, so sums
+    // run in a fixed order).
+    const int64_t count = e.target.size(0);
+    const int64_t* source = e.source.data_ptr<int64_t>();
+    const int64_t* target = e.target.data_ptr<int64_t>();
+    std::vector<int64_t> inBegin(size_t(nodes) + 1, 0);
+    std::vector<int64_t> outBegin(size_t(nodes) + 1, 0);
+    for (int64_t k = 0; k < count; ++k) {
+        TORCH_CHECK(source[k] >= 0 && source[k] < nodes && target[k] >= 0 && target[k] < nodes, "prepareEdges: edge ",
+            k, " (", source[k], " -> ", target[k], ") names a node outside 0..", nodes - 1);
+        ++inBegin[size_t(target[k]) + 1];
+        ++outBegin[size_t(source[k]) + 1];
+    }
+    auto inverseDegree = torch::empty({ nodes, 1 }, torch::kFloat32);
+    float* inv = inverseDegree.data_ptr<float>();
+    for (int64_t i = 0; i < nodes; ++i) {
+        inv[i] = 1.0f / float(std::max<int64_t>(inBegin[size_t(i) + 1], 1));
+        inBegin[size_t(i) + 1] += inBegin[size_t(i)];
+        outBegin[size_t(i) + 1] += outBegin[size_t(i)];
+    }
+    e.inverseDegree = inverseDegree;
+    e.inBegin = torch::tensor(inBegin, torch::kInt64);
+    e.outBegin = torch::tensor(outBegin, torch::kInt64);
+    e.inSource = torch::empty({ count }, torch::kInt64);
+    e.outTarget = torch::empty({ count }, torch::kInt64);
+    int64_t* inSource = e.inSource.data_ptr<int64_t>();
+    int64_t* outTarget = e.outTarget.data_ptr<int64_t>();
+    std::vector<int64_t> inNext(inBegin.begin(), inBegin.end() - 1);
+    std::vector<int64_t> outNext(outBegin.begin(), outBegin.end() - 1);
+    for (int64_t k = 0; k < count; ++k) {
+        inSource[inNext[size_t(target[k])]++] = source[k];
+        outTarget[outNext[size_t(source[k])]++] = target[k];
+    }
     return e;
 }
 
@@ -91,6 +125,14 @@ torch::Tensor SageConvImpl::forward(const torch::Tensor& h, const EdgeTensors& e
     return F::linear(h, lin_r->weight, lin_l->bias) + mean;
 }
 
+torch::Tensor SageConvImpl::fusedForward(const torch::Tensor& h, const EdgeTensors& edges)
+{
+    // One product for both weights: [W_l; W_r] h + [0; b_l], then root + mean of the messages.
+    const auto weight = torch::cat({ lin_l->weight, lin_r->weight }, 0);
+    const auto bias = torch::cat({ torch::zeros_like(lin_l->bias), lin_l->bias }, 0);
+    return sageMean(F::linear(h, weight, bias), edges);
+}
+
 namespace {
 
 // Gate, then (when present) [x, cross(x)]; records both maps averaged over nodes when asked.
@@ -111,6 +153,22 @@ torch::Tensor gateThenCross(
         }
     }
     return x;
+}
+
+// The maps gateThenCross records, for the fused path: the gate sigmoid(z) of x and the cross
+// weights softmax over configs of (x * gate) / T, computed beside the fused kernel (same values).
+void recordAttention(
+    const torch::Tensor& x, const torch::Tensor& z, CrossConfigAttention& cross, LayerAttention* attention)
+{
+    torch::NoGradGuard noGrad;
+    const auto gates = torch::sigmoid(z);
+    fillMeanOverNodes(gates, &attention->configs, &attention->channels, &attention->gate);
+    fillMeanOverChannels(gates, &attention->nodes, &attention->nodeGate);
+    if (cross) {
+        const auto weights = torch::softmax(x * gates / cross->temperature, 1);
+        fillMeanOverNodes(weights, &attention->configs, &attention->channels, &attention->cross);
+        fillMeanOverChannels(weights, &attention->nodes, &attention->nodeCross);
+    }
 }
 
 } // namespace
@@ -134,6 +192,13 @@ torch::Tensor LinearActNormImpl::forward(const torch::Tensor& x, LayerAttention*
 
 torch::Tensor LinearActNormImpl::afterLinear(const torch::Tensor& h, LayerAttention* attention)
 {
+    if (useFusedKernels(h)) {
+        const auto x = instanceNormNodes(h);
+        const auto z = attn->linear2(torch::relu(attn->linear1(x)));
+        if (attention)
+            recordAttention(x, z, cross_attn, attention);
+        return gatedActivation(x, z, {}, cross_attn ? cross_attn->temperature : torch::Tensor(), false, 0.0, false);
+    }
     return torch::gelu(gateThenCross(instanceNormNodes(h), attn, cross_attn, attention));
 }
 
@@ -149,6 +214,14 @@ GraphBlockImpl::GraphBlockImpl(int64_t in, int64_t out, bool crossAttn, double d
 
 torch::Tensor GraphBlockImpl::forward(const torch::Tensor& h, const EdgeTensors& edges, LayerAttention* attention)
 {
+    if (useFusedKernels(h)) {
+        const auto eta = conv->fusedForward(instanceNormNodes(h), edges);
+        const auto z = attn->linear2(torch::relu(attn->linear1(eta)));
+        if (attention)
+            recordAttention(eta, z, cross_attn, attention);
+        return gatedActivation(eta, z, h, cross_attn ? cross_attn->temperature : torch::Tensor(),
+            m_residualAfterActivation, m_dropout, is_training());
+    }
     const auto eta = gateThenCross(conv(instanceNormNodes(h), edges), attn, cross_attn, attention);
     // Code: residual before the activation. Paper (§3.5): residual after it.
     const auto out = m_residualAfterActivation ? h + torch::gelu(eta) : torch::gelu(h + eta);

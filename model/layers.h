@@ -6,6 +6,11 @@
 // Activation layout: every layer works on h of shape (N, C, F) = (nodes, configs, channels),
 // contiguous. The spec writes (C, N, F); the operators are the same with the two leading axes
 // swapped, and node-major storage makes the SAGE gather/scatter move whole C*F rows.
+//
+// Float32 passes on the CPU run each layer's element-wise tail (gate, cross-config softmax,
+// residual, GELU, dropout) and the SAGE mean as fused kernels (fusedops.h): one memory pass where
+// the composed ops below take 5-10. The composed forms stay as the reference (TGRAPH_FUSED=0,
+// double precision, tests).
 
 #include "attentionmaps.h"
 #include "modeloptions.h"
@@ -21,6 +26,13 @@ struct EdgeTensors
     torch::Tensor target; // (E',) int64: node that averages them (the producer in code mode)
     torch::Tensor inverseDegree; // (N, 1) float32: 1 / max(messages into the node, 1)
     int64_t nodes = 0;
+    // The same edges as adjacency lists for the fused SAGE kernel (fusedops.h), int64: messages
+    // into node i come from inSource[inBegin[i] .. inBegin[i + 1]), messages out of node j go to
+    // outTarget[outBegin[j] .. outBegin[j + 1]), both in edge order.
+    torch::Tensor inBegin; // (N + 1,)
+    torch::Tensor inSource; // (E',)
+    torch::Tensor outBegin; // (N + 1,)
+    torch::Tensor outTarget; // (E',)
 };
 
 // `edges` is (2, E) int64 with row 0 = consumer, row 1 = producer (npz column order). Code mode:
@@ -69,6 +81,8 @@ class SageConvImpl : public torch::nn::Module
 public:
     SageConvImpl(int64_t in, int64_t out);
     torch::Tensor forward(const torch::Tensor& h, const EdgeTensors& edges);
+    // The same value through one (in -> 2 out) matrix product and the fused mean (fusedops.h).
+    torch::Tensor fusedForward(const torch::Tensor& h, const EdgeTensors& edges);
 
     torch::nn::Linear lin_l { nullptr }; // with bias
     torch::nn::Linear lin_r { nullptr }; // without bias

@@ -5,6 +5,8 @@
 
 #include "model/batch.h"
 #include "model/cachingcpuallocator.h"
+#include "model/fusedkernels.h"
+#include "model/fusedops.h"
 #include "model/layers.h"
 #include "model/tgraphmodel.h"
 #include "model/tilemodel.h"
@@ -154,6 +156,42 @@ torch::Tensor tensorOf(const NdArray<float>& a)
     std::vector<int64_t> shape = a.shape();
     return torch::from_blob(const_cast<float*>(a.data()), shape, torch::kFloat32).clone();
 }
+
+// The composed ATen ops the fused gated activation replaces (layers.cpp before fusing).
+torch::Tensor composedGate(const torch::Tensor& h, const torch::Tensor& z, const torch::Tensor& s,
+    const torch::Tensor& t, bool after)
+{
+    auto y = h * torch::sigmoid(z);
+    if (t.defined())
+        y = torch::cat({ y, y * torch::softmax(y / t, 1) }, 2);
+    if (!s.defined())
+        return torch::gelu(y);
+    return after ? s + torch::gelu(y) : torch::gelu(s + y);
+}
+
+// Gradients of sum(out * upstream) with respect to `inputs` (undefined ones skipped).
+std::vector<torch::Tensor> gradients(const torch::Tensor& out, const torch::Tensor& upstream,
+    const std::vector<torch::Tensor>& inputs)
+{
+    std::vector<torch::Tensor> defined;
+    for (const auto& t : inputs)
+        if (t.defined())
+            defined.push_back(t);
+    return torch::autograd::grad({ (out * upstream).sum() }, defined);
+}
+
+// Restores the fused-kernel switch when a test ends, however it ends.
+struct FusedSwitch
+{
+    explicit FusedSwitch(bool enabled)
+        : m_before(fusedKernelsEnabled())
+    {
+        setFusedKernelsEnabled(enabled);
+    }
+    ~FusedSwitch() { setFusedKernelsEnabled(m_before); }
+    bool m_before;
+};
+
 
 } // namespace
 
@@ -404,14 +442,18 @@ private Q_SLOTS:
         QVERIFY_THROWS_EXCEPTION(std::out_of_range, makeLayoutBatch(good, norm, { 3 }, 121, "g.npz"));
     }
 
+    // Values of the definition (biased variance, eps 1e-5), gradients of the composed formula.
     void instanceNorm()
     {
-        const auto h = torch::randn({ 7, 3, 5 }) * 3 + 2;
+        const auto h = (torch::randn({ 7, 3, 5 }) * 3 + 2).requires_grad_(true);
         const auto out = instanceNormNodes(h);
         const auto mean = h.mean(0, true);
         const auto var = (h - mean).pow(2).mean(0, true); // biased
-        QVERIFY(maxAbs(out - (h - mean) / torch::sqrt(var + 1e-5)) < 1e-5);
+        const auto expected = (h - mean) / torch::sqrt(var + 1e-5);
+        QVERIFY(maxAbs(out - expected) < 1e-5);
         QVERIFY(maxAbs(out.mean(0)) < 1e-5);
+        const auto upstream = torch::randn_like(h);
+        QVERIFY(relativeError(gradients(out, upstream, { h })[0], gradients(expected, upstream, { h })[0]) < 1e-4);
         // One node: zero variance gives zeros, not NaN.
         QCOMPARE(maxAbs(instanceNormNodes(h.narrow(0, 0, 1))), 0.0);
     }
@@ -491,6 +533,211 @@ private Q_SLOTS:
         m->forward(b).sum().backward();
         for (const auto& p : m->named_parameters())
             QVERIFY2(p.value().grad().defined() && maxAbs(p.value().grad()) > 0, p.key().c_str());
+    }
+
+    // The fused gated activation (model/fusedops.h) gives the composed ops' values and gradients,
+    // with and without cross-attention, with no residual, the code's and the paper's residual.
+    void fusedGateMatchesComposed()
+    {
+        for (const bool cross : { false, true }) {
+            for (const int residual : { 0, 1, 2 }) { // none, code order, paper order
+                const int64_t n = 11, c = 9, f = 24;
+                const int64_t ow = cross ? 2 * f : f;
+                const auto h = (torch::randn({ n, c, f }) * 1.5).requires_grad_(true);
+                const auto z = (torch::randn({ n, c, f }) * 2).requires_grad_(true);
+                const auto s = residual ? torch::randn({ n, c, ow }).requires_grad_(true) : torch::Tensor();
+                const auto t = cross ? torch::full({}, 0.37).requires_grad_(true) : torch::Tensor();
+                const bool after = residual == 2;
+                const auto fused = gatedActivation(h, z, s, t, after, 0.0, true);
+                const auto composed = composedGate(h, z, s, t, after);
+                const QString label = QStringLiteral("cross %1, residual %2").arg(cross).arg(residual);
+                QCOMPARE(fused.sizes().vec(), composed.sizes().vec());
+                QVERIFY2(maxAbs(fused - composed) < 2e-6, qPrintable(label));
+                const auto upstream = torch::randn({ n, c, ow });
+                const auto gf = gradients(fused, upstream, { h, z, s, t });
+                const auto gc = gradients(composed, upstream, { h, z, s, t });
+                QCOMPARE(gf.size(), gc.size());
+                for (size_t k = 0; k < gf.size(); ++k) {
+                    // The temperature's gradient is one sum of C * N * F terms that largely cancel.
+                    const double limit = gf[k].dim() == 0 ? 1e-4 : 1e-5;
+                    const double e = relativeError(gf[k], gc[k]);
+                    QVERIFY2(e < limit, qPrintable(label + QStringLiteral(": gradient %1 off by %2").arg(k).arg(e)));
+                }
+            }
+        }
+        // Shapes are checked before any memory is touched.
+        const auto h = torch::randn({ 3, 2, 8 });
+        QVERIFY_THROWS_EXCEPTION(c10::Error, gatedActivation(h, torch::randn({ 3, 2, 4 }), {}, {}, false, 0.0, false));
+        QVERIFY_THROWS_EXCEPTION(
+            c10::Error, gatedActivation(h, h, torch::randn({ 3, 2, 8 }), torch::full({}, 0.5), false, 0.0, false));
+    }
+
+    // Dropout inside the fused kernel: about p of the elements are zero, the others are the
+    // undropped value / (1 - p); the gradient is zero exactly where the output was dropped; the mask
+    // follows the default generator (same seed, same mask) and not the thread count.
+    void fusedDropout()
+    {
+        for (const bool cross : { false, true }) {
+            const int64_t n = 40, c = 16, f = 32;
+            const int64_t ow = cross ? 2 * f : f;
+            const double p = 0.3;
+            const auto h = torch::randn({ n, c, f }).requires_grad_(true);
+            const auto z = torch::randn({ n, c, f }).requires_grad_(true);
+            const auto s = (torch::rand({ n, c, ow }) + 1).requires_grad_(true); // s + y rarely exactly 0
+            const auto t = cross ? torch::full({}, 0.6) : torch::Tensor();
+            const auto plain = composedGate(h, z, s, t, false).detach();
+            torch::manual_seed(11);
+            const auto out = gatedActivation(h, z, s, t, false, p, true);
+            const auto dropped = (out == 0).to(torch::kFloat32);
+            const double fraction = dropped.mean().item<double>();
+            // 20 480 or 40 960 Bernoulli(0.3) draws: standard deviation < 0.0033
+            QVERIFY2(std::abs(fraction - p) < 0.015, qPrintable(QString::number(fraction)));
+            const auto kept = 1 - dropped;
+            QVERIFY(maxAbs(kept * (out - plain / (1 - p))) < 1e-5);
+            const auto grads = gradients(out, torch::ones({ n, c, ow }), { h, z, s });
+            QCOMPARE(maxAbs(grads[2] * dropped), 0.0); // no gradient through a dropped element
+            QVERIFY(maxAbs(grads[2] * kept) > 0);
+            torch::manual_seed(11);
+            QVERIFY(torch::equal(gatedActivation(h, z, s, t, false, p, true), out));
+            at::set_num_threads(2);
+            torch::manual_seed(11);
+            const auto twoThreads = gatedActivation(h, z, s, t, false, p, true);
+            at::set_num_threads(1);
+            QVERIFY(torch::equal(twoThreads, out));
+            QVERIFY(!torch::equal(gatedActivation(h, z, s, t, false, p, true), out)); // the generator moved on
+            // eval mode (training = false) drops nothing
+            QVERIFY(maxAbs(gatedActivation(h, z, s, t, false, p, false) - plain) < 2e-6);
+        }
+        // The keep decision is a function of (seed, row, column) alone.
+        int keptCount = 0;
+        for (uint32_t col = 0; col < 1000; ++col) {
+            QCOMPARE(kernels::dropoutKeeps(5, 7, col, 0.25f), kernels::dropoutKeeps(5, 7, col, 0.25f));
+            keptCount += kernels::dropoutKeeps(5, 7, col, 0.25f) ? 1 : 0;
+        }
+        QVERIFY2(std::abs(keptCount - 750) < 60, qPrintable(QString::number(keptCount)));
+    }
+
+    // The fused SAGE mean equals the index_add form (duplicate edges, nodes without messages,
+    // both directions), forward and backward; edges naming a missing node are refused.
+    void fusedSageMatchesIndexAdd()
+    {
+        const int64_t n = 7, c = 5, in = 12, out = 10;
+        SageConv conv(in, out);
+        randomize(*conv);
+        const auto edges = torch::tensor({ 0, 2, 2, 3, 6, 6, 1, 1, 1, 4, 4, 5 }, torch::kInt64).view({ 2, 6 });
+        for (const bool both : { false, true }) {
+            const EdgeTensors e = prepareEdges(edges, n, both);
+            const auto h = torch::randn({ n, c, in }).requires_grad_(true);
+            const auto fused = conv->fusedForward(h, e);
+            const auto composed = conv(h, e);
+            QVERIFY(maxAbs(fused - composed) < 1e-5);
+            const auto upstream = torch::randn({ n, c, out });
+            const std::vector<torch::Tensor> inputs { h, conv->lin_l->weight, conv->lin_l->bias, conv->lin_r->weight };
+            const auto gf = gradients(fused, upstream, inputs);
+            const auto gc = gradients(composed, upstream, inputs);
+            for (size_t k = 0; k < gf.size(); ++k)
+                QVERIFY2(relativeError(gf[k], gc[k]) < 1e-5, qPrintable(QString::number(k)));
+        }
+        // Adjacency lists: node 1 receives from 0, 2, 2 in edge order; node 2 sends twice to 1.
+        const EdgeTensors e = prepareEdges(edges, n, false);
+        QCOMPARE(e.inBegin[1].item<int64_t>(), int64_t(0));
+        QCOMPARE(e.inBegin[2].item<int64_t>(), int64_t(3));
+        QCOMPARE(e.inSource.narrow(0, 0, 3).to(torch::kFloat32).sum().item<float>(), 4.0f);
+        QCOMPARE(e.outBegin[3].item<int64_t>() - e.outBegin[2].item<int64_t>(), int64_t(2));
+        QCOMPARE(e.inverseDegree[1].item<float>(), 1.0f / 3);
+        QCOMPARE(e.inverseDegree[0].item<float>(), 1.0f); // no messages
+        const auto bad = torch::tensor({ 0, 9, 1, 1 }, torch::kInt64).view({ 2, 2 });
+        QVERIFY_THROWS_EXCEPTION(c10::Error, prepareEdges(bad, n, false));
+    }
+
+    // The whole model with and without the fused kernels: same scores, same gradient of every
+    // parameter (dropout off so both compute the same function), for the code's and the paper's
+    // variants, the tile model included.
+    void fusedModelMatchesComposed()
+    {
+        const LayoutGraph g = smallSyntheticGraph(12, 8);
+        const LayoutBatch b = makeLayoutBatch(g, fitNormalizer(g.nodeFeat), allRows(12), 121, "s");
+        for (int variant = 0; variant < 4; ++variant) {
+            ModelOptions o = options(variant != 1);
+            o.dropout = 0.0;
+            o.residualAfterActivation = variant == 2;
+            o.bidirectionalEdges = variant == 3;
+            TGraphModel m(o);
+            randomize(*m);
+            m->train();
+            auto run = [&](bool fused) {
+                FusedSwitch use(fused);
+                m->zero_grad();
+                const auto out = m->forward(b);
+                (out * torch::linspace(-1, 1, out.size(0))).sum().backward();
+                std::map<std::string, torch::Tensor> grads;
+                for (const auto& p : m->named_parameters())
+                    grads[p.key()] = p.value().grad().clone();
+                return std::make_pair(out.detach(), grads);
+            };
+            const auto [fusedScores, fusedGrads] = run(true);
+            const auto [plainScores, plainGrads] = run(false);
+            const QString label = QStringLiteral("variant %1").arg(variant);
+            QVERIFY2(relativeError(fusedScores, plainScores) < 1e-5, qPrintable(label));
+            for (const auto& [name, grad] : plainGrads) {
+                const double e = relativeError(fusedGrads.at(name), grad);
+                // The f_in biases only shift what instance norm removes: their gradients are rounding
+                // noise in both forms, compared in absolute terms.
+                const bool cancelled = name == "linear.linear.bias" || name == "linear2.linear.bias";
+                QVERIFY2(cancelled ? maxAbs(fusedGrads.at(name) - grad) < 1e-5 : e < 1e-4,
+                    qPrintable(label + ": " + QString::fromStdString(name) + " off by " + QString::number(e)));
+            }
+        }
+        const TileGraph tg = smallTileGraph(6);
+        TileModel tile = randomTileModel(tg);
+        const TileBatch tb = makeTileBatch(tg, fitNormalizer(tg.nodeFeat), allRows(6), 121, "t");
+        torch::NoGradGuard noGrad;
+        torch::Tensor fused, plain;
+        {
+            FusedSwitch use(true);
+            fused = tile->forward(tb);
+        }
+        {
+            FusedSwitch use(false);
+            plain = tile->forward(tb);
+        }
+        QVERIFY(relativeError(fused, plain) < 1e-5);
+    }
+
+    // The fused kernels split work by nodes; the result must not depend on how (bitwise). Sizes
+    // large enough for the work to be split between two threads (64 k floats per task).
+    void fusedKernelsIndependentOfThreads()
+    {
+        const int64_t n = 96, c = 32, f = 64;
+        const auto h = torch::randn({ n, c, f }).requires_grad_(true);
+        const auto z = torch::randn({ n, c, f }).requires_grad_(true);
+        const auto s = torch::randn({ n, c, 2 * f }).requires_grad_(true);
+        const auto t = torch::full({}, 0.45).requires_grad_(true);
+        std::vector<int64_t> consumers, producers;
+        for (int64_t i = 0; i + 1 < n; ++i) {
+            consumers.push_back(i + 1);
+            producers.push_back(i / 2);
+        }
+        const EdgeTensors e = prepareEdges(torch::stack({ torch::tensor(consumers), torch::tensor(producers) }), n, false);
+        const auto combined = torch::randn({ n, c, 2 * f }).requires_grad_(true);
+        const auto upstream = torch::randn({ n, c, 2 * f });
+        auto run = [&](int threads) {
+            at::set_num_threads(threads);
+            torch::manual_seed(3);
+            const auto out = gatedActivation(h, z, s, t, false, 0.2, true);
+            auto grads = gradients(out, upstream, { h, z, s, t });
+            const auto mean = sageMean(combined, e);
+            grads.push_back(mean.detach());
+            grads.push_back(gradients(mean, upstream.narrow(2, 0, f), { combined })[0]);
+            grads.insert(grads.begin(), out.detach());
+            at::set_num_threads(1);
+            return grads;
+        };
+        const auto one = run(1);
+        const auto two = run(2);
+        for (size_t k = 0; k < one.size(); ++k)
+            QVERIFY2(torch::equal(one[k], two[k]), qPrintable(QString::number(k)));
+        qInfo("fused kernels run with %s", fusedKernelTarget());
     }
 
     void attentionMaps()

@@ -1,0 +1,13 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace tgraph::bench {
+
+// `tgraph-bench kernels`: the fused element-wise kernels of the TGraph layers (model/fusedops.h)
+// against the composed ATen ops they replace, with the machine's copy bandwidth beside them.
+int runKernelBench(const std::vector<std::string>& args);
+
+} // namespace tgraph::bench
