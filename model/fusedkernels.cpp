@@ -172,6 +172,21 @@ TGRAPH_INLINE void writeRow(
     }
 }
 
+// x = h * sigmoid(z + zb) for one row.
+TGRAPH_INLINE void gateRow(
+    const float* __restrict h, const float* __restrict z, const float* __restrict zb, float* __restrict x, int64_t f)
+{
+    for (int64_t j = 0; j < f; ++j)
+        x[j] = h[j] * sigmoid(z[j] + zb[j]);
+}
+
+// Adds row into acc (per-node sums of the gate bias' gradient).
+TGRAPH_INLINE void addRow(const float* __restrict row, float* __restrict acc, int64_t f)
+{
+    for (int64_t j = 0; j < f; ++j)
+        acc[j] += row[j];
+}
+
 template <Mode M, bool Drop>
 TGRAPH_INLINE void forwardPlainNodes(
     const GateActivation& a, const Dropout& drop, float* out, int64_t begin, int64_t end, float* x)
@@ -183,21 +198,20 @@ TGRAPH_INLINE void forwardPlainNodes(
             const int64_t row = i * c + k;
             const float* h = a.h + row * f;
             const float* z = a.z + row * f;
-            for (int64_t j = 0; j < f; ++j)
-                x[j] = h[j] * sigmoid(z[j]);
+            gateRow(h, z, a.zBias, x, f);
             const uint32_t key = Drop ? rowKey(drop.seed, uint64_t(row)) : 0;
             writeRow<M, Drop>(M == Mode::Plain ? nullptr : a.residual + row * f, x, out + row * f, f, key, 0, drop);
         }
     }
 }
 
-// Cross-config softmax of one node: x (C, F) = h * sigmoid(z), then e (C, F) = softmax over the
+// Cross-config softmax of one node: x (C, F) = h * sigmoid(z + b), then e (C, F) = softmax over the
 // configs of x / T, column by column. Leaves x, g (the gate) and e = the softmax weights.
-TGRAPH_INLINE void gateMaxRow(const float* __restrict h, const float* __restrict z, float* __restrict x,
-    float* __restrict g, float* __restrict colMax, float t, int64_t f)
+TGRAPH_INLINE void gateMaxRow(const float* __restrict h, const float* __restrict z, const float* __restrict zb,
+    float* __restrict x, float* __restrict g, float* __restrict colMax, float t, int64_t f)
 {
     for (int64_t j = 0; j < f; ++j) {
-        const float gate = sigmoid(z[j]);
+        const float gate = sigmoid(z[j] + zb[j]);
         const float v = h[j] * gate;
         g[j] = gate;
         x[j] = v;
@@ -234,7 +248,7 @@ TGRAPH_INLINE void nodeSoftmax(
         colSum[j] = 0.0f;
     }
     for (int64_t k = 0; k < c; ++k)
-        gateMaxRow(a.h + (node * c + k) * f, a.z + (node * c + k) * f, x + k * f, g + k * f, colMax, t, f);
+        gateMaxRow(a.h + (node * c + k) * f, a.z + (node * c + k) * f, a.zBias, x + k * f, g + k * f, colMax, t, f);
     for (int64_t k = 0; k < c; ++k)
         expSumRow(x + k * f, e + k * f, colMax, colSum, t, f);
     for (int64_t j = 0; j < f; ++j)
@@ -292,20 +306,23 @@ TGRAPH_INLINE void rowGrad(const float* s, const float* y, const float* d, float
 
 template <Mode M, bool Drop>
 TGRAPH_INLINE void backwardPlainNodes(const GateActivation& a, const Dropout& drop, const float* gradOut, float* gradH,
-    float* gradZ, float* gradS, int64_t begin, int64_t end, float* scratch)
+    float* gradZ, float* gradS, int64_t begin, int64_t end, float* scratch, float* biasPerNode)
 {
     const int64_t c = a.configs;
     const int64_t f = a.width;
     float* x = scratch;
     float* g = x + f;
     float* dx = g + f;
+    float* acc = dx + f;
     for (int64_t i = begin; i < end; ++i) {
+        for (int64_t j = 0; j < f; ++j)
+            acc[j] = 0.0f;
         for (int64_t k = 0; k < c; ++k) {
             const int64_t row = i * c + k;
             const float* h = a.h + row * f;
             const float* z = a.z + row * f;
             for (int64_t j = 0; j < f; ++j) {
-                g[j] = sigmoid(z[j]);
+                g[j] = sigmoid(z[j] + a.zBias[j]);
                 x[j] = h[j] * g[j];
             }
             const uint32_t key = Drop ? rowKey(drop.seed, uint64_t(row)) : 0;
@@ -317,7 +334,9 @@ TGRAPH_INLINE void backwardPlainNodes(const GateActivation& a, const Dropout& dr
                 dh[j] = dx[j] * g[j];
                 dz[j] = dx[j] * h[j] * g[j] * (1.0f - g[j]);
             }
+            addRow(dz, acc, f);
         }
+        std::memcpy(biasPerNode + i * f, acc, size_t(f) * sizeof(float));
     }
 }
 
@@ -352,7 +371,7 @@ TGRAPH_INLINE void crossInputGradRow(const float* __restrict a, const float* __r
 // them up in node order, so the result does not depend on how nodes are split among threads).
 template <Mode M, bool Drop>
 TGRAPH_INLINE void backwardCrossNodes(const GateActivation& a, const Dropout& drop, const float* gradOut, float* gradH,
-    float* gradZ, float* gradS, int64_t begin, int64_t end, float* scratch, double* perNode)
+    float* gradZ, float* gradS, int64_t begin, int64_t end, float* scratch, double* perNode, float* biasPerNode)
 {
     const int64_t c = a.configs;
     const int64_t f = a.width;
@@ -367,8 +386,11 @@ TGRAPH_INLINE void backwardCrossNodes(const GateActivation& a, const Dropout& dr
     float* colSum = colMax + f;
     float* y2 = colSum + f;
     float* dy2 = y2 + f;
+    float* acc = dy2 + f;
     for (int64_t i = begin; i < end; ++i) {
         nodeSoftmax(a, i, x, g, e, colMax, colSum);
+        for (int64_t j = 0; j < f; ++j)
+            acc[j] = 0.0f;
         float* dot = colMax; // reused: sum over configs of a * dLoss/da, per channel
         for (int64_t j = 0; j < f; ++j)
             dot[j] = 0.0f;
@@ -394,7 +416,9 @@ TGRAPH_INLINE void backwardCrossNodes(const GateActivation& a, const Dropout& dr
             const int64_t row = i * c + k;
             crossInputGradRow(e + k * f, ga + k * f, dot, dxd + k * f, x + k * f, g + k * f, a.h + row * f,
                 gradH + row * f, gradZ + row * f, sumT, t, f);
+            addRow(gradZ + row * f, acc, f);
         }
+        std::memcpy(biasPerNode + i * f, acc, size_t(f) * sizeof(float));
         double dT = 0.0;
         for (int64_t j = 0; j < f; ++j)
             dT += double(sumT[j]);
@@ -439,39 +463,46 @@ void forwardNodes(
 
 template <bool Drop>
 TGRAPH_INLINE void backwardNodesImpl(const GateActivation& a, const Dropout& drop, const float* gradOut, float* gradH,
-    float* gradZ, float* gradS, int64_t begin, int64_t end, float* scratch, double* perNode)
+    float* gradZ, float* gradS, int64_t begin, int64_t end, float* scratch, double* perNode, float* biasPerNode)
 {
     const bool residual = a.residual != nullptr;
     const Mode mode = !residual ? Mode::Plain : (a.residualAfterActivation ? Mode::Paper : Mode::Code);
     if (a.cross) {
         if (mode == Mode::Plain)
-            backwardCrossNodes<Mode::Plain, Drop>(a, drop, gradOut, gradH, gradZ, gradS, begin, end, scratch, perNode);
+            backwardCrossNodes<Mode::Plain, Drop>(
+                a, drop, gradOut, gradH, gradZ, gradS, begin, end, scratch, perNode, biasPerNode);
         else if (mode == Mode::Code)
-            backwardCrossNodes<Mode::Code, Drop>(a, drop, gradOut, gradH, gradZ, gradS, begin, end, scratch, perNode);
+            backwardCrossNodes<Mode::Code, Drop>(
+                a, drop, gradOut, gradH, gradZ, gradS, begin, end, scratch, perNode, biasPerNode);
         else
-            backwardCrossNodes<Mode::Paper, Drop>(a, drop, gradOut, gradH, gradZ, gradS, begin, end, scratch, perNode);
+            backwardCrossNodes<Mode::Paper, Drop>(
+                a, drop, gradOut, gradH, gradZ, gradS, begin, end, scratch, perNode, biasPerNode);
     } else {
         if (mode == Mode::Plain)
-            backwardPlainNodes<Mode::Plain, Drop>(a, drop, gradOut, gradH, gradZ, gradS, begin, end, scratch);
+            backwardPlainNodes<Mode::Plain, Drop>(
+                a, drop, gradOut, gradH, gradZ, gradS, begin, end, scratch, biasPerNode);
         else if (mode == Mode::Code)
-            backwardPlainNodes<Mode::Code, Drop>(a, drop, gradOut, gradH, gradZ, gradS, begin, end, scratch);
+            backwardPlainNodes<Mode::Code, Drop>(
+                a, drop, gradOut, gradH, gradZ, gradS, begin, end, scratch, biasPerNode);
         else
-            backwardPlainNodes<Mode::Paper, Drop>(a, drop, gradOut, gradH, gradZ, gradS, begin, end, scratch);
+            backwardPlainNodes<Mode::Paper, Drop>(
+                a, drop, gradOut, gradH, gradZ, gradS, begin, end, scratch, biasPerNode);
     }
 }
 
 TGRAPH_KERNEL_CLONES
 void backwardNodes(const GateActivation& a, const Dropout& drop, bool dropping, const float* gradOut, float* gradH,
-    float* gradZ, float* gradS, int64_t begin, int64_t end, float* scratch, double* perNode)
+    float* gradZ, float* gradS, int64_t begin, int64_t end, float* scratch, double* perNode, float* biasPerNode)
 {
     if (dropping)
-        backwardNodesImpl<true>(a, drop, gradOut, gradH, gradZ, gradS, begin, end, scratch, perNode);
+        backwardNodesImpl<true>(a, drop, gradOut, gradH, gradZ, gradS, begin, end, scratch, perNode, biasPerNode);
     else
-        backwardNodesImpl<false>(a, drop, gradOut, gradH, gradZ, gradS, begin, end, scratch, perNode);
+        backwardNodesImpl<false>(a, drop, gradOut, gradH, gradZ, gradS, begin, end, scratch, perNode, biasPerNode);
 }
 
 TGRAPH_KERNEL_CLONES
-void sageForwardNodes(const EdgeLists& e, int64_t c, int64_t w, const float* p, float* out, int64_t begin, int64_t end)
+void sageForwardNodes(
+    const EdgeLists& e, int64_t c, int64_t w, const float* p, const float* bias, float* out, int64_t begin, int64_t end)
 {
     for (int64_t i = begin; i < end; ++i) {
         const int64_t first = e.inBegin[i];
@@ -482,7 +513,7 @@ void sageForwardNodes(const EdgeLists& e, int64_t c, int64_t w, const float* p, 
             const float* root = p + (i * c + k) * 2 * w + w;
             if (first == last) {
                 for (int64_t j = 0; j < w; ++j)
-                    o[j] = root[j];
+                    o[j] = root[j] + bias[j];
                 continue;
             }
             const float* m0 = p + (e.inSource[first] * c + k) * 2 * w;
@@ -494,18 +525,21 @@ void sageForwardNodes(const EdgeLists& e, int64_t c, int64_t w, const float* p, 
                     o[j] += m[j];
             }
             for (int64_t j = 0; j < w; ++j)
-                o[j] = root[j] + inv * o[j];
+                o[j] = root[j] + bias[j] + inv * o[j];
         }
     }
 }
 
 TGRAPH_KERNEL_CLONES
-void sageBackwardNodes(
-    const EdgeLists& e, int64_t c, int64_t w, const float* gradOut, float* gradP, int64_t begin, int64_t end)
+void sageBackwardNodes(const EdgeLists& e, int64_t c, int64_t w, const float* gradOut, float* gradP, float* biasPerNode,
+    int64_t begin, int64_t end)
 {
     for (int64_t i = begin; i < end; ++i) {
         const int64_t first = e.outBegin[i];
         const int64_t last = e.outBegin[i + 1];
+        float* acc = biasPerNode + i * w;
+        for (int64_t j = 0; j < w; ++j)
+            acc[j] = 0.0f;
         for (int64_t k = 0; k < c; ++k) {
             float* msg = gradP + (i * c + k) * 2 * w;
             float* root = msg + w;
@@ -514,6 +548,7 @@ void sageBackwardNodes(
                 root[j] = d[j];
                 msg[j] = 0.0f;
             }
+            addRow(d, acc, w);
             for (int64_t q = first; q < last; ++q) {
                 const int64_t target = e.outTarget[q];
                 const float inv = e.inverseDegree[target];
@@ -541,14 +576,29 @@ int64_t scratchFloats(const GateActivation& a, bool backward)
 {
     const int64_t cf = a.configs * a.width;
     if (!a.cross)
-        return 3 * a.width;
-    return (backward ? 5 : 3) * cf + 4 * a.width;
+        return 4 * a.width;
+    return (backward ? 5 : 3) * cf + 5 * a.width;
+}
+
+// out[j] = sum over nodes of perNode[i * f + j], in node order (double sums).
+void sumOverNodes(const std::vector<float>& perNode, int64_t nodes, int64_t f, float* out)
+{
+    std::vector<double> total(size_t(f), 0.0);
+    for (int64_t i = 0; i < nodes; ++i)
+        for (int64_t j = 0; j < f; ++j)
+            total[size_t(j)] += double(perNode[size_t(i * f + j)]);
+    for (int64_t j = 0; j < f; ++j)
+        out[j] = float(total[size_t(j)]);
 }
 
 } // namespace
 
-void gateActivationForward(const GateActivation& a, float* out)
+void gateActivationForward(const GateActivation& given, float* out)
 {
+    GateActivation a = given;
+    const std::vector<float> zeros(a.zBias ? 0 : size_t(a.width), 0.0f);
+    if (!a.zBias)
+        a.zBias = zeros.data();
     const Dropout drop = dropoutOf(a);
     const bool dropping = a.dropout > 0.0f;
     at::parallel_for(0, a.nodes, grainFor(a.configs * a.width), [&](int64_t begin, int64_t end) {
@@ -557,33 +607,76 @@ void gateActivationForward(const GateActivation& a, float* out)
     });
 }
 
-double gateActivationBackward(
-    const GateActivation& a, const float* gradOut, float* gradH, float* gradZ, float* gradResidual)
+double gateActivationBackward(const GateActivation& given, const float* gradOut, float* gradH, float* gradZ,
+    float* gradResidual, float* gradZBias)
 {
+    GateActivation a = given;
+    const std::vector<float> zeros(a.zBias ? 0 : size_t(a.width), 0.0f);
+    if (!a.zBias)
+        a.zBias = zeros.data();
     const Dropout drop = dropoutOf(a);
     const bool dropping = a.dropout > 0.0f;
     std::vector<double> perNode(a.cross ? size_t(a.nodes) : 0, 0.0);
+    std::vector<float> biasPerNode(size_t(a.nodes * a.width));
     at::parallel_for(0, a.nodes, grainFor(a.configs * a.width), [&](int64_t begin, int64_t end) {
         std::vector<float> scratch(size_t(scratchFloats(a, true)));
-        backwardNodes(
-            a, drop, dropping, gradOut, gradH, gradZ, gradResidual, begin, end, scratch.data(), perNode.data());
+        backwardNodes(a, drop, dropping, gradOut, gradH, gradZ, gradResidual, begin, end, scratch.data(),
+            perNode.data(), biasPerNode.data());
     });
+    if (gradZBias)
+        sumOverNodes(biasPerNode, a.nodes, a.width, gradZBias);
     double dT = 0.0;
     for (const double v : perNode)
         dT += v;
     return dT;
 }
 
-void sageMeanForward(const EdgeLists& e, int64_t configs, int64_t width, const float* p, float* out)
+void sageMeanForward(const EdgeLists& e, int64_t configs, int64_t width, const float* p, const float* bias, float* out)
 {
+    const std::vector<float> zeros(bias ? 0 : size_t(width), 0.0f);
+    const float* b = bias ? bias : zeros.data();
     at::parallel_for(0, e.nodes, grainFor(configs * width),
-        [&](int64_t begin, int64_t end) { sageForwardNodes(e, configs, width, p, out, begin, end); });
+        [&](int64_t begin, int64_t end) { sageForwardNodes(e, configs, width, p, b, out, begin, end); });
 }
 
-void sageMeanBackward(const EdgeLists& e, int64_t configs, int64_t width, const float* gradOut, float* gradP)
+void sageMeanBackward(
+    const EdgeLists& e, int64_t configs, int64_t width, const float* gradOut, float* gradP, float* gradBias)
 {
-    at::parallel_for(0, e.nodes, grainFor(configs * width),
-        [&](int64_t begin, int64_t end) { sageBackwardNodes(e, configs, width, gradOut, gradP, begin, end); });
+    std::vector<float> biasPerNode(size_t(e.nodes * width));
+    at::parallel_for(0, e.nodes, grainFor(configs * width), [&](int64_t begin, int64_t end) {
+        sageBackwardNodes(e, configs, width, gradOut, gradP, biasPerNode.data(), begin, end);
+    });
+    if (gradBias)
+        sumOverNodes(biasPerNode, e.nodes, width, gradBias);
+}
+
+void bagSumForward(int64_t bags, int64_t slots, int64_t width, const int64_t* index, const float* table, float* out)
+{
+    at::parallel_for(0, bags, grainFor(slots * width), [&](int64_t begin, int64_t end) {
+        for (int64_t b = begin; b < end; ++b) {
+            float* o = out + b * width;
+            std::memcpy(o, table + index[b * slots] * width, size_t(width) * sizeof(float));
+            for (int64_t k = 1; k < slots; ++k)
+                addRow(table + index[b * slots + k] * width, o, width);
+        }
+    });
+}
+
+void bagSumBackward(int64_t bags, int64_t slots, int64_t width, int64_t tableRows, const int64_t* index,
+    const float* gradOut, float* gradTable)
+{
+    // Column slices per task: every table cell is summed by one task, over the bags in order.
+    const int64_t slice = 64;
+    const int64_t slices = (width + slice - 1) / slice;
+    at::parallel_for(0, slices, 1, [&](int64_t begin, int64_t end) {
+        const int64_t c0 = begin * slice;
+        const int64_t c1 = std::min(width, end * slice);
+        for (int64_t r = 0; r < tableRows; ++r)
+            std::memset(gradTable + r * width + c0, 0, size_t(c1 - c0) * sizeof(float));
+        for (int64_t b = 0; b < bags; ++b)
+            for (int64_t k = 0; k < slots; ++k)
+                addRow(gradOut + b * width + c0, gradTable + index[b * slots + k] * width + c0, c1 - c0);
+    });
 }
 
 bool dropoutKeeps(uint64_t seed, uint64_t row, uint32_t column, float p)

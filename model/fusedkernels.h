@@ -30,6 +30,7 @@ struct GateActivation
     int64_t width = 0; // F: channels of h and z; out and s have F (no cross) or 2F (cross)
     const float* h = nullptr;
     const float* z = nullptr;
+    const float* zBias = nullptr; // (F,) added to z (the gate's last bias), or null
     const float* residual = nullptr; // s, or null (f_in layers)
     bool residualAfterActivation = false;
     bool cross = false;
@@ -44,9 +45,10 @@ struct GateActivation
 void gateActivationForward(const GateActivation& a, float* out);
 
 // Gradients of the above from gradOut (N, C, outWidth): gradH and gradZ (N, C, F), gradResidual
-// (N, C, outWidth, may be null when there is no residual). Returns dLoss/dT (0 without cross).
-double gateActivationBackward(
-    const GateActivation& a, const float* gradOut, float* gradH, float* gradZ, float* gradResidual);
+// (N, C, outWidth, may be null when there is no residual), gradZBias (F,) = gradZ summed over
+// nodes and configs (may be null). Returns dLoss/dT (0 without cross).
+double gateActivationBackward(const GateActivation& a, const float* gradOut, float* gradH, float* gradZ,
+    float* gradResidual, float* gradZBias = nullptr);
 
 // Edges as two compressed adjacency lists, built once per forward (prepareEdges in layers.h).
 struct EdgeLists
@@ -62,11 +64,20 @@ struct EdgeLists
 };
 
 // SAGE with mean aggregation on a combined projection p (N, C, 2W): p[..., :W] = W_l h (the
-// messages), p[..., W:] = W_r h + b_l (the root term). out[i] = p[i, :, W:] + mean_{j in in(i)}
-// p[j, :, :W]; out (N, C, W).
-void sageMeanForward(const EdgeLists& e, int64_t configs, int64_t width, const float* p, float* out);
-// gradP (N, C, 2W) from gradOut (N, C, W).
-void sageMeanBackward(const EdgeLists& e, int64_t configs, int64_t width, const float* gradOut, float* gradP);
+// messages), p[..., W:] = W_r h (the root term). out[i] = p[i, :, W:] + bias + mean_{j in in(i)}
+// p[j, :, :W]; out (N, C, W); bias (W,) or null.
+void sageMeanForward(const EdgeLists& e, int64_t configs, int64_t width, const float* p, const float* bias, float* out);
+// gradP (N, C, 2W) from gradOut (N, C, W); gradBias (W,) = gradOut summed over nodes and configs
+// (may be null).
+void sageMeanBackward(
+    const EdgeLists& e, int64_t configs, int64_t width, const float* gradOut, float* gradP, float* gradBias = nullptr);
+
+// Sums of table rows ("embedding bag", sum mode): out[b] = sum over s of table[index[b * slots + s]]
+// (bags x width). The backward pass adds each bag's gradient to the rows it used (gradTable,
+// tableRows x width, overwritten); both split the work so that every sum runs in bag order.
+void bagSumForward(int64_t bags, int64_t slots, int64_t width, const int64_t* index, const float* table, float* out);
+void bagSumBackward(int64_t bags, int64_t slots, int64_t width, int64_t tableRows, const int64_t* index,
+    const float* gradOut, float* gradTable);
 
 // The keep decision of the dropout above for column `column` of row `row` (= node * C + config)
 // of the output (exposed for tests).

@@ -31,9 +31,18 @@ const char* fusedKernelTarget();
 torch::Tensor gatedActivation(const torch::Tensor& h, const torch::Tensor& z, const torch::Tensor& residual,
     const torch::Tensor& temperature, bool residualAfterActivation, double dropout, bool training);
 
-// SAGE mean aggregation on a combined projection (N, C, 2W) whose first W channels are the
-// messages and last W the root term: out[i] = root[i] + mean of the messages of the nodes
-// sending to i. Returns (N, C, W).
-torch::Tensor sageMean(const torch::Tensor& combined, const EdgeTensors& edges);
+// A whole gated layer tail: gatedActivation(x, gate's z, ...) with z = linear2(ReLU(linear1(x)))
+// computed inside (gate = the layer's ChannelGate), so its biases and gradient sums ride along
+// in the kernel.
+torch::Tensor gatedLayer(const torch::Tensor& x, const ChannelGateImpl& gate, const torch::Tensor& residual,
+    const torch::Tensor& temperature, bool residualAfterActivation, double dropout, bool training);
+
+// The SAGE layer (SageConvImpl::forward's value): one (in -> 2W) product for lin_l and lin_r,
+// then out[i] = W_r h_i + b_l + mean of W_l h_j over the nodes j sending to i. Returns (N, C, W).
+torch::Tensor sageLayer(const torch::Tensor& h, const SageConvImpl& conv, const EdgeTensors& edges);
+
+// Embedding bag in sum mode: out[b] = sum over s of table[index[b, s]]; index (B, S) int64 in
+// range (checked), table (R, W) float32. Gradient to the table only.
+torch::Tensor bagSum(const torch::Tensor& index, const torch::Tensor& table);
 
 } // namespace tgraph::model

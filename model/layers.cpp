@@ -127,10 +127,7 @@ torch::Tensor SageConvImpl::forward(const torch::Tensor& h, const EdgeTensors& e
 
 torch::Tensor SageConvImpl::fusedForward(const torch::Tensor& h, const EdgeTensors& edges)
 {
-    // One product for both weights: [W_l; W_r] h + [0; b_l], then root + mean of the messages.
-    const auto weight = torch::cat({ lin_l->weight, lin_r->weight }, 0);
-    const auto bias = torch::cat({ torch::zeros_like(lin_l->bias), lin_l->bias }, 0);
-    return sageMean(F::linear(h, weight, bias), edges);
+    return sageLayer(h, *this, edges);
 }
 
 namespace {
@@ -194,10 +191,9 @@ torch::Tensor LinearActNormImpl::afterLinear(const torch::Tensor& h, LayerAttent
 {
     if (useFusedKernels(h)) {
         const auto x = instanceNormNodes(h);
-        const auto z = attn->linear2(torch::relu(attn->linear1(x)));
         if (attention)
-            recordAttention(x, z, cross_attn, attention);
-        return gatedActivation(x, z, {}, cross_attn ? cross_attn->temperature : torch::Tensor(), false, 0.0, false);
+            recordAttention(x, attn->linear2(torch::relu(attn->linear1(x))), cross_attn, attention);
+        return gatedLayer(x, *attn, {}, cross_attn ? cross_attn->temperature : torch::Tensor(), false, 0.0, false);
     }
     return torch::gelu(gateThenCross(instanceNormNodes(h), attn, cross_attn, attention));
 }
@@ -216,10 +212,9 @@ torch::Tensor GraphBlockImpl::forward(const torch::Tensor& h, const EdgeTensors&
 {
     if (useFusedKernels(h)) {
         const auto eta = conv->fusedForward(instanceNormNodes(h), edges);
-        const auto z = attn->linear2(torch::relu(attn->linear1(eta)));
         if (attention)
-            recordAttention(eta, z, cross_attn, attention);
-        return gatedActivation(eta, z, h, cross_attn ? cross_attn->temperature : torch::Tensor(),
+            recordAttention(eta, attn->linear2(torch::relu(attn->linear1(eta))), cross_attn, attention);
+        return gatedLayer(eta, *attn, h, cross_attn ? cross_attn->temperature : torch::Tensor(),
             m_residualAfterActivation, m_dropout, is_training());
     }
     const auto eta = gateThenCross(conv(instanceNormNodes(h), edges), attn, cross_attn, attention);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "tgraphmodel.h"
 
+#include "fusedops.h"
+
 namespace tgraph::model {
 
 namespace F = torch::nn::functional;
@@ -91,8 +93,10 @@ torch::Tensor TGraphModelImpl::project(const LayoutBatch& batch, const torch::Te
             // Sum over the 18 slots of projected[k, token]: an embedding bag over a flat (18 * 8, W) table.
             const auto offsets = torch::arange(kConfigSlots, torch::kInt64).mul_(kLayoutTokens);
             const auto flat = (batch.configTokens + offsets).reshape({ c * nc, kConfigSlots });
-            configPart = F::embedding_bag(flat, projected.reshape({ kConfigSlots * kLayoutTokens, width }),
-                F::EmbeddingBagFuncOptions().mode(torch::kSum));
+            const auto table = projected.reshape({ kConfigSlots * kLayoutTokens, width });
+            configPart = useFusedKernels(table)
+                ? bagSum(flat, table)
+                : F::embedding_bag(flat, table, F::EmbeddingBagFuncOptions().mode(torch::kSum));
         }
         const auto rows = perNode.index_select(0, ids).unsqueeze(1) + configPart.view({ c, nc, width }).transpose(0, 1);
         h.index_copy_(0, ids, rows);

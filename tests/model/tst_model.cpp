@@ -158,8 +158,8 @@ torch::Tensor tensorOf(const NdArray<float>& a)
 }
 
 // The composed ATen ops the fused gated activation replaces (layers.cpp before fusing).
-torch::Tensor composedGate(const torch::Tensor& h, const torch::Tensor& z, const torch::Tensor& s,
-    const torch::Tensor& t, bool after)
+torch::Tensor composedGate(
+    const torch::Tensor& h, const torch::Tensor& z, const torch::Tensor& s, const torch::Tensor& t, bool after)
 {
     auto y = h * torch::sigmoid(z);
     if (t.defined())
@@ -170,8 +170,8 @@ torch::Tensor composedGate(const torch::Tensor& h, const torch::Tensor& z, const
 }
 
 // Gradients of sum(out * upstream) with respect to `inputs` (undefined ones skipped).
-std::vector<torch::Tensor> gradients(const torch::Tensor& out, const torch::Tensor& upstream,
-    const std::vector<torch::Tensor>& inputs)
+std::vector<torch::Tensor> gradients(
+    const torch::Tensor& out, const torch::Tensor& upstream, const std::vector<torch::Tensor>& inputs)
 {
     std::vector<torch::Tensor> defined;
     for (const auto& t : inputs)
@@ -191,7 +191,6 @@ struct FusedSwitch
     ~FusedSwitch() { setFusedKernelsEnabled(m_before); }
     bool m_before;
 };
-
 
 } // namespace
 
@@ -650,6 +649,23 @@ private Q_SLOTS:
         QVERIFY_THROWS_EXCEPTION(c10::Error, prepareEdges(bad, n, false));
     }
 
+    // The bag sum of the config projection equals ATen's embedding_bag (values and the table's
+    // gradient), with repeated rows; out-of-range indices are refused.
+    void bagSumMatchesEmbeddingBag()
+    {
+        const auto index = torch::randint(0, 144, { 50, 18 }, torch::kInt64);
+        const auto table = torch::randn({ 144, 33 }).requires_grad_(true);
+        const auto ours = bagSum(index, table);
+        const auto theirs = torch::nn::functional::embedding_bag(
+            index, table, torch::nn::functional::EmbeddingBagFuncOptions().mode(torch::kSum));
+        QVERIFY(maxAbs(ours - theirs) < 1e-5);
+        const auto upstream = torch::randn({ 50, 33 });
+        QVERIFY(
+            relativeError(gradients(ours, upstream, { table })[0], gradients(theirs, upstream, { table })[0]) < 1e-5);
+        QVERIFY_THROWS_EXCEPTION(c10::Error, bagSum(torch::full({ 2, 3 }, 144, torch::kInt64), table));
+        QVERIFY_THROWS_EXCEPTION(c10::Error, bagSum(torch::full({ 2, 3 }, -1, torch::kInt64), table));
+    }
+
     // The whole model with and without the fused kernels: same scores, same gradient of every
     // parameter (dropout off so both compute the same function), for the code's and the paper's
     // variants, the tile model included.
@@ -718,17 +734,22 @@ private Q_SLOTS:
             consumers.push_back(i + 1);
             producers.push_back(i / 2);
         }
-        const EdgeTensors e = prepareEdges(torch::stack({ torch::tensor(consumers), torch::tensor(producers) }), n, false);
-        const auto combined = torch::randn({ n, c, 2 * f }).requires_grad_(true);
+        const EdgeTensors e
+            = prepareEdges(torch::stack({ torch::tensor(consumers), torch::tensor(producers) }), n, false);
+        SageConv conv(f, f);
+        randomize(*conv);
+        const auto hs = torch::randn({ n, c, f }).requires_grad_(true);
         const auto upstream = torch::randn({ n, c, 2 * f });
         auto run = [&](int threads) {
             at::set_num_threads(threads);
             torch::manual_seed(3);
             const auto out = gatedActivation(h, z, s, t, false, 0.2, true);
             auto grads = gradients(out, upstream, { h, z, s, t });
-            const auto mean = sageMean(combined, e);
+            const auto mean = conv->fusedForward(hs, e);
             grads.push_back(mean.detach());
-            grads.push_back(gradients(mean, upstream.narrow(2, 0, f), { combined })[0]);
+            for (const auto& g :
+                gradients(mean, upstream.narrow(2, 0, f), { hs, conv->lin_l->weight, conv->lin_l->bias }))
+                grads.push_back(g);
             grads.insert(grads.begin(), out.detach());
             at::set_num_threads(1);
             return grads;
