@@ -59,61 +59,6 @@ kernels::GateActivation describe(const torch::Tensor& h, const torch::Tensor& z,
     return a;
 }
 
-class GatedActivationFunction : public torch::autograd::Function<GatedActivationFunction>
-{
-public:
-    // The optional inputs are c10::optional so that LibTorch's Function treats a missing one as
-    // "not a variable" (an undefined tensor argument is not allowed).
-    static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& hIn, const torch::Tensor& zIn,
-        const c10::optional<torch::Tensor>& residualIn, const c10::optional<torch::Tensor>& temperatureIn,
-        bool residualAfterActivation, double dropout)
-    {
-        const auto h = hIn.contiguous();
-        const auto z = zIn.contiguous();
-        const bool hasResidual = residualIn.has_value() && residualIn->defined();
-        const bool hasTemperature = temperatureIn.has_value() && temperatureIn->defined();
-        const auto residual = hasResidual ? residualIn->contiguous() : torch::Tensor();
-        const auto temperature = hasTemperature ? *temperatureIn : torch::Tensor();
-        const uint64_t seed = dropout > 0.0 ? drawSeed() : 0;
-        const kernels::GateActivation a = describe(h, z, residual, temperature, residualAfterActivation, dropout, seed);
-        auto out = torch::empty({ a.nodes, a.configs, a.outWidth() }, h.options());
-        kernels::gateActivationForward(a, out.data_ptr<float>());
-        std::vector<torch::Tensor> toSave { h, z };
-        if (hasResidual)
-            toSave.push_back(residual);
-        if (hasTemperature)
-            toSave.push_back(temperature);
-        ctx->save_for_backward(toSave);
-        ctx->saved_data["residual"] = hasResidual;
-        ctx->saved_data["temperature"] = hasTemperature;
-        ctx->saved_data["after"] = residualAfterActivation;
-        ctx->saved_data["dropout"] = dropout;
-        ctx->saved_data["seed"] = int64_t(seed);
-        return out;
-    }
-
-    static variable_list backward(AutogradContext* ctx, variable_list grads)
-    {
-        const auto saved = ctx->get_saved_variables();
-        const bool hasResidual = ctx->saved_data["residual"].toBool();
-        const bool hasTemperature = ctx->saved_data["temperature"].toBool();
-        const auto& h = saved[0];
-        const auto& z = saved[1];
-        const torch::Tensor residual = hasResidual ? saved[2] : torch::Tensor();
-        const torch::Tensor temperature = hasTemperature ? saved[hasResidual ? 3 : 2] : torch::Tensor();
-        const kernels::GateActivation a = describe(h, z, residual, temperature, ctx->saved_data["after"].toBool(),
-            ctx->saved_data["dropout"].toDouble(), uint64_t(ctx->saved_data["seed"].toInt()));
-        const auto gradOut = grads[0].contiguous();
-        auto gradH = torch::empty_like(h);
-        auto gradZ = torch::empty_like(z);
-        torch::Tensor gradResidual = hasResidual ? torch::empty_like(residual) : torch::Tensor();
-        const double dT = kernels::gateActivationBackward(a, gradOut.data_ptr<float>(), gradH.data_ptr<float>(),
-            gradZ.data_ptr<float>(), hasResidual ? gradResidual.data_ptr<float>() : nullptr);
-        torch::Tensor gradT = hasTemperature ? torch::full({}, dT, temperature.options()) : torch::Tensor();
-        return { gradH, gradZ, gradResidual, gradT, torch::Tensor(), torch::Tensor() };
-    }
-};
-
 kernels::EdgeLists edgeLists(const EdgeTensors& e)
 {
     kernels::EdgeLists l;
@@ -312,26 +257,6 @@ bool useFusedKernels(const torch::Tensor& h)
 }
 
 const char* fusedKernelTarget() { return kernels::kernelTarget(); }
-
-torch::Tensor gatedActivation(const torch::Tensor& h, const torch::Tensor& z, const torch::Tensor& residual,
-    const torch::Tensor& temperature, bool residualAfterActivation, double dropout, bool training)
-{
-    checkActivation(h, "h");
-    checkActivation(z, "z");
-    TORCH_CHECK(z.sizes() == h.sizes(), "fused ops: z must have the shape of h");
-    const int64_t outWidth = temperature.defined() ? 2 * h.size(2) : h.size(2);
-    if (residual.defined()) {
-        checkActivation(residual, "residual");
-        TORCH_CHECK(residual.size(0) == h.size(0) && residual.size(1) == h.size(1) && residual.size(2) == outWidth,
-            "fused ops: the residual must be (N, C, ", outWidth, ")");
-    }
-    TORCH_CHECK(!temperature.defined() || temperature.numel() == 1, "fused ops: the temperature must be a scalar");
-    TORCH_CHECK(dropout >= 0.0 && dropout < 1.0, "fused ops: dropout must be in [0, 1)");
-    const c10::optional<torch::Tensor> s = residual.defined() ? c10::optional<torch::Tensor>(residual) : c10::nullopt;
-    const c10::optional<torch::Tensor> t
-        = temperature.defined() ? c10::optional<torch::Tensor>(temperature) : c10::nullopt;
-    return GatedActivationFunction::apply(h, z, s, t, residualAfterActivation, training ? dropout : 0.0);
-}
 
 torch::Tensor gatedLayer(const torch::Tensor& x, const ChannelGateImpl& gate, const torch::Tensor& residual,
     const torch::Tensor& temperature, bool residualAfterActivation, double dropout, bool training)

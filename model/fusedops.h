@@ -23,17 +23,14 @@ bool useFusedKernels(const torch::Tensor& h);
 // "avx512", "avx2" or "baseline": the instruction set the kernels use on this machine.
 const char* fusedKernelTarget();
 
-// out = GELU(y) (no residual), Dropout(GELU(residual + y)) (code order) or Dropout(residual +
-// GELU(y)) (`residualAfterActivation`, paper order), where y = x (no temperature) or [x, x *
-// softmax over configs of x / temperature] and x = h * sigmoid(z). h, z: (N, C, F) float32;
-// residual: (N, C, F or 2F) or undefined; temperature: 0-d or undefined; dropout applies only
-// when `training` and p > 0.
-torch::Tensor gatedActivation(const torch::Tensor& h, const torch::Tensor& z, const torch::Tensor& residual,
-    const torch::Tensor& temperature, bool residualAfterActivation, double dropout, bool training);
-
-// A whole gated layer tail: gatedActivation(x, gate's z, ...) with z = linear2(ReLU(linear1(x)))
-// computed inside (gate = the layer's ChannelGate), so its biases and gradient sums ride along
-// in the kernel.
+// The tail of a TGraph layer in one autograd function: out = GELU(y) (no residual),
+// Dropout(GELU(residual + y)) (code order) or Dropout(residual + GELU(y))
+// (`residualAfterActivation`, paper order), where y = g (no temperature) or [g, g * softmax over
+// configs of g / temperature], g = x * sigmoid(z) and z = linear2(ReLU(linear1(x))) of `gate`
+// (the layer's ChannelGate). x: (N, C, F) float32; residual: (N, C, F or 2F) or undefined;
+// temperature: 0-d or undefined; dropout applies only when `training` and p > 0. The gate's
+// products run through BLAS; z's bias, everything element-wise and the bias gradients run in the
+// fused kernel.
 torch::Tensor gatedLayer(const torch::Tensor& x, const ChannelGateImpl& gate, const torch::Tensor& residual,
     const torch::Tensor& temperature, bool residualAfterActivation, double dropout, bool training);
 
