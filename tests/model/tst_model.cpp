@@ -208,9 +208,15 @@ private Q_SLOTS:
     {
         QVERIFY(m_dir.isValid());
         QCOMPARE(initTorchRuntime(2), 2);
+        // OpenBLAS keeps its own pool, which LibTorch's setting does not reach: initTorchRuntime
+        // sizes it too (0: another BLAS, nothing to size).
+        const int blas = blasThreads();
+        QVERIFY2(blas == 0 || blas == 2, qPrintable(QString::number(blas)));
         // One thread: ctest runs two tests at once on this 2-core machine, and oversubscribed OpenMP
         // threads spin-wait (a 9 s test took over 300 s with 2 threads each).
         QCOMPARE(initTorchRuntime(1), 1);
+        QVERIFY(blasThreads() == (blas == 0 ? 0 : 1));
+        qInfo("BLAS: %s", blas ? "OpenBLAS, pool sized with LibTorch's threads" : "not OpenBLAS");
         torch::manual_seed(20240601);
     }
 
