@@ -97,14 +97,22 @@ private:
             ++m_stats.reused;
             return p;
         }
+        // A miss: the idle blocks did not fit. Keep what is mapped near the largest working set
+        // seen so far: release idle blocks (largest first) while live + idle + this one would
+        // exceed it by more than the slack. Without this, a training run whose graphs differ in
+        // size keeps every size it has seen (3.3 GB where 0.9 GB are ever live at once).
+        size_t& peak = m_stats.peakInUseBytes;
+        peak = std::max(peak, m_stats.inUseBytes + bytes);
+        const size_t bound = peak + std::max(peak / 8, size_t(64) << 20);
+        trim(bound > m_stats.inUseBytes + bytes ? bound - m_stats.inUseBytes - bytes : 0);
         void* p = mapAligned(bytes);
         if (!p) {
             trim(0); // give the idle blocks back and try once more
             p = mapAligned(bytes);
         }
         if (!p)
-            TORCH_CHECK(false, "out of memory: cannot map ", bytes >> 20, " MiB for a tensor (", m_stats.inUseBytes >> 20,
-                " MiB in use)");
+            TORCH_CHECK(false, "out of memory: cannot map ", bytes >> 20, " MiB for a tensor (",
+                m_stats.inUseBytes >> 20, " MiB in use)");
         ++m_stats.mapped;
         m_stats.inUseBytes += bytes;
         m_stats.peakBytes = std::max(m_stats.peakBytes, m_stats.inUseBytes + m_stats.idleBytes);

@@ -8,8 +8,11 @@
 // the model's own arithmetic: spec/build-env.md §7, issue 6). Here blocks of at least `minBytes`
 // come from anonymous mappings in 2 MiB multiples (transparent huge pages asked for with
 // MADV_HUGEPAGE) and go back to a free list when their tensor dies; the next request of a similar
-// size (at most 1/8 larger) takes one, already faulted in. Idle blocks beyond `idleLimitBytes`
-// are unmapped, largest first, and a failed mapping first releases every idle block and retries.
+// size (at most 1/8 larger) takes one, already faulted in. When none fits, idle blocks are
+// unmapped (largest first) until live + idle + the new block stay within the largest live total
+// seen so far plus 1/8 (at least 64 MiB): graphs of other sizes do not pile up blocks. Idle blocks
+// beyond `idleLimitBytes` are unmapped too, and a failed mapping first releases every idle block
+// and retries.
 // Smaller requests go to LibTorch's own allocator. Thread-safe (one mutex).
 
 #include <cstddef>
@@ -32,6 +35,7 @@ struct CachingAllocatorStats
     size_t inUseBytes = 0; // blocks held by live tensors (rounded sizes)
     size_t idleBytes = 0; // blocks kept for reuse
     size_t peakBytes = 0; // peak of inUse + idle
+    size_t peakInUseBytes = 0; // largest live total seen (what misses trim the idle blocks toward)
 };
 
 // Makes the caching allocator LibTorch's CPU allocator (once per process; later calls change

@@ -268,6 +268,27 @@ private Q_SLOTS:
         const auto second = scores(m, b);
         QVERIFY(torch::equal(first, second));
         QCOMPARE(cachingCpuAllocatorStats().mapped, afterFirst.mapped); // the second pass maps nothing
+
+        // A request no idle block fits trims the idle ones (largest first) so that live + idle stay
+        // near the largest live total seen: three freed 40 MiB blocks and a 100 MiB tensor do not
+        // add up to 220 MiB mapped.
+        {
+            std::vector<torch::Tensor> blocks;
+            for (int k = 0; k < 3; ++k)
+                blocks.push_back(torch::empty({ (40 << 20) / 4 }));
+        }
+        const CachingAllocatorStats idle = cachingCpuAllocatorStats();
+        QVERIFY(idle.idleBytes >= size_t(120) << 20);
+        const auto large = torch::empty({ (100 << 20) / 4 });
+        const CachingAllocatorStats trimmed = cachingCpuAllocatorStats();
+        const size_t bound = trimmed.peakInUseBytes + std::max(trimmed.peakInUseBytes / 8, size_t(64) << 20);
+        QVERIFY(trimmed.unmapped > idle.unmapped);
+        QVERIFY2(trimmed.inUseBytes + trimmed.idleBytes <= bound,
+            qPrintable(QStringLiteral("%1 + %2 MiB > %3 MiB")
+                           .arg(trimmed.inUseBytes >> 20)
+                           .arg(trimmed.idleBytes >> 20)
+                           .arg(bound >> 20)));
+        QVERIFY(trimmed.idleBytes >= size_t(40) << 20); // only as many as needed went
     }
 
     void parameterNamesAndShapes()
