@@ -257,6 +257,18 @@ TGRAPH_INLINE void nodeSoftmax(
         scaleRow(e + k * f, colSum, f);
 }
 
+// The cross half of one config row: y2 = x * a (the softmax weights), the row's dropout key and
+// its residual row (null without one); shared by the forward and backward passes.
+template <Mode M, bool Drop>
+TGRAPH_INLINE const float* crossRow(const GateActivation& a, const Dropout& drop, int64_t row,
+    const float* __restrict x, const float* __restrict weights, float* __restrict y2, uint32_t* key)
+{
+    for (int64_t j = 0; j < a.width; ++j)
+        y2[j] = x[j] * weights[j];
+    *key = Drop ? rowKey(drop.seed, uint64_t(row)) : 0;
+    return M == Mode::Plain ? nullptr : a.residual + row * 2 * a.width;
+}
+
 template <Mode M, bool Drop>
 TGRAPH_INLINE void forwardCrossNodes(
     const GateActivation& a, const Dropout& drop, float* out, int64_t begin, int64_t end, float* scratch)
@@ -275,11 +287,8 @@ TGRAPH_INLINE void forwardCrossNodes(
         for (int64_t k = 0; k < c; ++k) {
             const int64_t row = i * c + k;
             const float* xr = x + k * f;
-            const float* er = e + k * f;
-            for (int64_t j = 0; j < f; ++j)
-                y2[j] = xr[j] * er[j];
-            const uint32_t key = Drop ? rowKey(drop.seed, uint64_t(row)) : 0;
-            const float* s = M == Mode::Plain ? nullptr : a.residual + row * ow;
+            uint32_t key;
+            const float* s = crossRow<M, Drop>(a, drop, row, xr, e + k * f, y2, &key);
             writeRow<M, Drop>(s, xr, out + row * ow, f, key, 0, drop);
             writeRow<M, Drop>(s ? s + f : nullptr, y2, out + row * ow + f, f, key, uint32_t(f), drop);
         }
@@ -398,10 +407,8 @@ TGRAPH_INLINE void backwardCrossNodes(const GateActivation& a, const Dropout& dr
             const int64_t row = i * c + k;
             const float* xr = x + k * f;
             const float* er = e + k * f;
-            for (int64_t j = 0; j < f; ++j)
-                y2[j] = xr[j] * er[j];
-            const uint32_t key = Drop ? rowKey(drop.seed, uint64_t(row)) : 0;
-            const float* s = M == Mode::Plain ? nullptr : a.residual + row * ow;
+            uint32_t key;
+            const float* s = crossRow<M, Drop>(a, drop, row, xr, er, y2, &key);
             float* ds = M == Mode::Plain ? nullptr : gradS + row * ow;
             float* dy1 = dxd + k * f;
             rowGrad<M, Drop>(s, xr, gradOut + row * ow, dy1, ds, f, key, 0, drop);
@@ -593,12 +600,8 @@ void sumOverNodes(const std::vector<float>& perNode, int64_t nodes, int64_t f, f
 
 } // namespace
 
-void gateActivationForward(const GateActivation& given, float* out)
+void gateActivationForward(const GateActivation& a, float* out)
 {
-    GateActivation a = given;
-    const std::vector<float> zeros(a.zBias ? 0 : size_t(a.width), 0.0f);
-    if (!a.zBias)
-        a.zBias = zeros.data();
     const Dropout drop = dropoutOf(a);
     const bool dropping = a.dropout > 0.0f;
     at::parallel_for(0, a.nodes, grainFor(a.configs * a.width), [&](int64_t begin, int64_t end) {
@@ -607,13 +610,9 @@ void gateActivationForward(const GateActivation& given, float* out)
     });
 }
 
-double gateActivationBackward(const GateActivation& given, const float* gradOut, float* gradH, float* gradZ,
-    float* gradResidual, float* gradZBias)
+double gateActivationBackward(
+    const GateActivation& a, const float* gradOut, float* gradH, float* gradZ, float* gradResidual, float* gradZBias)
 {
-    GateActivation a = given;
-    const std::vector<float> zeros(a.zBias ? 0 : size_t(a.width), 0.0f);
-    if (!a.zBias)
-        a.zBias = zeros.data();
     const Dropout drop = dropoutOf(a);
     const bool dropping = a.dropout > 0.0f;
     std::vector<double> perNode(a.cross ? size_t(a.nodes) : 0, 0.0);
@@ -623,8 +622,7 @@ double gateActivationBackward(const GateActivation& given, const float* gradOut,
         backwardNodes(a, drop, dropping, gradOut, gradH, gradZ, gradResidual, begin, end, scratch.data(),
             perNode.data(), biasPerNode.data());
     });
-    if (gradZBias)
-        sumOverNodes(biasPerNode, a.nodes, a.width, gradZBias);
+    sumOverNodes(biasPerNode, a.nodes, a.width, gradZBias);
     double dT = 0.0;
     for (const double v : perNode)
         dT += v;
@@ -633,10 +631,8 @@ double gateActivationBackward(const GateActivation& given, const float* gradOut,
 
 void sageMeanForward(const EdgeLists& e, int64_t configs, int64_t width, const float* p, const float* bias, float* out)
 {
-    const std::vector<float> zeros(bias ? 0 : size_t(width), 0.0f);
-    const float* b = bias ? bias : zeros.data();
     at::parallel_for(0, e.nodes, grainFor(configs * width),
-        [&](int64_t begin, int64_t end) { sageForwardNodes(e, configs, width, p, b, out, begin, end); });
+        [&](int64_t begin, int64_t end) { sageForwardNodes(e, configs, width, p, bias, out, begin, end); });
 }
 
 void sageMeanBackward(
@@ -646,8 +642,7 @@ void sageMeanBackward(
     at::parallel_for(0, e.nodes, grainFor(configs * width), [&](int64_t begin, int64_t end) {
         sageBackwardNodes(e, configs, width, gradOut, gradP, biasPerNode.data(), begin, end);
     });
-    if (gradBias)
-        sumOverNodes(biasPerNode, e.nodes, width, gradBias);
+    sumOverNodes(biasPerNode, e.nodes, width, gradBias);
 }
 
 void bagSumForward(int64_t bags, int64_t slots, int64_t width, const int64_t* index, const float* table, float* out)

@@ -30,7 +30,7 @@ struct GateActivation
     int64_t width = 0; // F: channels of h and z; out and s have F (no cross) or 2F (cross)
     const float* h = nullptr;
     const float* z = nullptr;
-    const float* zBias = nullptr; // (F,) added to z (the gate's last bias), or null
+    const float* zBias = nullptr; // (F,) added to z (the gate's last bias)
     const float* residual = nullptr; // s, or null (f_in layers)
     bool residualAfterActivation = false;
     bool cross = false;
@@ -46,9 +46,9 @@ void gateActivationForward(const GateActivation& a, float* out);
 
 // Gradients of the above from gradOut (N, C, outWidth): gradH and gradZ (N, C, F), gradResidual
 // (N, C, outWidth, may be null when there is no residual), gradZBias (F,) = gradZ summed over
-// nodes and configs (may be null). Returns dLoss/dT (0 without cross).
-double gateActivationBackward(const GateActivation& a, const float* gradOut, float* gradH, float* gradZ,
-    float* gradResidual, float* gradZBias = nullptr);
+// nodes and configs. Returns dLoss/dT (0 without cross).
+double gateActivationBackward(
+    const GateActivation& a, const float* gradOut, float* gradH, float* gradZ, float* gradResidual, float* gradZBias);
 
 // Edges as two compressed adjacency lists, built once per forward (prepareEdges in layers.h).
 struct EdgeLists
@@ -65,12 +65,11 @@ struct EdgeLists
 
 // SAGE with mean aggregation on a combined projection p (N, C, 2W): p[..., :W] = W_l h (the
 // messages), p[..., W:] = W_r h (the root term). out[i] = p[i, :, W:] + bias + mean_{j in in(i)}
-// p[j, :, :W]; out (N, C, W); bias (W,) or null.
+// p[j, :, :W]; out (N, C, W); bias (W,).
 void sageMeanForward(const EdgeLists& e, int64_t configs, int64_t width, const float* p, const float* bias, float* out);
-// gradP (N, C, 2W) from gradOut (N, C, W); gradBias (W,) = gradOut summed over nodes and configs
-// (may be null).
+// gradP (N, C, 2W) from gradOut (N, C, W); gradBias (W,) = gradOut summed over nodes and configs.
 void sageMeanBackward(
-    const EdgeLists& e, int64_t configs, int64_t width, const float* gradOut, float* gradP, float* gradBias = nullptr);
+    const EdgeLists& e, int64_t configs, int64_t width, const float* gradOut, float* gradP, float* gradBias);
 
 // Sums of table rows ("embedding bag", sum mode): out[b] = sum over s of table[index[b * slots + s]]
 // (bags x width). The backward pass adds each bag's gradient to the rows it used (gradTable,

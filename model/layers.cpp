@@ -132,6 +132,18 @@ torch::Tensor SageConvImpl::fusedForward(const torch::Tensor& h, const EdgeTenso
 
 namespace {
 
+// Records a layer's gate values and (when defined) cross-config weights, (N, C, F) each, averaged
+// over nodes and over channels.
+void fillMaps(const torch::Tensor& gates, const torch::Tensor& weights, LayerAttention* attention)
+{
+    fillMeanOverNodes(gates, &attention->configs, &attention->channels, &attention->gate);
+    fillMeanOverChannels(gates, &attention->nodes, &attention->nodeGate);
+    if (weights.defined()) {
+        fillMeanOverNodes(weights, &attention->configs, &attention->channels, &attention->cross);
+        fillMeanOverChannels(weights, &attention->nodes, &attention->nodeCross);
+    }
+}
+
 // Gate, then (when present) [x, cross(x)]; records both maps averaged over nodes when asked.
 torch::Tensor gateThenCross(
     const torch::Tensor& h, ChannelGate& gate, CrossConfigAttention& cross, LayerAttention* attention)
@@ -141,14 +153,8 @@ torch::Tensor gateThenCross(
     auto x = gate(h, attention ? &gates : nullptr);
     if (cross)
         x = cross(x, attention ? &weights : nullptr);
-    if (attention) {
-        fillMeanOverNodes(gates, &attention->configs, &attention->channels, &attention->gate);
-        fillMeanOverChannels(gates, &attention->nodes, &attention->nodeGate);
-        if (weights.defined()) {
-            fillMeanOverNodes(weights, &attention->configs, &attention->channels, &attention->cross);
-            fillMeanOverChannels(weights, &attention->nodes, &attention->nodeCross);
-        }
-    }
+    if (attention)
+        fillMaps(gates, weights, attention);
     return x;
 }
 
@@ -159,13 +165,7 @@ void recordAttention(
 {
     torch::NoGradGuard noGrad;
     const auto gates = torch::sigmoid(z);
-    fillMeanOverNodes(gates, &attention->configs, &attention->channels, &attention->gate);
-    fillMeanOverChannels(gates, &attention->nodes, &attention->nodeGate);
-    if (cross) {
-        const auto weights = torch::softmax(x * gates / cross->temperature, 1);
-        fillMeanOverNodes(weights, &attention->configs, &attention->channels, &attention->cross);
-        fillMeanOverChannels(weights, &attention->nodes, &attention->nodeCross);
-    }
+    fillMaps(gates, cross ? torch::softmax(x * gates / cross->temperature, 1) : torch::Tensor(), attention);
 }
 
 } // namespace
