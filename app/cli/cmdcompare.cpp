@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-// `tgraph compare --project P --runs A B C`: training runs side by side (core/runcomparison.h).
+// `tgraph compare --project P --runs A B C`: training runs side by side (core/store/runcomparison.h).
 #include "argparser.h"
 #include "commands.h"
 
-#include "core/error.h"
-#include "core/filebytes.h"
-#include "core/project.h"
-#include "core/runcomparison.h"
+#include "core/util/error.h"
+#include "core/io/filebytes.h"
+#include "core/store/project.h"
+#include "core/store/runcomparison.h"
 
 #include <cstdio>
 

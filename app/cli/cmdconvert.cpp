@@ -3,10 +3,10 @@
 #include "commands.h"
 #include "terminalprogress.h"
 
-#include "core/error.h"
-#include "core/format.h"
-#include "core/graphio.h"
-#include "core/hloinput.h"
+#include "core/util/error.h"
+#include "core/util/format.h"
+#include "core/graph/graphio.h"
+#include "core/hlo/hloinput.h"
 
 #include <cstdio>
 #include <filesystem>

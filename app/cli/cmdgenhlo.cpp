@@ -2,9 +2,9 @@
 #include "argparser.h"
 #include "commands.h"
 
-#include "core/error.h"
-#include "core/hlogen.h"
-#include "core/hlotext.h"
+#include "core/util/error.h"
+#include "core/synth/hlogen.h"
+#include "core/hlo/hlotext.h"
 
 #include <charconv>
 #include <cstdio>

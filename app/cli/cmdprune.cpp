@@ -3,11 +3,11 @@
 #include "commands.h"
 #include "terminalprogress.h"
 
-#include "core/configs.h"
-#include "core/error.h"
-#include "core/graphio.h"
-#include "core/npz.h"
-#include "core/prune.h"
+#include "core/graph/configs.h"
+#include "core/util/error.h"
+#include "core/graph/graphio.h"
+#include "core/io/npz.h"
+#include "core/graph/prune.h"
 
 #include <cstdio>
 

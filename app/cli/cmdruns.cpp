@@ -3,9 +3,9 @@
 #include "argparser.h"
 #include "commands.h"
 
-#include "core/error.h"
-#include "core/format.h"
-#include "core/project.h"
+#include "core/util/error.h"
+#include "core/util/format.h"
+#include "core/store/project.h"
 
 #include <algorithm>
 #include <chrono>

@@ -3,12 +3,12 @@
 #include "commands.h"
 #include "terminalprogress.h"
 
-#include "core/error.h"
-#include "core/format.h"
-#include "core/graphio.h"
-#include "core/hloinput.h"
-#include "core/metrics.h"
-#include "core/synthcollection.h"
+#include "core/util/error.h"
+#include "core/util/format.h"
+#include "core/graph/graphio.h"
+#include "core/hlo/hloinput.h"
+#include "core/metrics/metrics.h"
+#include "core/synth/synthcollection.h"
 
 #include <charconv>
 #include <cmath>

@@ -3,11 +3,11 @@
 #include "commands.h"
 #include "terminalprogress.h"
 
-#include "core/error.h"
-#include "core/graphio.h"
-#include "core/hlogen.h"
-#include "core/synthcollection.h"
-#include "core/synthetic.h"
+#include "core/util/error.h"
+#include "core/graph/graphio.h"
+#include "core/synth/hlogen.h"
+#include "core/synth/synthcollection.h"
+#include "core/synth/synthetic.h"
 
 #include <charconv>
 #include <cstdio>

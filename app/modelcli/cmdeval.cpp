@@ -7,7 +7,7 @@
 #include "app/cli/argparser.h"
 #include "app/cli/commands.h"
 
-#include "core/jsonwriter.h"
+#include "core/util/jsonwriter.h"
 
 #include <cmath>
 #include <cstdio>

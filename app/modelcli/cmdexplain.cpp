@@ -3,18 +3,18 @@
 // node: the exact share of each score (linear head over mean-pooled node embeddings), the
 // counterfactual effect of swapping one configurable node's layout between the two configs, the
 // layout values that differ, and, when the graph's HLO module is known, the cost simulator's own
-// per-instruction breakdown side by side (model/explain.h, model/explainsimulator.h).
+// per-instruction breakdown side by side (model/infer/explain.h, model/infer/explainsimulator.h).
 
 #include "app/cli/argparser.h"
 #include "app/cli/commands.h"
 #include "app/cli/terminalprogress.h"
 
-#include "core/error.h"
-#include "core/format.h"
-#include "core/opcodes.h"
-#include "core/simulator.h"
-#include "model/explain.h"
-#include "model/torchruntime.h"
+#include "core/util/error.h"
+#include "core/util/format.h"
+#include "core/graph/opcodes.h"
+#include "core/sim/simulator.h"
+#include "model/infer/explain.h"
+#include "model/runtime/torchruntime.h"
 
 #include <charconv>
 #include <cmath>

@@ -8,15 +8,15 @@
 #include "projectrun.h"
 #include "workerlaunch.h"
 
-#include "core/error.h"
-#include "core/progress.h"
-#include "core/trainingevents.h"
-#include "core/trainingset.h"
-#include "model/checkpoint.h"
-#include "model/crossvalidation.h"
-#include "model/gloocommunicator.h"
-#include "model/torchruntime.h"
-#include "model/trainer.h"
+#include "core/util/error.h"
+#include "core/util/progress.h"
+#include "core/train/trainingevents.h"
+#include "core/train/trainingset.h"
+#include "model/train/checkpoint.h"
+#include "model/train/crossvalidation.h"
+#include "model/train/gloocommunicator.h"
+#include "model/runtime/torchruntime.h"
+#include "model/train/trainer.h"
 
 #include <charconv>
 #include <cmath>

@@ -1,25 +1,25 @@
 // SPDX-License-Identifier: Apache-2.0
 // `tgraph tune`: the XTAT-style autotuner. Searches a module's layout space (or a graph file's
-// recombined per-node layouts, or a tile kernel's configs) with a strategy of core/tunesearch.h,
+// recombined per-node layouts, or a tile kernel's configs) with a strategy of core/tune/tunesearch.h,
 // scoring candidates in batches with the learned model; re-scores the final candidates together,
-// verifies the top-k with the simulator or a user's measuring command (model/autotune.h), and writes the winners as a
+// verifies the top-k with the simulator or a user's measuring command (model/infer/autotune.h), and writes the winners as a
 // graph file, a readable layout assignment and the search history.
 
 #include "app/cli/argparser.h"
 #include "app/cli/commands.h"
 #include "app/cli/terminalprogress.h"
 
-#include "core/error.h"
-#include "core/filebytes.h"
-#include "core/format.h"
-#include "core/graphdocument.h"
-#include "core/graphio.h"
-#include "core/jsonwriter.h"
-#include "core/project.h"
-#include "core/runwriter.h"
-#include "core/tunesearch.h"
-#include "model/autotune.h"
-#include "model/torchruntime.h"
+#include "core/util/error.h"
+#include "core/io/filebytes.h"
+#include "core/util/format.h"
+#include "core/view/graphdocument.h"
+#include "core/graph/graphio.h"
+#include "core/util/jsonwriter.h"
+#include "core/store/project.h"
+#include "core/store/runwriter.h"
+#include "core/tune/tunesearch.h"
+#include "model/infer/autotune.h"
+#include "model/runtime/torchruntime.h"
 
 #include <cmath>
 #include <cstdio>

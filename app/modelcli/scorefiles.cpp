@@ -4,9 +4,9 @@
 #include "app/cli/argparser.h"
 #include "app/cli/terminalprogress.h"
 
-#include "core/error.h"
-#include "model/inference.h"
-#include "model/torchruntime.h"
+#include "core/util/error.h"
+#include "model/infer/inference.h"
+#include "model/runtime/torchruntime.h"
 
 #include <charconv>
 #include <cstdio>

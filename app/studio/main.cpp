@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "analysisrender.h"
-#include "headlessrender.h"
-#include "mainwindow.h"
+#include "app/studio/render/analysisrender.h"
+#include "app/studio/render/headlessrender.h"
+#include "app/studio/window/mainwindow.h"
 
-#include "core/childprocess.h"
-#include "core/versions.h"
-#include "model/torchruntime.h"
+#include "core/util/childprocess.h"
+#include "core/util/version.h"
+#include "model/runtime/torchruntime.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -174,7 +174,7 @@ int main(int argc, char** argv)
     }
 
     // The studio runs inference, explanations and tuning in-process: start again with glibc's
-    // huge-page tunable unless it is set (core/childprocess.h: model passes 2-2.5x faster).
+    // huge-page tunable unless it is set (core/util/childprocess.h: model passes 2-2.5x faster).
     // `tgraph render` sets it before starting this binary; --help and --version need no restart.
     const char* current = std::getenv("GLIBC_TUNABLES");
     if (const std::string tunables = tgraph::hugePageMallocTunables(); tunables != (current ? current : "")) {

@@ -2,12 +2,12 @@
 // The `tgraph` command line as a user runs it: help, usage errors, inspect/prune/synth, the
 // bad-input list of the foundation issue, Ctrl-C, and outputs that numpy loads.
 
-#include "core/graphio.h"
-#include "core/hlogen.h"
-#include "core/hloproto.h"
-#include "core/hlotext.h"
-#include "core/npz.h"
-#include "core/synthetic.h"
+#include "core/graph/graphio.h"
+#include "core/synth/hlogen.h"
+#include "core/hlo/hloproto.h"
+#include "core/hlo/hlotext.h"
+#include "core/io/npz.h"
+#include "core/synth/synthetic.h"
 #include "testutil.h"
 
 #include <QJsonArray>

@@ -8,16 +8,16 @@
 
 #include "testutil.h"
 
-#include "app/studio/monitorrender.h"
-#include "app/studio/newrundialog.h"
-#include "app/studio/runprocesses.h"
-#include "app/studio/trainingmonitor.h"
-#include "core/project.h"
-#include "core/sqlitedb.h"
-#include "widgets/errorbanner.h"
-#include "widgets/runcomparisonview.h"
-#include "widgets/runcurvesview.h"
-#include "widgets/runtablemodel.h"
+#include "app/studio/render/monitorrender.h"
+#include "app/studio/runs/newrundialog.h"
+#include "app/studio/runs/runprocesses.h"
+#include "app/studio/runs/trainingmonitor.h"
+#include "core/store/project.h"
+#include "core/store/sqlitedb.h"
+#include "widgets/common/errorbanner.h"
+#include "widgets/runs/runcomparisonview.h"
+#include "widgets/runs/runcurvesview.h"
+#include "widgets/runs/runtablemodel.h"
 
 #include <QChart>
 #include <QImage>

@@ -5,9 +5,9 @@
 // CRASHED run that resumes, and the runs command lists, shows, exports and deletes.
 
 #include "app/launcher/trainingprocess.h"
-#include "core/npz.h"
-#include "core/project.h"
-#include "core/sqlitedb.h"
+#include "core/io/npz.h"
+#include "core/store/project.h"
+#include "core/store/sqlitedb.h"
 #include "testutil.h"
 
 #include <QProcess>

@@ -2,9 +2,9 @@
 // Protobuf reader/writer for HLO modules and TpuGraphs tuning records: round trips of hand-built
 // modules, format detection, wire-level errors, and the real tuning record of spec §7.1.
 
-#include "core/error.h"
-#include "core/hloproto.h"
-#include "core/protowire.h"
+#include "core/util/error.h"
+#include "core/hlo/hloproto.h"
+#include "core/hlo/protowire.h"
 #include "testutil.h"
 
 #include <QElapsedTimer>

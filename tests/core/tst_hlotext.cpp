@@ -2,10 +2,10 @@
 // HLO text parser and TpuGraphs featurizer: grammar coverage, the spec's worked feature vectors,
 // error cases with line/column, and the real XLA dumps in ../shared/data/hlo.
 
-#include "core/error.h"
-#include "core/featurizer.h"
-#include "core/hloproto.h"
-#include "core/hlotext.h"
+#include "core/util/error.h"
+#include "core/hlo/featurizer.h"
+#include "core/hlo/hloproto.h"
+#include "core/hlo/hlotext.h"
 #include "hlotextsample.h"
 #include "testutil.h"
 

@@ -4,10 +4,10 @@
 // in separate processes with a polling reader, kill -9 of a writing process, a full disk and a
 // read-only folder. Real SQLite files and real processes (fork).
 
-#include "core/error.h"
-#include "core/graphdocument.h"
-#include "core/project.h"
-#include "core/runwriter.h"
+#include "core/util/error.h"
+#include "core/view/graphdocument.h"
+#include "core/store/project.h"
+#include "core/store/runwriter.h"
 #include "testutil.h"
 
 #include <QCryptographicHash>

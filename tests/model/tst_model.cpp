@@ -3,23 +3,23 @@
 // batch (in)dependence, weights npz exchange, and parity with a plain PyTorch reference
 // (tests/tools/tgraph_reference.py) run by Debian's python3.
 
-#include "model/batch.h"
-#include "model/cachingcpuallocator.h"
-#include "model/fusedkernels.h"
-#include "model/fusedops.h"
-#include "model/layers.h"
-#include "model/tgraphmodel.h"
-#include "model/tilemodel.h"
-#include "model/torchruntime.h"
-#include "model/weights.h"
+#include "model/nn/batch.h"
+#include "model/runtime/cachingcpuallocator.h"
+#include "model/nn/fusedkernels.h"
+#include "model/nn/fusedops.h"
+#include "model/nn/layers.h"
+#include "model/nn/tgraphmodel.h"
+#include "model/nn/tilemodel.h"
+#include "model/runtime/torchruntime.h"
+#include "model/nn/weights.h"
 
-#include "core/configs.h"
-#include "core/error.h"
-#include "core/graphio.h"
-#include "core/normalizer.h"
-#include "core/npz.h"
-#include "core/prune.h"
-#include "core/synthetic.h"
+#include "core/graph/configs.h"
+#include "core/util/error.h"
+#include "core/graph/graphio.h"
+#include "core/graph/normalizer.h"
+#include "core/io/npz.h"
+#include "core/graph/prune.h"
+#include "core/synth/synthetic.h"
 #include "modeltestutil.h"
 #include "testutil.h"
 
@@ -562,7 +562,7 @@ private Q_SLOTS:
             QVERIFY2(p.value().grad().defined() && maxAbs(p.value().grad()) > 0, p.key().c_str());
     }
 
-    // The fused gated layer (model/fusedops.h) gives the composed ops' values and gradients (input,
+    // The fused gated layer (model/nn/fusedops.h) gives the composed ops' values and gradients (input,
     // residual, temperature and the gate's four parameters), with and without cross-attention,
     // with no residual, the code's and the paper's residual.
     void fusedGateMatchesComposed()

@@ -4,14 +4,14 @@
 // core::Project / RunWriter (contents, sorting, filtering, rows kept across polls), the curves
 // chart (series per run, best star, refresh without new series) and the parameter comparer.
 
-#include "app/studio/runpoller.h"
-#include "core/project.h"
-#include "core/runwriter.h"
-#include "widgets/runcurvedata.h"
-#include "widgets/runcurvesview.h"
-#include "widgets/runparamsmodel.h"
-#include "widgets/runtablemodel.h"
-#include "widgets/smoothing.h"
+#include "app/studio/runs/runpoller.h"
+#include "core/store/project.h"
+#include "core/store/runwriter.h"
+#include "widgets/runs/runcurvedata.h"
+#include "widgets/runs/runcurvesview.h"
+#include "widgets/runs/runparamsmodel.h"
+#include "widgets/runs/runtablemodel.h"
+#include "widgets/runs/smoothing.h"
 
 #include <QAbstractItemModelTester>
 #include <QChart>
