@@ -82,13 +82,14 @@ void AtomicFile::fail(const std::string& what, int error)
     throw InputError(m_path, "", what + ": " + std::strerror(error));
 }
 
-void AtomicFile::write(const void* data, size_t size)
+void AtomicFile::writeFully(const void* data, size_t size, int64_t offset)
 {
     if (m_fd < 0)
         throw std::logic_error("AtomicFile: write after commit()");
     const auto* p = static_cast<const char*>(data);
     while (size) {
-        const ssize_t w = ::write(m_fd, p, std::min<size_t>(size, size_t(1) << 30));
+        const size_t chunk = std::min<size_t>(size, size_t(1) << 30);
+        const ssize_t w = offset < 0 ? ::write(m_fd, p, chunk) : ::pwrite(m_fd, p, chunk, off_t(offset));
         if (w < 0) {
             if (errno == EINTR)
                 continue;
@@ -96,28 +97,22 @@ void AtomicFile::write(const void* data, size_t size)
         }
         p += w;
         size -= size_t(w);
-        m_size += uint64_t(w);
+        if (offset >= 0)
+            offset += w;
     }
+}
+
+void AtomicFile::write(const void* data, size_t size)
+{
+    writeFully(data, size, -1);
+    m_size += size;
 }
 
 void AtomicFile::writeAt(uint64_t offset, const void* data, size_t size)
 {
-    if (m_fd < 0)
-        throw std::logic_error("AtomicFile: writeAt after commit()");
     if (offset > m_size || size > m_size - offset)
         throw std::logic_error("AtomicFile: writeAt beyond the bytes written");
-    const auto* p = static_cast<const char*>(data);
-    while (size) {
-        const ssize_t w = ::pwrite(m_fd, p, size, off_t(offset));
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            fail("write failed", errno);
-        }
-        p += w;
-        size -= size_t(w);
-        offset += uint64_t(w);
-    }
+    writeFully(data, size, int64_t(offset));
 }
 
 void AtomicFile::commit()

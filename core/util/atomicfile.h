@@ -43,6 +43,8 @@ public:
 
 private:
     [[noreturn]] void fail(const std::string& what, int error);
+    // All the bytes, appended (offset < 0: write(2), which FIFOs and devices take) or at `offset`.
+    void writeFully(const void* data, size_t size, int64_t offset);
 
     std::string m_path; // as the caller named it (errors)
     std::string m_target; // the file to replace (symbolic links followed)
