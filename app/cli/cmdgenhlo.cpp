@@ -2,14 +2,13 @@
 #include "argparser.h"
 #include "commands.h"
 
-#include "core/util/error.h"
-#include "core/synth/hlogen.h"
 #include "core/hlo/hlotext.h"
+#include "core/synth/hlogen.h"
+#include "core/util/atomicfile.h"
+#include "core/util/error.h"
 
 #include <charconv>
 #include <cstdio>
-#include <fcntl.h>
-#include <unistd.h>
 
 namespace tgraph::cli {
 
@@ -28,15 +27,7 @@ int genHlo(const ArgParser& p)
     lean.keepAttributes = false;
     const HloModule m = parseHloText(text, "<generated " + spec.family + ">", lean);
     const std::string out = p.value("--output");
-    const std::string tmp = out + ".tmp-" + std::to_string(::getpid());
-    FILE* f = std::fopen(tmp.c_str(), "wb");
-    if (!f)
-        throw InputError(out, "", "cannot create the output file");
-    const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-    if (std::fclose(f) != 0 || !ok || std::rename(tmp.c_str(), out.c_str()) != 0) {
-        std::remove(tmp.c_str());
-        throw InputError(out, "", "write failed");
-    }
+    writeFileAtomically(out, text);
     std::printf("wrote %s: synthetic %s module, %zu instructions in %zu computations, %zu bytes\n", out.c_str(),
         spec.family.c_str(), m.instructions.size(), m.computations.size(), text.size());
     return ExitOk;

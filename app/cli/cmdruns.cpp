@@ -3,9 +3,10 @@
 #include "argparser.h"
 #include "commands.h"
 
+#include "core/store/project.h"
+#include "core/util/atomicfile.h"
 #include "core/util/error.h"
 #include "core/util/format.h"
-#include "core/store/project.h"
 
 #include <algorithm>
 #include <chrono>
@@ -13,7 +14,6 @@
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <thread>
 #include <unistd.h>
 
@@ -225,17 +225,14 @@ int exportRun(Project& project, const ArgParser& p)
     if (csv.empty() && weights.empty())
         throw InputError(project.path(), "", "nothing to export: give -o METRICS.csv and/or --weights W.npz");
     if (!csv.empty()) {
-        const std::string temp = csv + ".part";
-        {
-            std::ofstream out(temp);
-            if (!out)
-                throw InputError(csv, "", "cannot be written");
-            out << "run,context,key,step,wall_ms,value\n";
-            std::vector<RunRecord> runs { r };
-            for (const RunRecord& fold : project.runs())
-                if (fold.parentRun == r.id)
-                    runs.push_back(fold);
-            int64_t rows = 0;
+        std::vector<RunRecord> runs { r };
+        for (const RunRecord& fold : project.runs())
+            if (fold.parentRun == r.id)
+                runs.push_back(fold);
+        int64_t rows = 0;
+        writeFileAtomically(csv, [&](AtomicFile& out) {
+            out.write("run,context,key,step,wall_ms,value\n");
+            std::string text;
             char buf[64];
             for (const RunRecord& run : runs)
                 for (const std::string& name : project.metricKeys(run.id)) {
@@ -243,20 +240,18 @@ int exportRun(Project& project, const ArgParser& p)
                     const std::string key = name.substr(name.find('/') + 1);
                     for (const MetricPoint& m : project.metricHistory(run.id, key, context).points) {
                         std::snprintf(buf, sizeof buf, "%.17g", m.value);
-                        out << run.id << ',' << context << ',' << key << ',' << m.step << ',' << m.wallMs << ','
-                            << (std::isnan(m.value) ? "" : buf) << '\n';
+                        text += run.id + ',' + context + ',' + key + ',' + std::to_string(m.step) + ','
+                            + std::to_string(m.wallMs) + ',' + (std::isnan(m.value) ? "" : buf) + '\n';
                         ++rows;
+                        if (text.size() >= (1 << 20)) {
+                            out.write(text);
+                            text.clear();
+                        }
                     }
                 }
-            out.flush();
-            if (!out) {
-                std::error_code ec;
-                fs::remove(temp, ec);
-                throw InputError(csv, "", "write failed (disk full?)");
-            }
-            std::printf("wrote %s: %lld metric rows of %zu run(s)\n", csv.c_str(), (long long)rows, runs.size());
-        }
-        fs::rename(temp, csv);
+            out.write(text);
+        });
+        std::printf("wrote %s: %lld metric rows of %zu run(s)\n", csv.c_str(), (long long)rows, runs.size());
     }
     if (!weights.empty()) {
         std::error_code ec;

@@ -7,7 +7,7 @@
 #include "app/cli/argparser.h"
 #include "app/cli/commands.h"
 
-#include "core/util/jsonwriter.h"
+#include "core/util/json.h"
 
 #include <cmath>
 #include <cstdio>
@@ -37,16 +37,16 @@ void printRow(const model::GraphMetrics& m, size_t nameWidth)
     std::printf("\n");
 }
 
-void addMetrics(JsonWriter& j, const model::GraphMetrics& m)
+void addMetrics(Json& j, const model::GraphMetrics& m)
 {
-    j.key("configs").value(m.configs);
-    j.key("kendall_tau").value(m.kendallTau);
-    j.key("opa").value(m.opa);
-    j.key("slowdown_top1").value(m.slowdown1);
-    j.key("slowdown_top5").value(m.slowdown5);
-    j.key("slowdown_top10").value(m.slowdown10);
+    j["configs"] = m.configs;
+    j["kendall_tau"] = m.kendallTau;
+    j["opa"] = m.opa;
+    j["slowdown_top1"] = m.slowdown1;
+    j["slowdown_top5"] = m.slowdown5;
+    j["slowdown_top10"] = m.slowdown10;
     if (m.kind == GraphKind::Tile)
-        j.key("tile_score").value(m.tileScore);
+        j["tile_score"] = m.tileScore;
 }
 
 int eval(const ArgParser& p)
@@ -63,32 +63,24 @@ int eval(const ArgParser& p)
     const bool tile = !metrics.empty() && metrics.front().kind == GraphKind::Tile;
 
     if (p.has("--json")) {
-        JsonWriter j;
-        j.beginObject();
-        j.key("kind").value(tile ? "tile" : "layout");
-        j.key("weights").beginArray();
-        for (const std::string& w : p.values("--weights"))
-            j.value(w);
-        j.endArray();
-        j.key("batch_configs").value(int64_t(std::stoll(p.value("--batch-configs"))));
-        j.key("tta").value(int64_t(std::stoll(p.value("--tta"))));
+        Json j;
+        j["kind"] = tile ? "tile" : "layout";
+        j["weights"] = p.values("--weights");
+        j["batch_configs"] = int64_t(std::stoll(p.value("--batch-configs")));
+        j["tta"] = int64_t(std::stoll(p.value("--tta")));
         if (tile)
-            j.key("tile_runtime").value(p.value("--tile-runtime"));
-        j.key("graphs").beginArray();
+            j["tile_runtime"] = p.value("--tile-runtime");
+        Json& graphs = j["graphs"] = Json::array();
         for (size_t i = 0; i < metrics.size(); ++i) {
-            j.beginObject();
-            j.key("graph").value(metrics[i].name);
-            j.key("file").value(files[i]);
-            addMetrics(j, metrics[i]);
-            j.endObject();
+            Json& graph = graphs.emplace_back();
+            graph["graph"] = metrics[i].name;
+            graph["file"] = files[i];
+            addMetrics(graph, metrics[i]);
         }
-        j.endArray();
-        j.key("mean").beginObject();
-        j.key("graphs").value(int64_t(metrics.size()));
-        addMetrics(j, mean);
-        j.endObject();
-        j.endObject();
-        std::printf("%s\n", j.str().c_str());
+        Json& meanJson = j["mean"] = Json::object();
+        meanJson["graphs"] = int64_t(metrics.size());
+        addMetrics(meanJson, mean);
+        std::printf("%s\n", jsonText(j).c_str());
         return ExitOk;
     }
     size_t width = 5;

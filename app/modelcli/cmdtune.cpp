@@ -9,15 +9,16 @@
 #include "app/cli/commands.h"
 #include "app/cli/terminalprogress.h"
 
-#include "core/util/error.h"
-#include "core/io/filebytes.h"
-#include "core/util/format.h"
-#include "core/view/graphdocument.h"
 #include "core/graph/graphio.h"
-#include "core/util/jsonwriter.h"
+#include "core/io/filebytes.h"
 #include "core/store/project.h"
 #include "core/store/runwriter.h"
 #include "core/tune/tunesearch.h"
+#include "core/util/atomicfile.h"
+#include "core/util/error.h"
+#include "core/util/format.h"
+#include "core/util/json.h"
+#include "core/view/graphdocument.h"
 #include "model/infer/autotune.h"
 #include "model/runtime/torchruntime.h"
 
@@ -36,7 +37,8 @@ namespace fs = std::filesystem;
 constexpr const char* kCommand = "tune";
 
 // The output directory is written under a temporary name and renamed at the end, so a failed or
-// interrupted run leaves nothing half-written.
+// interrupted run leaves nothing half-written. Its files are written atomically (synced), and the
+// folder holding it is synced after the rename, so after a crash the directory is whole or absent.
 class StagedDir
 {
 public:
@@ -68,6 +70,10 @@ public:
         if (ec)
             throw InputError(m_target, "-o", "cannot move the results into place: " + ec.message());
         m_committed = true;
+        fs::path target = fs::absolute(m_target);
+        if (!target.has_filename()) // "out/"
+            target = target.parent_path();
+        syncFolder(target.parent_path().string());
     }
 
 private:
@@ -187,7 +193,7 @@ int tune(const ArgParser& p)
         line("default", defaultEntry);
         for (size_t r = 0; r < top.size(); ++r)
             line(std::to_string(r + 1), top[r]);
-        writeTextFile(out.file("top.csv"), csv.str());
+        writeFileAtomically(out.file("top.csv"), csv.str());
     }
     {
         std::ostringstream history;
@@ -195,7 +201,7 @@ int tune(const ArgParser& p)
         for (size_t i = 0; i < result.evaluated.size(); ++i)
             history << i << ',' << result.evaluated[i].batch << ',' << result.evaluated[i].score << ','
                     << result.bestSoFar[i] << '\n';
-        writeTextFile(out.file("history.csv"), history.str());
+        writeFileAtomically(out.file("history.csv"), history.str());
     }
     {
         std::ostringstream text;
@@ -208,7 +214,7 @@ int tune(const ArgParser& p)
                 text << ", " << how << ' ' << formatDuration(std::llround(top[r].runtime));
             text << '\n' << tuner.layoutAssignment(space.row(result.evaluated[top[r].evaluation].genes));
         }
-        writeTextFile(out.file("layouts.txt"), text.str());
+        writeFileAtomically(out.file("layouts.txt"), text.str());
     }
     // The winners as a graph file of the input's kind: top-k configs in rank order, runtimes as verified (0 = not).
     if (space.kind == GraphKind::Tile) {
@@ -237,40 +243,36 @@ int tune(const ArgParser& p)
         saveLayoutGraph(g, out.file("top.npz"));
     }
     {
-        JsonWriter j;
-        j.beginObject();
-        j.key("graph").value(input);
-        j.key("kind").value(graphKindName(space.kind));
-        j.key("space").value(space.origin);
-        j.key("module").value(tuner.moduleNote());
-        j.key("dimensions").value(int64_t(space.dimensions.size()));
-        j.key("log10_candidates").value(space.log10Size());
-        j.key("strategy").value(tuneStrategyName(options.strategy));
-        j.key("budget").value(options.budget);
-        j.key("batch").value(options.batch);
-        j.key("seed").value(options.seed);
-        j.key("evaluated").value(int64_t(result.evaluated.size()));
-        j.key("batches").value(result.batches);
-        j.key("duplicates_skipped").value(result.duplicatesSkipped);
-        j.key("exhausted").value(result.exhausted);
-        j.key("cross_attention").value(tuner.crossAttention());
-        j.key("search_seconds").value(searchSeconds);
-        j.key("verification").value(simulate ? "simulator" : measureCommand.empty() ? "none" : "measure");
-        j.key("default_score").value(defaultEntry.score);
-        j.key("default_runtime_ns").value(defaultEntry.runtime);
-        j.key("winner").value(winner); // rank in top to apply; 0 = keep the default (or not verified)
-        j.key("top").beginArray();
+        Json j;
+        j["graph"] = input;
+        j["kind"] = graphKindName(space.kind);
+        j["space"] = space.origin;
+        j["module"] = tuner.moduleNote();
+        j["dimensions"] = int64_t(space.dimensions.size());
+        j["log10_candidates"] = space.log10Size();
+        j["strategy"] = tuneStrategyName(options.strategy);
+        j["budget"] = options.budget;
+        j["batch"] = options.batch;
+        j["seed"] = options.seed;
+        j["evaluated"] = int64_t(result.evaluated.size());
+        j["batches"] = result.batches;
+        j["duplicates_skipped"] = result.duplicatesSkipped;
+        j["exhausted"] = result.exhausted;
+        j["cross_attention"] = tuner.crossAttention();
+        j["search_seconds"] = searchSeconds;
+        j["verification"] = simulate ? "simulator" : measureCommand.empty() ? "none" : "measure";
+        j["default_score"] = defaultEntry.score;
+        j["default_runtime_ns"] = defaultEntry.runtime;
+        j["winner"] = winner; // rank in top to apply; 0 = keep the default (or not verified)
+        Json& topJson = j["top"] = Json::array();
         for (const model::AutotuneCandidate& v : top) {
-            j.beginObject();
-            j.key("evaluation").value(int64_t(v.evaluation));
-            j.key("score").value(v.score);
-            j.key("runtime_ns").value(v.runtime);
-            j.key("speedup_vs_default").value(defaultEntry.runtime / v.runtime);
-            j.endObject();
+            Json& item = topJson.emplace_back();
+            item["evaluation"] = int64_t(v.evaluation);
+            item["score"] = v.score;
+            item["runtime_ns"] = v.runtime;
+            item["speedup_vs_default"] = defaultEntry.runtime / v.runtime;
         }
-        j.endArray();
-        j.endObject();
-        writeTextFile(out.file("summary.json"), j.str() + "\n");
+        writeFileAtomically(out.file("summary.json"), jsonText(j) + "\n");
     }
     out.commit();
 

@@ -2,12 +2,12 @@
 #include "core/inspect/summary.h"
 
 #include "core/graph/configs.h"
-#include "core/util/format.h"
 #include "core/graph/graphio.h"
-#include "core/hlo/hloinput.h"
-#include "core/util/jsonwriter.h"
-#include "core/io/npz.h"
 #include "core/graph/opcodes.h"
+#include "core/hlo/hloinput.h"
+#include "core/io/npz.h"
+#include "core/util/format.h"
+#include "core/util/json.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -253,84 +253,70 @@ std::string formatSummaryText(const GraphSummary& s)
 
 std::string formatSummaryJson(const GraphSummary& s)
 {
-    JsonWriter j;
-    j.beginObject();
-    j.key("file").value(s.path);
-    j.key("file_bytes").value(s.fileBytes);
+    Json j;
+    j["file"] = s.path;
+    j["file_bytes"] = s.fileBytes;
     if (s.module) {
         const ModuleSummary& m = *s.module;
-        j.key("module").beginObject();
-        j.key("name").value(m.name).key("format").value(m.format).key("index").value(m.index).key("count").value(
-            m.count);
-        j.key("entry")
-            .value(m.entry)
-            .key("computations")
-            .value(m.computations)
-            .key("instructions")
-            .value(m.instructions);
-        j.key("instructions_per_opcode").beginObject();
+        Json& module = j["module"] = Json::object();
+        module["name"] = m.name;
+        module["format"] = m.format;
+        module["index"] = m.index;
+        module["count"] = m.count;
+        module["entry"] = m.entry;
+        module["computations"] = m.computations;
+        module["instructions"] = m.instructions;
+        Json& perOpcode = module["instructions_per_opcode"] = Json::object();
         for (const auto& [op, count] : m.opcodes)
-            j.key(op).value(count);
-        j.endObject();
+            perOpcode[op] = count;
         if (m.hasRuns) {
-            j.key("runs").beginObject().key("total").value(m.runs.total).key("kept").value(m.runs.kept);
-            j.key("errors").value(m.runs.errors).key("skipped").value(m.runs.skipped);
-            j.key("default_run")
-                .value(m.runs.defaultRun)
-                .key("default_runtime_ns")
-                .value(m.runs.defaultRuntime)
-                .endObject();
+            Json& runs = module["runs"] = Json::object();
+            runs["total"] = m.runs.total;
+            runs["kept"] = m.runs.kept;
+            runs["errors"] = m.runs.errors;
+            runs["skipped"] = m.runs.skipped;
+            runs["default_run"] = m.runs.defaultRun;
+            runs["default_runtime_ns"] = m.runs.defaultRuntime;
         } else {
-            j.key("runs").null();
+            module["runs"] = nullptr;
         }
-        j.key("warnings").beginArray();
-        for (const auto& w : m.warnings)
-            j.value(w);
-        j.endArray();
-        j.endObject();
+        module["warnings"] = m.warnings;
     }
-    j.key("kind").value(graphKindName(s.kind));
-    j.key("synthetic").value(!s.syntheticMeta.empty());
+    j["kind"] = graphKindName(s.kind);
+    j["synthetic"] = !s.syntheticMeta.empty();
     if (!s.syntheticMeta.empty())
-        j.key("synthetic_meta").value(s.syntheticMeta);
-    j.key("nodes").value(s.nodes);
-    j.key("edges").value(s.edges);
+        j["synthetic_meta"] = s.syntheticMeta;
+    j["nodes"] = s.nodes;
+    j["edges"] = s.edges;
     if (s.kind == GraphKind::Layout)
-        j.key("configurable_nodes").value(s.configurableNodes);
-    j.key("configs").value(s.configs);
-    j.key("duplicate_configs").value(s.duplicateConfigs);
-    j.key("configs_compressed").value(s.configsCompressed);
-    j.key("runtimes_measured").value(s.hasRuntimes);
-    if (s.hasRuntimes) {
-        j.key("runtime_min_ns").value(s.runtimeMin);
-        j.key("runtime_max_ns").value(s.runtimeMax);
-    } else {
-        j.key("runtime_min_ns").null();
-        j.key("runtime_max_ns").null();
-    }
-    j.key("node_splits").beginArray();
-    for (int64_t v : s.nodeSplits)
-        j.value(v);
-    j.endArray();
-    j.key("arrays").beginArray();
+        j["configurable_nodes"] = s.configurableNodes;
+    j["configs"] = s.configs;
+    j["duplicate_configs"] = s.duplicateConfigs;
+    j["configs_compressed"] = s.configsCompressed;
+    j["runtimes_measured"] = s.hasRuntimes;
+    j["runtime_min_ns"] = s.hasRuntimes ? Json(s.runtimeMin) : Json();
+    j["runtime_max_ns"] = s.hasRuntimes ? Json(s.runtimeMax) : Json();
+    j["node_splits"] = s.nodeSplits;
+    Json& arrays = j["arrays"] = Json::array();
     for (const auto& [name, st] : s.arrays) {
-        j.beginObject().key("name").value(name).key("dtype").value(st.dtype.descr()).key("shape").beginArray();
-        for (int64_t d : st.shape)
-            j.value(d);
-        j.endArray().endObject();
+        Json& array = arrays.emplace_back();
+        array["name"] = name;
+        array["dtype"] = st.dtype.descr();
+        array["shape"] = st.shape;
     }
-    j.endArray();
     auto opcodes = [&](const char* key, const std::vector<std::pair<int, int64_t>>& hist) {
-        j.key(key).beginArray();
-        for (const auto& [op, count] : hist)
-            j.beginObject().key("id").value(op).key("name").value(opcodeName(op)).key("count").value(count).endObject();
-        j.endArray();
+        Json& list = j[key] = Json::array();
+        for (const auto& [op, count] : hist) {
+            Json& item = list.emplace_back();
+            item["id"] = op;
+            item["name"] = opcodeName(op);
+            item["count"] = count;
+        }
     };
     opcodes("opcodes", s.opcodeHistogram);
     if (s.kind == GraphKind::Layout)
         opcodes("configurable_opcodes", s.configurableOpcodes);
-    j.endObject();
-    return j.str() + "\n";
+    return jsonText(j) + "\n";
 }
 
 } // namespace tgraph

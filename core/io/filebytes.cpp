@@ -6,7 +6,6 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
-#include <fstream>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -41,15 +40,6 @@ FileBytes FileBytes::read(const std::string& path)
     }
     ::close(fd);
     return f;
-}
-
-void writeTextFile(const std::string& path, std::string_view text)
-{
-    std::ofstream f(path, std::ios::binary | std::ios::trunc);
-    f.write(text.data(), std::streamsize(text.size()));
-    f.close();
-    if (!f.good())
-        throw InputError(path, "", "cannot write the file");
 }
 
 } // namespace tgraph

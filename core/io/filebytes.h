@@ -25,7 +25,4 @@ private:
     size_t m_size = 0;
 };
 
-// Writes `text` to `path` (created or truncated). InputError naming the file when it cannot.
-void writeTextFile(const std::string& path, std::string_view text);
-
 } // namespace tgraph

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/io/npy.h"
 
+#include "core/util/atomicfile.h"
 #include "core/util/error.h"
 
 #include <bit>
@@ -616,31 +617,10 @@ NpyArray readNpyFile(const std::string& path)
 void writeNpyFile(const std::string& path, const NpyArray& array)
 {
     const std::string header = makeNpyHeader(array.header.dtype, array.header.shape, array.header.fortranOrder);
-    const std::string tmp = path + ".tmp";
-    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-    if (fd < 0)
-        throw InputError(path, "", std::string("cannot create: ") + std::strerror(errno));
-    auto writeAll = [&](const void* p, size_t n) {
-        const char* c = static_cast<const char*>(p);
-        while (n) {
-            const ssize_t w = ::write(fd, c, n);
-            if (w < 0) {
-                const int err = errno;
-                ::close(fd);
-                ::unlink(tmp.c_str());
-                throw InputError(path, "", std::string("write failed: ") + std::strerror(err));
-            }
-            c += w;
-            n -= size_t(w);
-        }
-    };
-    writeAll(header.data(), header.size());
-    writeAll(array.data.data(), array.data.size());
-    ::close(fd);
-    if (::rename(tmp.c_str(), path.c_str()) != 0) {
-        ::unlink(tmp.c_str());
-        throw InputError(path, "", std::string("cannot rename into place: ") + std::strerror(errno));
-    }
+    AtomicFile file(path);
+    file.write(header.data(), header.size());
+    file.write(array.data.data(), array.data.size());
+    file.commit();
 }
 
 #define TGRAPH_INSTANTIATE(T)                                                                                          \

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/io/npz.h"
 
+#include "core/util/atomicfile.h"
 #include "core/util/error.h"
 #include "core/util/progress.h"
 
@@ -626,17 +627,8 @@ NpzWriter::NpzWriter(std::string path, NpzCompression compression, int level)
     : m_path(std::move(path))
     , m_compression(compression)
     , m_level(level)
-{
-    static std::atomic<unsigned> counter { 0 };
-    for (int attempt = 0; attempt < 100 && m_fd < 0; ++attempt) {
-        m_tempPath = m_path + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
-        m_fd = ::open(m_tempPath.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (m_fd < 0 && errno != EEXIST)
-            break;
-    }
-    if (m_fd < 0)
-        throw InputError(m_path, "", std::string("cannot create output file: ") + std::strerror(errno));
-}
+    , m_file(std::make_unique<AtomicFile>(m_path))
+{ }
 
 void NpzWriter::setProgress(ProgressSink* progress, uint64_t totalBytes)
 {
@@ -649,27 +641,9 @@ NpzWriter::~NpzWriter()
 {
     if (m_progress)
         m_progress->end();
-    if (m_fd >= 0)
-        ::close(m_fd);
-    if (!m_committed && !m_tempPath.empty())
-        ::unlink(m_tempPath.c_str());
-}
+} // m_file removes the temporary file unless committed
 
-void NpzWriter::writeRaw(const void* data, size_t size)
-{
-    const auto* p = static_cast<const char*>(data);
-    while (size) {
-        const ssize_t w = ::write(m_fd, p, std::min<size_t>(size, size_t(1) << 30));
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            throw InputError(m_path, "", std::string("write failed: ") + std::strerror(errno));
-        }
-        p += w;
-        size -= size_t(w);
-        m_offset += uint64_t(w);
-    }
-}
+void NpzWriter::writeRaw(const void* data, size_t size) { m_file->write(data, size); }
 
 void NpzWriter::beginMember(const std::string& name)
 {
@@ -682,7 +656,7 @@ void NpzWriter::beginMember(const std::string& name)
     m_sink = std::make_unique<MemberSink>(m_level);
     m_sink->member.name = name;
     m_sink->member.method = m_compression == NpzCompression::Deflated ? 8 : 0;
-    m_sink->member.localHeaderOffset = m_offset;
+    m_sink->member.localHeaderOffset = m_file->size();
     m_sink->deflate = m_compression == NpzCompression::Deflated;
     if (m_sink->deflate) {
         std::memset(&m_sink->m_zs, 0, sizeof m_sink->m_zs);
@@ -769,10 +743,8 @@ void NpzWriter::endMember()
     put64(sizes, s.member.uncompressedSize);
     put64(sizes, s.member.compressedSize);
     const uint64_t at = s.member.localHeaderOffset;
-    if (::pwrite(m_fd, patch.data(), patch.size(), off_t(at + 14)) != ssize_t(patch.size())
-        || ::pwrite(m_fd, sizes.data(), sizes.size(), off_t(at + kLocalHeaderSize + s.member.name.size() + 4))
-            != ssize_t(sizes.size()))
-        throw InputError(m_path, "", std::string("write failed: ") + std::strerror(errno));
+    m_file->writeAt(at + 14, patch.data(), patch.size());
+    m_file->writeAt(at + kLocalHeaderSize + s.member.name.size() + 4, sizes.data(), sizes.size());
     m_written.push_back(s.member);
     m_sink.reset();
 }
@@ -824,7 +796,7 @@ void NpzWriter::commit()
 {
     if (m_committed)
         return;
-    const uint64_t cdOffset = m_offset;
+    const uint64_t cdOffset = m_file->size();
     std::string cd;
     for (const auto& m : m_written) {
         std::string extra;
@@ -891,13 +863,7 @@ void NpzWriter::commit()
     put32(cd, uint32_t(std::min<uint64_t>(cdOffset, kMax32)));
     put16(cd, 0);
     writeRaw(cd.data(), cd.size());
-    if (::close(m_fd) != 0) {
-        m_fd = -1;
-        throw InputError(m_path, "", std::string("write failed: ") + std::strerror(errno));
-    }
-    m_fd = -1;
-    if (::rename(m_tempPath.c_str(), m_path.c_str()) != 0)
-        throw InputError(m_path, "", std::string("cannot rename into place: ") + std::strerror(errno));
+    m_file->commit();
     m_committed = true;
 }
 

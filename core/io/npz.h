@@ -12,6 +12,7 @@
 
 namespace tgraph {
 
+class AtomicFile;
 class ProgressSink;
 
 // One member of a zip archive, from its central directory entry.
@@ -68,9 +69,10 @@ private:
 enum class NpzCompression { Stored, Deflated };
 
 // Writes .npz archives that np.load reads with identical keys, dtypes, shapes and values
-// (zip64 extra fields as numpy writes them, so members may exceed 4 GiB). Writes to a temporary
-// file beside the target; commit() renames it into place, and destruction without commit()
-// removes it, so a failed write never leaves a partial file behind.
+// (zip64 extra fields as numpy writes them, so members may exceed 4 GiB). Writes through an
+// AtomicFile (core/util/atomicfile.h): commit() syncs the archive to disk and renames it into
+// place, and destruction without commit() removes it, so a failed write never leaves a partial
+// file behind and a crash leaves the old file or the new one.
 class NpzWriter
 {
 public:
@@ -102,11 +104,9 @@ private:
     void writeRaw(const void* data, size_t size);
 
     std::string m_path;
-    std::string m_tempPath;
     NpzCompression m_compression;
     int m_level;
-    int m_fd = -1;
-    uint64_t m_offset = 0;
+    std::unique_ptr<AtomicFile> m_file;
     bool m_committed = false;
     std::vector<ZipMember> m_written;
     std::unordered_set<std::string> m_names;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/results/attribution.h"
 
-#include "core/util/jsonwriter.h"
 #include "core/graph/opcodes.h"
+#include "core/util/json.h"
 
 #include <algorithm>
 #include <charconv>
@@ -13,41 +13,19 @@ namespace {
 
 bool differsIn(const NodeAttribution& n, int tensor) { return (n.differingValues >> (6 * tensor)) & 0x3fu; }
 
-void writeNumbers(JsonWriter& json, const std::array<int8_t, 18>& values)
+Json configJson(const Attribution& a, bool first)
 {
-    json.beginArray();
-    for (int8_t v : values)
-        json.value(int64_t(v));
-    json.endArray();
-}
-
-void writeNumbers(JsonWriter& json, const std::array<float, 18>& values)
-{
-    json.beginArray();
-    for (float v : values)
-        json.value(double(v));
-    json.endArray();
-}
-
-void writeConfig(JsonWriter& json, const Attribution& a, bool first)
-{
-    json.beginObject();
-    json.key("index").value(first ? a.configA : a.configB);
-    json.key("label").value(first ? a.labelA : a.labelB);
-    json.key("score").value(first ? a.scoreA : a.scoreB);
-    json.key("share_sum").value(first ? a.shareSumA() : a.shareSumB());
+    Json j;
+    j["index"] = first ? a.configA : a.configB;
+    j["label"] = first ? a.labelA : a.labelB;
+    j["score"] = first ? a.scoreA : a.scoreB;
+    j["share_sum"] = first ? a.shareSumA() : a.shareSumB();
     const int64_t rank = first ? a.rankA : a.rankB;
-    if (rank > 0)
-        json.key("predicted_rank").value(rank);
-    else
-        json.key("predicted_rank").null();
+    j["predicted_rank"] = rank > 0 ? Json(rank) : Json();
     const int64_t runtime = first ? a.runtimeA : a.runtimeB;
-    if (runtime > 0)
-        json.key("runtime_ns").value(runtime);
-    else
-        json.key("runtime_ns").null();
-    json.key("simulated_ns").value(first ? a.simulatedTotalA : a.simulatedTotalB);
-    json.endObject();
+    j["runtime_ns"] = runtime > 0 ? Json(runtime) : Json();
+    j["simulated_ns"] = first ? a.simulatedTotalA : a.simulatedTotalB;
+    return j;
 }
 
 } // namespace
@@ -173,120 +151,94 @@ std::string layoutDifferenceText(const NodeAttribution& node)
 
 std::string attributionJson(const Attribution& a, AttributionOrder order, int64_t top)
 {
-    JsonWriter json;
-    json.beginObject();
-    json.key("file").value(a.file);
-    json.key("config_a");
-    writeConfig(json, a, true);
-    json.key("config_b");
-    writeConfig(json, a, false);
-    json.key("bias").value(a.bias);
-    json.key("configs").value(a.configs);
-    json.key("nodes").value(a.nodeCount());
-    json.key("nodes_before_pruning").value(a.nodesBeforePruning);
+    Json json;
+    json["file"] = a.file;
+    json["config_a"] = configJson(a, true);
+    json["config_b"] = configJson(a, false);
+    json["bias"] = a.bias;
+    json["configs"] = a.configs;
+    json["nodes"] = a.nodeCount();
+    json["nodes_before_pruning"] = a.nodesBeforePruning;
     int64_t configurable = 0;
     for (const NodeAttribution& n : a.nodes)
         configurable += n.configurable >= 0;
-    json.key("configurable_nodes").value(configurable);
-    json.key("differing_nodes").value(a.differingNodes);
-    json.key("members").value(a.members);
-    json.key("cross_attention").value(a.crossAttention);
-    json.key("batch_configs").value(a.batchConfigs);
-    json.key("order").value(order == AttributionOrder::Effect ? "effect" : "share");
+    json["configurable_nodes"] = configurable;
+    json["differing_nodes"] = a.differingNodes;
+    json["members"] = a.members;
+    json["cross_attention"] = a.crossAttention;
+    json["batch_configs"] = a.batchConfigs;
+    json["order"] = order == AttributionOrder::Effect ? "effect" : "share";
 
-    json.key("passes").beginObject();
-    json.key("ranking").value(a.passes.ranking);
-    json.key("shares").value(a.passes.shares);
-    json.key("counterfactual").value(a.passes.counterfactual);
-    json.key("gradient").value(a.passes.gradient);
-    json.endObject();
-    json.key("counterfactual_batches").beginArray();
+    Json& passes = json["passes"] = Json::object();
+    passes["ranking"] = a.passes.ranking;
+    passes["shares"] = a.passes.shares;
+    passes["counterfactual"] = a.passes.counterfactual;
+    passes["gradient"] = a.passes.gradient;
+    Json& batches = json["counterfactual_batches"] = Json::array();
     for (size_t i = 0; i < a.counterfactualBatchSizes.size(); ++i) {
-        json.beginObject();
-        json.key("configs").value(a.counterfactualBatchSizes[i]);
-        json.key("score_a").value(a.anchorScoresA[i]);
-        json.key("score_b").value(a.anchorScoresB[i]);
-        json.endObject();
+        Json& batch = batches.emplace_back();
+        batch["configs"] = a.counterfactualBatchSizes[i];
+        batch["score_a"] = a.anchorScoresA[i];
+        batch["score_b"] = a.anchorScoresB[i];
     }
-    json.endArray();
 
-    json.key("rows").beginArray();
+    Json& rowsJson = json["rows"] = Json::array();
     const std::vector<size_t> ranked = rankedNodes(a, order);
     const size_t rows = top > 0 ? std::min(ranked.size(), size_t(top)) : ranked.size();
     for (size_t r = 0; r < rows; ++r) {
         const NodeAttribution& n = a.nodes[ranked[r]];
-        json.beginObject();
-        json.key("rank").value(int64_t(r + 1));
-        json.key("node").value(n.fileNode);
-        json.key("pruned_node").value(n.node);
-        json.key("name").value(n.name);
-        json.key("opcode").value(opcodeName(n.opcode));
-        json.key("share_a").value(n.shareA);
-        json.key("share_b").value(n.shareB);
-        json.key("difference").value(n.difference());
-        json.key("effect").value(n.effect());
-        json.key("effect_on_b").value(n.effectOnB);
-        json.key("effect_on_a").value(n.effectOnA);
+        Json& row = rowsJson.emplace_back();
+        row["rank"] = int64_t(r + 1);
+        row["node"] = n.fileNode;
+        row["pruned_node"] = n.node;
+        row["name"] = n.name;
+        row["opcode"] = opcodeName(n.opcode);
+        row["share_a"] = n.shareA;
+        row["share_b"] = n.shareB;
+        row["difference"] = n.difference();
+        row["effect"] = n.effect();
+        row["effect_on_b"] = n.effectOnB;
+        row["effect_on_a"] = n.effectOnA;
         if (n.configurable >= 0) {
-            json.key("configurable").value(n.configurable);
-            json.key("layout_a");
-            writeNumbers(json, n.layoutA);
-            json.key("layout_b");
-            writeNumbers(json, n.layoutB);
-            json.key("differing_values").beginArray();
+            row["configurable"] = n.configurable;
+            row["layout_a"] = n.layoutA;
+            row["layout_b"] = n.layoutB;
+            Json& differing = row["differing_values"] = Json::array();
             for (int k = 0; k < 18; ++k)
                 if ((n.differingValues >> k) & 1u)
-                    json.value(k);
-            json.endArray();
-            json.key("layout_difference").value(layoutDifferenceText(n));
-            if (a.gradients) {
-                json.key("grad_input_a");
-                writeNumbers(json, n.gradInputA);
-                json.key("grad_input_b");
-                writeNumbers(json, n.gradInputB);
-            } else {
-                json.key("grad_input_a").null();
-                json.key("grad_input_b").null();
-            }
+                    differing.push_back(k);
+            row["layout_difference"] = layoutDifferenceText(n);
+            row["grad_input_a"] = a.gradients ? Json(n.gradInputA) : Json();
+            row["grad_input_b"] = a.gradients ? Json(n.gradInputB) : Json();
         } else {
-            json.key("configurable").null();
+            row["configurable"] = nullptr;
         }
-        json.key("simulated_ns_a").value(n.simulatedA);
-        json.key("simulated_ns_b").value(n.simulatedB);
-        json.key("simulated_effect_ns").value(n.simulatedEffect());
-        json.endObject();
+        row["simulated_ns_a"] = n.simulatedA;
+        row["simulated_ns_b"] = n.simulatedB;
+        row["simulated_effect_ns"] = n.simulatedEffect();
     }
-    json.endArray();
 
-    json.key("simulator");
     if (a.moduleSource.empty()) {
-        json.null();
+        json["simulator"] = nullptr;
     } else {
-        json.beginObject();
-        json.key("module").value(a.moduleSource);
-        json.key("total_ns_a").value(a.simulatedTotalA);
-        json.key("total_ns_b").value(a.simulatedTotalB);
-        json.key("instructions").beginArray();
+        Json& simulator = json["simulator"] = Json::object();
+        simulator["module"] = a.moduleSource;
+        simulator["total_ns_a"] = a.simulatedTotalA;
+        simulator["total_ns_b"] = a.simulatedTotalB;
+        Json& instructions = simulator["instructions"] = Json::array();
         const size_t count = top > 0 ? std::min(a.simulated.size(), size_t(top)) : a.simulated.size();
         for (size_t i = 0; i < count; ++i) {
             const SimulatedInstruction& s = a.simulated[i];
-            json.beginObject();
-            json.key("node").value(s.fileNode);
-            if (s.node >= 0)
-                json.key("pruned_node").value(s.node);
-            else
-                json.key("pruned_node").null();
-            json.key("name").value(s.name);
-            json.key("opcode").value(s.opcode);
-            json.key("ns_a").value(s.nsA);
-            json.key("ns_b").value(s.nsB);
-            json.endObject();
+            Json& item = instructions.emplace_back();
+            item["node"] = s.fileNode;
+            item["pruned_node"] = s.node >= 0 ? Json(s.node) : Json();
+            item["name"] = s.name;
+            item["opcode"] = s.opcode;
+            item["ns_a"] = s.nsA;
+            item["ns_b"] = s.nsB;
         }
-        json.endArray();
-        json.endObject();
     }
-    json.endObject();
-    return json.str() + "\n";
+    return jsonText(json) + "\n";
 }
 
 } // namespace tgraph

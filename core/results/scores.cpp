@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/results/scores.h"
 
-#include "core/util/error.h"
-#include "core/metrics/metrics.h"
 #include "core/io/npz.h"
+#include "core/metrics/metrics.h"
+#include "core/util/atomicfile.h"
+#include "core/util/error.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -14,7 +14,6 @@
 #include <limits>
 #include <numeric>
 #include <set>
-#include <unistd.h>
 
 namespace tgraph::model {
 
@@ -199,8 +198,7 @@ std::string scoresCsvRows(const GraphScores& graph)
 struct ScoresWriter::State
 {
     std::unique_ptr<NpzWriter> npz;
-    std::string tempPath;
-    FILE* text = nullptr;
+    std::unique_ptr<AtomicFile> text;
     std::set<std::string> names;
     std::set<std::string> planned;
     bool committed = false;
@@ -233,21 +231,11 @@ ScoresWriter::ScoresWriter(std::string path, Format format, std::string collecti
         m_state->npz = std::make_unique<NpzWriter>(m_path, NpzCompression::Deflated);
         return;
     }
-    m_state->tempPath = m_path + ".tmp-" + std::to_string(::getpid());
-    m_state->text = std::fopen(m_state->tempPath.c_str(), "wbx");
-    if (!m_state->text)
-        throw InputError(m_path, "", std::string("cannot create output file: ") + std::strerror(errno));
-    std::fputs(m_format == Format::Csv ? "graph,config,score,rank\n" : "ID,TopConfigs\n", m_state->text);
+    m_state->text = std::make_unique<AtomicFile>(m_path);
+    m_state->text->write(m_format == Format::Csv ? "graph,config,score,rank\n" : "ID,TopConfigs\n");
 }
 
-ScoresWriter::~ScoresWriter()
-{
-    if (m_state->text) {
-        std::fclose(m_state->text);
-        if (!m_state->committed)
-            std::remove(m_state->tempPath.c_str());
-    }
-}
+ScoresWriter::~ScoresWriter() = default; // the AtomicFile or NpzWriter removes an uncommitted file
 
 std::string ScoresWriter::keyOf(const std::string& file, const std::string& name, GraphKind kind) const
 {
@@ -282,17 +270,16 @@ void ScoresWriter::add(const GraphScores& graph)
         m_state->npz->add(key, NdArray<float>::fromVector({ graph.configs() }, graph.scores));
         return;
     }
-    FILE* f = m_state->text;
     if (m_format == Format::Csv) {
-        std::fputs(scoresCsvRows(graph).c_str(), f);
+        m_state->text->write(scoresCsvRows(graph));
         return;
     }
     const size_t count
         = graph.kind == GraphKind::Tile ? std::min<size_t>(5, graph.ranking.size()) : graph.ranking.size();
-    std::fprintf(f, "%s,", csvField(key).c_str());
+    std::string line = csvField(key) + ",";
     for (size_t r = 0; r < count; ++r)
-        std::fprintf(f, r ? ";%lld" : "%lld", (long long)graph.ranking[r]);
-    std::fputc('\n', f);
+        line += (r ? ";" : "") + std::to_string(graph.ranking[r]);
+    m_state->text->write(line + "\n");
 }
 
 void ScoresWriter::commit()
@@ -302,14 +289,7 @@ void ScoresWriter::commit()
         m_state->committed = true;
         return;
     }
-    const bool written = !std::ferror(m_state->text);
-    const bool closed = std::fclose(m_state->text) == 0;
-    m_state->text = nullptr;
-    if (!written || !closed || std::rename(m_state->tempPath.c_str(), m_path.c_str()) != 0) {
-        const std::string why = std::strerror(errno);
-        std::remove(m_state->tempPath.c_str());
-        throw InputError(m_path, "", "write failed: " + why);
-    }
+    m_state->text->commit();
     m_state->committed = true;
 }
 

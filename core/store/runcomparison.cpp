@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/store/runcomparison.h"
 
-#include "core/util/error.h"
-#include "core/util/jsonwriter.h"
 #include "core/store/project.h"
+#include "core/util/error.h"
+#include "core/util/json.h"
 
 #include <algorithm>
 #include <cmath>
@@ -231,36 +231,44 @@ std::string comparisonText(const RunComparison& c)
 
 std::string comparisonJson(const RunComparison& c)
 {
-    JsonWriter w;
-    w.beginObject().key("runs").beginArray();
+    Json json;
+    Json& runs = json["runs"] = Json::array();
     for (const ComparedRun& r : c.runs) {
-        w.beginObject();
-        w.key("id").value(r.id).key("name").value(r.name).key("model").value(r.model).key("loss").value(r.loss);
-        w.key("kind").value(r.kind).key("data").value(r.data).key("parameters").value(r.parameters);
-        w.key("step").value(r.step).key("graphs").value(r.graphs);
-        w.key("tau").value(r.tau).key("opa").value(r.opa).key("top1_slowdown").value(r.top1Slowdown);
-        w.key("top5_slowdown").value(r.top5Slowdown).key("ape").value(r.ape).key("tile_score").value(r.tileScore);
-        w.key("train_ms_per_step").value(r.trainMsPerStep).key("infer_ms_per_128_configs").value(r.inferMsPer128);
-        w.key("peak_rss_mb").value(r.peakRssMb);
-        w.key("graph_tau").beginObject();
+        Json& run = runs.emplace_back();
+        run["id"] = r.id;
+        run["name"] = r.name;
+        run["model"] = r.model;
+        run["loss"] = r.loss;
+        run["kind"] = r.kind;
+        run["data"] = r.data;
+        run["parameters"] = r.parameters;
+        run["step"] = r.step;
+        run["graphs"] = r.graphs;
+        run["tau"] = r.tau;
+        run["opa"] = r.opa;
+        run["top1_slowdown"] = r.top1Slowdown;
+        run["top5_slowdown"] = r.top5Slowdown;
+        run["ape"] = r.ape;
+        run["tile_score"] = r.tileScore;
+        run["train_ms_per_step"] = r.trainMsPerStep;
+        run["infer_ms_per_128_configs"] = r.inferMsPer128;
+        run["peak_rss_mb"] = r.peakRssMb;
+        Json& graphTau = run["graph_tau"] = Json::object();
         for (const auto& [g, tau] : r.graphTau)
-            w.key(g).value(tau);
-        w.endObject().endObject();
+            graphTau[g] = tau;
     }
-    w.endArray().key("pairs").beginArray();
+    Json& pairs = json["pairs"] = Json::array();
     for (const PairwiseWins& p : c.pairs) {
-        w.beginObject().key("a").value(c.runs[p.a].id).key("b").value(c.runs[p.b].id);
-        w.key("a_better").value(p.aBetter).key("b_better").value(p.bBetter).key("ties").value(p.ties);
-        w.key("graphs_a_better").beginArray();
-        for (const std::string& g : p.graphsABetter)
-            w.value(g);
-        w.endArray().key("graphs_b_better").beginArray();
-        for (const std::string& g : p.graphsBBetter)
-            w.value(g);
-        w.endArray().endObject();
+        Json& pair = pairs.emplace_back();
+        pair["a"] = c.runs[p.a].id;
+        pair["b"] = c.runs[p.b].id;
+        pair["a_better"] = p.aBetter;
+        pair["b_better"] = p.bBetter;
+        pair["ties"] = p.ties;
+        pair["graphs_a_better"] = p.graphsABetter;
+        pair["graphs_b_better"] = p.graphsBBetter;
     }
-    w.endArray().endObject();
-    return w.str() + "\n";
+    return jsonText(json) + "\n";
 }
 
 } // namespace tgraph

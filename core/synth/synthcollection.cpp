@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/synth/synthcollection.h"
 
-#include "core/util/error.h"
 #include "core/graph/graphio.h"
-#include "core/synth/hlogen.h"
 #include "core/hlo/hlotext.h"
+#include "core/synth/hlogen.h"
+#include "core/util/error.h"
+#include "core/util/json.h"
 #include "core/util/progress.h"
 #include "core/util/version.h"
 
 #include <cmath>
-#include <cstdio>
 #include <filesystem>
 #include <random>
 
@@ -55,14 +55,14 @@ HloModule generatedModule(const std::string& family, int64_t size, uint64_t seed
 std::string syntheticMetaJson(const std::string& generator, const std::string& family, const std::string& sampler,
     uint64_t seed, const SimulatorParams& p)
 {
-    char buf[1024];
-    std::snprintf(buf, sizeof buf,
-        "{\"synthetic\": true, \"generator\": \"%s\", \"version\": \"%s\", \"family\": \"%s\", \"sampler\": \"%s\", "
-        "\"seed\": %llu, \"simulator\": {\"matrixFlops\": %g, \"vectorFlops\": %g, \"hbmBandwidth\": %g, "
-        "\"noiseSigma\": %g, \"failureRate\": %g, \"vmemBytes\": %g}}",
-        generator.c_str(), projectVersion().c_str(), family.c_str(), sampler.c_str(), (unsigned long long)seed,
-        p.matrixFlops, p.vectorFlops, p.hbmBandwidth, p.noiseSigma, p.failureRate, p.vmemBytes);
-    return buf;
+    // One line with a space after ':' and ',', as `tgraph inspect` shows it; every value through
+    // nlohmann, so strings are escaped and numbers are exact and free of the C locale.
+    const auto v = [](const Json& value) { return jsonText(value, true); };
+    return "{\"synthetic\": true, \"generator\": " + v(generator) + ", \"version\": " + v(projectVersion())
+        + ", \"family\": " + v(family) + ", \"sampler\": " + v(sampler) + ", \"seed\": " + v(seed)
+        + ", \"simulator\": {\"matrixFlops\": " + v(p.matrixFlops) + ", \"vectorFlops\": " + v(p.vectorFlops)
+        + ", \"hbmBandwidth\": " + v(p.hbmBandwidth) + ", \"noiseSigma\": " + v(p.noiseSigma)
+        + ", \"failureRate\": " + v(p.failureRate) + ", \"vmemBytes\": " + v(p.vmemBytes) + "}}";
 }
 
 ModuleTuningData simulateLayoutRuns(HloModule module, const std::vector<int64_t>& configurable,

@@ -2,7 +2,7 @@
 #include "core/train/trainingevents.h"
 
 #include "core/util/error.h"
-#include "core/util/jsonwriter.h"
+#include "core/util/json.h"
 
 #include <cerrno>
 #include <cstring>
@@ -75,101 +75,60 @@ void JsonLinesTrainingSink::writeLine(const std::string& line)
 
 std::string JsonLinesTrainingSink::toJson(const StepMetrics& m)
 {
-    JsonWriter w(true);
-    w.beginObject()
-        .key("event")
-        .value("step")
-        .key("fold")
-        .value(m.fold)
-        .key("step")
-        .value(m.step)
-        .key("total_steps")
-        .value(m.totalSteps)
-        .key("interval_steps")
-        .value(m.intervalSteps)
-        .key("epoch")
-        .value(m.epoch)
-        .key("loss")
-        .value(m.loss)
-        .key("lr")
-        .value(m.learningRate)
-        .key("grad_norm")
-        .value(m.gradNorm)
-        .key("tokens_per_s")
-        .value(m.tokensPerSecond)
-        .key("steps_per_s")
-        .value(m.stepsPerSecond)
-        .key("skipped")
-        .value(m.skippedSteps)
-        .key("skipped_total")
-        .value(m.skippedTotal)
-        .endObject();
-    return w.str();
+    Json j;
+    j["event"] = "step";
+    j["fold"] = m.fold;
+    j["step"] = m.step;
+    j["total_steps"] = m.totalSteps;
+    j["interval_steps"] = m.intervalSteps;
+    j["epoch"] = m.epoch;
+    j["loss"] = m.loss;
+    j["lr"] = m.learningRate;
+    j["grad_norm"] = m.gradNorm;
+    j["tokens_per_s"] = m.tokensPerSecond;
+    j["steps_per_s"] = m.stepsPerSecond;
+    j["skipped"] = m.skippedSteps;
+    j["skipped_total"] = m.skippedTotal;
+    return jsonText(j, true);
 }
 
 std::string JsonLinesTrainingSink::toJson(const EvalMetrics& m)
 {
-    JsonWriter w(true);
-    w.beginObject()
-        .key("event")
-        .value("eval")
-        .key("fold")
-        .value(m.fold)
-        .key("step")
-        .value(m.step)
-        .key("mean_tau")
-        .value(m.meanTau)
-        .key("mean_opa")
-        .value(m.meanOpa)
-        .key("mean_top5_slowdown")
-        .value(m.meanTop5Slowdown)
-        .key("mean_tile_score")
-        .value(m.meanTileScore)
-        .key("mean_top1_slowdown")
-        .value(m.meanTop1Slowdown)
-        .key("ape")
-        .value(m.ape)
-        .key("best")
-        .value(m.best)
-        .key("seconds")
-        .value(m.seconds)
-        .key("graphs")
-        .beginArray();
-    for (const GraphEvalMetrics& g : m.graphs)
-        w.beginObject()
-            .key("graph")
-            .value(g.graph)
-            .key("configs")
-            .value(g.configs)
-            .key("tau")
-            .value(g.kendallTau)
-            .key("opa")
-            .value(g.opa)
-            .key("top5_slowdown")
-            .value(g.top5Slowdown)
-            .key("tile_score")
-            .value(g.tileScore)
-            .endObject();
-    w.endArray().endObject();
-    return w.str();
+    Json j;
+    j["event"] = "eval";
+    j["fold"] = m.fold;
+    j["step"] = m.step;
+    j["mean_tau"] = m.meanTau;
+    j["mean_opa"] = m.meanOpa;
+    j["mean_top5_slowdown"] = m.meanTop5Slowdown;
+    j["mean_tile_score"] = m.meanTileScore;
+    j["mean_top1_slowdown"] = m.meanTop1Slowdown;
+    j["ape"] = m.ape;
+    j["best"] = m.best;
+    j["seconds"] = m.seconds;
+    Json& graphs = j["graphs"] = Json::array();
+    for (const GraphEvalMetrics& g : m.graphs) {
+        Json& row = graphs.emplace_back();
+        row["graph"] = g.graph;
+        row["configs"] = g.configs;
+        row["tau"] = g.kendallTau;
+        row["opa"] = g.opa;
+        row["top5_slowdown"] = g.top5Slowdown;
+        row["tile_score"] = g.tileScore;
+    }
+    return jsonText(j, true);
 }
 
 std::string JsonLinesTrainingSink::toJson(const RunEvent& e)
 {
-    JsonWriter w(true);
-    w.beginObject()
-        .key("event")
-        .value(runEventKindName(e.kind))
-        .key("fold")
-        .value(e.fold)
-        .key("step")
-        .value(e.step)
-        .key("message")
-        .value(e.message);
+    Json j;
+    j["event"] = runEventKindName(e.kind);
+    j["fold"] = e.fold;
+    j["step"] = e.step;
+    j["message"] = e.message;
     if (!e.path.empty())
-        w.key("path").value(e.path);
-    w.endObject();
-    return w.str();
+        j["path"] = e.path;
+    return jsonText(j, true);
 }
 
 void JsonLinesTrainingSink::stepMetrics(const StepMetrics& m) { writeLine(toJson(m)); }

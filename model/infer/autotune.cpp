@@ -3,12 +3,13 @@
 
 #include "model/infer/explainsimulator.h"
 
-#include "core/results/attribution.h"
-#include "core/util/childprocess.h"
-#include "core/util/error.h"
 #include "core/hlo/featurizer.h"
 #include "core/io/filebytes.h"
-#include "core/util/jsonwriter.h"
+#include "core/results/attribution.h"
+#include "core/util/atomicfile.h"
+#include "core/util/childprocess.h"
+#include "core/util/error.h"
+#include "core/util/json.h"
 #include "core/util/progress.h"
 
 #include <chrono>
@@ -191,7 +192,7 @@ AutotuneOutcome Autotuner::run(ProgressSink* progress, const std::function<void(
         if (m_simulator) {
             c.runtime = m_simulator->runtime(row.data());
         } else if (measure) {
-            writeTextFile(configFile(rank), configJson(row, rank));
+            writeFileAtomically(configFile(rank), configJson(row, rank));
             c.runtime
                 = measureWithCommand(m_request.measureCommand, configFile(rank), m_request.measureTimeoutMs, &c.note);
         }
@@ -205,7 +206,7 @@ AutotuneOutcome Autotuner::run(ProgressSink* progress, const std::function<void(
             if (out.top[r].evaluation == 0) { // the default itself: verified once, its file under both names
                 out.top[r] = out.defaultEntry;
                 if (measure)
-                    writeTextFile(configFile(int(r + 1)), configJson(m_space.row(m_space.start()), int(r + 1)));
+                    writeFileAtomically(configFile(int(r + 1)), configJson(m_space.row(m_space.start()), int(r + 1)));
             } else {
                 verifyOne(out.top[r], int(r + 1));
             }
@@ -303,43 +304,32 @@ std::string Autotuner::configJson(const std::vector<float>& row, int rank) const
 {
     const TuneSpace& space = m_space;
     const GraphDocument& doc = *m_document;
-    JsonWriter j;
-    j.beginObject();
-    j.key("source").value(space.source);
-    j.key("rank").value(rank);
-    j.key("kind").value(graphKindName(space.kind));
+    Json j;
+    j["source"] = space.source;
+    j["rank"] = rank;
+    j["kind"] = graphKindName(space.kind);
     if (space.kind == GraphKind::Tile) {
-        j.key("config_feat").beginArray();
+        Json& feat = j["config_feat"] = Json::array();
         for (int i = 0; i < space.rowWidth; ++i)
-            j.value(double(row[size_t(i)]));
-        j.endArray();
+            feat.push_back(double(row[size_t(i)]));
     } else {
-        j.key("node_config_ids").beginArray();
-        for (const int64_t id : space.nodeIds)
-            j.value(id);
-        j.endArray();
-        j.key("layouts").beginArray();
+        j["node_config_ids"] = space.nodeIds;
+        Json& layouts = j["layouts"] = Json::array();
         for (size_t k = 0; k < space.nodeIds.size(); ++k) {
             std::array<int8_t, 18> values {};
             for (int v = 0; v < 18; ++v)
                 values[size_t(v)] = int8_t(row[k * 18 + size_t(v)]);
-            j.beginObject();
-            j.key("node").value(space.nodeIds[k]);
-            j.key("name").value(nodeName(space.nodeIds[k]));
-            j.key("opcode").value(doc.opcodeName(space.nodeIds[k]));
-            j.key("values").beginArray();
-            for (const int8_t v : values)
-                j.value(int(v));
-            j.endArray();
-            j.key("output").value(tensorLayoutText(values, 0));
-            j.key("input").value(tensorLayoutText(values, 1));
-            j.key("kernel").value(tensorLayoutText(values, 2));
-            j.endObject();
+            Json& layout = layouts.emplace_back();
+            layout["node"] = space.nodeIds[k];
+            layout["name"] = nodeName(space.nodeIds[k]);
+            layout["opcode"] = doc.opcodeName(space.nodeIds[k]);
+            layout["values"] = values;
+            layout["output"] = tensorLayoutText(values, 0);
+            layout["input"] = tensorLayoutText(values, 1);
+            layout["kernel"] = tensorLayoutText(values, 2);
         }
-        j.endArray();
     }
-    j.endObject();
-    return j.str() + "\n";
+    return jsonText(j) + "\n";
 }
 
 } // namespace tgraph::model

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "model/infer/explainsimulator.h"
 
-#include "core/util/error.h"
 #include "core/hlo/featurizer.h"
 #include "core/hlo/hloinput.h"
 #include "core/hlo/hlotext.h"
-#include "core/util/jsonreader.h"
 #include "core/synth/synthcollection.h"
+#include "core/util/error.h"
+#include "core/util/json.h"
 
 #include <algorithm>
 #include <cmath>
@@ -85,13 +85,13 @@ std::optional<LinkedModule> regenerateSynthModule(const LayoutGraph& graph, std:
         return std::nullopt;
     }
     try {
-        const JsonValue meta = parseJson(graph.syntheticMeta);
-        if (!meta.contains("generator") || meta.at("generator").asString() != "tgraph synth") {
+        const Json meta = parseJson(graph.syntheticMeta);
+        if (!meta.contains("generator") || jsonString(meta, "generator") != "tgraph synth") {
             *why = notSynth;
             return std::nullopt;
         }
-        family = meta.at("family").asString();
-        seed = uint64_t(meta.at("seed").asInteger());
+        family = jsonString(meta, "family");
+        seed = jsonUnsigned(meta, "seed");
     } catch (const std::exception& e) {
         *why = std::string("meta_synthetic cannot be read: ") + e.what();
         return std::nullopt;
@@ -140,12 +140,12 @@ SimulatorParams simulatorParamsOf(const LayoutGraph& graph, const std::string& o
     std::string error;
     if (!graph.syntheticMeta.empty()) {
         try {
-            const JsonValue meta = parseJson(graph.syntheticMeta);
+            const Json meta = parseJson(graph.syntheticMeta);
             if (meta.contains("simulator")) {
                 std::string recorded;
-                for (const auto& [name, value] : meta.at("simulator").members())
-                    if (value.isNumber())
-                        recorded += (recorded.empty() ? "" : ",") + name + "=" + numberText(value.asNumber());
+                for (const auto& [name, value] : jsonObject(meta, "simulator").items())
+                    if (value.is_number())
+                        recorded += (recorded.empty() ? "" : ",") + name + "=" + numberText(value.get<double>());
                 SimulatorParams fromMeta = params;
                 if (fromMeta.assign(recorded, &error))
                     params = fromMeta; // a value out of range keeps the defaults (the file is still usable)

@@ -3,13 +3,13 @@
 
 #include "model/nn/weights.h"
 
-#include "core/util/error.h"
-#include "core/io/filebytes.h"
 #include "core/graph/graphio.h"
-#include "core/util/jsonreader.h"
-#include "core/io/npz.h"
-#include "core/util/progress.h"
 #include "core/graph/prune.h"
+#include "core/io/filebytes.h"
+#include "core/io/npz.h"
+#include "core/util/error.h"
+#include "core/util/json.h"
+#include "core/util/progress.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -161,13 +161,14 @@ std::vector<std::string> expandWeightsArguments(const std::vector<std::string>& 
             continue;
         }
         const FileBytes bytes = FileBytes::read(argument);
+        const Json manifest = parseJson(bytes.view(), argument);
         try {
-            const JsonValue manifest = parseJson(bytes.view());
-            const auto& list = manifest.at("ensemble").items();
+            const Json& list = jsonArray(manifest, "ensemble");
             if (list.empty())
                 throw InputError(argument, "ensemble", "the list of checkpoints is empty");
-            for (const JsonValue& item : list)
-                paths.push_back((fs::path(argument).parent_path() / item.asString()).string());
+            for (const Json& item : list)
+                paths.push_back(
+                    (fs::path(argument).parent_path() / jsonStringValue(item, "an item of \"ensemble\"")).string());
         } catch (const InputError&) {
             throw;
         } catch (const std::runtime_error& e) {

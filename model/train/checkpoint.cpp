@@ -3,10 +3,9 @@
 
 #include "model/nn/weights.h"
 
-#include "core/util/error.h"
-#include "core/util/jsonreader.h"
-#include "core/util/jsonwriter.h"
 #include "core/io/npz.h"
+#include "core/util/error.h"
+#include "core/util/json.h"
 
 #include <ATen/CPUGeneratorImpl.h>
 
@@ -54,12 +53,13 @@ NdArray<float> floatArray(const torch::Tensor& t)
 
 std::string dataFilesJson(const std::vector<DataFile>& files)
 {
-    JsonWriter w(true);
-    w.beginArray();
-    for (const DataFile& f : files)
-        w.beginObject().key("path").value(f.path).key("split").value(dataSplitName(f.split)).endObject();
-    w.endArray();
-    return w.str();
+    Json list = Json::array();
+    for (const DataFile& f : files) {
+        Json& item = list.emplace_back();
+        item["path"] = f.path;
+        item["split"] = dataSplitName(f.split);
+    }
+    return jsonText(list, true);
 }
 
 torch::Tensor currentTorchRng() { return at::detail::getDefaultCPUGenerator().get_state(); }
@@ -176,11 +176,13 @@ std::vector<DataFile> parseDataFiles(const std::string& json, const std::string&
 {
     std::vector<DataFile> files;
     try {
-        const JsonValue root = parseJson(json);
-        for (const JsonValue& item : root.items()) {
+        const Json root = parseJson(json);
+        if (!root.is_array())
+            throw std::runtime_error("not an array");
+        for (const Json& item : root) {
             DataFile f;
-            f.path = item.at("path").asString();
-            const std::string& split = item.at("split").asString();
+            f.path = jsonString(item, "path");
+            const std::string split = jsonString(item, "split");
             if (split != "train" && split != "valid")
                 throw std::runtime_error("split \"" + split + "\" is neither train nor valid");
             f.split = split == "train" ? DataSplit::Train : DataSplit::Valid;

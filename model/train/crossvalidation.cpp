@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "model/train/crossvalidation.h"
 
-#include "core/util/error.h"
 #include "core/io/filebytes.h"
-#include "core/util/jsonreader.h"
-#include "core/util/jsonwriter.h"
 #include "core/train/kfold.h"
+#include "core/util/atomicfile.h"
+#include "core/util/error.h"
+#include "core/util/json.h"
 
 #include <filesystem>
 #include <fstream>
@@ -32,56 +32,48 @@ std::vector<std::vector<size_t>> foldValidationSets(const TrainingData& data, in
 
 namespace {
 
-// Written beside the target and renamed into place: a reader never sees half a file.
-void writeJsonFile(const std::string& path, const std::string& text, const char* what)
+// Written atomically (core/util/atomicfile.h): a reader never sees half a file.
+void writeJsonFile(const std::string& path, const Json& json, const char* what)
 {
-    const std::string temp = path + ".tmp";
     try {
-        writeTextFile(temp, text + "\n");
-    } catch (const InputError&) {
-        std::error_code ec;
-        fs::remove(temp, ec);
-        throw InputError(path, "", std::string("cannot write the ") + what);
-    }
-    std::error_code ec;
-    fs::rename(temp, path, ec);
-    if (ec) {
-        fs::remove(temp, ec);
-        throw InputError(path, "", std::string("cannot write the ") + what + ": " + ec.message());
+        writeFileAtomically(path, jsonText(json) + "\n");
+    } catch (const InputError& e) {
+        throw InputError(path, "", std::string("cannot write the ") + what + ": " + e.problem());
     }
 }
 
-void writeFold(JsonWriter& w, const FoldResult& f)
+Json foldJson(const FoldResult& f)
 {
-    w.beginObject();
-    w.key("fold").value(f.fold).key("folds").value(f.folds).key("fold_seed").value(uint64_t(f.foldSeed));
-    w.key("seed").value(f.seed);
-    w.key("best_tau").value(f.bestTau).key("best_step").value(f.bestStep).key("steps").value(f.steps);
-    w.key("diverged").value(f.diverged).key("message").value(f.message).key("kept").value(f.kept);
-    w.key("checkpoint").value(f.checkpoint);
-    w.key("train_graphs").value(uint64_t(f.trainGraphs));
-    w.key("valid_graphs").beginArray();
-    for (const std::string& g : f.validGraphs)
-        w.value(g);
-    w.endArray().endObject();
+    Json j;
+    j["fold"] = f.fold;
+    j["folds"] = f.folds;
+    j["fold_seed"] = uint64_t(f.foldSeed);
+    j["seed"] = f.seed;
+    j["best_tau"] = f.bestTau;
+    j["best_step"] = f.bestStep;
+    j["steps"] = f.steps;
+    j["diverged"] = f.diverged;
+    j["message"] = f.message;
+    j["kept"] = f.kept;
+    j["checkpoint"] = f.checkpoint;
+    j["train_graphs"] = uint64_t(f.trainGraphs);
+    j["valid_graphs"] = f.validGraphs;
+    return j;
 }
 
 void writeManifest(const std::string& path, const TrainOptions& options, const CrossValidationOptions& cv,
     const CrossValidationResult& result)
 {
-    JsonWriter w;
-    w.beginObject();
-    w.key("folds").value(cv.folds).key("fold_seed").value(uint64_t(cv.foldSeed));
-    w.key("keep").value(cv.keep).key("seed").value(options.seed);
-    w.key("trained").beginArray();
+    Json j;
+    j["folds"] = cv.folds;
+    j["fold_seed"] = uint64_t(cv.foldSeed);
+    j["keep"] = cv.keep;
+    j["seed"] = options.seed;
+    Json& trained = j["trained"] = Json::array();
     for (const FoldResult& f : result.folds)
-        writeFold(w, f);
-    w.endArray();
-    w.key("ensemble").beginArray();
-    for (const std::string& e : result.ensemble)
-        w.value(e);
-    w.endArray().endObject();
-    writeJsonFile(path, w.str(), "ensemble manifest");
+        trained.push_back(foldJson(f));
+    j["ensemble"] = result.ensemble;
+    writeJsonFile(path, j, "ensemble manifest");
 }
 
 std::string foldDirName(int fold) { return "fold-" + std::to_string(fold); }
@@ -145,9 +137,7 @@ FoldResult trainFold(const TrainingData& data, const TrainOptions& options, cons
 
 void writeFoldResult(const std::string& path, const FoldResult& fold)
 {
-    JsonWriter w;
-    writeFold(w, fold);
-    writeJsonFile(path, w.str(), "fold result");
+    writeJsonFile(path, foldJson(fold), "fold result");
 }
 
 FoldResult readFoldResult(const std::string& path)
@@ -159,23 +149,23 @@ FoldResult readFoldResult(const std::string& path)
         throw InputError(path, "", "no fold result: the fold has not finished training here (train it with "
                                    "--fold K and the same --out, or copy its fold-K folder here)");
     }
+    const Json root = parseJson(text, path);
     try {
-        const JsonValue root = parseJson(text);
         FoldResult f;
-        f.fold = int(root.at("fold").asInteger());
-        f.folds = int(root.at("folds").asInteger());
-        f.foldSeed = uint32_t(root.at("fold_seed").asInteger());
-        f.seed = uint64_t(root.at("seed").asInteger());
-        f.bestTau = root.at("best_tau").isNull() ? std::numeric_limits<double>::quiet_NaN()
-                                                 : root.at("best_tau").asNumber();
-        f.bestStep = root.at("best_step").asInteger();
-        f.steps = root.at("steps").asInteger();
-        f.diverged = root.at("diverged").asBool();
-        f.message = root.at("message").asString();
-        f.checkpoint = root.at("checkpoint").asString();
-        f.trainGraphs = size_t(root.at("train_graphs").asInteger());
-        for (const JsonValue& g : root.at("valid_graphs").items())
-            f.validGraphs.push_back(g.asString());
+        f.fold = int(jsonInteger(root, "fold"));
+        f.folds = int(jsonInteger(root, "folds"));
+        f.foldSeed = uint32_t(jsonUnsigned(root, "fold_seed"));
+        f.seed = jsonUnsigned(root, "seed");
+        f.bestTau = jsonMember(root, "best_tau").is_null() ? std::numeric_limits<double>::quiet_NaN()
+                                                           : jsonNumber(root, "best_tau");
+        f.bestStep = jsonInteger(root, "best_step");
+        f.steps = jsonInteger(root, "steps");
+        f.diverged = jsonBool(root, "diverged");
+        f.message = jsonString(root, "message");
+        f.checkpoint = jsonString(root, "checkpoint");
+        f.trainGraphs = size_t(jsonUnsigned(root, "train_graphs"));
+        for (const Json& g : jsonArray(root, "valid_graphs"))
+            f.validGraphs.push_back(jsonStringValue(g, "an item of \"valid_graphs\""));
         return f;
     } catch (const std::runtime_error& e) {
         throw InputError(path, "", std::string("not a fold result: ") + e.what());

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "model/train/trainoptions.h"
 
-#include "core/util/jsonreader.h"
-#include "core/util/jsonwriter.h"
+#include "core/util/json.h"
 
 #include <algorithm>
 #include <cmath>
@@ -80,110 +79,90 @@ LossKind effectiveLoss(const TrainOptions& options)
 
 std::string toJson(const TrainOptions& o)
 {
-    JsonWriter w(true);
-    w.beginObject().key("model").beginObject();
-    w.key("hidden").value(o.model.hidden);
-    w.key("blocks").value(o.model.blocks);
-    w.key("use_cross_attn").value(o.model.useCrossAttn);
-    w.key("op_table_size").value(o.model.opTableSize);
-    w.key("dropout").value(o.model.dropout);
-    w.key("residual_after_activation").value(o.model.residualAfterActivation);
-    w.key("bidirectional_edges").value(o.model.bidirectionalEdges);
-    w.key("family").value(modelFamilyName(o.model.family));
-    w.key("reduction").value(nodeReductionName(o.model.reduction));
-    w.endObject();
-    w.key("loss").value(lossKindName(o.loss));
-    w.key("steps").value(o.steps);
-    w.key("epochs").value(o.epochs);
-    w.key("configs_per_step").value(o.configsPerStep);
-    w.key("lr").value(o.learningRate);
-    w.key("beta1").value(o.beta1);
-    w.key("beta2").value(o.beta2);
-    w.key("adam_eps").value(o.adamEps);
-    w.key("weight_decay").value(o.weightDecay);
-    w.key("decay_biases").value(o.decayBiases);
-    w.key("warmup_share").value(o.warmupShare);
-    w.key("clip_norm").value(o.clipNorm);
-    w.key("eval_every").value(o.evalEvery);
-    w.key("eval_batch").value(o.evalBatch);
-    w.key("log_every").value(o.logEvery);
-    w.key("max_nonfinite_run").value(o.maxNonFiniteRun);
-    w.key("seed").value(o.seed);
-    w.key("deterministic").value(o.deterministic);
-    w.key("dedup").value(dedupPolicyName(o.dedup));
-    w.key("folds").value(o.folds);
-    w.key("fold").value(o.fold);
-    w.key("fold_seed").value(uint64_t(o.foldSeed));
-    w.key("graphs_per_step").value(o.graphsPerStep);
-    w.endObject();
-    return w.str();
+    Json j;
+    Json& m = j["model"] = Json::object();
+    m["hidden"] = o.model.hidden;
+    m["blocks"] = o.model.blocks;
+    m["use_cross_attn"] = o.model.useCrossAttn;
+    m["op_table_size"] = o.model.opTableSize;
+    m["dropout"] = o.model.dropout;
+    m["residual_after_activation"] = o.model.residualAfterActivation;
+    m["bidirectional_edges"] = o.model.bidirectionalEdges;
+    m["family"] = modelFamilyName(o.model.family);
+    m["reduction"] = nodeReductionName(o.model.reduction);
+    j["loss"] = lossKindName(o.loss);
+    j["steps"] = o.steps;
+    j["epochs"] = o.epochs;
+    j["configs_per_step"] = o.configsPerStep;
+    j["lr"] = o.learningRate;
+    j["beta1"] = o.beta1;
+    j["beta2"] = o.beta2;
+    j["adam_eps"] = o.adamEps;
+    j["weight_decay"] = o.weightDecay;
+    j["decay_biases"] = o.decayBiases;
+    j["warmup_share"] = o.warmupShare;
+    j["clip_norm"] = o.clipNorm;
+    j["eval_every"] = o.evalEvery;
+    j["eval_batch"] = o.evalBatch;
+    j["log_every"] = o.logEvery;
+    j["max_nonfinite_run"] = o.maxNonFiniteRun;
+    j["seed"] = o.seed;
+    j["deterministic"] = o.deterministic;
+    j["dedup"] = dedupPolicyName(o.dedup);
+    j["folds"] = o.folds;
+    j["fold"] = o.fold;
+    j["fold_seed"] = uint64_t(o.foldSeed);
+    j["graphs_per_step"] = o.graphsPerStep;
+    return jsonText(j, true);
 }
 
 TrainOptions trainOptionsFromJson(const std::string& json)
 {
-    const JsonValue root = parseJson(json);
-    auto get = [](const JsonValue& object, const std::string& key) -> const JsonValue& { return object.at(key); };
-    auto field = [&](const JsonValue& object, const std::string& key, auto read) {
-        const JsonValue& v = get(object, key);
-        try {
-            return read(v);
-        } catch (const std::runtime_error& e) {
-            throw std::runtime_error("member \"" + key + "\" " + e.what());
-        }
-    };
-    auto integer = [&](const JsonValue& o, const char* k) {
-        return field(o, k, [](const JsonValue& v) { return v.asInteger(); });
-    };
-    auto number = [&](const JsonValue& o, const char* k) {
-        return field(o, k, [](const JsonValue& v) { return v.asNumber(); });
-    };
-    auto flag
-        = [&](const JsonValue& o, const char* k) { return field(o, k, [](const JsonValue& v) { return v.asBool(); }); };
-
+    const Json root = parseJson(json);
+    const Json& m = jsonObject(root, "model");
     TrainOptions o;
-    const JsonValue& m = get(root, "model");
-    o.model.hidden = integer(m, "hidden");
-    o.model.blocks = integer(m, "blocks");
-    o.model.useCrossAttn = flag(m, "use_cross_attn");
-    o.model.opTableSize = integer(m, "op_table_size");
-    o.model.dropout = number(m, "dropout");
-    o.model.residualAfterActivation = flag(m, "residual_after_activation");
-    o.model.bidirectionalEdges = flag(m, "bidirectional_edges");
-    // Written since the model zoo; older checkpoints hold TGraph models.
-    const auto text = [&](const JsonValue& v, const char* k) {
-        return field(v, k, [](const JsonValue& x) { return x.asString(); });
+    o.model.hidden = jsonInteger(m, "hidden");
+    o.model.blocks = jsonInteger(m, "blocks");
+    o.model.useCrossAttn = jsonBool(m, "use_cross_attn");
+    o.model.opTableSize = jsonInteger(m, "op_table_size");
+    o.model.dropout = jsonNumber(m, "dropout");
+    o.model.residualAfterActivation = jsonBool(m, "residual_after_activation");
+    o.model.bidirectionalEdges = jsonBool(m, "bidirectional_edges");
+    const auto choice = [](const Json& object, const char* key, auto parse, auto* value) {
+        const std::string text = jsonString(object, key);
+        if (!parse(text, value))
+            throw std::runtime_error(std::string("member \"") + key + "\" has an unknown value \"" + text + "\"");
     };
-    if (m.contains("family") && !parseModelFamily(text(m, "family"), &o.model.family))
-        throw std::runtime_error("member \"family\" has an unknown value \"" + text(m, "family") + "\"");
-    if (m.contains("reduction") && !parseNodeReduction(text(m, "reduction"), &o.model.reduction))
-        throw std::runtime_error("member \"reduction\" has an unknown value \"" + text(m, "reduction") + "\"");
-    if (root.contains("loss") && !parseLossKind(text(root, "loss"), &o.loss))
-        throw std::runtime_error("member \"loss\" has an unknown value \"" + text(root, "loss") + "\"");
-    o.steps = integer(root, "steps");
-    o.epochs = number(root, "epochs");
-    o.configsPerStep = integer(root, "configs_per_step");
-    o.learningRate = number(root, "lr");
-    o.beta1 = number(root, "beta1");
-    o.beta2 = number(root, "beta2");
-    o.adamEps = number(root, "adam_eps");
-    o.weightDecay = number(root, "weight_decay");
-    o.decayBiases = flag(root, "decay_biases");
-    o.warmupShare = number(root, "warmup_share");
-    o.clipNorm = number(root, "clip_norm");
-    o.evalEvery = integer(root, "eval_every");
-    o.evalBatch = integer(root, "eval_batch");
-    o.logEvery = integer(root, "log_every");
-    o.maxNonFiniteRun = integer(root, "max_nonfinite_run");
-    o.seed = uint64_t(integer(root, "seed"));
-    o.deterministic = flag(root, "deterministic");
-    const std::string dedup = field(root, "dedup", [](const JsonValue& v) { return v.asString(); });
-    if (!parseDedupPolicy(dedup, &o.dedup))
-        throw std::runtime_error("member \"dedup\" has an unknown value \"" + dedup + "\"");
-    o.folds = int(integer(root, "folds"));
-    o.fold = int(integer(root, "fold"));
-    o.foldSeed = uint32_t(integer(root, "fold_seed"));
+    // Written since the model zoo; older checkpoints hold TGraph models.
+    if (m.contains("family"))
+        choice(m, "family", parseModelFamily, &o.model.family);
+    if (m.contains("reduction"))
+        choice(m, "reduction", parseNodeReduction, &o.model.reduction);
+    if (root.contains("loss"))
+        choice(root, "loss", parseLossKind, &o.loss);
+    o.steps = jsonInteger(root, "steps");
+    o.epochs = jsonNumber(root, "epochs");
+    o.configsPerStep = jsonInteger(root, "configs_per_step");
+    o.learningRate = jsonNumber(root, "lr");
+    o.beta1 = jsonNumber(root, "beta1");
+    o.beta2 = jsonNumber(root, "beta2");
+    o.adamEps = jsonNumber(root, "adam_eps");
+    o.weightDecay = jsonNumber(root, "weight_decay");
+    o.decayBiases = jsonBool(root, "decay_biases");
+    o.warmupShare = jsonNumber(root, "warmup_share");
+    o.clipNorm = jsonNumber(root, "clip_norm");
+    o.evalEvery = jsonInteger(root, "eval_every");
+    o.evalBatch = jsonInteger(root, "eval_batch");
+    o.logEvery = jsonInteger(root, "log_every");
+    o.maxNonFiniteRun = jsonInteger(root, "max_nonfinite_run");
+    o.seed = jsonUnsigned(root, "seed");
+    o.deterministic = jsonBool(root, "deterministic");
+    choice(root, "dedup", parseDedupPolicy, &o.dedup);
+    o.folds = int(jsonInteger(root, "folds"));
+    o.fold = int(jsonInteger(root, "fold"));
+    o.foldSeed = uint32_t(jsonUnsigned(root, "fold_seed"));
     if (root.contains("graphs_per_step")) // written since data-parallel training
-        o.graphsPerStep = integer(root, "graphs_per_step");
+        o.graphsPerStep = jsonInteger(root, "graphs_per_step");
     if (o.configsPerStep < 1 || o.graphsPerStep < 1 || o.evalBatch < 1 || o.logEvery < 1 || o.maxNonFiniteRun < 1
         || o.model.hidden < 1 || o.model.opTableSize < 1 || !(o.learningRate >= 0)
         || !(o.warmupShare >= 0 && o.warmupShare <= 1))

@@ -15,18 +15,18 @@
 #include "model/nn/weights.h"
 
 #include "core/graph/configs.h"
-#include "core/util/error.h"
-#include "core/hlo/featurizer.h"
 #include "core/graph/graphio.h"
+#include "core/hlo/featurizer.h"
 #include "core/hlo/hloproto.h"
-#include "core/util/jsonreader.h"
-#include "core/train/kfold.h"
-#include "core/metrics/metrics.h"
 #include "core/io/npz.h"
+#include "core/metrics/metrics.h"
 #include "core/sim/simulator.h"
 #include "core/synth/synthcollection.h"
+#include "core/train/kfold.h"
 #include "core/train/trainingevents.h"
 #include "core/train/trainingset.h"
+#include "core/util/error.h"
+#include "core/util/json.h"
 #include "modeltestutil.h"
 #include "testutil.h"
 
@@ -686,11 +686,11 @@ private Q_SLOTS:
         std::string line;
         int steps = 0, evals = 0;
         while (std::getline(in, line)) {
-            const JsonValue v = parseJson(line);
-            steps += v.at("event").asString() == "step";
-            if (v.at("event").asString() == "eval") {
+            const Json v = parseJson(line, jsonl);
+            steps += jsonString(v, "event") == "step";
+            if (jsonString(v, "event") == "eval") {
                 ++evals;
-                QCOMPARE(v.at("graphs").items().size(), rec.evals[0].graphs.size());
+                QCOMPARE(jsonArray(v, "graphs").size(), rec.evals[0].graphs.size());
             }
         }
         QCOMPARE(steps, 3);

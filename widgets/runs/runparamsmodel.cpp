@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "widgets/runs/runparamsmodel.h"
 
-#include "core/util/jsonreader.h"
+#include "core/util/json.h"
 
 #include <QBrush>
 #include <QColor>
@@ -11,37 +11,43 @@
 
 namespace {
 
-std::string jsonText(const tgraph::JsonValue& v)
+// A value as the table shows it: numbers with up to 12 significant digits, strings unquoted.
+std::string cellText(const tgraph::Json& v)
 {
-    using Type = tgraph::JsonValue::Type;
     switch (v.type()) {
-    case Type::Null:
+    case tgraph::Json::value_t::null:
         return "null";
-    case Type::Bool:
-        return v.asBool() ? "true" : "false";
-    case Type::Number:
-        return QString::number(v.asNumber(), 'g', 12).toStdString();
-    case Type::String:
-        return v.asString();
-    case Type::Array: {
+    case tgraph::Json::value_t::boolean:
+        return v.get<bool>() ? "true" : "false";
+    case tgraph::Json::value_t::number_integer:
+        return std::to_string(v.get<int64_t>());
+    case tgraph::Json::value_t::number_unsigned:
+        return std::to_string(v.get<uint64_t>());
+    case tgraph::Json::value_t::number_float:
+        return QString::number(v.get<double>(), 'g', 12).toStdString();
+    case tgraph::Json::value_t::string:
+        return v.get<std::string>();
+    case tgraph::Json::value_t::array: {
         std::string text = "[";
-        for (const tgraph::JsonValue& item : v.items())
-            text += (text.size() > 1 ? ", " : "") + jsonText(item);
+        for (const tgraph::Json& item : v)
+            text += (text.size() > 1 ? ", " : "") + cellText(item);
         return text + "]";
     }
-    case Type::Object:
+    case tgraph::Json::value_t::object:
+    case tgraph::Json::value_t::binary:
+    case tgraph::Json::value_t::discarded:
         break;
     }
     return "{…}";
 }
 
-void flattenInto(const std::string& prefix, const tgraph::JsonValue& v, std::map<std::string, std::string>& out)
+void flattenInto(const std::string& prefix, const tgraph::Json& v, std::map<std::string, std::string>& out)
 {
-    if (!v.isObject()) {
-        out[prefix] = jsonText(v);
+    if (!v.is_object()) {
+        out[prefix] = cellText(v);
         return;
     }
-    for (const auto& [key, member] : v.members())
+    for (const auto& [key, member] : v.items())
         flattenInto(prefix + "." + key, member, out);
 }
 
