@@ -12,6 +12,7 @@
 #include <QCoreApplication>
 #include <QIcon>
 
+#include <clocale>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -188,6 +189,10 @@ int main(int argc, char** argv)
         qputenv("QT_QPA_PLATFORM", "offscreen");
 
     QApplication app(argc, argv);
+    // QApplication adopted the user's locale (setlocale(LC_ALL, "")); numbers that core writes and
+    // parses for machines (JSON, CSV, dot input, --params) must not get a decimal comma, so the C
+    // library's numeric locale goes back to "C" (Qt's own QLocale still formats what users read).
+    std::setlocale(LC_NUMERIC, "C");
     // The desktop entry and icon the package installs (packaging/): Wayland compositors match the
     // window to the entry by this name; X11 window managers take the icon set here.
     QGuiApplication::setDesktopFileName(QStringLiteral(TGRAPH_APP_ID));

@@ -8,6 +8,7 @@
 #include <graphviz/cgraph.h>
 #include <graphviz/gvc.h>
 
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -21,11 +22,13 @@ namespace {
 
 constexpr double kPointsPerInch = 72.0;
 
+// Numbers in the dot text are written and read with to_chars/from_chars: never the C locale's
+// decimal comma (the studio's QApplication adopts the user's locale).
 std::string inches(double points)
 {
     char buffer[32];
-    std::snprintf(buffer, sizeof buffer, "%.4f", points / kPointsPerInch);
-    return buffer;
+    const auto result = std::to_chars(buffer, buffer + sizeof buffer, points / kPointsPerInch, std::chars_format::fixed, 4);
+    return std::string(buffer, result.ptr);
 }
 
 void checkInput(const LayoutInput& input, const LayoutOptions& options)
@@ -176,11 +179,11 @@ std::vector<double> numbers(std::string_view text)
         if (end == std::string_view::npos)
             end = text.size();
         if (end > pos) {
-            const std::string part(text.substr(pos, end - pos));
-            char* stop = nullptr;
-            const double v = std::strtod(part.c_str(), &stop);
-            if (stop == part.c_str() || *stop != '\0')
-                throw std::runtime_error("Graphviz output: '" + part + "' is not a number");
+            const std::string_view part = text.substr(pos, end - pos);
+            double v = 0;
+            const auto [stop, error] = std::from_chars(part.data(), part.data() + part.size(), v);
+            if (error != std::errc() || stop != part.data() + part.size())
+                throw std::runtime_error("Graphviz output: '" + std::string(part) + "' is not a number");
             out.push_back(v);
         }
         pos = end + 1;
