@@ -2,7 +2,7 @@
 // The studio window under the offscreen platform: about box versions, background loading into
 // tabs, inline errors for corrupt files, cancel, recent files, geometry, drag and drop, screenshot.
 
-#include "app/studio/common/aboutdialog.h"
+#include "app/studio/window/aboutdialog.h"
 #include "app/studio/window/mainwindow.h"
 #include "core/graph/graphio.h"
 #include "core/synth/hlogen.h"
