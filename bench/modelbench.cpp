@@ -43,7 +43,7 @@ std::vector<int64_t> parseList(const std::string& text)
     return out;
 }
 
-// Matmul FLOPs of one forward of the plain module (spec §3.2): every Linear over C * N rows
+// Matmul FLOPs of one forward of the plain module (docs/model.md §3.2): every Linear over C * N rows
 // (f_in[0] on X0, f_in[1], SAGE lin_l on the mean and lin_r, the gates' two Linears), plus the head.
 double forwardFlops(const model::ModelOptions& o, int64_t configs, int64_t nodes)
 {

@@ -6,7 +6,7 @@ set -euo pipefail
 PACKAGES=(
   # toolchain
   build-essential cmake ninja-build pkg-config dpkg-dev ccache git
-  # Qt 6 (libqt6opengl6-dev is required by Qt6Charts' CMake config, see spec/build-env.md)
+  # Qt 6 (libqt6opengl6-dev is required by Qt6Charts' CMake config, see docs/build.md §1)
   qt6-base-dev qt6-charts-dev qt6-svg-dev libqt6opengl6-dev libqt6sql6-sqlite libxkbcommon-dev
   # Graphviz (cgraph + gvc for layout, dot for cancellable child-process layout)
   libgraphviz-dev graphviz

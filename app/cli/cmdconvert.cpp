@@ -108,7 +108,7 @@ int runConvert(const std::vector<std::string>& args)
 {
     ArgParser p("convert",
         "Featurize an XLA HLO module into a TpuGraphs graph exactly as the TpuGraphs featurizer does\n"
-        "(spec hlo-featurizer.md): HLO text (.hlo/.txt dumps), xla.HloModuleProto, xla.HloProto,\n"
+        "(docs/formats.md): HLO text (.hlo/.txt dumps), xla.HloModuleProto, xla.HloProto,\n"
         "xla.HloSnapshot, tpu_graphs.ModuleTuningData and tpu_graphs.TuningData, detected from the content.\n"
         "Layout tuning runs become node_config_feat/config_runtime; tile runs a tile graph; a module\n"
         "without runs becomes a layout graph without configurations.",

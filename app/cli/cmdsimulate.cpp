@@ -132,7 +132,7 @@ int simulate(const ArgParser& p)
 int runSimulate(const std::vector<std::string>& args)
 {
     ArgParser p("simulate",
-        "Price layout configurations of an HLO module with the analytical cost simulator (core/simulator.md).\n"
+        "Price layout configurations of an HLO module with the analytical cost simulator (docs/simulator.md).\n"
         "A tuning record's measured configurations are priced and compared with the measurements (Kendall\n"
         "tau, ordered-pair accuracy, slowdown of the simulator's picks): the analytical baseline a learned\n"
         "model has to beat. A module without measurements gets sampled configurations with simulated\n"

@@ -120,14 +120,14 @@ int runSynth(const std::vector<std::string>& args)
     p.addOption("--configurable", "", "N", "single graph: number of configurable nodes", "40");
     p.addOption("--duplicates", "", "F", "single graph: share of configurations repeating an earlier one", "0.05");
     p.addOption("--stored", "", "", "single graph: write members uncompressed");
-    p.addNote("The simulator is described in core/simulator.md.");
+    p.addNote("The simulator is described in docs/simulator.md.");
     if (const int rc = parseOrExit(p, args); rc >= 0)
         return rc;
     SimulatorParams params;
     if (std::string error; !params.assign(p.value("--params"), &error))
         return usageError("synth", error);
     if (p.has("--explain")) {
-        std::printf("Analytical TPU-like cost simulator (synthetic runtimes; see core/simulator.md):\n%s",
+        std::printf("Analytical TPU-like cost simulator (synthetic runtimes; see docs/simulator.md):\n%s",
             params.explain().c_str());
         return ExitOk;
     }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // `tgraph eval`: score graphs with measured runtimes like `tgraph predict` and report the ranking
-// metrics of spec tgraph-model.md §7 per graph and their mean.
+// metrics of docs/model.md §7 per graph and their mean.
 
 #include "scorefiles.h"
 
@@ -114,8 +114,8 @@ int runEval(const std::vector<std::string>& args)
 {
     ArgParser p(kCommand,
         "Score graphs with measured runtimes as tgraph predict does, and report Kendall tau-b, ordered-pair\n"
-        "accuracy and the top-1/5/10 slowdown per graph and their mean (spec §7); tile graphs also get the\n"
-        "tile metric 2 - min runtime of the top 5 / min runtime (§7.3). Test-split files (all runtimes 0) are\n"
+        "accuracy and the top-1/5/10 slowdown per graph and their mean (docs/model.md §7); tile graphs also get the\n"
+        "tile metric 2 - min runtime of the top 5 / min runtime (docs/model.md §7.3). Test-split files (all runtimes 0) are\n"
         "refused.",
         "--weights W [--weights W2 ...] --data DIR|FILE [FILE...] [--batch-configs B] [--tta N]\n"
         "              [--threads T] [--json] [--tile-runtime raw|normalized] [-o scores.csv|scores.npz]");

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// `tgraph train`: train a TGraph layout or tile model (spec tgraph-model.md §4, §5), a single run
+// `tgraph train`: train a TGraph layout or tile model (docs/model.md §4, §5), a single run
 // or K-fold cross-validation with a best-K ensemble (§4.4), resumable from a checkpoint.
 
 #include "app/cli/argparser.h"
@@ -727,10 +727,10 @@ int trainLoaded(const ArgParser& p, const TrainingData& data, TrainOptions optio
             std::string("a ") + graphKindName(resume->kind) + "-model checkpoint cannot train on "
                 + graphKindName(data.kind) + " data (" + data.graphs.front().path + ")");
     if (options.steps == 0 && options.epochs == 0)
-        options.epochs = data.kind == GraphKind::Layout ? 750 : 17.5; // spec §4.2: layout:xla, tile
+        options.epochs = data.kind == GraphKind::Layout ? 750 : 17.5; // docs/model.md §4.2: layout:xla, tile
     if (data.kind == GraphKind::Tile && p.has("--configs-per-step"))
         sink.runEvent({ RunEventKind::Warning, -1, 0,
-            "--configs-per-step is ignored for tile data: every step uses all configs of a kernel (spec §5)", {} });
+            "--configs-per-step is ignored for tile data: every step uses all configs of a kernel (docs/model.md §5)", {} });
     sink.runEvent({ RunEventKind::Info, -1, 0,
         "LibTorch " + torchVersion() + ", " + std::to_string(threads) + " threads"
             + (options.deterministic ? ", deterministic" : ""),
@@ -838,7 +838,7 @@ int trainLoaded(const ArgParser& p, const TrainingData& data, TrainOptions optio
 int runTrain(const std::vector<std::string>& args)
 {
     ArgParser p(kCommand,
-        "Train a cost model (TGraph by default, spec tgraph-model.md §4; --model for the others) on TpuGraphs\n"
+        "Train a cost model (TGraph by default, docs/model.md §4; --model for the others) on TpuGraphs\n"
         "layout or tile .npz files: one graph per step (--graphs-per-step G: their mean), the model's loss (TGraph: pairwise hinge), AdamW with warm-up "
         "+ cosine schedule, gradient clipping. Every --eval-every\n"
         "steps (and at the end) all configs of the validation graphs are ranked: Kendall tau, OPA and top-5\n"

@@ -8,7 +8,7 @@
 
 namespace tgraph {
 
-// Config de-duplication policy (spec tgraph-model.md §2.3).
+// Config de-duplication policy (docs/model.md §2.3).
 enum class DedupPolicy {
     None,
     KeepFirst, // authors' code: the first row of each group of identical configs, with its runtime
@@ -44,7 +44,7 @@ inline bool isLayoutValue(float v)
 // Index of the first value that is not a layout value, or -1 (a vectorized scan).
 int64_t findInvalidLayoutValue(const float* values, int64_t count);
 
-// Lossless base-7 compression (spec §2.4): each group of 6 values v in -1..5 becomes
+// Lossless base-7 compression (docs/model.md §2.4): each group of 6 values v in -1..5 becomes
 // sum (v_k + 1) * 7^k, so (C, Nc, 18) float -> (C, Nc, 3) int32 and back. Values outside -1..5
 // or non-integral throw InputError naming `file` and the element.
 NdArray<int32_t> compressConfigs(const NdArray<float>& nodeConfigFeat, const std::string& file = {});

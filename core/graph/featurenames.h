@@ -6,7 +6,7 @@
 
 namespace tgraph {
 
-// A run of node_feat columns that belong together (spec hlo-featurizer.md §4.2).
+// A run of node_feat columns that belong together (docs/formats.md §4.2).
 struct FeatureGroup
 {
     std::string name; // "Window stride"
@@ -22,7 +22,7 @@ const std::string& nodeFeatureName(int column);
 // The group holding `column` (index into nodeFeatureGroups()), -1 outside 0..139.
 int nodeFeatureGroupOf(int column);
 
-// node_config_feat's 18 values per configurable node (spec §5.1): minor-to-major dims of the
+// node_config_feat's 18 values per configurable node (docs/formats.md §5.1): minor-to-major dims of the
 // output (0-5), input (6-11) and kernel (12-17) tensors; -1 = no constraint.
 const std::string& layoutConfigFeatureName(int column);
 // The tensors those 18 values describe, 6 values each: "output", "input", "kernel".

@@ -11,7 +11,7 @@
 
 namespace tgraph {
 
-constexpr int kNodeFeatures = 140; // node_feat columns (spec/tgraph-model.md §1.3)
+constexpr int kNodeFeatures = 140; // node_feat columns (docs/model.md §1.3)
 constexpr int kNumericNodeFeatures = 134; // columns 0..133 are standardized, 134..139 are layout tokens
 constexpr int kLayoutConfigFeatures = 18; // node_config_feat per (config, configurable node)
 constexpr int kTileConfigFeatures = 24; // config_feat per tile config
@@ -80,7 +80,7 @@ void setPublishedStorage(TileGraph& graph);
 
 // Checks shapes agree, indices are in range, runtimes are valid. Throws InputError naming
 // `file`, the array (with index) and the problem. `minConfigs` rejects graphs that cannot be
-// ranked (TGraph drops graphs with <= 1 config, spec §2.5); a graph with no configurations at all
+// ranked (TGraph drops graphs with <= 1 config, docs/model.md §2.5); a graph with no configurations at all
 // is a valid graph-only file (e.g. converted from an HLO module without tuning runs).
 // `checkNodeFeatures` = false skips the scan for NaN/inf in node_feat (for graphs we built).
 void validate(const LayoutGraph& graph, const std::string& file, int64_t minConfigs = 2, bool checkNodeFeatures = true);

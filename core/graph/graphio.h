@@ -13,7 +13,7 @@ class ProgressSink;
 struct GraphLoadOptions
 {
     int64_t minConfigs = 2; // graphs with fewer configs are refused (0 disables the check)
-    bool repadLayout = false; // re-pad node_feat columns 134..139 with -1 from the shape rank (spec §2.1)
+    bool repadLayout = false; // re-pad node_feat columns 134..139 with -1 from the shape rank (docs/model.md §2.1)
     ProgressSink* progress = nullptr;
 };
 

@@ -8,7 +8,7 @@
 
 namespace tgraph {
 
-// Per-column standardization of the 134 numeric node_feat columns (spec tgraph-model.md §2.6):
+// Per-column standardization of the 134 numeric node_feat columns (docs/model.md §2.6):
 // statistics over all nodes of all training graphs, population std (ddof 0), and std := 1 for a
 // constant column (sklearn StandardScaler's rule: var <= n*eps*var + (n*mean*eps)^2).
 // Accumulation is in double with Chan's parallel update, so graphs can be added one at a time.
@@ -44,7 +44,7 @@ private:
     bool m_finished = false;
 };
 
-// Approximate -1 re-padding of node_feat columns 134..139 (spec §2.1 [D]): with r = number of
+// Approximate -1 re-padding of node_feat columns 134..139 (docs/model.md §2.1): with r = number of
 // leading non-zero shape dims (columns 21..26), set columns 134+r..139 to -1. Off by default.
 void repadLayoutColumns(NdArray<float>& nodeFeat);
 

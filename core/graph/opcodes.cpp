@@ -7,7 +7,7 @@
 namespace tgraph {
 
 namespace {
-// Index = opcode id (spec hlo-featurizer.md §3, the TpuGraphs featurizer's hlo_opcode.h order).
+// Index = opcode id (docs/formats.md §3, the TpuGraphs featurizer's hlo_opcode.h order).
 constexpr std::array<const char*, kMaxOpcodeId + 1> kNames = {
     "unknown",
     "abs",

@@ -6,7 +6,7 @@
 
 namespace tgraph {
 
-// HLO opcode ids of the TpuGraphs featurizer (spec hlo-featurizer.md §3): 1..120, 0 = unknown.
+// HLO opcode ids of the TpuGraphs featurizer (docs/formats.md §3): 1..120, 0 = unknown.
 constexpr int kMaxOpcodeId = 120;
 constexpr int kOpcodeConvolution = 26;
 constexpr int kOpcodeDot = 34;

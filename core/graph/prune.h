@@ -17,7 +17,7 @@ struct PrunedGraph
     std::vector<int64_t> newToOld; // size = pruned N; ascending (topological order preserved)
 };
 
-// Spec tgraph-model.md §2.2 exactly: keep edges with a configurable endpoint, keep their nodes in
+// docs/model.md §2.2 exactly: keep edges with a configurable endpoint, keep their nodes in
 // original order, remap ids. Edges between two non-configurable nodes are dropped. Configs and
 // runtimes are unchanged; node_splits are mapped to the number of kept nodes before each split.
 // Throws InputError (naming `file`) if a configurable node has no edge.

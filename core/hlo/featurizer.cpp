@@ -12,7 +12,7 @@ namespace tgraph {
 
 namespace {
 
-// Column of the element-type one-hot block (2..20): spec §4.2 order.
+// Column of the element-type one-hot block (2..20): docs/formats.md §4.2 order.
 int typeColumn(int32_t type)
 {
     static constexpr int32_t order[] = {
@@ -131,7 +131,7 @@ GraphStructure structureOf(const HloModule& m, const std::string& file, const Fe
             throw InputError(file, "computation '" + std::string(c.name) + "'",
                 "computation id " + std::to_string(c.id) + " is used twice");
     }
-    // Edges [u, v] = u uses v (spec §2.2).
+    // Edges [u, v] = u uses v (docs/formats.md §2.2).
     std::vector<int64_t> edges;
     edges.reserve(size_t(n) * 4);
     std::vector<int64_t> operands;
@@ -165,7 +165,7 @@ GraphStructure structureOf(const HloModule& m, const std::string& file, const Fe
     }
     g.edgeIndex = NdArray<int64_t>::fromVector({ int64_t(edges.size() / 2), 2 }, edges);
 
-    // node_splits (spec §2.5): after each computation whose name contains cluster/while/cond.
+    // node_splits (docs/formats.md §2.5): after each computation whose name contains cluster/while/cond.
     std::vector<int64_t> splits { 0 };
     int64_t cumulative = 0;
     for (const HloComputation& c : m.computations) {
@@ -187,7 +187,7 @@ int featurizedOpcode(std::string_view opcode)
     const int id = opcodeId(opcode);
     if (id)
         return id;
-    // Text-only async sugar: `X-start` / `X-update` / `X-done` wrapping opcode X (spec §3).
+    // Text-only async sugar: `X-start` / `X-update` / `X-done` wrapping opcode X (docs/formats.md §3).
     for (const auto& [suffix, async] : { std::pair { std::string_view("-start"), 115 },
              std::pair { std::string_view("-update"), 116 }, std::pair { std::string_view("-done"), 117 } }) {
         if (opcode.size() > suffix.size() && opcode.substr(opcode.size() - suffix.size()) == suffix
@@ -330,7 +330,7 @@ LayoutGraph featurizeLayout(
     }
     const int64_t nc = int64_t(configurable.size());
 
-    // Run selection (spec §5.1): module_config runs without error and with a profile, stored order;
+    // Run selection (docs/formats.md §5.1): module_config runs without error and with a profile, stored order;
     // the first kept default run must exist or every sample is dropped.
     RunSelection sel;
     sel.total = int64_t(data.runs.size());
@@ -399,7 +399,7 @@ TileGraph featurizeTile(
     const ModuleTuningData& data, const std::string& file, const FeaturizeOptions& options, RunSelection* selection)
 {
     requireModule(data, file);
-    // Module-level rules (spec §5.2): more than one run, and every run has a tile size config.
+    // Module-level rules (docs/formats.md §5.2): more than one run, and every run has a tile size config.
     if (data.runs.size() <= 1)
         throw InputError(file, "runs",
             "a tile graph needs more than one tuning run (found " + std::to_string(data.runs.size()) + ")");

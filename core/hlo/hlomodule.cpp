@@ -13,7 +13,7 @@ struct TypeName
     const char* name;
     int32_t type;
 };
-// HLO text spellings of xla::PrimitiveType (spec §6, §8.3).
+// HLO text spellings of xla::PrimitiveType (docs/formats.md §6, §8.3).
 constexpr TypeName kTypeNames[] = {
     { "invalid", 0 },
     { "pred", 1 },

@@ -12,7 +12,7 @@
 
 namespace tgraph {
 
-// xla::PrimitiveType numbering (spec hlo-featurizer.md §6).
+// xla::PrimitiveType numbering (docs/formats.md §6).
 namespace PrimitiveType {
 enum : int32_t {
     Invalid = 0,
@@ -228,7 +228,7 @@ private:
 // Used to cut fused kernels out of a module (the TpuGraphs tile collection's unit).
 HloModule extractComputation(const HloModule& module, size_t computation);
 
-// A tpu_graphs.TileSizeConfig (spec §6).
+// A tpu_graphs.TileSizeConfig (docs/formats.md §6).
 struct TileSizeConfig
 {
     std::vector<int64_t> kernelBounds;

@@ -18,7 +18,7 @@ namespace tgraph {
 
 namespace {
 
-// Field numbers (spec hlo-featurizer.md §6).
+// Field numbers (docs/formats.md §6).
 namespace F {
 // xla.HloModuleProto
 constexpr uint32_t ModuleName = 1, ModuleEntryName = 2, ModuleComputations = 3, ModuleHostProgramShape = 4,
@@ -131,7 +131,7 @@ bool validUtf8(std::string_view s)
     return true;
 }
 
-// Decodes the messages of §6 straight into an HloModule's pools.
+// Decodes the messages of docs/formats.md §6 straight into an HloModule's pools.
 class Decoder
 {
 public:

@@ -3,8 +3,8 @@
 
 // Reading and writing HLO modules and TpuGraphs tuning records in protobuf binary form, without
 // protobuf's generated code: xla.HloModuleProto, xla.HloProto, xla.HloSnapshot,
-// tpu_graphs.ModuleTuningData and tpu_graphs.TuningData. Only the fields of spec
-// hlo-featurizer.md §6 that the featurizer needs are decoded (the rest is skipped); proto3
+// tpu_graphs.ModuleTuningData and tpu_graphs.TuningData. Only the fields of
+// docs/formats.md §6 that the featurizer needs are decoded (the rest is skipped); proto3
 // semantics apply: an absent scalar is 0 / false / empty, e.g. a WindowDimension without a stride
 // has stride 0 here (no HLO-text defaults are applied), an absent root_id or entry_computation_id
 // is 0 (HloModule::entryIndex() falls back to the entry name when no computation has that id).

@@ -781,7 +781,7 @@ private:
             applyAttribute(inst, attr, value, attrPos, valuePos, called);
         }
         applyDefaults(inst, opcode);
-        // Called computations in XLA's order (spec §2.2): while = body, condition, etc.
+        // Called computations in XLA's order (docs/formats.md §2.2): while = body, condition, etc.
         size_t count = 0;
         for (const auto& slot : called)
             count += slot.size();
@@ -808,7 +808,7 @@ private:
         return isRoot;
     }
 
-    // What XLA's parser fills in when the text leaves a field out (spec §4.3), so that text and
+    // What XLA's parser fills in when the text leaves a field out (docs/formats.md §4.3), so that text and
     // protobuf modules featurize alike.
     void applyDefaults(HloInstruction& inst, std::string_view opcode)
     {
@@ -818,7 +818,7 @@ private:
             if (!m_sawBatchGroupCount)
                 inst.batchGroupCount = 1;
         }
-        if (opcode == "map" && inst.dimensions.count == 0) { // ASSUMPTION (spec §4.3): all dimensions
+        if (opcode == "map" && inst.dimensions.count == 0) { // ASSUMPTION (docs/formats.md §4.3): all dimensions
             const size_t rank = m.shapes[inst.shape].dims.count;
             std::vector<int64_t> all(rank);
             for (size_t k = 0; k < rank; ++k)

@@ -15,7 +15,7 @@ struct HloTextOptions
     bool keepAttributes = true;
 };
 
-// Parses an HLO text module as XLA's printer writes it (spec hlo-featurizer.md §8): old and new
+// Parses an HLO text module as XLA's printer writes it (docs/formats.md §8): old and new
 // dumps, operand shapes printed or not, `%` names or not, comments, strings with braces, ROOT and
 // ENTRY, tiled/sparse layouts, async and collective ops, every called-computation attribute.
 // Unknown attributes are kept as text. Errors are InputError(file, "line L, column C", problem):

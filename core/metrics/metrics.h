@@ -7,7 +7,7 @@
 
 namespace tgraph {
 
-// Ranking metrics of spec tgraph-model.md §7. Scores follow the TGraph convention: a higher score
+// Ranking metrics of docs/model.md §7. Scores follow the TGraph convention: a higher score
 // means predicted slower, so the predicted-fastest config is the one with the lowest score.
 // All functions are O(n log n) and take runtimes and scores of one graph.
 // Input errors throw std::invalid_argument: paired inputs of different lengths, a NaN anywhere (the message
@@ -26,10 +26,10 @@ double orderedPairAccuracy(std::span<const double> runtimes, std::span<const dou
 // Ties in score are broken by config index (stable order); k > n means all configs.
 double topKSlowdown(std::span<const double> runtimes, std::span<const double> scores, int k);
 
-// Tile metric (spec §7.3): 2 - min_{i in top-k predicted} r_i / min_i r_i (k = 5 by default).
+// Tile metric (docs/model.md §7.3): 2 - min_{i in top-k predicted} r_i / min_i r_i (k = 5 by default).
 double tileScore(std::span<const double> runtimes, std::span<const double> scores, int k = 5);
 
-// Kaufman et al. APE (spec §7.5) over kernels: 100 * sum_k |t(best predicted) - min t| / sum_k min t.
+// Kaufman et al. APE (docs/model.md §7.5) over kernels: 100 * sum_k |t(best predicted) - min t| / sum_k min t.
 // The best predicted config of a kernel is its lowest score (first index on ties). NaN for no kernels.
 struct KernelPrediction
 {

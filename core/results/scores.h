@@ -16,7 +16,7 @@
 
 namespace tgraph::model {
 
-// One graph's prediction (spec tgraph-model.md §6). Higher score = predicted slower.
+// One graph's prediction (docs/model.md §6). Higher score = predicted slower.
 struct GraphScores
 {
     std::string file; // as given
@@ -41,10 +41,10 @@ struct GraphScores
 struct InferenceOptions
 {
     // Configs per forward pass: all configs of a graph in k = ceil(C / B) near-equal contiguous
-    // chunks (numpy array_split, spec §6.1). Code: 128 for xla:default, 256 for nlp:default, 512
+    // chunks (numpy array_split, docs/model.md §6.1). Code: 128 for xla:default, 256 for nlp:default, 512
     // for the random collections. With cross-attn the scores depend on the chunking.
     int64_t batchConfigs = 128;
-    // Test-time augmentation (spec §6.2): N > 0 scores N seeded permutations of the configs
+    // Test-time augmentation (docs/model.md §6.2): N > 0 scores N seeded permutations of the configs
     // (chunk membership changes), inverts each and averages. 0 = off (the code's final scripts).
     int tta = 0;
     uint64_t ttaSeed = 101; // the code's permutation seed
@@ -62,7 +62,7 @@ std::vector<std::vector<int64_t>> ttaPermutations(int64_t count, int passes, uin
 // Ascending by score, ties by index.
 std::vector<int64_t> rankingOf(const std::vector<float>& scores);
 
-// Metrics of one graph against its measured runtimes (spec §7).
+// Metrics of one graph against its measured runtimes (docs/model.md §7).
 enum class TileTarget {
     Raw, // config_runtime (the authors' code)
     Normalized, // config_runtime / config_runtime_normalizers (the official TpuGraphs target)
@@ -102,7 +102,7 @@ public:
     enum class Format {
         Csv, // graph,config,score,rank (rank 1 = predicted fastest)
         Npz, // one float32 (C,) array per graph, keyed by the graph's name
-        Kaggle, // ID,TopConfigs (spec §6.3): layout = the whole ranking, tile = its first 5, ';'-joined
+        Kaggle, // ID,TopConfigs (docs/model.md §6.3): layout = the whole ranking, tile = its first 5, ';'-joined
     };
     // Csv or Npz from the extension (.csv / .npz); false otherwise.
     static bool formatFromPath(const std::string& path, Format* format);

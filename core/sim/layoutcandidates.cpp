@@ -86,7 +86,7 @@ std::vector<NodeLayoutChoices> layoutChoices(const HloModule& m, std::span<const
         for (int t = 0; t < tensors; ++t) {
             TensorLayoutChoices c;
             c.rank = std::min(t == 0 ? rankOf(m, inst) : operandRank(inst, size_t(t - 1)), 64);
-            // Layout values are dims 0..5 (the 18-value encoding, spec §1.1): tensors of rank > 6 keep
+            // Layout values are dims 0..5 (the 18-value encoding, docs/model.md §1.1): tensors of rank > 6 keep
             // the compiler's layout.
             c.pinned = c.rank > 6 ? 0 : reshape ? c.rank : std::min(c.rank, 2);
             n.tensors.push_back(c);

@@ -32,7 +32,7 @@ struct NodeLayoutChoices
     std::vector<TensorLayoutChoices> tensors;
 };
 
-// Layout choices of the given configurable nodes (spec hlo-featurizer.md §5.1 as in the real data:
+// Layout choices of the given configurable nodes (docs/formats.md §5.1 as in the real data:
 // convolutions pin the two most-minor dims of 3 tensors, reshapes take full permutations of 2
 // tensors; dots, an assumption, pin two dims of output, lhs and rhs).
 std::vector<NodeLayoutChoices> layoutChoices(const HloModule& module, std::span<const int64_t> configurableNodes);

@@ -11,7 +11,7 @@
 
 namespace tgraph {
 
-// Every parameter of the analytical TPU-like cost simulator, in one place (core/simulator.md
+// Every parameter of the analytical TPU-like cost simulator, in one place (docs/simulator.md
 // explains the model; `tgraph synth --explain` prints them). Runtimes are synthetic: they have the
 // structure of real layout/tile effects, not the numbers of any real chip.
 struct SimulatorParams
@@ -71,7 +71,7 @@ private:
     SimulatorParams m_params;
 };
 
-// Tile sizes of one fused kernel (spec hlo-featurizer.md §5.2 terms): output_bounds = the output
+// Tile sizes of one fused kernel (docs/formats.md §5.2 terms): output_bounds = the output
 // tile per dimension; kernel_bounds = the number of tiles per dimension.
 struct TileChoice
 {

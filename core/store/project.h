@@ -4,7 +4,7 @@
 // The TGraph Studio project file (*.tgproj): one SQLite database holding experiments, runs, their
 // parameters, metric histories, per-graph evaluations, predictions and artifact references, with
 // the files a run writes (checkpoints, logs, weights) in NAME.tgproj.d/ beside it. The schema is
-// MLflow-shaped (spec ux-anchors.md §2.6); see core/project.md for the tables and the decisions.
+// MLflow-shaped (docs/studio.md §2.6); see docs/store.md for the tables and the decisions.
 //
 // Concurrency: WAL journal, busy timeout, foreign keys on. Any number of readers (the GUI polls)
 // and one writer per run (RunWriter, a separate connection per process or thread); a Project
@@ -38,7 +38,7 @@ struct RunRecord
     std::string host;
     std::string commandLine;
     std::string resumedFrom; // the run this one continued (a new process appending to the same run
-                             // records itself here as its own id; see core/project.md)
+                             // records itself here as its own id; see docs/store.md §5)
     std::string checkpoint; // latest checkpoint, relative to the project folder
     std::string message; // why it failed, stopped or crashed
 };

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-// Graph-level K-fold cross-validation (spec tgraph-model.md §4.4): which fold each graph is held
+// Graph-level K-fold cross-validation (docs/model.md §4.4): which fold each graph is held
 // out in, and which trained folds form the ensemble.
 
 #include <cstdint>

@@ -37,10 +37,10 @@ struct GraphEvalMetrics
 {
     std::string graph; // file name
     int64_t configs = 0;
-    double kendallTau = 0; // tau-b of scores vs runtimes (spec tgraph-model.md §7.1)
-    double opa = 0; // ordered-pair accuracy (§7.4)
+    double kendallTau = 0; // tau-b of scores vs runtimes (docs/model.md §7.1)
+    double opa = 0; // ordered-pair accuracy (docs/model.md §7.4)
     double top5Slowdown = 0; // (best runtime among the 5 best-scored - best) / best
-    double tileScore = 0; // tile collections: 2 - min top-5 / min (§7.3, raw runtimes); NaN for layout
+    double tileScore = 0; // tile collections: 2 - min top-5 / min (docs/model.md §7.3, raw runtimes); NaN for layout
 };
 
 struct EvalMetrics
@@ -53,7 +53,7 @@ struct EvalMetrics
     double meanTop5Slowdown = 0;
     double meanTileScore = 0; // NaN for layout
     double meanTop1Slowdown = 0; // runtime of the predicted-best config / the best runtime - 1, mean over graphs
-    // Kaufman et al.'s APE (spec tgraph-model.md §7.5) over the graphs: 100 x sum |t(predicted best)
+    // Kaufman et al.'s APE (docs/model.md §7.5) over the graphs: 100 x sum |t(predicted best)
     // - min t| / sum min t, from raw runtimes; NaN for layout.
     double ape = std::numeric_limits<double>::quiet_NaN();
     bool best = false; // the best mean tau of the run so far (its checkpoint is kept)

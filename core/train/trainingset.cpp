@@ -114,7 +114,7 @@ std::string unrankable(int64_t configs, bool measured)
         return "no measured runtimes (config_runtime is all zero, as in the published test split)";
     if (configs < 2)
         return std::to_string(configs) + " configuration" + (configs == 1 ? "" : "s")
-            + "; ranking needs at least 2 (spec §2.5 drops such graphs)";
+            + "; ranking needs at least 2 (docs/model.md §2.5: such graphs are dropped)";
     return {};
 }
 

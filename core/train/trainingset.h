@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-// Training data as the trainer holds it (spec tgraph-model.md §2): which files, and each file
+// Training data as the trainer holds it (docs/model.md §2): which files, and each file
 // loaded, pruned, de-duplicated and compressed once, before any step. Torch-free.
 
 #include "core/graph/configs.h"
@@ -40,17 +40,17 @@ std::vector<DataFile> listDataFiles(const std::vector<std::string>& entries);
 
 struct TrainingDataOptions
 {
-    // Spec §2.3, applied to train-split files only (the code's behaviour; valid files keep their
+    // docs/model.md §2.3, applied to train-split files only (the code's behaviour; valid files keep their
     // duplicates). KeepFirst = code, KeepMin = paper.
     DedupPolicy dedup = DedupPolicy::KeepFirst;
-    bool repadLayout = false; // approximate -1 re-padding of node_feat[:, 134:140] (spec §2.1 [D])
+    bool repadLayout = false; // approximate -1 re-padding of node_feat[:, 134:140] (docs/model.md §2.1)
     // The model kind asked for (`tgraph train --kind`): a graph of the other kind is refused,
     // naming it. Unset: the first file decides.
     std::optional<GraphKind> kind;
     ProgressSink* progress = nullptr;
 };
 
-// One graph ready for training. Layout graphs are pruned (§2.2) and their configurations held
+// One graph ready for training. Layout graphs are pruned (docs/model.md §2.2) and their configurations held
 // base-7 compressed (§2.4) in `configs`; `layout.nodeConfigFeat` is left empty. Tile graphs are
 // whole kernels, unpruned (§5).
 struct TrainingGraph
@@ -78,7 +78,7 @@ struct TrainingData
 {
     GraphKind kind = GraphKind::Layout;
     std::vector<TrainingGraph> graphs; // in listing order
-    // One line per file left out by the loading-time filters (spec §2.5), naming file and reason.
+    // One line per file left out by the loading-time filters (docs/model.md §2.5), naming file and reason.
     std::vector<std::string> skipped;
 
     std::vector<size_t> indicesOf(DataSplit split) const;
@@ -93,11 +93,11 @@ struct TrainingData
 // training graph (the message lists why files were skipped). Cancelled through the progress sink.
 TrainingData loadTrainingData(const std::vector<DataFile>& files, const TrainingDataOptions& options = {});
 
-// Standardization statistics over all nodes of the given graphs (spec §2.6: training graphs only,
+// Standardization statistics over all nodes of the given graphs (docs/model.md §2.6: training graphs only,
 // after pruning).
 Normalizer fitNormalizer(const TrainingData& data, const std::vector<size_t>& graphs);
 
-// The order used to cut graphs into cross-validation folds (spec §4.4 [D]: sorted file names):
+// The order used to cut graphs into cross-validation folds (docs/model.md §4.4: sorted file names):
 // indices of `graphs` sorted by file name, then path.
 std::vector<size_t> sortedByName(const TrainingData& data, std::vector<size_t> graphs);
 

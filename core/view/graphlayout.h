@@ -90,7 +90,7 @@ struct LayoutOptions
     ProgressSink* progress = nullptr; // isCancelled() kills the child process; in-process layouts finish
 };
 
-// Above this many nodes the layout goes straight to the fast settings (spec/build-env.md §5).
+// Above this many nodes the layout goes straight to the fast settings (docs/build.md §5).
 constexpr int64_t kLayoutFastModeNodes = 700;
 
 // The DOT text handed to Graphviz for `input` (nodes n0.., clusters cluster_0.., edges e0..);

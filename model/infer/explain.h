@@ -8,7 +8,7 @@
 // so share_n(c) = w . h_n(c) / N is exact: the shares of a config sum to score - b. h comes from
 // TGraphModelImpl::nodeEmbeddings() in the same forward pass as the score.
 //
-// Batches and cross-config attention. With cross-attn (spec §3.1) a config's h and score depend
+// Batches and cross-config attention. With cross-attn (docs/model.md §3.1) a config's h and score depend
 // on the other configs of its forward pass. The choices here:
 //   - Shares and gradients of A and B are computed in the inference chunk each belongs to: the
 //     configs of the file cut in array_split chunks of at most `batchConfigs` in file order, as

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-// Inference (spec tgraph-model.md §6): every configuration of a graph scored in array_split
+// Inference (docs/model.md §6): every configuration of a graph scored in array_split
 // chunks (§6.1), optional test-time augmentation over seeded permutations (§6.2), the mean of raw
 // scores over an ensemble and the ascending ranking (§6.3), optional per-config attention maps.
 // Results are the plain structs of scores.h.
@@ -73,7 +73,7 @@ torch::Tensor scoreLayoutConfigs(EnsembleMember& member, const GraphTensors& gra
 // A member's scores (C,) of a tile batch.
 torch::Tensor scoreTileBatch(EnsembleMember& member, const TileBatch& batch, AttentionMaps* attention = nullptr);
 
-// Every config of a pruned layout graph (spec §2.2) by every member: TTA, mean over members,
+// Every config of a pruned layout graph (docs/model.md §2.2) by every member: TTA, mean over members,
 // ranking. InputError naming `source` for inputs the models cannot take (an opcode beyond the op
 // table, non-finite features, a graph without configurable nodes or with fewer than 2 configs).
 GraphScores scoreLayoutGraph(std::vector<EnsembleMember>& models, const LayoutGraph& graph, const std::string& source,
@@ -86,7 +86,7 @@ GraphScores scoreTileGraph(std::vector<EnsembleMember>& models, const TileGraph&
 struct PredictFileOptions
 {
     InferenceOptions inference;
-    bool repadLayout = false; // as training: re-pad node_feat[:, 134:140] (spec §2.1), off by default
+    bool repadLayout = false; // as training: re-pad node_feat[:, 134:140] (docs/model.md §2.1), off by default
 };
 
 // Reads a TpuGraphs npz (layout or tile, as the members), prunes a layout graph as training does

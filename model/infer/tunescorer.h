@@ -5,8 +5,8 @@
 // pass per member scores a whole batch of config rows; the score is the mean of the members' raw
 // scores (lower = predicted faster), as `tgraph predict` ranks.
 //
-// Cross-config attention makes a layout score depend on the other configs of its batch (spec
-// tgraph-model.md §3.1), so scores from different batches are not strictly comparable. The
+// Cross-config attention makes a layout score depend on the other configs of its batch (
+// docs/model.md §3.1), so scores from different batches are not strictly comparable. The
 // autotuner compares them as they are during the search and then re-scores its final candidates
 // together in one batch (rescoreTogether), which decides the reported top-k; a model trained
 // with --cross-attn off has batch-independent scores and needs no re-scoring.
@@ -23,7 +23,7 @@ namespace tgraph::model {
 class ModelTuneScorer
 {
 public:
-    // A layout graph as the model sees it (pruned, spec §2.2: `graph` is the pruned graph) whose
+    // A layout graph as the model sees it (pruned, docs/model.md §2.2: `graph` is the pruned graph) whose
     // configurable nodes are the space's. InputError naming `source` for models of the wrong kind.
     ModelTuneScorer(
         std::vector<EnsembleMember>& models, const LayoutGraph& pruned, const TuneSpace& space, std::string source);

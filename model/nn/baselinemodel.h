@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-// `--model tpugraphs-baseline`: the TpuGraphs paper's "ResModel" baseline (spec tgraph-model.md
+// `--model tpugraphs-baseline`: the TpuGraphs paper's "ResModel" baseline (docs/model.md
 // §8.1), width H = 32 by default, leaky-ReLU (slope 0.2) everywhere.
 //
 // Layout (early join: config features enter before the GNN, at their nodes):
@@ -33,7 +33,7 @@ public:
     torch::Tensor score(const TileBatch& batch) override;
 
     static constexpr int64_t kOpEmbedding = 32;
-    static constexpr double kConfigScale = 100.0; // "multiplied by 100" (spec §8.1)
+    static constexpr double kConfigScale = 100.0; // "multiplied by 100" (docs/model.md §8.1)
     static constexpr double kSlope = 0.2;
 
 private:

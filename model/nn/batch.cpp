@@ -64,7 +64,7 @@ GraphTensors nodeTensors(const NdArray<float>& nodeFeat, const NdArray<int64_t>&
         const float* row = nodeFeat.row(i);
         for (int64_t j = 0; j < kNodeLayoutColumns; ++j) {
             float v = row[kNumericNodeFeatures + j];
-            // Decision (not in the spec): a tensor of rank > 6 has axis numbers 6, 7, ... among the
+            // Decision (docs/model.md §2.7): a tensor of rank > 6 has axis numbers 6, 7, ... among the
             // first six minor_to_major entries the featurizer keeps (an 8-D pixel-shuffle reshape
             // does). The shared 8-token table has no rows for them, so they take the token of axis 5
             // ("a high axis") instead of making the graph unusable. node_config_feat cannot hold

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-// Input assembly (spec tgraph-model.md §2.7 for layout graphs, §5 step 1 for tile graphs): from a
+// Input assembly (docs/model.md §2.7 for layout graphs, §5 step 1 for tile graphs): from a
 // core graph, the training-set Normalizer and the chosen config rows to the tensors the models
 // read. The node-level part does not depend on the configs, so callers scoring many chunks of one
 // graph build it once and pair it with each chunk's config tokens.
@@ -68,7 +68,7 @@ LayoutBatch makeLayoutBatch(const LayoutGraph& graph, const Normalizer& normaliz
 TileBatch makeTileBatch(const TileGraph& graph, const Normalizer& normalizer, const std::vector<int64_t>& rows,
     int64_t opTableSize, const std::string& source = {});
 
-// The spec's dense form of the config tokens: (C, N, 18) filled with token 0 (value -2, "not
+// The dense form of the config tokens (docs/model.md §2.7): (C, N, 18) filled with token 0 (value -2, "not
 // configurable"), configurable nodes' rows from the batch. The model never builds it.
 torch::Tensor scatterConfigTokens(const LayoutBatch& batch);
 

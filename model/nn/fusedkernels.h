@@ -14,7 +14,7 @@
 
 namespace tgraph::model::kernels {
 
-// The gated activation that ends every TGraph layer (spec §3.1-§3.2):
+// The gated activation that ends every TGraph layer (docs/model.md §3.1-§3.2):
 //   x = h * sigmoid(z)                          ChannelGate, z = W2 ReLU(W1 h + b1) + b2
 //   y = [x, x * softmax_C(x / T)]   (cross)     CrossConfigAttention, or y = x without it
 //   out = GELU(y)                               f_in layers (no residual)

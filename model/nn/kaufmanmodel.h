@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-// `--model kaufman`: the learned TPU performance model of Kaufman et al. (spec tgraph-model.md
-// §8.2; seeds/tpu-learned-perf-model-paper.txt), width H = 128 by default.
+// `--model kaufman`: the learned TPU performance model of Kaufman et al. (docs/model.md
+// §8.2; "A Learned Performance Model for Tensor Processing Units", MLSys 2021), width H = 128 by default.
 //
 //   e0 = ReLU(f1([node part | opcode embedding 256 | config part]))   input (config to every node:
 //        the paper's "option 1"; layout configs at their configurable nodes)

@@ -218,7 +218,7 @@ torch::Tensor GraphBlockImpl::forward(const torch::Tensor& h, const EdgeTensors&
             m_residualAfterActivation, m_dropout, is_training());
     }
     const auto eta = gateThenCross(conv(instanceNormNodes(h), edges), attn, cross_attn, attention);
-    // Code: residual before the activation. Paper (§3.5): residual after it.
+    // Code: residual before the activation. Paper (docs/model.md §3.5): residual after it.
     const auto out = m_residualAfterActivation ? h + torch::gelu(eta) : torch::gelu(h + eta);
     return F::dropout(out, F::DropoutFuncOptions().p(m_dropout).training(is_training()));
 }

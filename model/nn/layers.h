@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-// The building blocks of the TGraph layout and tile models (spec tgraph-model.md §3.1-§3.2).
+// The building blocks of the TGraph layout and tile models (docs/model.md §3.1-§3.2).
 //
 // Activation layout: every layer works on h of shape (N, C, F) = (nodes, configs, channels),
-// contiguous. The spec writes (C, N, F); the operators are the same with the two leading axes
+// contiguous. The sources (docs/model.md §3) write (C, N, F); the operators are the same with the two leading axes
 // swapped, and node-major storage makes the SAGE gather/scatter move whole C*F rows.
 //
 // Float32 passes on the CPU run each layer's element-wise tail (gate, cross-config softmax,
@@ -125,7 +125,7 @@ private:
 TORCH_MODULE(GraphBlock);
 
 // The stack both models share: f_in[0] `linear`, f_in[1] `linear2`, blocks `convs.K`. Registered
-// directly on the owning model so the parameter names are the authors' (spec §3.3).
+// directly on the owning model so the parameter names are the authors' (docs/model.md §3.3).
 class GraphEncoder
 {
 public:

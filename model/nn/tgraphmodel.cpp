@@ -9,7 +9,7 @@ namespace F = torch::nn::functional;
 
 namespace {
 
-// Column ranges of X0 (spec §2.7 step 8).
+// Column ranges of X0 (docs/model.md §2.7).
 constexpr int64_t kNumericBegin = 0;
 constexpr int64_t kConfigBegin = kNumericNodeFeatures;
 constexpr int64_t kConfigWidth = kConfigSlots * kLayoutEmbedding; // 72

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-// The TGraph layout model, exactly the forward pass of the authors' code (spec tgraph-model.md
+// The TGraph layout model, exactly the forward pass of the authors' code (docs/model.md
 // §3), with the cheap paper-vs-code choices of §3.5 as ModelOptions switches.
 //
 //   X0 (C, N, 246) = [numeric 134 | config tokens 18 x E_layout | node layout 6 x E_layout | E_op]
@@ -9,7 +9,7 @@
 //   blocks `convs.K`: Dropout(GELU(h + [eta, cross(eta)])), eta = Gate(SAGE(InstanceNorm(h)))
 //   mean over nodes -> `classifier` Linear(H, 1) -> scores (C,); higher = slower.
 //
-// Parameter names are the PyTorch state-dict names of the authors' module (spec §3.3), so the
+// Parameter names are the PyTorch state-dict names of the authors' module (docs/model.md §3.3), so the
 // weights npz (weights.h) is a loop over named_parameters().
 
 #include "core/results/attentionmaps.h"
@@ -41,7 +41,7 @@ public:
     // E_layout[token] of the batch's configurable nodes: (C, Nc, 18, 4).
     torch::Tensor configEmbeddings(const LayoutBatch& batch);
 
-    // The spec's X0 (C, N, 246), built literally from the embedding tables. forward() never builds
+    // The X0 (C, N, 246) of docs/model.md §2.7, built literally from the embedding tables. forward() never builds
     // it: it uses inputProjection(), which equals `linear.linear` applied to X0.
     torch::Tensor inputFeatures(const LayoutBatch& batch);
     // f_in[0]'s Linear applied to X0, as (N, C, layerWidth), without materializing X0: the

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-// The TGraph tile model (spec tgraph-model.md §5): late fusion of the graph-level config_feat.
+// The TGraph tile model (docs/model.md §5): late fusion of the graph-level config_feat.
 //
 //   node input (N, 174) = [numeric 134 | node layout 6 x E_layout | E_op]; config axis of size 1
 //   the same f_in[0] `linear`, f_in[1] `linear2` and blocks `convs.K` as the layout model
@@ -10,7 +10,7 @@
 //   head `head`: [config | max | mean] (3H) -> Linear H -> Dropout -> GELU -> Linear H -> Dropout -> GELU
 //                -> Linear 1 => scores (C,)
 //
-// Parameter and buffer names, in the style of the layout model's PyTorch state dict (the spec does
+// Parameter and buffer names, in the style of the layout model's PyTorch state dict (docs/model.md §5; the sources do
 // not give the authors' tile names; these are ours):
 //   embedding_op.weight, embedding_layout_cfg.weight, linear.*, linear2.*, convs.K.* (as the layout
 //   model), config_mlp.{0,3}.{weight,bias}, head.{0,3,6}.{weight,bias} (nn.Sequential indices),

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-// `--model tpgnn`: the TPGNN architecture (seeds/tpgnn-overview.txt), width H = 128 by default.
+// `--model tpgnn`: the TPGNN architecture (its project overview; docs/model.md §8.3), width H = 128 by default.
 // Its own data (TVM TenSet ASTs) is not available; it runs on TpuGraphs graphs so it can be
 // compared. The overview gives the shape, not the sizes; ours follow PyTorch Geometric's defaults
 // for such a hierarchical GNN:

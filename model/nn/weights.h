@@ -3,7 +3,7 @@
 
 // Weights exchange as .npz (numpy-readable), one array per PyTorch state-dict name.
 //
-// Layout model file (spec tgraph-model.md §3.3), keys exactly:
+// Layout model file (docs/model.md §3.3), keys exactly:
 //   every named parameter of TGraphModel, float32, e.g. embedding_op.weight (T, 16),
 //   embedding_layout_cfg.weight (8, 4), linear.linear.weight, linear.cross_attn.temperature (0-d),
 //   linear.attn.linear1.weight, ..., convs.0.conv.lin_l.weight, convs.0.conv.lin_r.weight,

@@ -4,9 +4,9 @@
 // The model zoo: the reference cost models of the seed papers, trained, scored and compared with
 // the same data pipeline, training loop, metrics and project store as TGraph (tgraphmodel.h).
 //
-//   tpugraphs-baseline  baselinemodel.h  the TpuGraphs paper's ResModel (spec tgraph-model.md §8.1)
+//   tpugraphs-baseline  baselinemodel.h  the TpuGraphs paper's ResModel (docs/model.md §8.1)
 //   kaufman             kaufmanmodel.h   Kaufman et al.'s learned TPU performance model (§8.2)
-//   tpgnn               tpgnnmodel.h     GCN + TopK pooling + global pooling + MLP (seeds/tpgnn)
+//   tpgnn               tpgnnmodel.h     GCN + TopK pooling + global pooling + MLP (docs/model.md §8.3)
 //
 // Each takes the batches TGraph takes (batch.h) and returns scores (C,), higher = slower, for a
 // layout graph (configs as per-node config features of the configurable nodes) or a tile kernel

@@ -5,7 +5,7 @@
 // TGraph model allocates and frees (C, N, F) activations of tens to hundreds of MB over and over;
 // glibc serves each with a fresh mmap and returns it with munmap, so every pass faults all of its
 // memory in again, page by page (on this VM the kernel's share of a training step was as large as
-// the model's own arithmetic: spec/build-env.md §7, issue 6). Here blocks of at least `minBytes`
+// the model's own arithmetic: docs/build.md §7, issue 6). Here blocks of at least `minBytes`
 // come from anonymous mappings in 2 MiB multiples (transparent huge pages asked for with
 // MADV_HUGEPAGE) and go back to a free list when their tensor dies; the next request of a similar
 // size (at most 1/8 larger) takes one, already faulted in. When none fits, idle blocks are

@@ -10,7 +10,7 @@ std::string torchVersion();
 
 // Call once at start-up, before any tensor: installs the caching CPU allocator
 // (cachingcpuallocator.h; TGRAPH_TORCH_CACHE=0 keeps LibTorch's own) and sets the intra-op
-// threads, as LibTorch starts with one on this kind of VM (spec/build-env.md §4). `threads` <= 0
+// threads, as LibTorch starts with one on this kind of VM (docs/build.md §4). `threads` <= 0
 // means std::thread::hardware_concurrency(). The same count goes to OpenBLAS's own thread pool when
 // OpenBLAS is the BLAS in use (it ignores LibTorch's setting). Returns the count in use.
 int initTorchRuntime(int threads = 0);

@@ -2,7 +2,7 @@
 #pragma once
 
 // AdamW as torch.optim.AdamW (PyTorch 1.13, single-tensor path, amsgrad off) and global
-// gradient-norm clipping as torch.nn.utils.clip_grad_norm_ (spec tgraph-model.md §4.2), with the
+// gradient-norm clipping as torch.nn.utils.clip_grad_norm_ (docs/model.md §4.2), with the
 // state held per parameter name so checkpoints can store it under the state-dict names.
 
 #include <torch/torch.h>

@@ -94,7 +94,7 @@ TrainOptions foldOptions(const TrainOptions& options, const CrossValidationOptio
     o.folds = cv.folds;
     o.fold = fold;
     o.foldSeed = cv.foldSeed;
-    o.seed = options.seed + uint64_t(fold); // spec §4.2: run k uses seed 42 + k
+    o.seed = options.seed + uint64_t(fold); // docs/model.md §4.4: run k uses seed 42 + k
     return o;
 }
 

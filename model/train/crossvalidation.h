@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-// K-fold cross-validation as the TGraph paper describes it (spec tgraph-model.md §4.4): all graphs
+// K-fold cross-validation as the TGraph paper describes it (docs/model.md §4.4): all graphs
 // (train + valid splits) sorted by file name and cut into K folds at graph level (sklearn KFold,
 // shuffled with `foldSeed`, kfold.h); folds 0..trainFolds-1 are trained, each holding its fold
 // out as validation, with its own normalizer and seed + fold; the `keep` folds with the best
@@ -61,7 +61,7 @@ struct CrossValidationResult
 // The held-out graphs (indices into data.graphs) of each fold, for all K folds.
 std::vector<std::vector<size_t>> foldValidationSets(const TrainingData& data, int folds, uint32_t foldSeed);
 
-// The training options of fold `fold`: folds/fold/foldSeed set, seed + fold (spec §4.2).
+// The training options of fold `fold`: folds/fold/foldSeed set, seed + fold (docs/model.md §4.4).
 TrainOptions foldOptions(const TrainOptions& options, const CrossValidationOptions& cv, int fold);
 
 // Trains fold `fold` into OUT/fold-K/ (best.npz, last.npz, fold.json). A sink and progress as for

@@ -317,7 +317,7 @@ torch::Tensor Trainer::loss(const torch::Tensor& scores, size_t graph, const std
     case LossKind::Logistic:
         return pairwiseLogisticLoss(scores, targetMask(graph, rows));
     case LossKind::ListMle:
-        // The TpuGraphs baseline's ListMLE with a small MSE term (spec tgraph-model.md §8.1).
+        // The TpuGraphs baseline's ListMLE with a small MSE term (docs/model.md §8.1).
         return listMleLoss(scores, logTarget(graph, rows)) + 0.01 * mseLoss(scores, logTarget(graph, rows));
     case LossKind::Mse:
         return mseLoss(scores, logTarget(graph, rows));

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-// The training loop of spec tgraph-model.md §4 (layout) and §5 (tile):
+// The training loop of docs/model.md §4 (layout) and §5 (tile):
 //   one graph per optimizer step, graphs visited in a fresh random order every epoch;
 //   layout: `configsPerStep` configs sampled without replacement at every visit (all when fewer);
 //   tile: all configs of the kernel;
@@ -20,7 +20,7 @@
 // one bucketed all-reduce before the (identical) optimizer step on every worker; validation
 // graphs are shared out the same way and their metrics summed. A stop request (SIGINT/SIGTERM)
 // on any worker travels in the same all-reduce, so all workers stop after the same step.
-// fp32 throughout (the code's bf16/fp16 autocast is not used on CPU; spec §10.12).
+// fp32 throughout (the code's bf16/fp16 autocast is not used on CPU; docs/model.md §10.12).
 
 #include "model/train/adamw.h"
 #include "model/nn/batch.h"
@@ -167,7 +167,7 @@ private:
 };
 
 // Row bounds of numpy.array_split(range(count), ceil(count / batch)): near-equal contiguous
-// chunks (sizes differ by at most one, larger ones first), each at most `batch` (spec §6.1).
+// chunks (sizes differ by at most one, larger ones first), each at most `batch` (docs/model.md §6.1).
 std::vector<std::pair<int64_t, int64_t>> arraySplitChunks(int64_t count, int64_t batch);
 
 // `count` distinct indices in 0..population-1, uniformly without replacement (a partial

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-// Hyper-parameters of a training run and its learning-rate schedule (spec tgraph-model.md §4),
+// Hyper-parameters of a training run and its learning-rate schedule (docs/model.md §4),
 // torch-free so the CLI and the GUI can hold them. Checkpoints store them as JSON.
 
 #include "model/nn/modeloptions.h"
@@ -32,9 +32,9 @@ struct TrainOptions
     int64_t steps = 0;
     double epochs = 0;
 
-    // Layout: configs sampled without replacement each time a graph is visited (spec §4.3; the
+    // Layout: configs sampled without replacement each time a graph is visited (docs/model.md §4.3; the
     // code uses 64 for default collections, 128 for random ones); all of them when a graph has
-    // fewer. Tile collections always use all configs of a kernel (spec §5).
+    // fewer. Tile collections always use all configs of a kernel (docs/model.md §5).
     int64_t configsPerStep = 64;
     // Graphs per optimizer step (the global batch): their losses are averaged. 1 = the code's one
     // graph per step. With data-parallel workers each takes its share of a step's graphs; each
@@ -42,7 +42,7 @@ struct TrainOptions
     // result does not depend on which worker takes a graph (with 1, the run's own generators).
     int64_t graphsPerStep = 1;
 
-    // AdamW exactly as torch.optim.AdamW (spec §4.2).
+    // AdamW exactly as torch.optim.AdamW (docs/model.md §4.2).
     double learningRate = 1e-3;
     double beta1 = 0.9;
     double beta2 = 0.999;
@@ -55,16 +55,16 @@ struct TrainOptions
     double clipNorm = 1.0; // global L2 norm of all gradients; <= 0 disables clipping
 
     int64_t evalEvery = 2000; // steps between validation passes (and checkpoints); the last step always
-    int64_t evalBatch = 128; // configs per forward pass when scoring all configs (array_split chunks, §6.1)
+    int64_t evalBatch = 128; // configs per forward pass when scoring all configs (array_split chunks, docs/model.md §6.1)
     int64_t logEvery = 50; // steps per StepMetrics interval
     int64_t maxNonFiniteRun = 20; // stop after this many consecutive skipped (non-finite) steps
 
     uint64_t seed = 42; // model initialization, dropout, config sampling, graph order
     bool deterministic = false; // deterministic algorithms: runs repeat bitwise for a fixed thread count
 
-    DedupPolicy dedup = DedupPolicy::KeepFirst; // of train-split files (spec §2.3)
+    DedupPolicy dedup = DedupPolicy::KeepFirst; // of train-split files (docs/model.md §2.3)
 
-    // Cross-validation (spec §4.4): which fold of how many this run holds out, so a fold's
+    // Cross-validation (docs/model.md §4.4): which fold of how many this run holds out, so a fold's
     // checkpoint can be resumed on the same split. folds = 0: a plain train/valid run.
     int folds = 0;
     int fold = -1;

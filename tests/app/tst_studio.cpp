@@ -85,6 +85,7 @@ private Q_SLOTS:
     void cancelDropsTheLoad();
     void recentFilesRememberOpenedFiles();
     void geometryIsRestored();
+    void tuneDockFitsSmallScreens();
     void dropOpensFiles();
     void screenshot();
     // The main window and the studio's renderer with graph views (from tst_graphwidgets, which
@@ -494,6 +495,29 @@ void TestStudio::geometryIsRestored()
     QVERIFY(!QSettings().value(QStringLiteral("MainWindow/geometry")).toByteArray().isEmpty());
     MainWindow restored;
     QCOMPARE(restored.size(), QSize(901, 613));
+}
+
+void TestStudio::tuneDockFitsSmallScreens()
+{
+    // A 1366x768 laptop screen less a title bar and a task bar holds the window with the Tune dock
+    // open (its controls in one row once made the window 1 600 pixels wide).
+    const QSize available(1366, 768 - 72);
+    MainWindow window;
+    window.tuneDock()->show();
+    window.tuneDock()->raise();
+    window.resize(available);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QVERIFY(window.tuneDock()->isVisible());
+    const QSize dock = window.tuneDock()->minimumSizeHint();
+    const QSize min = window.minimumSizeHint();
+    qInfo("Tune dock: minimum %dx%d; window with it: minimum %dx%d", dock.width(), dock.height(), min.width(),
+        min.height());
+    QVERIFY(dock.width() <= available.width() && dock.height() <= available.height());
+    QVERIFY(min.width() <= available.width() && min.height() <= available.height());
+    QCOMPARE(window.size(), available); // not grown past the screen
+    QTest::qWait(50);
+    saveScreenshot(window, QStringLiteral("studio-tune-1366.png"));
 }
 
 void TestStudio::dropOpensFiles()

@@ -21,6 +21,7 @@
 
 #include <QChart>
 #include <QImage>
+#include <QLayout>
 #include <QLineSeries>
 #include <QPlainTextEdit>
 #include <QScatterSeries>
@@ -173,6 +174,39 @@ private Q_SLOTS:
         dialog.setDataPath(path("missing"));
         QVERIFY(dialog.dataKind().isEmpty());
         QVERIFY(dialog.problem().contains("missing"));
+    }
+
+    // The dialog fits a 1366x768 laptop screen less a title bar and a task bar, in its widest
+    // states: no data (the problem shown), the data's kind explained, every option enabled and
+    // the longest problem.
+    void newRunDialogFitsSmallScreens()
+    {
+        const QSize available(1366, 768 - 72);
+        NewRunDialog dialog(m_project);
+        const auto fits = [&](const char* state) {
+            dialog.layout()->activate(); // the dialog grows to its new minimum now
+            const QSize min = dialog.minimumSizeHint();
+            qInfo("New-run dialog, %s: minimum %dx%d, shown %dx%d", state, min.width(), min.height(), dialog.width(),
+                dialog.height());
+            return min.width() <= available.width() && min.height() <= available.height()
+                && dialog.width() <= available.width() && dialog.height() <= available.height();
+        };
+        dialog.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+        QVERIFY(!dialog.problem().isEmpty());
+        QVERIFY(fits("no data"));
+        dialog.setRecentData({ m_data });
+        dialog.setModelFamily("kaufman", "transformer", "listmle");
+        dialog.setParallel("workers", 256);
+        QVERIFY(dialog.problem().isEmpty());
+        QVERIFY(fits("data, every option"));
+        dialog.setModelFamily("tgraph");
+        dialog.setParallel("");
+        dialog.setModelKind("tile");
+        QVERIFY(dialog.problem().contains("layout graphs"));
+        QVERIFY(fits("data of the other kind"));
+        if (const QString shots = testutil::env("TGRAPH_SCREENSHOT_DIR"); !shots.isEmpty())
+            dialog.grab().save(shots + "/new-run-dialog.png");
     }
 
     void runStartedHereFinishes()

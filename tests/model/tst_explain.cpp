@@ -613,7 +613,7 @@ private Q_SLOTS:
 
     // `tgraph explain` end to end (tgraph hands it to tgraph-model): the table, --json, and bad input.
     // The real layout tuning record: its module is read with the graph, so the simulator's side is
-    // there without --module, and "default" is the record's is_default run (run 0 there, spec §5.1).
+    // there without --module, and "default" is the record's is_default run (run 0 there, docs/formats.md §5.1).
     void realTuningRecord()
     {
         const QString data = testutil::sharedDataDir();

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Inference (spec tgraph-model.md §6): array_split chunking checked against numpy, chunked vs
+// Inference (docs/model.md §6): array_split chunking checked against numpy, chunked vs
 // one-pass scores, TTA permutations and their inversion, ensemble mean, stable ranking, attention
 // maps per config, tile graphs, refusals, files and the score writers.
 

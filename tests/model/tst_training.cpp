@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Training (spec tgraph-model.md §4, §5): the hinge loss, the schedule, AdamW and clipping against
+// Training (docs/model.md §4, §5): the hinge loss, the schedule, AdamW and clipping against
 // LibTorch's own, the non-finite guard, checkpoints (round trip, refusals, exact resume), k-fold
 // assignment against numpy, data loading filters, learning on simulated collections, and (report
 // only, external) a 5-fold-over-configs run on the real tuning record.
@@ -71,7 +71,7 @@ TrainOptions smallOptions(int64_t steps)
 {
     TrainOptions o;
     o.steps = steps;
-    o.model.hidden = 64; // the architecture of spec §3 at a quarter of the width: fast enough for tests
+    o.model.hidden = 64; // the architecture of docs/model.md §3 at a quarter of the width: fast enough for tests
     o.configsPerStep = 32;
     o.evalEvery = 0;
     o.logEvery = 1000;
@@ -172,7 +172,7 @@ private Q_SLOTS:
         QVERIFY(r.train >= 6 && r.valid >= 2);
     }
 
-    // Spec §4.1 by hand: scores s = (0.5, 2.0, -1.0), runtimes r = (30, 10, 20). Pairs with
+    // docs/model.md §4.1 by hand: scores s = (0.5, 2.0, -1.0), runtimes r = (30, 10, 20). Pairs with
     // r_i > r_j: (0,1): 1 - (0.5 - 2) = 2.5; (0,2): 1 - (0.5 + 1) < 0 -> 0; (2,1): 1 - (-1 - 2) = 4.
     // L = 6.5 / 9. Gradient: dL/ds_0 = -(1 + 1[(0,2) active: no]) / 9 = -1/9; ds_1 = +2/9; ds_2 = -1/9.
     void hingeLossByHand()
@@ -382,7 +382,7 @@ private Q_SLOTS:
         }
     }
 
-    // Spec §2: prune, de-duplicate train files only, compress; filters for unrankable files.
+    // docs/model.md §2: prune, de-duplicate train files only, compress; filters for unrankable files.
     void loadingPipeline()
     {
         const TrainingData data = loadCollection();

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
 """Plain PyTorch reference of the TGraph layout and tile models, written from
-spec/tgraph-model.md §2.7, §3 and §5, for the C++ parity test (tests/model/tst_model.cpp).
+docs/model.md §2.7, §3 and §5, for the C++ parity test (tests/model/tst_model.cpp).
 
   tgraph_reference.py WEIGHTS.npz GRAPH.npz OUT.npz [WEIGHTS.npz GRAPH.npz OUT.npz ...]
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-// What the rank scatter shows for one graph (spec ux-anchors.md §5): each config's true rank by
+// What the rank scatter shows for one graph (docs/studio.md §5): each config's true rank by
 // runtime (0 = fastest) against its predicted rank by score (0 = predicted fastest), the true and
 // predicted top-5, and the graph's metrics computed by core/metrics/metrics.h. Plain data, no widgets.
 

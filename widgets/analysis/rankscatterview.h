@@ -13,7 +13,7 @@ class QLabel;
 class QScatterSeries;
 class QTabWidget;
 
-// The rank scatter of one graph (spec ux-anchors.md §5): tab "Rank" draws x = true rank (0 =
+// The rank scatter of one graph (docs/studio.md §5): tab "Rank" draws x = true rank (0 =
 // fastest) against y = predicted rank with the y = x diagonal at equal aspect, the true top-5 and
 // the predicted top-5 highlighted and the metrics in the title; tab "Runtime vs score" draws
 // log(runtime) against the raw score. Small translucent markers from 1,000 points on; above

@@ -19,7 +19,7 @@ struct GraphTau
     double kendallTau = 0; // NaN when undefined (then the graph is listed but not drawn)
 };
 
-// Per-graph Kendall τ across graphs (spec ux-anchors.md §5): one bar per graph sorted by τ,
+// Per-graph Kendall τ across graphs (docs/studio.md §5): one bar per graph sorted by τ,
 // coloured by collection, each collection's mean as a horizontal line; a click on a bar emits
 // graphActivated with the index of that graph in the entries given to setEntries().
 class TauStripView : public QWidget

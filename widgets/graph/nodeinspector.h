@@ -11,7 +11,7 @@ class QSpinBox;
 class QTreeWidget;
 
 // Everything about one node: name, opcode, shape and layout, its HLO instruction, the 140
-// features by group (spec hlo-featurizer.md §4), the 18 config values of the current
+// features by group (docs/formats.md §4), the 18 config values of the current
 // configuration for configurable nodes, and its operands and users as links.
 class NodeInspector : public QWidget
 {

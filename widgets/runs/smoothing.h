@@ -3,8 +3,8 @@
 
 #include <vector>
 
-// TensorBoard's scalar smoothing (vz_line_chart2 line-chart.ts, resmoothDataset; spec
-// ux-anchors.md §2.1): an exponential moving average debiased like Adam's moments, so that the
+// TensorBoard's scalar smoothing (vz_line_chart2 line-chart.ts, resmoothDataset;
+// docs/studio.md §2.1): an exponential moving average debiased like Adam's moments, so that the
 // first points are not pulled towards 0. With weight w, for the k-th finite value v_k
 // (k = 1, 2, ...):
 //     last_k = w * last_{k-1} + (1 - w) * v_k,  last_0 = 0,  smoothed_k = last_k / (1 - w^k).

@@ -2,7 +2,7 @@
 #pragma once
 
 // Heatmap matrices of a model's attention maps (core/results/attentionmaps.h) for the inference panel and
-// `tgraph render --view attention` (spec ux-anchors.md §5).
+// `tgraph render --view attention` (docs/studio.md §5).
 
 #include "core/results/attentionmaps.h"
 #include "widgets/analysis/heatmapview.h"

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "app/studio/analysis/tunepanel.h"
+#include "ui_tunepanel.h"
 
 #include "app/studio/common/jobprogress.h"
 #include "app/studio/common/jobrunner.h"
@@ -15,19 +16,15 @@
 #include <QComboBox>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QHBoxLayout>
-#include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
 #include <QLineSeries>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSpinBox>
-#include <QSplitter>
 #include <QStandardItemModel>
 #include <QTableView>
 #include <QTimer>
-#include <QVBoxLayout>
 #include <QValueAxis>
 
 #include <cmath>
@@ -48,73 +45,28 @@ TunePanel::TunePanel(QWidget* parent)
     : QWidget(parent)
     , m_runner(new JobRunner(QStringLiteral("Tune"), this))
 {
-    auto* layout = new QVBoxLayout(this);
-    m_banner = new ErrorBanner;
-    layout->addWidget(m_banner);
-
-    auto* controls = new QHBoxLayout;
-    m_graph = new QComboBox;
-    m_graph->setMinimumContentsLength(16);
-    m_model = new QComboBox;
-    m_model->setEditable(true);
-    m_model->setMinimumContentsLength(20);
+    m_ui = std::make_unique<Ui::TunePanel>();
+    m_ui->setupUi(this);
+    m_banner = m_ui->errorBanner;
+    m_graph = m_ui->graph;
+    m_model = m_ui->model;
     m_model->lineEdit()->setPlaceholderText(tr("weights .npz, checkpoint or ensemble.json"));
-    auto* browse = new QPushButton(tr("Model…"));
-    m_strategy = new QComboBox;
+    m_strategy = m_ui->strategy;
     for (const auto s : { tgraph::TuneStrategy::Annealing, tgraph::TuneStrategy::Evolutionary,
              tgraph::TuneStrategy::Random, tgraph::TuneStrategy::Exhaustive })
         m_strategy->addItem(QString::fromLatin1(tgraph::tuneStrategyName(s)), int(s));
-    m_strategy->setToolTip(tr("sa: simulated annealing; evo: evolutionary; random; exhaustive (small spaces)"));
-    m_budget = new QSpinBox;
-    m_budget->setRange(1, 10000000);
-    m_budget->setValue(2000);
-    m_budget->setToolTip(tr("Model evaluations (candidates scored, the default included)"));
-    m_batch = new QSpinBox;
-    m_batch->setRange(1, 100000);
-    m_batch->setValue(64);
-    m_batch->setToolTip(tr("Candidates per forward pass"));
-    m_topK = new QSpinBox;
-    m_topK->setRange(0, 1000);
-    m_topK->setSpecialValueText(tr("auto"));
-    m_topK->setToolTip(tr("Configurations to keep and verify (auto: 10 layouts, 5 tiles)"));
-    m_seed = new QSpinBox;
-    m_seed->setRange(0, std::numeric_limits<int>::max());
-    m_seed->setValue(1);
-    m_simulate = new QCheckBox(tr("Verify with the simulator"));
-    m_simulate->setChecked(true);
-    m_simulate->setToolTip(tr("Simulate the top-k and the default (needs the graph's HLO module: HLO inputs, tuning "
-                              "records and tgraph synth graphs)"));
-    m_runButton = new QPushButton(tr("Tune"));
-    m_cancelButton = new QPushButton(tr("Cancel"));
-    controls->addWidget(new QLabel(tr("Graph:")));
-    controls->addWidget(m_graph, 1);
-    controls->addWidget(new QLabel(tr("Model:")));
-    controls->addWidget(m_model, 2);
-    controls->addWidget(browse);
-    controls->addWidget(new QLabel(tr("Strategy:")));
-    controls->addWidget(m_strategy);
-    controls->addWidget(new QLabel(tr("Budget:")));
-    controls->addWidget(m_budget);
-    controls->addWidget(new QLabel(tr("Batch:")));
-    controls->addWidget(m_batch);
-    controls->addWidget(new QLabel(tr("Top-k:")));
-    controls->addWidget(m_topK);
-    controls->addWidget(new QLabel(tr("Seed:")));
-    controls->addWidget(m_seed);
-    controls->addWidget(m_simulate);
-    controls->addWidget(m_runButton);
-    controls->addWidget(m_cancelButton);
-    layout->addLayout(controls);
-    m_progress = new QProgressBar;
+    m_budget = m_ui->budget;
+    m_batch = m_ui->batch;
+    m_topK = m_ui->topK;
+    m_seed = m_ui->seed;
+    m_simulate = m_ui->simulate;
+    m_runButton = m_ui->runButton;
+    m_cancelButton = m_ui->cancelButton;
+    m_progress = m_ui->progress;
     m_progress->hide();
-    layout->addWidget(m_progress);
-    m_summary = new QLabel;
-    m_summary->setWordWrap(true);
-    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    layout->addWidget(m_summary);
+    m_summary = m_ui->summary;
 
-    auto* splitter = new QSplitter(Qt::Horizontal);
-    m_chart = new QChart;
+    m_chart = m_ui->chartView->chart();
     m_chart->setTitle(tr("Best so far"));
     m_scoreSeries = new QLineSeries;
     m_scoreSeries->setName(tr("predicted score (lower = faster)"));
@@ -136,38 +88,19 @@ TunePanel::TunePanel(QWidget* parent)
     m_scoreSeries->attachAxis(m_scoreAxis);
     m_runtimeSeries->attachAxis(m_xAxis);
     m_runtimeSeries->attachAxis(m_runtimeAxis);
-    auto* chartView = new QChartView(m_chart);
-    chartView->setRenderHint(QPainter::Antialiasing);
-    chartView->setMinimumSize(360, 240);
-    splitter->addWidget(chartView);
+    m_ui->chartView->setRenderHint(QPainter::Antialiasing);
 
-    auto* right = new QWidget;
-    auto* rightLayout = new QVBoxLayout(right);
-    rightLayout->setContentsMargins(0, 0, 0, 0);
     m_table = new QStandardItemModel(this);
     m_table->setHorizontalHeaderLabels({ tr("rank"), tr("score"), tr("search score"), tr("verified"), tr("speed-up"),
         tr("nodes changed"), tr("layouts") });
-    m_tableView = new QTableView;
+    m_tableView = m_ui->tableView;
     m_tableView->setModel(m_table);
-    m_tableView->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_tableView->setSelectionMode(QAbstractItemView::SingleSelection);
-    m_tableView->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_tableView->horizontalHeader()->setStretchLastSection(true);
-    m_tableView->verticalHeader()->hide();
-    rightLayout->addWidget(m_tableView, 1);
-    m_explainButton = new QPushButton(tr("Explain against the default…"));
-    m_explainButton->setToolTip(tr("Why does the model rank the selected configuration against the compiler "
-                                   "default? (Explain view)"));
-    rightLayout->addWidget(m_explainButton, 0, Qt::AlignLeft);
-    splitter->addWidget(right);
-    splitter->setStretchFactor(0, 2);
-    splitter->setStretchFactor(1, 3);
-    layout->addWidget(splitter, 1);
+    m_explainButton = m_ui->explainButton;
 
     m_liveTimer = new QTimer(this);
     m_liveTimer->setInterval(kLivePollMs);
     connect(m_liveTimer, &QTimer::timeout, this, &TunePanel::updateLive);
-    connect(browse, &QPushButton::clicked, this, &TunePanel::browseModel);
+    connect(m_ui->browseModel, &QPushButton::clicked, this, &TunePanel::browseModel);
     connect(m_runButton, &QPushButton::clicked, this, &TunePanel::run);
     connect(m_cancelButton, &QPushButton::clicked, this, &TunePanel::cancel);
     connect(m_explainButton, &QPushButton::clicked, this, [this] {

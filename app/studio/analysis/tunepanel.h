@@ -28,6 +28,10 @@ class QTableView;
 class QTimer;
 class QValueAxis;
 
+namespace Ui {
+class TunePanel;
+}
+
 // What the search reports while it runs (written on the tune thread, read by the panel's timer).
 struct TuneLive
 {
@@ -116,6 +120,7 @@ private:
     int m_selectedRow = -1;
     NodeOverlay m_overlay;
 
+    std::unique_ptr<Ui::TunePanel> m_ui; // the form: tunepanel.ui; the widget pointers below point into it
     ErrorBanner* m_banner = nullptr;
     QComboBox* m_graph = nullptr;
     QComboBox* m_model = nullptr;

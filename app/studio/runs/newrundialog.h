@@ -4,13 +4,11 @@
 #include <QDialog>
 #include <QStringList>
 
-class QCheckBox;
-class QComboBox;
-class QDialogButtonBox;
-class QDoubleSpinBox;
-class QLabel;
-class QLineEdit;
-class QSpinBox;
+#include <memory>
+
+namespace Ui {
+class NewRunDialog;
+}
 
 // "New run": the `tgraph train` options a user sets most often (only options the command has),
 // the model kind the data imply, and the exact command line it will run, copyable, so that a run
@@ -20,6 +18,7 @@ class NewRunDialog : public QDialog
     Q_OBJECT
 public:
     explicit NewRunDialog(const QString& projectPath, QWidget* parent = nullptr);
+    ~NewRunDialog() override;
 
     // Data the project's runs trained on (newest first) for the data box; the first one is
     // chosen when nothing is yet.
@@ -52,32 +51,8 @@ private:
     void updateKind();
     void updateCommand();
 
+    std::unique_ptr<Ui::NewRunDialog> m_ui; // the form: newrundialog.ui
     QString m_project;
     QString m_kind;
     QString m_dataProblem;
-    QComboBox* m_data = nullptr;
-    QComboBox* m_kindChoice = nullptr;
-    QLabel* m_kindLabel = nullptr;
-    QLineEdit* m_name = nullptr;
-    QLineEdit* m_experiment = nullptr;
-    QComboBox* m_crossAttn = nullptr;
-    QComboBox* m_family = nullptr;
-    QComboBox* m_reduction = nullptr;
-    QComboBox* m_loss = nullptr;
-    QComboBox* m_length = nullptr; // steps or epochs
-    QDoubleSpinBox* m_lengthValue = nullptr;
-    QSpinBox* m_configs = nullptr;
-    QLineEdit* m_lr = nullptr;
-    QLineEdit* m_weightDecay = nullptr;
-    QSpinBox* m_folds = nullptr;
-    QSpinBox* m_trainFolds = nullptr;
-    QSpinBox* m_keep = nullptr;
-    QSpinBox* m_evalEvery = nullptr;
-    QSpinBox* m_threads = nullptr;
-    QComboBox* m_parallel = nullptr;
-    QSpinBox* m_processes = nullptr;
-    QSpinBox* m_seed = nullptr;
-    QLineEdit* m_command = nullptr;
-    QLabel* m_problem = nullptr;
-    QDialogButtonBox* m_buttons = nullptr;
 };
