@@ -6,8 +6,9 @@ Every folder holding sources (core/*, model/*, widgets/*, app/*, app/studio/*) i
 between the markers `<!-- rooms:begin -->` and `<!-- rooms:end -->` lists each room and the rooms it
 may use directly; what those may use is allowed too (the closure). A `#include "room/..."` of a room
 outside that closure is a back-edge and fails the check, as do a room missing from the table, a
-cycle in the table, Qt or LibTorch headers where the layer forbids them, and a LibTorch header
-reached from widgets/, app/studio/ or tests/widgets/ through any chain of project headers.
+cycle in the table, Qt or LibTorch headers where the layer forbids them, a LibTorch header
+reached from widgets/, app/studio/ or tests/widgets/ through any chain of project headers, and a
+model/ header other than model/facade's included there.
 
 Usage: check-layers.py [--root DIR] [--self-test]
 Exit status 0 when the tree obeys the table, 1 with one line per problem otherwise.
@@ -33,6 +34,8 @@ FORBIDDEN = {
 }
 # Whose transitive project includes must never reach a LibTorch header.
 TORCH_FREE_PREFIXES = ('widgets/', 'app/studio/', 'tests/widgets/')
+# The only model/ room those may include: the torch-free facade (its closure in the table is wider).
+MODEL_FACADE = 'model/facade/'
 
 
 def read_table(root):
@@ -182,6 +185,10 @@ def check(root):
             chain = torch_path(path, [])
             if chain:
                 problems.append(f'{path}: reaches LibTorch: ' + ' -> '.join(chain))
+            for kind, target, line in includes_of(root, path, cache):
+                if kind == '"' and target.startswith('model/') and not target.startswith(MODEL_FACADE):
+                    problems.append(f'{path}:{line}: includes "{target}"; {TORCH_FREE_PREFIXES[1]} and '
+                                    f'{TORCH_FREE_PREFIXES[0]} reach the models only through {MODEL_FACADE}')
     return problems
 
 
@@ -212,6 +219,11 @@ def self_test():
         if not any('widgets/w/w.cpp: reaches LibTorch' in p for p in bad):
             return [f'self-test: LibTorch reached through a chain was not refused: {bad}']
         write('core/b/b.h', '#pragma once\n')
+        write('widgets/w/v.cpp', '#include "model/m/m.h"\n')  # a model room other than the facade
+        bad = check(tmp)
+        if not any('widgets/w/v.cpp:1: includes "model/m/m.h"' in p for p in bad):
+            return [f'self-test: a model header other than model/facade reached from widgets was not refused: {bad}']
+        os.remove(os.path.join(tmp, 'widgets/w/v.cpp'))
         write('core/c/c.h', '#pragma once\n')  # a folder that is no room
         bad = check(tmp)
         if not any('core/c/c.h' in p and 'not a room' in p for p in bad):

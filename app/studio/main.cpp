@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
+#include "app/studio/common/jobrunner.h"
 #include "app/studio/render/analysisrender.h"
 #include "app/studio/render/headlessrender.h"
 #include "app/studio/window/mainwindow.h"
 
 #include "core/util/childprocess.h"
 #include "core/util/version.h"
-#include "model/runtime/torchruntime.h"
+#include "model/facade/runtime.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -200,10 +201,13 @@ int main(int argc, char** argv)
     QCommandLineParser parser;
     setupParser(parser);
     parser.process(app);
+    // After each background job the model runtime's cached tensor memory goes back to the system:
+    // a desktop application should not hold gigabytes while it waits for the user.
+    JobRunner::setAfterEachJob(&tgraph::facade::releaseIdleMemory);
     if (render)
         return runRender(parser);
 
-    tgraph::model::initTorchRuntime();
+    tgraph::facade::initRuntime();
 
     MainWindow window;
     window.show();

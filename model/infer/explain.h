@@ -27,6 +27,8 @@
 
 #include "model/nn/batch.h"
 #include "core/results/attribution.h"
+#include "core/results/editedscore.h"
+#include "core/results/explainoptions.h"
 #include "model/infer/inference.h"
 #include "model/nn/tgraphmodel.h"
 
@@ -78,29 +80,11 @@ VariantScores scoreVariants(TGraphModel& model, const GraphTensors& graph, const
 // Passes scoreVariants makes.
 int64_t variantPasses(int64_t variants, int64_t anchors, int64_t batchConfigs);
 
-struct ExplainOptions
-{
-    int64_t batchConfigs = 128; // as tgraph predict --batch-configs (the chunking of the file's configs)
-    bool counterfactuals = true;
-    bool gradients = true;
-};
-
 // Config A against config B (indices of the file) of a pruned layout graph (`pruned.newToOld`
 // gives the file's node ids). InputError naming `source` for indices out of range, A == B, members
 // that are not layout models, or a graph the models cannot take. `progress` counts forward passes.
 Attribution explainConfigs(std::vector<EnsembleMember>& models, const PrunedGraph& pruned, int64_t configA,
     int64_t configB, const std::string& source, const ExplainOptions& options, ProgressSink* progress = nullptr);
-
-struct ExplainFileOptions
-{
-    ExplainOptions explain;
-    bool repadLayout = false; // as predict --repad
-    // Score all configs for the predicted ranks of A and B (always done for fastest / slowest).
-    bool rankAll = true;
-    std::string moduleFile; // --module: the graph's HLO module, for the simulator's breakdown
-    bool regenerateModule = true; // tgraph synth graphs: regenerate their module (explainsimulator.h)
-    std::string simulatorParams; // --params overrides
-};
 
 // Reads a layout graph file (a TpuGraphs .npz, or an HLO module / tuning record with at least two
 // configurations, whose module then gives the simulator's side) and explains it as
@@ -124,13 +108,8 @@ Attribution explainLayoutGraph(std::vector<EnsembleMember>& models, const Layout
 // node_config_ids) replaced by `values` (each -1..5), scored in one forward pass per member: the
 // inference chunk of `base` (array_split chunks of `batchConfigs`, as predict) plus the edited
 // config, so `base` keeps the company it is ranked in (the mean over members of each). With
-// cross-attn both scores depend on that pass; their difference is the edit's effect.
-struct EditedScore
-{
-    double base = 0; // score of `base` in the pass
-    double edited = 0; // score of the edited config in the same pass
-    double effect() const { return edited - base; } // > 0 = the edit is predicted slower
-};
+// cross-attn both scores depend on that pass; their difference is the edit's effect
+// (core/results/editedscore.h).
 EditedScore scoreEditedLayout(std::vector<EnsembleMember>& models, const PrunedGraph& pruned, int64_t base,
     int64_t configurable, const std::array<float, 18>& values, int64_t batchConfigs, const std::string& source);
 

@@ -3,8 +3,7 @@
 
 #include "core/util/error.h"
 #include "core/util/progress.h"
-#include "model/infer/explain.h"
-#include "model/infer/inference.h"
+#include "model/facade/explanation.h"
 
 #include <algorithm>
 #include <charconv>
@@ -45,7 +44,7 @@ ExplainOutcome runExplain(const ExplainRequest& request, tgraph::ProgressSink* p
     session->batchConfigs = std::max<int64_t>(1, request.batchConfigs);
     {
         tgraph::ProgressScope scope(progress, "loading the model", 0);
-        session->models = tgraph::model::loadEnsemble(tgraph::model::expandWeightsArguments(request.weights));
+        session->models = tgraph::facade::Ensemble::load(tgraph::facade::expandWeightsArguments(request.weights));
     }
     session->graph = doc.layout;
     tgraph::LayoutGraph& graph = session->graph;
@@ -90,7 +89,7 @@ ExplainOutcome runExplain(const ExplainRequest& request, tgraph::ProgressSink* p
     options.explain.gradients = false;
     options.rankAll = true;
     ExplainOutcome outcome;
-    auto attribution = std::make_shared<tgraph::Attribution>(tgraph::model::explainLayoutGraph(session->models, graph,
+    auto attribution = std::make_shared<tgraph::Attribution>(tgraph::facade::explainLayoutGraph(session->models, graph,
         session->pruned, doc.path, request.a, request.b, options, doc.module, &outcome.moduleNote, progress));
     outcome.rowA = attribution->configA;
     outcome.rowB = attribution->configB;
@@ -113,7 +112,7 @@ WhatIfOutcome runWhatIf(ExplainSession& session, const tgraph::Attribution& attr
             configurable = n.configurable;
     if (configurable < 0)
         throw InputError(session.source, "node " + std::to_string(fileNode), "is not a configurable node");
-    const tgraph::model::EditedScore s = tgraph::model::scoreEditedLayout(
+    const tgraph::model::EditedScore s = tgraph::facade::scoreEditedLayout(
         session.models, pruned, baseRow, configurable, values, session.batchConfigs, session.source);
     WhatIfOutcome out;
     out.baseRow = baseRow;

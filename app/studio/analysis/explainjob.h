@@ -2,7 +2,7 @@
 #pragma once
 
 // The work behind the studio's explain view, as plain functions for the explain thread (and tests):
-// explain config A against config B of a layout graph open in the studio (model/infer/explain.h), on the
+// explain config A against config B of a layout graph open in the studio (model/facade/explanation.h), on the
 // document's own configs or on the config set an inference run scored (sampled, or candidates
 // generated for an HLO module), and score what-if edits of one node's layout.
 
@@ -11,6 +11,7 @@
 #include "core/view/graphdocument.h"
 #include "core/io/ndarray.h"
 #include "core/graph/prune.h"
+#include "model/facade/ensemble.h"
 
 #include <array>
 #include <memory>
@@ -19,9 +20,6 @@
 
 namespace tgraph {
 class ProgressSink;
-}
-namespace tgraph::model {
-struct EnsembleMember;
 }
 
 struct ExplainRequest
@@ -47,7 +45,7 @@ struct ExplainRequest
 // What an explanation keeps so that what-if edits score in one pass without reloading anything.
 struct ExplainSession
 {
-    std::vector<tgraph::model::EnsembleMember> models;
+    tgraph::facade::Ensemble models;
     tgraph::LayoutGraph graph; // the document's graph with the request's config set
     tgraph::PrunedGraph pruned;
     std::vector<int64_t> configIds; // row -> id shown

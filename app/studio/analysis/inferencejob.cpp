@@ -11,7 +11,7 @@
 #include "core/graph/prune.h"
 #include "core/store/runwriter.h"
 #include "core/sim/simulator.h"
-#include "model/infer/inference.h"
+#include "model/facade/ensemble.h"
 
 #include <algorithm>
 #include <chrono>
@@ -88,7 +88,7 @@ GraphInference fromScores(const tgraph::model::GraphScores& s, const std::vector
 }
 
 // A layout graph of the document with the request's config rows.
-GraphInference scoreLayoutDocument(std::vector<tgraph::model::EnsembleMember>& models, const tgraph::GraphDocument& doc,
+GraphInference scoreLayoutDocument(tgraph::facade::Ensemble& models, const tgraph::GraphDocument& doc,
     const InferenceRequest& request, tgraph::ProgressSink* progress)
 {
     tgraph::LayoutGraph graph = doc.layout;
@@ -134,9 +134,8 @@ GraphInference scoreLayoutDocument(std::vector<tgraph::model::EnsembleMember>& m
     const int64_t nodesBefore = graph.nodeCount();
     tgraph::PrunedGraph pruned = tgraph::pruneToConfigurable(graph, doc.path);
     tgraph::ProgressScope scope(progress, "scoring " + std::to_string(graph.configCount()) + " configs",
-        uint64_t(tgraph::model::inferencePasses(models, graph.configCount(), request.options)));
-    tgraph::model::GraphScores s
-        = tgraph::model::scoreLayoutGraph(models, pruned.graph, doc.path, request.options, &scope);
+        uint64_t(models.inferencePasses(graph.configCount(), request.options)));
+    tgraph::model::GraphScores s = models.scoreLayoutGraph(pruned.graph, doc.path, request.options, &scope);
     s.nodesBeforePruning = nodesBefore;
     GraphInference g = fromScores(s, rows);
     g.name = doc.title;
@@ -148,7 +147,7 @@ GraphInference scoreLayoutDocument(std::vector<tgraph::model::EnsembleMember>& m
     return g;
 }
 
-GraphInference scoreTileDocument(std::vector<tgraph::model::EnsembleMember>& models, const tgraph::GraphDocument& doc,
+GraphInference scoreTileDocument(tgraph::facade::Ensemble& models, const tgraph::GraphDocument& doc,
     const InferenceRequest& request, tgraph::ProgressSink* progress)
 {
     if (request.configSet == ConfigSetKind::Generate)
@@ -163,8 +162,8 @@ GraphInference scoreTileDocument(std::vector<tgraph::model::EnsembleMember>& mod
             graph.configRuntimeNormalizers = takeRows(graph.configRuntimeNormalizers, rows);
     }
     tgraph::ProgressScope scope(progress, "scoring " + std::to_string(graph.configCount()) + " configs",
-        uint64_t(tgraph::model::inferencePasses(models, graph.configCount(), request.options)));
-    tgraph::model::GraphScores s = tgraph::model::scoreTileGraph(models, graph, doc.path, request.options, &scope);
+        uint64_t(models.inferencePasses(graph.configCount(), request.options)));
+    tgraph::model::GraphScores s = models.scoreTileGraph(graph, doc.path, request.options, &scope);
     s.nodesBeforePruning = s.nodes;
     GraphInference g = fromScores(s, rows);
     g.name = doc.title;
@@ -253,7 +252,7 @@ void storeInProject(const InferenceRequest& request, InferenceOutcome& outcome)
 
 std::vector<std::string> expandModelFiles(const std::vector<std::string>& weights)
 {
-    return tgraph::model::expandWeightsArguments(weights);
+    return tgraph::facade::expandWeightsArguments(weights);
 }
 
 std::vector<int64_t> sampleConfigRows(int64_t configs, int64_t count, uint64_t seed)
@@ -287,32 +286,30 @@ InferenceOutcome runInference(const InferenceRequest& request, tgraph::ProgressS
         }
         files = chosen;
     }
-    std::vector<tgraph::model::EnsembleMember> models;
+    tgraph::facade::Ensemble models;
     {
         tgraph::ProgressScope scope(progress, "loading the model", 0);
-        models = tgraph::model::loadEnsemble(files);
+        models = tgraph::facade::Ensemble::load(files);
     }
     outcome.members = files;
     if (request.document) {
         const tgraph::GraphDocument& doc = *request.document;
-        if (models.front().kind != doc.kind)
+        if (models.kind() != doc.kind)
             throw InputError(files.front(), "weights",
-                std::string("a ") + (models.front().kind == GraphKind::Tile ? "tile" : "layout")
-                    + " model cannot score the " + (doc.kind == GraphKind::Tile ? "tile" : "layout") + " graph "
-                    + doc.path);
+                std::string("a ") + (models.kind() == GraphKind::Tile ? "tile" : "layout") + " model cannot score the "
+                    + (doc.kind == GraphKind::Tile ? "tile" : "layout") + " graph " + doc.path);
         GraphInference g = doc.kind == GraphKind::Layout ? scoreLayoutDocument(models, doc, request, progress)
                                                          : scoreTileDocument(models, doc, request, progress);
         fillMetrics(g);
         outcome.graphs.push_back(std::move(g));
     } else {
-        const std::vector<std::string> graphs = tgraph::model::listGraphFiles(request.files);
-        tgraph::model::PredictFileOptions options;
-        options.inference = request.options;
-        options.inference.attention = false;
+        const std::vector<std::string> graphs = tgraph::facade::listGraphFiles(request.files);
+        tgraph::model::InferenceOptions options = request.options;
+        options.attention = false;
         tgraph::ProgressScope scope(progress, "scoring graphs", graphs.size());
         for (const std::string& path : graphs) {
             try {
-                GraphInference g = fromScores(tgraph::model::predictFile(models, path, options, nullptr), {});
+                GraphInference g = fromScores(models.predictFile(path, options), {});
                 fillMetrics(g);
                 outcome.graphs.push_back(std::move(g));
             } catch (const InputError& e) {

@@ -4,7 +4,7 @@
 // The work behind the studio's inference panel, as plain functions that run on the inference
 // thread (and in tests without a window): load the models, pick the config set of a graph (all,
 // a seeded sample, or candidates generated for an HLO module and priced by the simulator), score
-// it (model/infer/inference.h), compute the metrics and store the result in a project.
+// it (model/facade/ensemble.h), compute the metrics and store the result in a project.
 
 #include "core/graph/graph.h"
 #include "core/view/graphdocument.h"

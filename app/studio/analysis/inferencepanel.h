@@ -14,30 +14,23 @@
 
 class ErrorBanner;
 class HeatmapView;
+class InferenceForm;
+class InferenceResults;
 class InferenceRunner;
 class PredictionTableModel;
-class QCheckBox;
-class QComboBox;
-class QLabel;
-class QLineEdit;
-class QListWidget;
-class QMenu;
-class QProgressBar;
-class QPushButton;
-class QSortFilterProxyModel;
-class QSpinBox;
 class QTableView;
 class QTabWidget;
-class QToolButton;
 class RankScatterView;
 class TauStripView;
 
 // "Does the model rank this graph right, and which config does it think is fastest?": pick a
 // model (weights, checkpoint, ensemble.json or a project run's ensemble), a graph open in the
-// studio or a collection directory, and a config set; inference runs on the inference thread with
-// progress and Cancel; the result shows as a table in predicted order, the rank scatter, the
-// per-graph τ strip and the channel / cross-config attention heatmaps. Results are stored in the
-// project when one is chosen, and stored results reopen from the project without the model.
+// studio or a collection directory, and a config set (the form, inferenceform.h); inference runs
+// on the inference thread with progress and Cancel; the result shows as a table in predicted
+// order, the rank scatter, the per-graph τ strip and the channel / cross-config attention heatmaps
+// (inferenceresults.h). Results are stored in the project when one is chosen, and stored results
+// reopen from the project without the model (storedinference.h); the table exports as CSV
+// (inferenceexport.h).
 class InferencePanel : public QWidget
 {
     Q_OBJECT
@@ -66,8 +59,8 @@ public:
     bool exportTopK(const QString& path, int k);
     bool exportKaggle(const QString& path, const QString& collectionId = {});
 
-    const InferenceOutcome* outcome() const { return m_outcome.get(); }
-    int currentGraph() const { return m_graph; }
+    const InferenceOutcome* outcome() const;
+    int currentGraph() const;
     void showGraph(int index);
     // Attention heatmap mode: 0 = selected config, 1 = mean over configs, 2 = fastest − slowest,
     // 3 = selected − pinned.
@@ -79,23 +72,23 @@ public:
     // model has it). The overlay follows the heatmap's mode (selected, mean, differences).
     void setNodeOverlay(int index);
     int nodeOverlayChoices() const;
-    const NodeOverlay& nodeOverlay() const { return m_nodeOverlay; }
+    const NodeOverlay& nodeOverlay() const;
     bool nodeOverlayActive() const;
     // Selects a config as a click in the table or the scatter does.
-    void selectConfigById(int64_t config) { selectConfig(config, false); }
+    void selectConfigById(int64_t config);
 
     // What the explain view needs to explain configs of the shown graph: the model that ranked them,
     // the graph and the config set it scored (or, before any result, the chosen graph and model).
     ExplainRequest explainContext() const;
 
     ErrorBanner* banner() const { return m_banner; }
-    RankScatterView* scatter() const { return m_scatter; }
-    TauStripView* tauStrip() const { return m_tauStrip; }
-    HeatmapView* channelHeatmap() const { return m_channelMap; }
-    HeatmapView* crossHeatmap() const { return m_crossMap; }
-    PredictionTableModel* tableModel() const { return m_table; }
-    QTableView* tableView() const { return m_tableView; }
-    QTabWidget* viewTabs() const { return m_viewTabs; }
+    RankScatterView* scatter() const;
+    TauStripView* tauStrip() const;
+    HeatmapView* channelHeatmap() const;
+    HeatmapView* crossHeatmap() const;
+    PredictionTableModel* tableModel() const;
+    QTableView* tableView() const;
+    QTabWidget* viewTabs() const;
 
 Q_SIGNALS:
     // A config was selected (table, scatter): the graph views can overlay its layout values.
@@ -109,57 +102,14 @@ Q_SIGNALS:
     void nodeOverlayChanged(const QString& graphPath);
 
 private:
-    void setupUi();
-    void updateMembers();
-    void updateControls();
     void onFinished(const std::shared_ptr<const InferenceOutcome>& outcome);
-    void showOutcome(std::shared_ptr<const InferenceOutcome> outcome);
-    void selectConfig(int64_t config, bool fromTable);
-    void updateExtraColumns();
-    void updateHeatmaps();
-    void updateNodeOverlay(const tgraph::model::AttentionMaps* maps, int64_t a, int64_t b, const QString& rows);
-    void browseModel();
-    void browseCollection();
     void chooseStoredRun();
-    void fillExplainMenu(QMenu* menu);
-    tgraph::GraphDocumentPtr chosenDocument() const;
+    void askExportTopK(int k);
+    void askExportKaggle();
 
     InferenceRunner* m_runner = nullptr;
-    std::vector<tgraph::GraphDocumentPtr> m_documents;
-    std::shared_ptr<const InferenceOutcome> m_outcome;
-    tgraph::GraphDocumentPtr m_outcomeDocument; // the document the shown single-graph result came from
-    int m_graph = -1;
-    int64_t m_selectedConfig = -1;
-    int64_t m_pinnedConfig = -1;
-
     ErrorBanner* m_banner = nullptr;
-    QComboBox* m_model = nullptr;
-    QListWidget* m_members = nullptr;
-    QComboBox* m_target = nullptr;
-    QLineEdit* m_collection = nullptr;
-    QComboBox* m_configSet = nullptr;
-    QSpinBox* m_count = nullptr;
-    QSpinBox* m_seed = nullptr;
-    QSpinBox* m_batch = nullptr;
-    QSpinBox* m_tta = nullptr;
-    QComboBox* m_store = nullptr;
-    QPushButton* m_runButton = nullptr;
-    QPushButton* m_cancelButton = nullptr;
-    QProgressBar* m_progress = nullptr;
-    QLabel* m_summary = nullptr;
-    QComboBox* m_graphChoice = nullptr;
-    QComboBox* m_nodeChoice = nullptr;
-    PredictionTableModel* m_table = nullptr;
-    QSortFilterProxyModel* m_proxy = nullptr;
-    QTableView* m_tableView = nullptr;
-    QTabWidget* m_viewTabs = nullptr;
-    RankScatterView* m_scatter = nullptr;
-    TauStripView* m_tauStrip = nullptr;
-    HeatmapView* m_channelMap = nullptr;
-    HeatmapView* m_crossMap = nullptr;
-    QComboBox* m_attentionMode = nullptr;
-    QComboBox* m_attentionMember = nullptr;
-    QComboBox* m_crossLayer = nullptr;
-    QComboBox* m_nodeOverlayChoice = nullptr;
-    NodeOverlay m_nodeOverlay;
+    InferenceForm* m_form = nullptr;
+    InferenceResults* m_results = nullptr;
+    tgraph::GraphDocumentPtr m_runDocument; // the document of the running (or last) single-graph request
 };

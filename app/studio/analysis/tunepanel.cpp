@@ -7,7 +7,7 @@
 #include "app/studio/common/studiolog.h"
 
 #include "core/util/format.h"
-#include "model/infer/autotune.h"
+#include "model/facade/autotuner.h"
 #include "widgets/common/errorbanner.h"
 
 #include <QChart>
@@ -227,9 +227,9 @@ void TunePanel::run()
     qCDebug(lcStudio) << "tuning" << QString::fromStdString(doc->path) << m_strategy->currentText() << "budget"
                       << request.search.budget;
     m_runner->start([this, doc, weights, request, live = m_live](JobProgress& progress) -> std::function<void()> {
-        std::vector<tgraph::model::EnsembleMember> models
-            = tgraph::model::loadEnsemble(tgraph::model::expandWeightsArguments(weights));
-        tgraph::model::Autotuner tuner(models, doc, request);
+        tgraph::facade::Ensemble models
+            = tgraph::facade::Ensemble::load(tgraph::facade::expandWeightsArguments(weights));
+        tgraph::facade::Autotuner tuner(models, doc, request);
         size_t best = 0, seen = 0; // the best evaluation so far, found among the new ones of each batch
         const tgraph::model::AutotuneOutcome outcome = tuner.run(&progress, [&](const tgraph::TuneResult& r) {
             for (; seen < r.evaluated.size(); ++seen)

@@ -65,7 +65,7 @@ struct TuneView
     std::vector<std::string> weights;
 };
 
-// The autotuner (model/infer/autotune.h) in the studio: pick a graph, a model, a strategy and a budget;
+// The autotuner (model/facade/autotuner.h) in the studio: pick a graph, a model, a strategy and a budget;
 // the search runs on its own thread with a live best-so-far curve (predicted score, and the
 // simulated runtime of the best when verifying with the simulator) and Cancel; the top-k table
 // (re-scored together, verified) links to the explain view ("why is #3 faster than the default?")

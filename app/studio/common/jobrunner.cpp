@@ -5,7 +5,6 @@
 #include "app/studio/common/studiolog.h"
 
 #include "core/util/error.h"
-#include "model/runtime/cachingcpuallocator.h"
 
 #include <QFutureWatcher>
 #include <QTimer>
@@ -19,6 +18,12 @@ struct JobResult
     bool cancelled = false;
     QString error;
 };
+
+std::function<void()>& afterEachJob()
+{
+    static std::function<void()> hook;
+    return hook;
+}
 
 } // namespace
 
@@ -51,6 +56,8 @@ void JobRunner::cancel()
     m_pollTimer->stop();
     Q_EMIT cancelled();
 }
+
+void JobRunner::setAfterEachJob(std::function<void()> hook) { afterEachJob() = std::move(hook); }
 
 void JobRunner::start(Work work)
 {
@@ -95,9 +102,10 @@ void JobRunner::start(Work work)
         } catch (...) {
             r.error = QStringLiteral("unknown error in the %1 job").arg(name.toLower());
         }
-        // The tensors' memory kept for the job's next pass goes back to the system: a desktop
+        // The tensors' memory kept for the job's next pass goes back to the system (the hook): a desktop
         // application should not hold gigabytes while it waits for the user.
-        tgraph::model::releaseIdleCpuBlocks();
+        if (const auto& hook = afterEachJob())
+            hook();
         return r;
     }));
     m_pollTimer->start();

@@ -30,6 +30,10 @@ public:
     void cancel();
     bool isBusy() const { return m_activeJob != 0; }
 
+    // Runs on the worker thread after every job of every runner (tgraph-studio's main() gives the
+    // model runtime's cached memory back with it). Set once at start-up, before the first job.
+    static void setAfterEachJob(std::function<void()> hook);
+
 Q_SIGNALS:
     void started();
     void progressChanged(const QString& label, quint64 done, quint64 total);

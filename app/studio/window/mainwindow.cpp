@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "app/studio/window/mainwindow.h"
 
-#include "app/studio/common/aboutdialog.h"
+#include "app/studio/window/aboutdialog.h"
 #include "app/studio/analysis/explainpanel.h"
 #include "app/studio/graph/graphloader.h"
 #include "app/studio/analysis/inferencepanel.h"

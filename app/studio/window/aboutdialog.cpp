@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "app/studio/common/aboutdialog.h"
+#include "app/studio/window/aboutdialog.h"
 
 #include "core/io/npz.h"
 #include "core/store/sqlitedb.h"
 #include "core/util/version.h"
 #include "core/view/graphlayout.h"
-#include "model/runtime/torchruntime.h"
+#include "model/facade/runtime.h"
 
 #include <QApplication>
 #include <QClipboard>
@@ -93,7 +93,7 @@ QString AboutDialog::libraryVersions()
         : QStringLiteral("Qt %1 (built with %2)").arg(runtimeQt, QLatin1String(QT_VERSION_STR));
     const QStringList lines = {
         qtLine,
-        QStringLiteral("LibTorch %1").arg(QString::fromStdString(tgraph::model::torchVersion())),
+        QStringLiteral("LibTorch %1").arg(QString::fromStdString(tgraph::facade::runtimeVersion())),
         QStringLiteral("Graphviz %1").arg(QString::fromStdString(tgraph::graphvizVersion())),
         QStringLiteral("SQLite %1").arg(QString::fromStdString(tgraph::sqliteVersion())),
         QStringLiteral("zlib %1").arg(QString::fromStdString(tgraph::zlibVersion())),
