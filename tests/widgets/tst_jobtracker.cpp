@@ -63,6 +63,20 @@ JobTracker::Work counting(std::atomic<bool>* running, std::atomic<int>* steps)
     };
 }
 
+// A channel of a test's tracker with a spy on each of its signals.
+struct Watched
+{
+    Watched(JobTracker* tracker, JobLane lane, const QString& name)
+        : channel(lane, name, nullptr, tracker)
+    { }
+    JobChannel channel;
+    QSignalSpy started { &channel, &JobChannel::started };
+    QSignalSpy progress { &channel, &JobChannel::progressChanged };
+    QSignalSpy finished { &channel, &JobChannel::finished };
+    QSignalSpy failed { &channel, &JobChannel::failed };
+    QSignalSpy cancelled { &channel, &JobChannel::cancelled };
+};
+
 bool waitUntilIdle(const JobTracker& tracker, JobLane lane)
 {
     return QTest::qWaitFor([&] { return tracker.pendingJobs(lane) == 0; }, kTimeoutMs);
@@ -78,76 +92,70 @@ private Q_SLOTS:
     void idsAndContinuations()
     {
         JobTracker tracker;
-        JobChannel io(JobLane::Io, QStringLiteral("Read"), nullptr, &tracker);
-        JobChannel layout(JobLane::Layout, QStringLiteral("Layout"), nullptr, &tracker);
-        QSignalSpy ioStarted(&io, &JobChannel::started);
-        QSignalSpy ioFinished(&io, &JobChannel::finished);
-        QSignalSpy layoutFinished(&layout, &JobChannel::finished);
+        Watched io(&tracker, JobLane::Io, QStringLiteral("Read"));
+        Watched layout(&tracker, JobLane::Layout, QStringLiteral("Layout"));
 
         QThread* workerThread = nullptr;
         QThread* continuationThread = nullptr;
         quint64 progressJob = 0;
         bool busyInContinuation = true;
-        const quint64 first = io.start([&](JobProgress& progress) -> JobTracker::Continuation {
+        const quint64 first = io.channel.start([&](JobProgress& progress) -> JobTracker::Continuation {
             workerThread = QThread::currentThread();
             progressJob = progress.job();
             return [&] {
                 continuationThread = QThread::currentThread();
-                busyInContinuation = io.isBusy();
+                busyInContinuation = io.channel.isBusy();
             };
         });
         QVERIFY(first > 0);
-        QCOMPARE(io.currentJob(), first);
-        QVERIFY(io.isBusy());
+        QCOMPARE(io.channel.currentJob(), first);
+        QVERIFY(io.channel.isBusy());
         QVERIFY(tracker.isCurrent(first));
-        QCOMPARE(ioStarted.count(), 1);
-        QCOMPARE(ioStarted.front().front().toULongLong(), first);
-        const quint64 second = layout.start(finishing());
+        QCOMPARE(io.started.count(), 1);
+        QCOMPARE(io.started.front().front().toULongLong(), first);
+        const quint64 second = layout.channel.start(finishing());
         QVERIFY(second > first); // one sequence of ids across channels and lanes
 
-        QVERIFY(ioFinished.count() == 1 || ioFinished.wait(kTimeoutMs));
-        QVERIFY(layoutFinished.count() == 1 || layoutFinished.wait(kTimeoutMs));
-        QCOMPARE(ioFinished.front().front().toULongLong(), first);
-        QCOMPARE(layoutFinished.front().front().toULongLong(), second);
+        QVERIFY(io.finished.count() == 1 || io.finished.wait(kTimeoutMs));
+        QVERIFY(layout.finished.count() == 1 || layout.finished.wait(kTimeoutMs));
+        QCOMPARE(io.finished.front().front().toULongLong(), first);
+        QCOMPARE(layout.finished.front().front().toULongLong(), second);
         QVERIFY(workerThread && workerThread != qApp->thread());
         QCOMPARE(continuationThread, qApp->thread());
         QCOMPARE(progressJob, first); // the job's JobProgress carries its id
         QVERIFY(!busyInContinuation); // the channel is free again when the continuation runs
-        QVERIFY(!io.isBusy() && !layout.isBusy());
+        QVERIFY(!io.channel.isBusy() && !layout.channel.isBusy());
         QVERIFY(!tracker.isCurrent(first));
         QCOMPARE(tracker.pendingJobs(JobLane::Io), 0);
 
-        const quint64 third = io.start(finishing());
+        const quint64 third = io.channel.start(finishing());
         QVERIFY(third > second);
-        QVERIFY(ioFinished.wait(kTimeoutMs));
+        QVERIFY(io.finished.wait(kTimeoutMs));
     }
 
     // A superseded job's result never arrives, even when it ends after the newer job.
     void staleResultIsDropped()
     {
         JobTracker tracker;
-        JobChannel channel(JobLane::Io, QStringLiteral("Read"), nullptr, &tracker);
-        QSignalSpy finished(&channel, &JobChannel::finished);
-        QSignalSpy failed(&channel, &JobChannel::failed);
-        QSignalSpy cancelled(&channel, &JobChannel::cancelled);
+        Watched w(&tracker, JobLane::Io, QStringLiteral("Read"));
         Gate gate;
         std::atomic<bool> oldRunning { false };
         std::atomic<bool> sawCancel { false };
         std::atomic<int> oldApplied { 0 };
         std::atomic<int> newApplied { 0 };
 
-        const quint64 old = channel.start([&](JobProgress& progress) -> JobTracker::Continuation {
+        const quint64 old = w.channel.start([&](JobProgress& progress) -> JobTracker::Continuation {
             oldRunning = true;
             gate.wait(); // ignores cancellation: a job that cannot stop early
             sawCancel = progress.isCancelled();
             return [&] { ++oldApplied; };
         });
         QVERIFY(QTest::qWaitFor([&] { return oldRunning.load(); }, kTimeoutMs));
-        const quint64 newer = channel.start(finishing(&newApplied));
+        const quint64 newer = w.channel.start(finishing(&newApplied));
         QVERIFY(!tracker.isCurrent(old));
-        QCOMPARE(channel.currentJob(), newer);
-        QVERIFY(finished.wait(kTimeoutMs));
-        QCOMPARE(finished.front().front().toULongLong(), newer);
+        QCOMPARE(w.channel.currentJob(), newer);
+        QVERIFY(w.finished.wait(kTimeoutMs));
+        QCOMPARE(w.finished.front().front().toULongLong(), newer);
         QCOMPARE(newApplied.load(), 1);
 
         gate.open();
@@ -155,55 +163,51 @@ private Q_SLOTS:
         QTest::qWait(50); // a late result would be delivered by now
         QVERIFY(sawCancel.load()); // starting the newer job asked the old one to stop
         QCOMPARE(oldApplied.load(), 0);
-        QCOMPARE(finished.count(), 1);
-        QCOMPARE(failed.count(), 0);
-        QCOMPARE(cancelled.count(), 0); // superseding is not cancelling
-        QVERIFY(!channel.isBusy());
+        QCOMPARE(w.finished.count(), 1);
+        QCOMPARE(w.failed.count(), 0);
+        QCOMPARE(w.cancelled.count(), 0); // superseding is not cancelling
+        QVERIFY(!w.channel.isBusy());
     }
 
     void cancelStopsARunningJob()
     {
         JobTracker tracker;
-        JobChannel channel(JobLane::Model, QStringLiteral("Explain"), nullptr, &tracker);
-        QSignalSpy finished(&channel, &JobChannel::finished);
-        QSignalSpy cancelled(&channel, &JobChannel::cancelled);
+        Watched w(&tracker, JobLane::Model, QStringLiteral("Explain"));
         std::atomic<bool> running { false };
         std::atomic<int> steps { 0 };
-        const quint64 job = channel.start(counting(&running, &steps));
+        const quint64 job = w.channel.start(counting(&running, &steps));
         QVERIFY(QTest::qWaitFor([&] { return running.load() && steps.load() > 5; }, kTimeoutMs));
 
-        channel.cancel();
-        QCOMPARE(cancelled.count(), 1); // at once, not when the worker notices
-        QCOMPARE(cancelled.front().front().toULongLong(), job);
-        QVERIFY(!channel.isBusy());
+        w.channel.cancel();
+        QCOMPARE(w.cancelled.count(), 1); // at once, not when the worker notices
+        QCOMPARE(w.cancelled.front().front().toULongLong(), job);
+        QVERIFY(!w.channel.isBusy());
         QVERIFY(waitUntilIdle(tracker, JobLane::Model)); // the worker stopped at its next checkpoint
         QVERIFY(steps.load() < 100000);
         QTest::qWait(50);
-        QCOMPARE(cancelled.count(), 1);
-        QCOMPARE(finished.count(), 0);
+        QCOMPARE(w.cancelled.count(), 1);
+        QCOMPARE(w.finished.count(), 0);
 
         // Cancelling an idle channel does nothing.
-        channel.cancel();
-        QCOMPARE(cancelled.count(), 1);
+        w.channel.cancel();
+        QCOMPARE(w.cancelled.count(), 1);
         // Cancelling by id works as well.
         running = false;
-        const quint64 second = channel.start(counting(&running, &steps));
+        const quint64 second = w.channel.start(counting(&running, &steps));
         QVERIFY(QTest::qWaitFor([&] { return running.load(); }, kTimeoutMs));
         tracker.cancel(second);
-        QCOMPARE(cancelled.count(), 2);
-        QCOMPARE(cancelled.back().front().toULongLong(), second);
+        QCOMPARE(w.cancelled.count(), 2);
+        QCOMPARE(w.cancelled.back().front().toULongLong(), second);
         QVERIFY(waitUntilIdle(tracker, JobLane::Model));
     }
 
     void progressIsPolled()
     {
         JobTracker tracker;
-        JobChannel channel(JobLane::Io, QStringLiteral("Load"), nullptr, &tracker);
-        QSignalSpy progress(&channel, &JobChannel::progressChanged);
-        QSignalSpy finished(&channel, &JobChannel::finished);
+        Watched w(&tracker, JobLane::Io, QStringLiteral("Load"));
         Gate atThree;
         Gate release;
-        const quint64 job = channel.start([&](JobProgress& p) -> JobTracker::Continuation {
+        const quint64 job = w.channel.start([&](JobProgress& p) -> JobTracker::Continuation {
             tgraph::ProgressScope outer(&p, "Reading", 10);
             outer.advanceTo(3);
             atThree.open();
@@ -216,56 +220,53 @@ private Q_SLOTS:
         });
         QVERIFY(atThree.wait());
         QTRY_VERIFY_WITH_TIMEOUT(
-            !progress.isEmpty() && progress.back().at(1).toString() == QStringLiteral("Reading"), kTimeoutMs);
-        const QList<QVariant> reading = progress.back();
+            !w.progress.isEmpty() && w.progress.back().at(1).toString() == QStringLiteral("Reading"), kTimeoutMs);
+        const QList<QVariant> reading = w.progress.back();
         QCOMPARE(reading.at(0).toULongLong(), job);
         QCOMPARE(reading.at(2).toULongLong(), quint64(3));
         QCOMPARE(reading.at(3).toULongLong(), quint64(10));
         // One timer polls; an unchanged step is not reported again.
-        const int reported = int(progress.count());
+        const int reported = int(w.progress.count());
         QTest::qWait(8 * JobTracker::kProgressIntervalMs);
-        QCOMPARE(progress.count(), reported);
+        QCOMPARE(w.progress.count(), reported);
 
         release.open();
-        QVERIFY(finished.wait(kTimeoutMs));
-        const int afterFinish = progress.count();
+        QVERIFY(w.finished.wait(kTimeoutMs));
+        const int afterFinish = w.progress.count();
         QTest::qWait(4 * JobTracker::kProgressIntervalMs);
-        QCOMPARE(progress.count(), afterFinish); // nothing about a job that has ended
+        QCOMPARE(w.progress.count(), afterFinish); // nothing about a job that has ended
     }
 
     void exceptionsBecomeFailures()
     {
         JobTracker tracker;
-        JobChannel channel(JobLane::Model, QStringLiteral("Inference"), nullptr, &tracker);
-        QSignalSpy failed(&channel, &JobChannel::failed);
-        QSignalSpy cancelled(&channel, &JobChannel::cancelled);
-        QSignalSpy finished(&channel, &JobChannel::finished);
+        Watched w(&tracker, JobLane::Model, QStringLiteral("Inference"));
 
-        const quint64 a = channel.start([](JobProgress&) -> JobTracker::Continuation {
+        const quint64 a = w.channel.start([](JobProgress&) -> JobTracker::Continuation {
             throw tgraph::InputError("model.npz", "w", "shape [3], expected [4]");
         });
-        QVERIFY(failed.wait(kTimeoutMs));
-        QCOMPARE(failed.back().at(0).toULongLong(), a);
-        QCOMPARE(failed.back().at(1).toString(),
+        QVERIFY(w.failed.wait(kTimeoutMs));
+        QCOMPARE(w.failed.back().at(0).toULongLong(), a);
+        QCOMPARE(w.failed.back().at(1).toString(),
             QString::fromStdString(tgraph::InputError("model.npz", "w", "shape [3], expected [4]").what()));
-        QVERIFY(failed.back().at(1).toString().startsWith(QStringLiteral("model.npz")));
-        QVERIFY(!channel.isBusy());
+        QVERIFY(w.failed.back().at(1).toString().startsWith(QStringLiteral("model.npz")));
+        QVERIFY(!w.channel.isBusy());
 
-        channel.start([](JobProgress&) -> JobTracker::Continuation { throw std::bad_alloc(); });
-        QVERIFY(failed.wait(kTimeoutMs));
-        QCOMPARE(failed.back().at(1).toString(), QStringLiteral("not enough memory for the inference job"));
+        w.channel.start([](JobProgress&) -> JobTracker::Continuation { throw std::bad_alloc(); });
+        QVERIFY(w.failed.wait(kTimeoutMs));
+        QCOMPARE(w.failed.back().at(1).toString(), QStringLiteral("not enough memory for the inference job"));
 
-        channel.start([](JobProgress&) -> JobTracker::Continuation { throw 42; });
-        QVERIFY(failed.wait(kTimeoutMs));
-        QCOMPARE(failed.back().at(1).toString(), QStringLiteral("unknown error in the inference job"));
+        w.channel.start([](JobProgress&) -> JobTracker::Continuation { throw 42; });
+        QVERIFY(w.failed.wait(kTimeoutMs));
+        QCOMPARE(w.failed.back().at(1).toString(), QStringLiteral("unknown error in the inference job"));
 
-        // A job that stops by itself (tgraph::Cancelled) is cancelled, not failed.
-        const quint64 d = channel.start([](JobProgress&) -> JobTracker::Continuation { throw tgraph::Cancelled(); });
-        QVERIFY(cancelled.wait(kTimeoutMs));
-        QCOMPARE(cancelled.back().front().toULongLong(), d);
-        QCOMPARE(failed.count(), 3);
-        QCOMPARE(finished.count(), 0);
-        QVERIFY(!channel.isBusy());
+        // A job that stops by itself (tgraph::Cancelled) is cancelled, not w.failed.
+        const quint64 d = w.channel.start([](JobProgress&) -> JobTracker::Continuation { throw tgraph::Cancelled(); });
+        QVERIFY(w.cancelled.wait(kTimeoutMs));
+        QCOMPARE(w.cancelled.back().front().toULongLong(), d);
+        QCOMPARE(w.failed.count(), 3);
+        QCOMPARE(w.finished.count(), 0);
+        QVERIFY(!w.channel.isBusy());
     }
 
     void lanes()
@@ -276,44 +277,38 @@ private Q_SLOTS:
 
         JobTracker tracker;
         // The model lane runs one job at a time, whichever channel started it; the waiting job says so.
-        JobChannel inference(JobLane::Model, QStringLiteral("Inference"), nullptr, &tracker);
-        JobChannel tune(JobLane::Model, QStringLiteral("Tune"), nullptr, &tracker);
-        QSignalSpy inferenceDone(&inference, &JobChannel::finished);
-        QSignalSpy tuneDone(&tune, &JobChannel::finished);
-        QSignalSpy tuneProgress(&tune, &JobChannel::progressChanged);
+        Watched inference(&tracker, JobLane::Model, QStringLiteral("Inference"));
+        Watched tune(&tracker, JobLane::Model, QStringLiteral("Tune"));
         Gate inferenceGate;
         std::atomic<bool> inferenceRunning { false };
         std::atomic<bool> tuneRan { false };
         std::atomic<bool> overlapped { false };
-        inference.start([&](JobProgress&) -> JobTracker::Continuation {
+        inference.channel.start([&](JobProgress&) -> JobTracker::Continuation {
             inferenceRunning = true;
             inferenceGate.wait();
             inferenceRunning = false;
             return {};
         });
-        tune.start([&](JobProgress&) -> JobTracker::Continuation {
+        tune.channel.start([&](JobProgress&) -> JobTracker::Continuation {
             tuneRan = true;
             overlapped = inferenceRunning.load();
             return {};
         });
         QVERIFY(QTest::qWaitFor([&] { return inferenceRunning.load(); }, kTimeoutMs));
-        QTRY_VERIFY_WITH_TIMEOUT(!tuneProgress.isEmpty(), kTimeoutMs);
-        QCOMPARE(tuneProgress.back().at(1).toString(), QStringLiteral("Waiting for Inference"));
+        QTRY_VERIFY_WITH_TIMEOUT(!tune.progress.isEmpty(), kTimeoutMs);
+        QCOMPARE(tune.progress.back().at(1).toString(), QStringLiteral("Waiting for Inference"));
         QVERIFY(!tuneRan.load());
-        QVERIFY(inference.isBusy() && tune.isBusy()); // channels of one lane do not cancel each other
+        QVERIFY(inference.channel.isBusy() && tune.channel.isBusy()); // channels of one lane do not cancel each other
         QCOMPARE(tracker.pendingJobs(JobLane::Model), 2);
         inferenceGate.open();
-        QVERIFY(tuneDone.count() == 1 || tuneDone.wait(kTimeoutMs));
-        QCOMPARE(inferenceDone.count(), 1);
+        QVERIFY(tune.finished.count() == 1 || tune.finished.wait(kTimeoutMs));
+        QCOMPARE(inference.finished.count(), 1);
         QVERIFY(tuneRan.load());
         QVERIFY(!overlapped.load());
 
         // The io lane runs jobs side by side: each of these waits for the other to begin.
-        JobChannel load(JobLane::Io, QStringLiteral("Load"), nullptr, &tracker);
-        JobChannel poll(JobLane::Io, QStringLiteral("Project poll"), nullptr, &tracker);
-        QSignalSpy loadDone(&load, &JobChannel::finished);
-        QSignalSpy pollDone(&poll, &JobChannel::finished);
-        QSignalSpy loadFailed(&load, &JobChannel::failed);
+        Watched load(&tracker, JobLane::Io, QStringLiteral("Load"));
+        Watched poll(&tracker, JobLane::Io, QStringLiteral("Project poll"));
         Gate loadBegun;
         Gate pollBegun;
         const auto meetOther = [](Gate* mine, Gate* other) {
@@ -324,39 +319,37 @@ private Q_SLOTS:
                 return {};
             };
         };
-        load.start(meetOther(&loadBegun, &pollBegun));
-        poll.start(meetOther(&pollBegun, &loadBegun));
-        QVERIFY(loadDone.count() == 1 || loadDone.wait(2 * kTimeoutMs));
-        QVERIFY(pollDone.count() == 1 || pollDone.wait(kTimeoutMs));
-        QCOMPARE(loadFailed.count(), 0);
+        load.channel.start(meetOther(&loadBegun, &pollBegun));
+        poll.channel.start(meetOther(&pollBegun, &loadBegun));
+        QVERIFY(load.finished.count() == 1 || load.finished.wait(2 * kTimeoutMs));
+        QVERIFY(poll.finished.count() == 1 || poll.finished.wait(kTimeoutMs));
+        QCOMPARE(load.failed.count(), 0);
 
         // Cancelling a lane cancels every channel's job in it, running or queued, and nothing else.
-        QSignalSpy inferenceCancelled(&inference, &JobChannel::cancelled);
-        QSignalSpy tuneCancelled(&tune, &JobChannel::cancelled);
         std::atomic<bool> running { false };
         std::atomic<int> steps { 0 };
         tuneRan = false;
-        inference.start(counting(&running, &steps));
-        tune.start([&](JobProgress&) -> JobTracker::Continuation {
+        inference.channel.start(counting(&running, &steps));
+        tune.channel.start([&](JobProgress&) -> JobTracker::Continuation {
             tuneRan = true;
             return {};
         });
         Gate loadGate;
-        load.start([&](JobProgress&) -> JobTracker::Continuation {
+        load.channel.start([&](JobProgress&) -> JobTracker::Continuation {
             loadGate.wait();
             return {};
         });
         QVERIFY(QTest::qWaitFor([&] { return running.load(); }, kTimeoutMs));
         tracker.cancelLane(JobLane::Model);
-        QCOMPARE(inferenceCancelled.count(), 1);
-        QCOMPARE(tuneCancelled.count(), 1);
-        QVERIFY(!inference.isBusy() && !tune.isBusy());
-        QVERIFY(load.isBusy());
+        QCOMPARE(inference.cancelled.count(), 1);
+        QCOMPARE(tune.cancelled.count(), 1);
+        QVERIFY(!inference.channel.isBusy() && !tune.channel.isBusy());
+        QVERIFY(load.channel.isBusy());
         QVERIFY(waitUntilIdle(tracker, JobLane::Model));
         QVERIFY(!tuneRan.load()); // cancelled while it waited: its work never ran
         loadGate.open();
-        QVERIFY(loadDone.wait(kTimeoutMs));
-        QCOMPARE(loadDone.count(), 2);
+        QVERIFY(load.finished.wait(kTimeoutMs));
+        QCOMPARE(load.finished.count(), 2);
     }
 
     // Destroying a channel cancels its jobs and waits for them, so their work may use its owner.
