@@ -408,7 +408,8 @@ private Q_SLOTS:
             png.save(shots + "/training-curves.png");
         options.metric = "valid/tau";
         options.logY = true;
-        QVERIFY2(renderRunCurves(m_project, { "long" }, path("curves.svg"), &error, options), qPrintable(error));
+        // "short" evaluates every 3 of its 6 steps; "long" (every 25) may be stopped before its first evaluation.
+        QVERIFY2(renderRunCurves(m_project, { "short" }, path("curves.svg"), &error, options), qPrintable(error));
         QVERIFY(testutil::readAll(path("curves.svg")).contains("<svg"));
         QVERIFY(!renderRunCurves(m_project, { "nope" }, path("no.png"), &error));
         QVERIFY2(error.contains("nope") && error.contains("live.tgproj"), qPrintable(error));

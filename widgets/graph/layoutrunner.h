@@ -6,10 +6,10 @@
 
 #include <QObject>
 #include <QString>
-#include <QThreadPool>
 
-#include <map>
 #include <memory>
+
+class JobChannel;
 
 // A view graph together with its Graphviz layout: what a graph scene draws.
 struct ViewLayout
@@ -20,22 +20,23 @@ struct ViewLayout
 };
 using ViewLayoutPtr = std::shared_ptr<const ViewLayout>;
 
-// Runs Graphviz layouts in one dedicated thread (a `dot` child process by default, which a
-// cancel kills). Each request gets a new id and cancels the one before it; results of requests
-// that are no longer current are dropped, so a slow layout can never replace a newer view.
+// Runs Graphviz layouts in the layout lane of the studio's JobTracker, which has one thread (a
+// `dot` child process by default, which a cancel kills). Each request gets a new id and cancels
+// the one before it; results of requests that are no longer current are dropped, so a slow layout
+// can never replace a newer view.
 class LayoutRunner : public QObject
 {
     Q_OBJECT
 public:
     explicit LayoutRunner(QObject* parent = nullptr);
-    ~LayoutRunner() override; // cancels and waits for the layout thread
+    ~LayoutRunner() override; // cancels and waits for the running layout
 
     // Starts laying out `view` (sizes and clusters in `input`); returns the request id.
     quint64 request(tgraph::ViewGraph view, tgraph::LayoutInput input);
     // Drops the current request (its result will not be delivered).
     void cancel();
-    bool isBusy() const { return m_current != 0; }
-    quint64 currentRequest() const { return m_current; }
+    bool isBusy() const;
+    quint64 currentRequest() const;
     void setOptions(const tgraph::LayoutOptions& options) { m_options = options; }
 
 Q_SIGNALS:
@@ -43,10 +44,6 @@ Q_SIGNALS:
     void failed(quint64 id, const QString& message);
 
 private:
-    class Sink;
-    QThreadPool m_pool;
+    JobChannel* m_channel = nullptr;
     tgraph::LayoutOptions m_options;
-    quint64 m_last = 0;
-    quint64 m_current = 0;
-    std::map<quint64, std::shared_ptr<Sink>> m_running;
 };

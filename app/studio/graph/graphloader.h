@@ -8,24 +8,19 @@
 #include <QElapsedTimer>
 #include <QObject>
 #include <QStringList>
-#include <QThreadPool>
 
-#include <map>
-#include <memory>
-
-class JobProgress;
-class QTimer;
+class JobChannel;
 
 // Loads graph files into GraphDocuments (graph, module, pruned graph, hierarchy, summary) off the
-// GUI thread, one at a time, in the order asked.
-// Every job gets a new id; a result whose id is no longer the active one (the job was cancelled
-// or superseded) is dropped, so a late worker can never add a tab the user already gave up on.
+// GUI thread, one at a time, in the order asked: a channel of the io lane of the studio's
+// JobTracker. Every job gets a new id; a result whose job is no longer the active one (it was
+// cancelled or superseded) is dropped, so a late worker can never add a tab the user already gave up on.
 class GraphLoader : public QObject
 {
     Q_OBJECT
 public:
     explicit GraphLoader(QObject* parent = nullptr);
-    // Cancels running work and waits for the worker threads to return.
+    // Cancels running work and waits for it to return.
     ~GraphLoader() override;
 
     // Queues files (made absolute); paths already queued or loading are skipped.
@@ -33,11 +28,11 @@ public:
     // Cancels the running job and forgets the queue.
     void cancelAll();
 
-    bool isBusy() const { return m_activeJob != 0; }
+    bool isBusy() const;
     QString currentPath() const { return m_currentPath; }
     QStringList queuedPaths() const { return m_queue; }
     // The id of the running job, 0 when idle. Ids increase monotonically.
-    quint64 activeJobId() const { return m_activeJob; }
+    quint64 activeJobId() const;
 
 Q_SIGNALS:
     void jobStarted(const QString& path, int queued);
@@ -53,20 +48,12 @@ Q_SIGNALS:
     void idle();
 
 private:
-    struct Result;
     void startNext();
-    void finishJob(quint64 jobId, const Result& result);
-    void pollProgress();
+    // After a job: the next file, or idle() when none is left.
+    void goOn();
 
-    QThreadPool m_pool;
-    QTimer* m_pollTimer = nullptr;
+    JobChannel* m_channel = nullptr;
     QStringList m_queue;
     QString m_currentPath;
     QElapsedTimer m_elapsed;
-    quint64 m_lastJobId = 0;
-    quint64 m_activeJob = 0;
-    std::map<quint64, std::shared_ptr<JobProgress>> m_running; // includes cancelled jobs still unwinding
-    QString m_lastLabel;
-    quint64 m_lastDone = 0;
-    quint64 m_lastTotal = 0;
 };

@@ -1,18 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "app/studio/runs/runpoller.h"
 
+#include "widgets/common/jobchannel.h"
+
 #include "core/store/project.h"
 
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
-#include <QFutureWatcher>
 #include <QTimer>
-#include <QtConcurrent>
 
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <utility>
 
 namespace {
 
@@ -49,20 +50,29 @@ QString logTail(const Project& p, const std::string& runId)
 
 RunPoller::RunPoller(QObject* parent)
     : QObject(parent)
+    , m_channel(new JobChannel(JobLane::Io, QStringLiteral("Project poll"), this))
     , m_timer(new QTimer(this))
 {
-    m_pool.setMaxThreadCount(1);
-    m_pool.setObjectName(QStringLiteral("RunPoller"));
     m_timer->setInterval(1000);
     connect(m_timer, &QTimer::timeout, this, &RunPoller::pollNow);
+    const auto ended = [this] {
+        if (std::exchange(m_again, false))
+            pollNow();
+    };
+    connect(m_channel, &JobChannel::finished, this, ended);
+    connect(m_channel, &JobChannel::failed, this, ended);
 }
 
-RunPoller::~RunPoller() { m_pool.waitForDone(); }
+RunPoller::~RunPoller() = default; // m_channel cancels and waits
 
 void RunPoller::changed()
 {
-    ++m_generation;
-    pollNow();
+    // The running poll read for the old request: its result is dropped.
+    m_again = false;
+    if (m_project.isEmpty())
+        m_channel->cancel();
+    else
+        startPoll();
 }
 
 void RunPoller::setProject(const QString& path)
@@ -204,26 +214,18 @@ void RunPoller::pollNow()
 {
     if (m_project.isEmpty())
         return;
-    if (m_busy) {
+    if (m_channel->isBusy()) {
         m_again = true; // once more when the running poll ends
         return;
     }
-    m_busy = true;
-    const quint64 generation = m_generation;
-    auto* watcher = new QFutureWatcher<RunSnapshot>(this);
-    connect(watcher, &QFutureWatcher<RunSnapshot>::finished, this, [this, watcher, generation] {
-        watcher->deleteLater();
-        m_busy = false;
-        const bool stale = generation != m_generation; // asked for something else meanwhile: drop it
-        if (!stale)
-            Q_EMIT snapshot(std::make_shared<const RunSnapshot>(watcher->result()));
-        if (m_again || stale) {
-            m_again = false;
-            pollNow();
-        }
+    startPoll();
+}
+
+void RunPoller::startPoll()
+{
+    m_channel->start([this, project = m_project, runs = m_runIds, metric = m_metric, logRun = m_logRun](
+                         JobProgress&) -> JobTracker::Continuation {
+        auto s = std::make_shared<const RunSnapshot>(read(project, runs, metric, 2000, logRun));
+        return [this, s] { Q_EMIT snapshot(s); };
     });
-    watcher->setFuture(
-        QtConcurrent::run(&m_pool, [project = m_project, runs = m_runIds, metric = m_metric, logRun = m_logRun] {
-            return read(project, runs, metric, 2000, logRun);
-        }));
 }

@@ -6,11 +6,11 @@
 
 #include <QObject>
 #include <QStringList>
-#include <QThreadPool>
 
 #include <memory>
 #include <vector>
 
+class JobChannel;
 class QTimer;
 
 // What one poll of a project read: its runs with their latest metrics, the curves of the
@@ -29,10 +29,11 @@ struct RunSnapshot
     int64_t nowMs = 0;
 };
 
-// Polls a project file on a background thread with its own read-only connection (the training
-// processes write through WAL, so a reader never sees "database is locked" and never blocks them).
-// One poll runs at a time; a poll started for an older request (another project, selection,
-// metric or log run) is dropped when it ends, and the newest request is read right after.
+// Polls a project file in the io lane of the studio's JobTracker with its own read-only connection
+// (the training processes write through WAL, so a reader never sees "database is locked" and never
+// blocks them). A new request (another project, selection, metric or log run) is read at once and
+// the result of the poll started for the older one is dropped; the timer's polls wait for the
+// running one.
 class RunPoller : public QObject
 {
     Q_OBJECT
@@ -62,14 +63,13 @@ Q_SIGNALS:
 
 private:
     void changed();
+    void startPoll();
 
-    QThreadPool m_pool;
+    JobChannel* m_channel = nullptr;
     QTimer* m_timer = nullptr;
     QString m_project;
     QStringList m_runIds;
     QString m_metric = QStringLiteral("train/loss");
     QString m_logRun;
-    quint64 m_generation = 0;
-    bool m_busy = false;
-    bool m_again = false;
+    bool m_again = false; // poll once more when the running poll ends
 };

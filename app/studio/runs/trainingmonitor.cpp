@@ -8,6 +8,7 @@
 #include "core/store/project.h"
 #include "core/store/runcomparison.h"
 #include "widgets/common/errorbanner.h"
+#include "widgets/common/jobchannel.h"
 #include "widgets/runs/runcomparisonview.h"
 #include "widgets/runs/runcurvespanel.h"
 #include "widgets/runs/runcurvesview.h"
@@ -17,7 +18,6 @@
 #include <QCheckBox>
 #include <QDir>
 #include <QFileInfo>
-#include <QFutureWatcher>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QItemSelectionModel>
@@ -31,19 +31,12 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <QVBoxLayout>
-#include <QtConcurrent>
 
 #include <algorithm>
 
 namespace {
 
 enum SideTab { OutputTab, ParamsTab, CompareTab };
-
-struct ComparisonResult
-{
-    tgraph::RunComparison comparison;
-    QString error;
-};
 
 } // namespace
 
@@ -54,6 +47,7 @@ TrainingMonitor::TrainingMonitor(QWidget* parent)
     , m_model(new RunTableModel(this))
     , m_proxy(new QSortFilterProxyModel(this))
     , m_params(new RunParamsModel(this))
+    , m_compareJobs(new JobChannel(JobLane::Io, QStringLiteral("Compare"), this))
 {
     auto* layout = new QVBoxLayout(this);
     m_banner = new ErrorBanner(this);
@@ -94,6 +88,8 @@ TrainingMonitor::TrainingMonitor(QWidget* parent)
     connect(m_curves, &RunCurvesPanel::metricChanged, this,
         [this](const QString& metric) { m_poller->setSelection(selectedRunIds(), metric); });
     connect(m_poller, &RunPoller::snapshot, this, &TrainingMonitor::onSnapshot);
+    connect(m_compareJobs, &JobChannel::failed, this,
+        [this](quint64, const QString& message) { m_banner->addMessage(message); });
     connect(m_processes, &RunProcesses::runIdKnown, this, [this](const QString& runId) {
         if (m_followNewRun) {
             m_followNewRun = false;
@@ -210,7 +206,7 @@ void TrainingMonitor::setProject(const QString& path)
     m_model->setRuns({}, 0);
     m_curves->view()->setCurves({});
     m_params->setRuns({});
-    ++m_compareGeneration;
+    m_compareJobs->cancel();
     m_comparison->setComparison({});
     m_logPane->clear();
     m_poller->setProject(path);
@@ -438,26 +434,24 @@ bool TrainingMonitor::deleteSelected()
                tr("Delete %n run(s) with their metrics, checkpoints and logs?", nullptr, int(ids.size())))
             != QMessageBox::Yes)
         return false;
-    // Deleting removes folders of checkpoints: off the GUI thread.
-    auto* watcher = new QFutureWatcher<QString>(this);
-    connect(watcher, &QFutureWatcher<QString>::finished, this, [this, watcher, count = int(ids.size())] {
-        watcher->deleteLater();
-        if (!watcher->result().isEmpty())
-            m_banner->addMessage(watcher->result());
-        else
-            Q_EMIT statusMessage(tr("Deleted %n run(s)", nullptr, count));
+    // Deleting removes folders of checkpoints: off the GUI thread, each deletion a job of its own.
+    auto* job = new JobChannel(JobLane::Io, QStringLiteral("Delete runs"), this);
+    connect(job, &JobChannel::failed, this, [this](quint64, const QString& message) {
+        m_banner->addMessage(message);
         m_poller->pollNow();
     });
-    watcher->setFuture(QtConcurrent::run([path = project().toStdString(), ids] {
-        try {
-            tgraph::Project p = tgraph::Project::open(path, tgraph::Project::Access::Write);
-            for (const QString& id : ids)
-                p.deleteRun(id.toStdString());
-        } catch (const std::exception& e) {
-            return QString::fromStdString(e.what());
-        }
-        return QString();
-    }));
+    connect(job, &JobChannel::finished, job, &QObject::deleteLater);
+    connect(job, &JobChannel::failed, job, &QObject::deleteLater);
+    connect(job, &JobChannel::cancelled, job, &QObject::deleteLater);
+    job->start([this, path = project().toStdString(), ids](JobProgress&) -> JobTracker::Continuation {
+        tgraph::Project p = tgraph::Project::open(path, tgraph::Project::Access::Write);
+        for (const QString& id : ids)
+            p.deleteRun(id.toStdString());
+        return [this, count = int(ids.size())] {
+            Q_EMIT statusMessage(tr("Deleted %n run(s)", nullptr, count));
+            m_poller->pollNow();
+        };
+    });
     m_table->clearSelection();
     return true;
 }
@@ -507,37 +501,20 @@ void TrainingMonitor::compareSelected()
         m_onlyDifferences->setChecked(true);
     // The project is read on a worker thread with its own connection; a newer Compare (or another
     // project) drops this one's result.
-    const int generation = ++m_compareGeneration;
-    const std::string path = project().toStdString();
     std::vector<std::string> keys;
     for (const QString& id : ids)
         keys.push_back(id.toStdString());
-    auto* watcher = new QFutureWatcher<ComparisonResult>(this);
-    connect(watcher, &QFutureWatcher<ComparisonResult>::finished, this, [this, watcher, generation, ids] {
-        watcher->deleteLater();
-        if (generation != m_compareGeneration)
-            return;
-        ComparisonResult result = watcher->result();
-        if (!result.error.isEmpty()) {
-            m_banner->addMessage(result.error);
-            return;
-        }
-        m_comparison->setComparison(std::move(result.comparison));
-        m_side->setCurrentIndex(CompareTab);
-        QString message = tr("%n run(s) compared", nullptr, int(ids.size()));
-        if (ids.size() == 2)
-            message += tr("; %n parameter(s) differ", nullptr, m_params->rowCount());
-        Q_EMIT statusMessage(message);
-        Q_EMIT comparisonShown();
+    m_compareJobs->start([this, path = project().toStdString(), keys, ids](JobProgress&) -> JobTracker::Continuation {
+        const tgraph::Project p = tgraph::Project::open(path, tgraph::Project::Access::Read);
+        auto comparison = std::make_shared<tgraph::RunComparison>(tgraph::compareRuns(p, keys));
+        return [this, comparison, ids] {
+            m_comparison->setComparison(std::move(*comparison));
+            m_side->setCurrentIndex(CompareTab);
+            QString message = tr("%n run(s) compared", nullptr, int(ids.size()));
+            if (ids.size() == 2)
+                message += tr("; %n parameter(s) differ", nullptr, m_params->rowCount());
+            Q_EMIT statusMessage(message);
+            Q_EMIT comparisonShown();
+        };
     });
-    watcher->setFuture(QtConcurrent::run([path, keys] {
-        ComparisonResult out;
-        try {
-            const tgraph::Project p = tgraph::Project::open(path, tgraph::Project::Access::Read);
-            out.comparison = tgraph::compareRuns(p, keys);
-        } catch (const std::exception& e) {
-            out.error = QString::fromUtf8(e.what());
-        }
-        return out;
-    }));
 }

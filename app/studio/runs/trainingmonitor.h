@@ -8,6 +8,7 @@
 #include <memory>
 
 class ErrorBanner;
+class JobChannel;
 class QCheckBox;
 class QLineEdit;
 class QPlainTextEdit;
@@ -104,7 +105,7 @@ private:
     RunLogPane* m_logPane = nullptr;
     QCheckBox* m_onlyDifferences = nullptr;
     RunComparisonView* m_comparison = nullptr;
-    int m_compareGeneration = 0; // a newer Compare drops an older one's result
+    JobChannel* m_compareJobs = nullptr; // a newer Compare drops an older one's result
     QLineEdit* m_filter = nullptr;
     QPushButton* m_newRun = nullptr;
     QPushButton* m_stop = nullptr;

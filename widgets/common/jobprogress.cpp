@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "app/studio/common/jobprogress.h"
+#include "widgets/common/jobprogress.h"
 
 #include <QProgressBar>
 
