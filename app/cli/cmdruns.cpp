@@ -172,10 +172,7 @@ int stop(Project& project, const ArgParser& p)
         timeout = std::stod(p.value("--timeout"));
     } catch (const std::exception&) { }
     const pid_t pid = pid_t(r.pid);
-    if (pid <= 0 || (::kill(pid, 0) != 0 && errno == ESRCH)
-        || (processStartTicks(pid) != 0
-            && project.db().queryInt("SELECT pid_start FROM runs WHERE id = '" + r.id + "'")
-                != processStartTicks(pid))) {
+    if (!project.runProcessAlive(r.id)) {
         project.setRunStatus(r.id, RunStatus::Crashed, "its process is gone");
         std::printf("run %s had no process any more: marked CRASHED\n", r.id.substr(0, 8).c_str());
         return ExitOk;
