@@ -14,8 +14,9 @@ PACKAGES=(
   libtorch-dev libopenblas0-pthread libgloo-dev
   # core formats and storage
   libsqlite3-dev libprotobuf-dev protobuf-compiler zlib1g-dev libzip-dev
-  # test fixtures (numpy/scipy) and the PyTorch reference of the model parity test
-  python3 python3-numpy python3-scipy python3-torch
+  # test fixtures (numpy/scipy) and the PyTorch reference of the model parity test; locale sources,
+  # from which tst_argparser compiles de_DE.UTF-8 into a temporary directory (localedef)
+  python3 python3-numpy python3-scipy python3-torch locales
   # headless GUI runs and screenshots
   xvfb xauth fonts-dejavu-core
   # the package's checks (tests/packaging): AppStream and desktop-entry validators, MIME database, man
