@@ -3,7 +3,6 @@
 
 #include "optiontype.h"
 
-#include <charconv>
 #include <chrono>
 #include <map>
 #include <stdexcept>
@@ -12,14 +11,6 @@
 #include <vector>
 
 namespace tgraph::cli {
-
-// The whole of `text` as a number of type T (std::from_chars: no sign for unsigned types, no
-// leading spaces, no trailing characters); false otherwise.
-template <class T> bool parseNumber(const std::string& text, T* out)
-{
-    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), *out);
-    return ec == std::errc() && end == text.data() + text.size();
-}
 
 // Options of one sub-command: "--name VALUE", "--name=VALUE", short aliases ("-o FILE"), flags,
 // and positional arguments. Produces the command's --help text from the same declarations.
