@@ -120,7 +120,8 @@ std::pair<const ArgParser::Option*, std::string> ArgParser::typed(const std::str
             continue;
         if (o.type.kind() != kind)
             wrongType(name, "the type it is declared with");
-        if (!has(name) && o.defaultValue.empty())
+        const bool list = kind == OptionType::Kind::IntegerList || kind == OptionType::Kind::NameList;
+        if (!has(name) && o.defaultValue.empty() && !list) // an absent list is an empty one
             throw std::logic_error("option " + name + " has no value (not given, no default): check has() first");
         return { &o, value(name) };
     }

@@ -40,9 +40,9 @@ public:
     // The value (given, else the default) converted as its option's type declares: a signed
     // integer type for opt::integer (its whole range must fit T), an unsigned one for opt::size,
     // double for opt::real, std::chrono::milliseconds for opt::duration, the enum for
-    // opt::oneOf(values, nameOf), std::vector<int64_t> / std::vector<std::string> for the lists,
-    // std::string for any option. std::logic_error when the option has no value (check has()) or
-    // T does not match its type: a programming error, never a user's.
+    // opt::oneOf(values, nameOf), std::vector<int64_t> / std::vector<std::string> for the lists
+    // (empty when absent), std::string for any option. std::logic_error when the option has no
+    // value (check has()) or T does not match its type: a programming error, never a user's.
     template <class T> T get(const std::string& name) const;
 
     std::string help() const;

@@ -176,6 +176,7 @@ private Q_SLOTS:
         QCOMPARE(parse(ints, { "--x", "1,2,,9" })->parser.get<std::vector<int64_t>>("--x"),
             (std::vector<int64_t> { 1, 2, 9 }));
         QCOMPARE(parse(ints, { "--x", "" })->parser.get<std::vector<int64_t>>("--x"), std::vector<int64_t> {});
+        QCOMPARE(parse(ints, {})->parser.get<std::vector<int64_t>>("--x"), std::vector<int64_t> {}); // absent
         QCOMPARE(refusal(ints, "1,10"),
             std::string("--x '1,10': item '10' is out of range (allowed: comma-separated integers in 0..9)"));
         QVERIFY(refusal(ints, "1,2x").find("item '2x' is not an integer") != std::string::npos);
@@ -184,6 +185,9 @@ private Q_SLOTS:
         const OptionType names = opt::names({ "mlp", "resnet", "unet" });
         QCOMPARE(parse(names, { "--x", "unet,mlp" })->parser.get<std::vector<std::string>>("--x"),
             (std::vector<std::string> { "unet", "mlp" }));
+        QCOMPARE(parse(names, {})->parser.get<std::vector<std::string>>("--x"), std::vector<std::string> {});
+        QCOMPARE(parse(names, {}, "resnet")->parser.get<std::vector<std::string>>("--x"),
+            std::vector<std::string> { "resnet" });
         QCOMPARE(refusal(names, "mlp,vgg"),
             std::string("--x 'mlp,vgg': item 'vgg' is unknown (allowed: comma-separated names out of mlp, resnet or "
                         "unet)"));
