@@ -20,6 +20,7 @@ PACKAGES=(
   # fonts of offscreen renders and screenshots (QT_QPA_PLATFORM=offscreen needs no X server)
   fonts-dejavu-core
   # the de_DE.UTF-8 sources the tests compile with localedef to prove numbers ignore the C locale
+  # (the locale_de_DE fixture and tst_argparser)
   locales
   # the package's checks (tests/packaging): AppStream and desktop-entry validators, MIME database, man
   appstream desktop-file-utils shared-mime-info man-db

@@ -2,6 +2,7 @@
 // `tgraph runs list|show|stop|resume|delete|export --project P.tgproj`: the runs of a project file.
 #include "argparser.h"
 #include "commands.h"
+#include "sharedoptions.h"
 
 #include "core/store/project.h"
 #include "core/util/atomicfile.h"
@@ -167,23 +168,18 @@ int stop(Project& project, const ArgParser& p)
     if (r.host != hostName())
         throw InputError(project.path(), "run " + r.id.substr(0, 8),
             "runs on host " + r.host + "; stop it there (this is " + hostName() + ")");
-    double timeout = 60;
-    try {
-        timeout = std::stod(p.value("--timeout"));
-    } catch (const std::exception&) { }
+    const auto timeout = p.get<std::chrono::milliseconds>("--timeout");
+    const double timeoutSeconds = double(timeout.count()) / 1000;
     const pid_t pid = pid_t(r.pid);
-    if (pid <= 0 || (::kill(pid, 0) != 0 && errno == ESRCH)
-        || (processStartTicks(pid) != 0
-            && project.db().queryInt("SELECT pid_start FROM runs WHERE id = '" + r.id + "'")
-                != processStartTicks(pid))) {
+    if (!project.runProcessAlive(r.id)) {
         project.setRunStatus(r.id, RunStatus::Crashed, "its process is gone");
         std::printf("run %s had no process any more: marked CRASHED\n", r.id.substr(0, 8).c_str());
         return ExitOk;
     }
     std::printf("stopping run %s (pid %d): SIGTERM, waiting up to %.0f s for its checkpoint\n",
-        r.id.substr(0, 8).c_str(), int(pid), timeout);
+        r.id.substr(0, 8).c_str(), int(pid), timeoutSeconds);
     ::kill(pid, SIGTERM);
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout);
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
     while (std::chrono::steady_clock::now() < deadline) {
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
         const auto now = project.findRun(r.id);
@@ -200,7 +196,7 @@ int stop(Project& project, const ArgParser& p)
     const auto now = project.findRun(r.id);
     if (now && !isTerminal(now->status))
         project.setRunStatus(
-            r.id, RunStatus::Killed, "killed after " + number(timeout, "%.0f") + " s without stopping");
+            r.id, RunStatus::Killed, "killed after " + number(timeoutSeconds, "%.0f") + " s without stopping");
     std::printf("run %s killed\n", r.id.substr(0, 8).c_str());
     return ExitOk;
 }
@@ -309,12 +305,13 @@ int runRuns(const std::vector<std::string>& args)
     p.addPositional("RUN", "the run (not for list)");
     p.addOption("--project", "-p", "P", "the project file");
     p.addOption("--experiment", "", "NAME", "list: only this experiment's runs");
-    p.addOption("--timeout", "", "S", "stop: seconds to wait for a graceful stop before SIGKILL", "60");
+    p.addOption("--timeout", "", "S", "stop: seconds to wait for a graceful stop before SIGKILL", "60",
+        opt::duration(0, 86400));
     p.addOption("--force", "", "", "delete: also a running run");
     p.addOption("--output", "-o", "CSV", "export: the metrics as CSV (run,context,key,step,wall_ms,value)");
     p.addOption("--weights", "", "W.npz",
         "export: the run's weights (its best checkpoint, else its latest), without the training state");
-    p.addOption("--threads", "", "T", "resume: LibTorch threads (0 = all cores)", "0");
+    p.addOption("--threads", "", "T", "resume: LibTorch threads (0 = all cores)", "0", threadsType());
     if (const int rc = parseOrExit(p, args); rc >= 0)
         return rc;
     const auto& pos = p.positionals();

@@ -51,8 +51,7 @@ void addMetrics(Json& j, const model::GraphMetrics& m)
 
 int eval(const ArgParser& p)
 {
-    model::TileTarget target = model::TileTarget::Raw;
-    model::parseTileTarget(p.value("--tile-runtime"), &target);
+    const model::TileTarget target = p.get<model::TileTarget>("--tile-runtime");
     std::vector<model::GraphMetrics> metrics;
     std::vector<std::string> files;
     scoreFiles(p, false, [&](const model::GraphScores& g) {
@@ -66,8 +65,8 @@ int eval(const ArgParser& p)
         Json j;
         j["kind"] = tile ? "tile" : "layout";
         j["weights"] = p.values("--weights");
-        j["batch_configs"] = int64_t(std::stoll(p.value("--batch-configs")));
-        j["tta"] = int64_t(std::stoll(p.value("--tta")));
+        j["batch_configs"] = p.get<int64_t>("--batch-configs");
+        j["tta"] = p.get<int64_t>("--tta");
         if (tile)
             j["tile_runtime"] = p.value("--tile-runtime");
         Json& graphs = j["graphs"] = Json::array();
@@ -116,15 +115,14 @@ int runEval(const std::vector<std::string>& args)
     p.addOption("--tile-runtime", "", "raw|normalized",
         "tile runtimes as config_runtime (the authors' code) or divided by config_runtime_normalizers (the official "
         "TpuGraphs target)",
-        "raw");
+        "raw", opt::oneOf({ model::TileTarget::Raw, model::TileTarget::Normalized }, [](model::TileTarget t) {
+            return t == model::TileTarget::Raw ? "raw" : "normalized";
+        }));
     p.addNote("Exit codes: 0 ok, 1 bad input (nothing is written), 2 usage error, 130 interrupted.");
     if (const int rc = parseOrExit(p, args); rc >= 0)
         return rc;
     if (const std::string error = checkScoringOptions(p); !error.empty())
         return usageError(kCommand, error);
-    model::TileTarget target;
-    if (!model::parseTileTarget(p.value("--tile-runtime"), &target))
-        return usageError(kCommand, "--tile-runtime must be raw or normalized");
     return guarded(kCommand, eval, p);
 }
 

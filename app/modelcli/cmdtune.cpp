@@ -7,6 +7,7 @@
 
 #include "app/cli/argparser.h"
 #include "app/cli/commands.h"
+#include "app/cli/sharedoptions.h"
 #include "app/cli/terminalprogress.h"
 
 #include "core/graph/graphio.h"
@@ -22,6 +23,7 @@
 #include "model/infer/autotune.h"
 #include "model/runtime/torchruntime.h"
 
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -84,20 +86,15 @@ private:
 
 int tune(const ArgParser& p)
 {
-    int threads = 0;
-    parseNumber(p.value("--threads"), &threads);
-    model::initTorchRuntime(threads);
+    model::initTorchRuntime(p.get<int>("--threads"));
     TuneOptions options;
-    parseTuneStrategy(p.value("--strategy"), &options.strategy);
-    parseNumber(p.value("--budget"), &options.budget);
-    parseNumber(p.value("--batch"), &options.batch);
-    parseNumber(p.value("--seed"), &options.seed);
-    int64_t topK = 0;
+    options.strategy = p.get<TuneStrategy>("--strategy");
+    options.budget = p.get<int64_t>("--budget");
+    options.batch = p.get<int64_t>("--batch");
+    options.seed = p.get<uint64_t>("--seed");
     const bool topGiven = p.has("--top-k");
-    if (topGiven)
-        parseNumber(p.value("--top-k"), &topK);
-    int timeoutSeconds = 600;
-    parseNumber(p.value("--measure-timeout"), &timeoutSeconds);
+    const int64_t topK = topGiven ? p.get<int64_t>("--top-k") : 0;
+    const auto measureTimeout = p.get<std::chrono::milliseconds>("--measure-timeout");
     const std::string input = p.positionals().front();
     const std::string measureCommand = p.value("--measure");
     const bool simulate = p.has("--simulate");
@@ -117,7 +114,7 @@ int tune(const ArgParser& p)
     request.topK = topGiven ? topK : 0;
     request.simulate = simulate;
     request.measureCommand = measureCommand;
-    request.measureTimeoutMs = timeoutSeconds * 1000;
+    request.measureTimeoutMs = int(measureTimeout.count()); // at most a day
     request.configDir = out.file("configs");
     request.space = p.value("--space");
     request.moduleFile = p.value("--module");
@@ -352,22 +349,31 @@ int runTune(const std::vector<std::string>& args)
     p.addOption("--weights", "-w", "W",
         "the model: a weights .npz, a checkpoint or an ensemble.json (repeat for an ensemble: mean of the members' "
         "scores)");
-    p.addOption("--strategy", "", "S", "sa (simulated annealing), evo (evolutionary), random or exhaustive", "sa");
-    p.addOption("--budget", "", "N", "model evaluations (candidates scored, the default included)", "2000");
-    p.addOption("--batch", "", "B", "candidates per forward pass", "64");
-    p.addOption("--top-k", "-k", "K", "configurations to keep and verify (default: 10 for layouts, 5 for tiles)");
+    p.addOption("--strategy", "", "S", "sa (simulated annealing), evo (evolutionary), random or exhaustive", "sa",
+        opt::oneOf(
+            { TuneStrategy::Annealing, TuneStrategy::Evolutionary, TuneStrategy::Random, TuneStrategy::Exhaustive },
+            tuneStrategyName)
+            .alias("annealing", "sa")
+            .alias("evolutionary", "evo"));
+    p.addOption(
+        "--budget", "", "N", "model evaluations (candidates scored, the default included)", "2000", opt::integer(1));
+    p.addOption("--batch", "", "B", "candidates per forward pass", "64", opt::integer(1, 100000));
+    p.addOption("--top-k", "-k", "K", "configurations to keep and verify (default: 10 for layouts, 5 for tiles)", {},
+        opt::integer(1));
     p.addOption("--simulate", "", "", "verify the top-k and the default with the cost simulator (needs the module)");
     p.addOption("--measure", "", "CMD",
         "verify with your command, run by /bin/sh with {config_file} replaced by a JSON file of the config (its "
         "layout values and minor-to-major layouts per instruction); the last number it prints is the runtime in ns");
-    p.addOption("--measure-timeout", "", "SECONDS", "--measure: kill a measurement after this long", "600");
+    p.addOption("--measure-timeout", "", "SECONDS", "--measure: kill a measurement after this long", "600",
+        opt::duration(1, 86400));
     p.addOption("--space", "", "auto|module|file",
         "module: the module's layout choices; file: the per-node layouts of the file's configs; auto: module when "
         "the module is known (HLO input, --module, or a tgraph synth graph), else file",
-        "auto");
+        "auto", opt::oneOf({ "auto", "module", "file" }));
     p.addOption("--module", "", "FILE", "the .npz graph's HLO module (text or protobuf) for the space and --simulate");
-    p.addOption("--params", "", "LIST", "simulator parameters to change, name=value[,...] (tgraph synth --explain)");
-    p.addOption("--seed", "", "S", "seed of the search", "1");
+    p.addOption("--params", "", "LIST", "simulator parameters to change, name=value[,...] (tgraph synth --explain)", {},
+        simulatorParamsType());
+    p.addOption("--seed", "", "S", "seed of the search", "1", opt::size());
     p.addOption("--output", "-o", "DIR",
         "results: top.npz (the top-k as a graph file, runtimes as verified), top.csv, layouts.txt, history.csv, "
         "summary.json, configs/ (--measure)",
@@ -375,38 +381,18 @@ int runTune(const std::vector<std::string>& args)
     p.addOption("--project", "", "P.tgproj", "also record the search as a run of this project");
     p.addOption("--experiment", "", "NAME", "project: the run's experiment", "Tune");
     p.addOption("--run-name", "", "NAME", "project: the run's name (default: run-N)");
-    p.addOption("--threads", "", "T", "LibTorch threads (0 = all cores)", "0");
+    p.addOption("--threads", "", "T", "LibTorch threads (0 = all cores)", "0", threadsType());
     p.addNote("Exit codes: 0 ok, 1 bad input, 2 usage error, 130 interrupted.");
     if (const int rc = parseOrExit(p, args); rc >= 0)
         return rc;
-    TuneStrategy strategy;
-    int64_t n = 0;
     if (p.positionals().size() != 1)
         return usageError(kCommand, p.positionals().empty() ? "missing MODULE|GRAPH" : "exactly one input expected");
     if (p.values("--weights").empty())
         return usageError(kCommand, "missing --weights W");
-    if (!parseTuneStrategy(p.value("--strategy"), &strategy))
-        return usageError(kCommand, "--strategy must be sa, evo, random or exhaustive");
-    if (!parseNumber(p.value("--budget"), &n) || n < 1)
-        return usageError(kCommand, "--budget must be an integer >= 1");
-    if (!parseNumber(p.value("--batch"), &n) || n < 1 || n > 100000)
-        return usageError(kCommand, "--batch must be an integer in 1..100000");
-    if (p.has("--top-k") && (!parseNumber(p.value("--top-k"), &n) || n < 1))
-        return usageError(kCommand, "--top-k must be an integer >= 1");
-    if (uint64_t seed = 0; !parseNumber(p.value("--seed"), &seed))
-        return usageError(kCommand, "--seed must be an integer >= 0");
-    if (!parseNumber(p.value("--measure-timeout"), &n) || n < 1)
-        return usageError(kCommand, "--measure-timeout must be an integer >= 1");
     if (p.has("--simulate") && p.has("--measure"))
         return usageError(kCommand, "--simulate and --measure exclude each other");
     if (p.has("--measure") && p.value("--measure").empty())
         return usageError(kCommand, "--measure needs a command");
-    if (const std::string s = p.value("--space"); s != "auto" && s != "module" && s != "file")
-        return usageError(kCommand, "--space must be auto, module or file");
-    if (!parseNumber(p.value("--threads"), &n) || n < 0 || n > 1024)
-        return usageError(kCommand, "--threads must be an integer in 0..1024");
-    if (std::string error; !SimulatorParams().assign(p.value("--params"), &error))
-        return usageError(kCommand, error);
     return guarded(kCommand, tune, p);
 }
 

@@ -826,4 +826,22 @@ std::string Project::absolutePath(const std::string& relative) const
     return (fs::path(folder()) / relative).lexically_normal().string();
 }
 
+// ---- the processes of runs ----------------------------------------------------------------
+
+bool Project::runProcessAlive(const std::string& runId) const
+{
+    SqliteStatement s(*m_db, "SELECT pid, pid_start, host FROM runs WHERE id = ?1");
+    s.bind(1, runId);
+    if (!s.step())
+        return false;
+    if (s.text(2) != hostName())
+        return true;
+    const int64_t pid = s.int64(0);
+    if (pid <= 0 || (::kill(pid_t(pid), 0) != 0 && errno == ESRCH))
+        return false;
+    const int64_t recorded = s.int64(1);
+    const int64_t started = processStartTicks(pid);
+    return recorded == 0 || started == 0 || recorded == started; // 0: not known, the pid decides
+}
+
 } // namespace tgraph

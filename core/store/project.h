@@ -178,6 +178,13 @@ public:
     // The graphs (as graphMetrics() reports them) with predictions of the run at `step`, by path.
     std::vector<std::string> predictedGraphs(const std::string& runId, int64_t step) const;
 
+    // ---- the processes of runs ----
+    // Whether the process that records the run still runs: its pid is alive on this host and, when
+    // the process's start time was recorded, has that start time (a recycled pid is another
+    // process). False for an unknown run or one without a pid; true for a run of another host,
+    // which this host cannot check (`tgraph runs stop` refuses those).
+    bool runProcessAlive(const std::string& runId) const;
+
     // Path helpers. relativePath throws InputError when `path` leaves the project folder.
     std::string relativePath(const std::string& path) const;
     std::string absolutePath(const std::string& relative) const;
