@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "app/studio/analysis/explainpanel.h"
 
-#include "app/studio/common/jobprogress.h"
+#include "widgets/common/jobprogress.h"
 #include "app/studio/common/jobrunner.h"
 #include "app/studio/common/studiolog.h"
 

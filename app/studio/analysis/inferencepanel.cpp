@@ -7,7 +7,7 @@
 #include "app/studio/analysis/inferenceresults.h"
 #include "app/studio/analysis/inferencerunner.h"
 #include "app/studio/analysis/storedinference.h"
-#include "app/studio/common/jobprogress.h"
+#include "widgets/common/jobprogress.h"
 #include "app/studio/common/studiolog.h"
 
 #include "widgets/analysis/predictiontablemodel.h"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "app/studio/analysis/inferencerunner.h"
 
-#include "app/studio/common/jobprogress.h"
+#include "widgets/common/jobprogress.h"
 #include "app/studio/common/jobrunner.h"
 
 InferenceRunner::InferenceRunner(QObject* parent)

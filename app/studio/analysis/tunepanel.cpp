@@ -2,7 +2,7 @@
 #include "app/studio/analysis/tunepanel.h"
 #include "ui_tunepanel.h"
 
-#include "app/studio/common/jobprogress.h"
+#include "widgets/common/jobprogress.h"
 #include "app/studio/common/jobrunner.h"
 #include "app/studio/common/studiolog.h"
 
