@@ -4,7 +4,7 @@
 // What the autotuner is asked and what it gives back, as plain structs (no torch): the request of
 // `tgraph tune` and of the studio's Tune panel, each finalist and the outcome of a run. The search
 // itself is core/tune/tunesearch.h; the model-scored pipeline is model/infer/autotune.h, reached
-// from the studio through model/facade/tuner.h (docs/architecture.md).
+// from the studio through model/facade/autotuner.h (docs/architecture.md).
 
 #include "core/tune/tunesearch.h"
 

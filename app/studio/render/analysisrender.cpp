@@ -8,6 +8,7 @@
 
 #include "core/view/graphdocument.h"
 #include "widgets/common/errorbanner.h"
+#include "widgets/common/widgetimage.h"
 #include "widgets/graph/graphpane.h"
 #include "widgets/graph/graphview.h"
 #include "widgets/analysis/heatmapview.h"
@@ -18,8 +19,6 @@
 #include <QCoreApplication>
 #include <QEventLoop>
 #include <QFileInfo>
-#include <QPainter>
-#include <QSvgGenerator>
 #include <QTabWidget>
 #include <QVBoxLayout>
 
@@ -40,31 +39,7 @@ bool writeWidgetImage(QWidget* widget, const QString& output, int width, int hei
     widget->resize(width, height);
     for (int i = 0; i < 4; ++i) // layouts that settle over a few queued passes (square plot areas)
         QCoreApplication::processEvents();
-    const QString suffix = QFileInfo(output).suffix().toLower();
-    if (suffix == QStringLiteral("svg")) {
-        QSvgGenerator svg;
-        svg.setFileName(output);
-        svg.setSize(widget->size());
-        svg.setViewBox(QRect(QPoint(0, 0), widget->size()));
-        svg.setTitle(QStringLiteral("TGraph Studio"));
-        QPainter painter;
-        if (!painter.begin(&svg)) {
-            *error = output + QStringLiteral(": cannot write");
-            return false;
-        }
-        widget->render(&painter);
-        painter.end();
-        if (!QFileInfo::exists(output) || QFileInfo(output).size() == 0) {
-            *error = output + QStringLiteral(": cannot write");
-            return false;
-        }
-        return true;
-    }
-    if (!widget->grab().save(output, "PNG")) {
-        *error = output + QStringLiteral(": cannot write the PNG file");
-        return false;
-    }
-    return true;
+    return WidgetImage::save(widget, output, QStringLiteral("TGraph Studio"), error);
 }
 
 bool renderAnalysis(const AnalysisRenderRequest& request, QString* error)

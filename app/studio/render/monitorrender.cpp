@@ -3,13 +3,11 @@
 
 #include "app/studio/runs/runpoller.h"
 
+#include "widgets/common/widgetimage.h"
 #include "widgets/runs/runcurvesview.h"
 
 #include <QCoreApplication>
 #include <QFileInfo>
-#include <QImage>
-#include <QPainter>
-#include <QSvgGenerator>
 
 #include <algorithm>
 
@@ -25,37 +23,6 @@ bool parseCurveXAxis(const QString& name, CurveXAxis* axis)
         return false;
     return true;
 }
-
-namespace {
-
-bool writeImage(QWidget* widget, const QString& output, QString* error)
-{
-    if (QFileInfo(output).suffix().compare(QStringLiteral("svg"), Qt::CaseInsensitive) == 0) {
-        QSvgGenerator svg;
-        svg.setFileName(output);
-        svg.setSize(widget->size());
-        svg.setViewBox(QRect(QPoint(0, 0), widget->size()));
-        svg.setTitle(QStringLiteral("TGraph Studio: training curves"));
-        QPainter painter;
-        if (!painter.begin(&svg)) {
-            *error = output + QStringLiteral(": cannot write the SVG file");
-            return false;
-        }
-        widget->render(&painter);
-        painter.end();
-        if (QFileInfo(output).size() > 0)
-            return true;
-        *error = output + QStringLiteral(": cannot write the SVG file");
-        return false;
-    }
-    if (!widget->grab().save(output, "PNG")) {
-        *error = output + QStringLiteral(": cannot write the PNG file");
-        return false;
-    }
-    return true;
-}
-
-} // namespace
 
 bool renderRunCurves(const QString& projectPath, const QStringList& runIdsOrNames, const QString& outputPngOrSvg,
     QString* error, const RunCurvesRenderOptions& options)
@@ -101,5 +68,5 @@ bool renderRunCurves(const QString& projectPath, const QStringList& runIdsOrName
     view.setAttribute(Qt::WA_DontShowOnScreen);
     view.show();
     QCoreApplication::processEvents(); // lay the chart out at its size
-    return writeImage(&view, outputPngOrSvg, error);
+    return WidgetImage::save(&view, outputPngOrSvg, QStringLiteral("TGraph Studio: training curves"), error);
 }
