@@ -3,12 +3,12 @@
 
 #include "procstats.h"
 
-#include "core/featurizer.h"
-#include "core/format.h"
-#include "core/hlogen.h"
-#include "core/hloinput.h"
-#include "core/hloproto.h"
-#include "core/hlotext.h"
+#include "core/hlo/featurizer.h"
+#include "core/util/format.h"
+#include "core/synth/hlogen.h"
+#include "core/hlo/hloinput.h"
+#include "core/hlo/hloproto.h"
+#include "core/hlo/hlotext.h"
 
 #include <cstdio>
 #include <filesystem>

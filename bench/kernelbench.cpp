@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "kernelbench.h"
 
-#include "core/format.h"
-#include "model/fusedops.h"
-#include "model/layers.h"
-#include "model/torchruntime.h"
+#include "core/util/format.h"
+#include "model/nn/fusedops.h"
+#include "model/nn/layers.h"
+#include "model/runtime/torchruntime.h"
 
 #include <torch/torch.h>
 
@@ -72,7 +72,7 @@ int runKernelBench(const std::vector<std::string>& args)
     if (args.size() % 2 != 0) {
         std::printf("Usage: tgraph-bench kernels [--nodes 984] [--configs 128] [--width 256] [--repeat 5] "
                     "[--threads T]\n"
-                    "Times the fused element-wise kernels of model/fusedkernels.h against the composed ATen ops\n"
+                    "Times the fused element-wise kernels of model/nn/fusedkernels.h against the composed ATen ops\n"
                     "they replace, on (N, C, F) float32 activations: ms (best of --repeat), speed-up, and the\n"
                     "fused kernel's memory traffic in GB/s (arrays read + written once). A plain copy of one\n"
                     "activation shows the machine's memory bandwidth.\n");

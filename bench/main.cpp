@@ -9,7 +9,7 @@
 #include "projectbench.h"
 #include "realrecordbench.h"
 
-#include "core/error.h"
+#include "core/util/error.h"
 
 #include <cstdio>
 #include <cstdlib>

@@ -6,7 +6,7 @@
   model_torch.py WEIGHTS.npz GRAPH.npz CONFIGS REPEAT THREADS [--no-step]
 
 Scores the first CONFIGS configs of GRAPH. forward = eval mode under torch.no_grad();
-step = train mode forward + pairwise hinge loss (spec §4.1, 1/C^2) + backward + AdamW step
+step = train mode forward + pairwise hinge loss (docs/model.md §4.1, 1/C^2) + backward + AdamW step
 (lr 1e-3, weight decay 1e-5). Prints one line: forward=<best s> step=<best s> peak_rss=<bytes>.
 """
 import os

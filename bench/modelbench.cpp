@@ -3,17 +3,17 @@
 
 #include "procstats.h"
 
-#include "core/childprocess.h"
-#include "core/format.h"
-#include "core/graphio.h"
-#include "core/normalizer.h"
-#include "core/prune.h"
-#include "core/synthetic.h"
-#include "model/batch.h"
-#include "model/cachingcpuallocator.h"
-#include "model/tgraphmodel.h"
-#include "model/torchruntime.h"
-#include "model/weights.h"
+#include "core/util/childprocess.h"
+#include "core/util/format.h"
+#include "core/graph/graphio.h"
+#include "core/graph/normalizer.h"
+#include "core/graph/prune.h"
+#include "core/synth/synthetic.h"
+#include "model/nn/batch.h"
+#include "model/runtime/cachingcpuallocator.h"
+#include "model/nn/tgraphmodel.h"
+#include "model/runtime/torchruntime.h"
+#include "model/nn/weights.h"
 
 #include <torch/csrc/autograd/profiler_legacy.h>
 #include <torch/torch.h>
@@ -43,7 +43,7 @@ std::vector<int64_t> parseList(const std::string& text)
     return out;
 }
 
-// Matmul FLOPs of one forward of the plain module (spec §3.2): every Linear over C * N rows
+// Matmul FLOPs of one forward of the plain module (docs/model.md §3.2): every Linear over C * N rows
 // (f_in[0] on X0, f_in[1], SAGE lin_l on the mean and lin_r, the gates' two Linears), plus the head.
 double forwardFlops(const model::ModelOptions& o, int64_t configs, int64_t nodes)
 {
@@ -277,7 +277,7 @@ int runModelBench(const std::vector<std::string>& args)
                 "python3-torch). GFLOP/s counts the matmul FLOPs of the plain module (training step: 3x the\n"
                 "forward), next to the GEMM peak measured here. Threads default to all cores. --quick: N = 250,\n"
                 "C = 64, one repeat (a smoke run). The C++ cases run with glibc's huge-page tunable, as\n"
-                "tgraph starts tgraph-model (core/childprocess.h); --python-hugepages gives Python the same.\n");
+                "tgraph starts tgraph-model (core/util/childprocess.h); --python-hugepages gives Python the same.\n");
             return a == "--help" || a == "-h" ? 0 : 2;
         }
     }
@@ -319,7 +319,7 @@ int runModelBench(const std::vector<std::string>& args)
             model::saveWeightsNpz(m, normalizer, weightsPath);
             for (const int64_t configs : configList) {
                 const int64_t c = std::min(configs, g.configCount());
-                // As `tgraph` starts tgraph-model: glibc's huge-page tunable (core/childprocess.h).
+                // As `tgraph` starts tgraph-model: glibc's huge-page tunable (core/util/childprocess.h).
                 std::vector<std::string> argv { "env", "GLIBC_TUNABLES=" + hugePageMallocTunables(), self, "model-case",
                     weightsPath, graphPath, std::to_string(c), std::to_string(repeat), std::to_string(threads) };
                 if (!doStep)

@@ -3,11 +3,11 @@
 
 #include "procstats.h"
 
-#include "core/format.h"
-#include "core/graphio.h"
-#include "core/npz.h"
-#include "core/summary.h"
-#include "core/synthetic.h"
+#include "core/util/format.h"
+#include "core/graph/graphio.h"
+#include "core/io/npz.h"
+#include "core/inspect/summary.h"
+#include "core/synth/synthetic.h"
 
 #include <algorithm>
 #include <cstdio>

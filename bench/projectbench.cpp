@@ -3,9 +3,9 @@
 
 #include "procstats.h"
 
-#include "core/project.h"
-#include "core/runwriter.h"
-#include "core/versions.h"
+#include "core/store/project.h"
+#include "core/store/runwriter.h"
+#include "core/store/sqlitedb.h"
 
 #include <atomic>
 #include <cmath>

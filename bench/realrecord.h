@@ -8,15 +8,15 @@
 // realrecord` (150 steps per fold) and tests/model/tst_training.cpp (a short run). Header-only
 // so that the test binary needs no bench sources.
 
-#include "core/configs.h"
-#include "core/featurizer.h"
-#include "core/graphio.h"
-#include "core/hloproto.h"
-#include "core/kfold.h"
-#include "core/metrics.h"
-#include "core/simulator.h"
-#include "core/trainingset.h"
-#include "model/trainer.h"
+#include "core/graph/configs.h"
+#include "core/hlo/featurizer.h"
+#include "core/graph/graphio.h"
+#include "core/hlo/hloproto.h"
+#include "core/train/kfold.h"
+#include "core/metrics/metrics.h"
+#include "core/sim/simulator.h"
+#include "core/train/trainingset.h"
+#include "model/train/trainer.h"
 
 #include <functional>
 #include <string>

@@ -7,7 +7,7 @@
 #include "procstats.h"
 #include "realrecord.h"
 
-#include "model/torchruntime.h"
+#include "model/runtime/torchruntime.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -4,11 +4,11 @@
 // and the longest time the GUI thread was blocked meanwhile (gaps between 5 ms timer ticks).
 // Printed, not asserted (issue 8: first useful view < 1 s, no GUI-thread stall > 100 ms).
 
-#include "app/studio/mainwindow.h"
-#include "core/hlogen.h"
-#include "widgets/graphpage.h"
-#include "widgets/graphpane.h"
-#include "widgets/graphscene.h"
+#include "app/studio/window/mainwindow.h"
+#include "core/synth/hlogen.h"
+#include "widgets/graph/graphpage.h"
+#include "widgets/graph/graphpane.h"
+#include "widgets/graph/graphscene.h"
 
 #include <QApplication>
 #include <QElapsedTimer>

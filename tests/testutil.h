@@ -13,7 +13,7 @@
 #include <QStringList>
 #include <QtTest>
 
-#include "core/error.h"
+#include "core/util/error.h"
 
 #include <string>
 

@@ -6,18 +6,22 @@ set -euo pipefail
 PACKAGES=(
   # toolchain
   build-essential cmake ninja-build pkg-config dpkg-dev ccache git
-  # Qt 6 (libqt6opengl6-dev is required by Qt6Charts' CMake config, see spec/build-env.md)
-  qt6-base-dev qt6-charts-dev qt6-svg-dev libqt6opengl6-dev libqt6sql6-sqlite libxkbcommon-dev
+  # Qt 6 (libqt6opengl6-dev is required by Qt6Charts' CMake config, see docs/build.md §1)
+  # (libxkbcommon-dev silences a warning of Qt6Gui's CMake config)
+  qt6-base-dev qt6-charts-dev qt6-svg-dev libqt6opengl6-dev libxkbcommon-dev
   # Graphviz (cgraph + gvc for layout, dot for cancellable child-process layout)
   libgraphviz-dev graphviz
   # LibTorch; OpenBLAS replaces netlib reference BLAS (35x faster matmul); Gloo headers for c10d
   libtorch-dev libopenblas0-pthread libgloo-dev
-  # core formats and storage
-  libsqlite3-dev libprotobuf-dev protobuf-compiler zlib1g-dev libzip-dev
+  # core formats and storage (zip, npz and protobuf are our own code); JSON through nlohmann
+  libsqlite3-dev zlib1g-dev nlohmann-json3-dev
   # test fixtures (numpy/scipy) and the PyTorch reference of the model parity test
   python3 python3-numpy python3-scipy python3-torch
-  # headless GUI runs and screenshots
-  xvfb xauth fonts-dejavu-core
+  # fonts of offscreen renders and screenshots (QT_QPA_PLATFORM=offscreen needs no X server)
+  fonts-dejavu-core
+  # the de_DE.UTF-8 sources the tests compile with localedef to prove numbers ignore the C locale
+  # (the locale_de_DE fixture and tst_argparser)
+  locales
   # the package's checks (tests/packaging): AppStream and desktop-entry validators, MIME database, man
   appstream desktop-file-utils shared-mime-info man-db
 )

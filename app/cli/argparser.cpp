@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "argparser.h"
 
+#include <stdexcept>
+
 namespace tgraph::cli {
 
 ArgParser::ArgParser(std::string command, std::string summary, std::string usage)
@@ -9,11 +11,16 @@ ArgParser::ArgParser(std::string command, std::string summary, std::string usage
     , m_usage(std::move(usage))
 { }
 
-void ArgParser::addOption(
-    std::string name, std::string shortName, std::string valueName, std::string help, std::string defaultValue)
+void ArgParser::addOption(std::string name, std::string shortName, std::string valueName, std::string help,
+    std::string defaultValue, OptionType type)
 {
-    m_options.push_back(
-        { std::move(name), std::move(shortName), std::move(valueName), std::move(help), std::move(defaultValue) });
+    if (valueName.empty() && type.kind() != OptionType::Kind::Text)
+        throw std::logic_error("option " + name + ": a flag has no value type");
+    if (!defaultValue.empty())
+        if (const std::string why = type.problem(defaultValue); !why.empty())
+            throw std::logic_error("option " + name + ": default '" + defaultValue + "': " + why);
+    m_options.push_back({ std::move(name), std::move(shortName), std::move(valueName), std::move(help),
+        std::move(defaultValue), std::move(type) });
 }
 
 void ArgParser::addPositional(std::string name, std::string help)
@@ -77,7 +84,53 @@ bool ArgParser::parse(const std::vector<std::string>& args, std::string* error)
             m_repeated[o->name].push_back(args[i]);
         }
     }
+    return checkValues(error);
+}
+
+// Every given value against its option's type, in the order the options are declared.
+bool ArgParser::checkValues(std::string* error) const
+{
+    for (const Option& o : m_options) {
+        const auto given = m_repeated.find(o.name);
+        if (given == m_repeated.end())
+            continue;
+        for (const std::string& v : given->second)
+            if (const std::string why = o.type.problem(v); !why.empty()) {
+                *error = o.name + " '" + v + "': " + why;
+                if (const std::string allowed = o.type.allowed(); !allowed.empty())
+                    *error += " (allowed: " + allowed + ")";
+                return false;
+            }
+    }
     return true;
+}
+
+void ArgParser::requireDeclared(const std::string& name) const
+{
+    for (const Option& o : m_options)
+        if (o.name == name)
+            return;
+    throw std::logic_error("option " + name + " is not declared");
+}
+
+std::pair<const ArgParser::Option*, std::string> ArgParser::typed(const std::string& name, OptionType::Kind kind) const
+{
+    for (const Option& o : m_options) {
+        if (o.name != name)
+            continue;
+        if (o.type.kind() != kind)
+            wrongType(name, "the type it is declared with");
+        const bool list = kind == OptionType::Kind::IntegerList || kind == OptionType::Kind::NameList;
+        if (!has(name) && o.defaultValue.empty() && !list) // an absent list is an empty one
+            throw std::logic_error("option " + name + " has no value (not given, no default): check has() first");
+        return { &o, value(name) };
+    }
+    throw std::logic_error("option " + name + " is not declared");
+}
+
+void ArgParser::wrongType(const std::string& name, const char* type)
+{
+    throw std::logic_error("option " + name + " read as another type than " + type);
 }
 
 bool ArgParser::has(const std::string& name) const { return m_values.count(name) > 0; }
@@ -120,7 +173,10 @@ std::string ArgParser::help() const
         std::string left = o.shortName.empty() ? o.name : o.shortName + ", " + o.name;
         if (!o.valueName.empty())
             left += " " + o.valueName;
-        row(left, o.help + (o.defaultValue.empty() ? "" : " (default: " + o.defaultValue + ")"));
+        std::string notes = o.type.helpRange();
+        if (!o.defaultValue.empty())
+            notes += (notes.empty() ? "" : "; ") + std::string("default: ") + o.defaultValue;
+        row(left, o.help + (notes.empty() ? "" : " (" + notes + ")"));
     }
     row("-h, --help", "show this help");
     for (const auto& n : m_notes)

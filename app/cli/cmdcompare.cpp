@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-// `tgraph compare --project P --runs A B C`: training runs side by side (core/runcomparison.h).
+// `tgraph compare --project P --runs A B C`: training runs side by side (core/store/runcomparison.h).
 #include "argparser.h"
 #include "commands.h"
 
-#include "core/error.h"
-#include "core/filebytes.h"
-#include "core/project.h"
-#include "core/runcomparison.h"
+#include "core/store/project.h"
+#include "core/store/runcomparison.h"
+#include "core/util/atomicfile.h"
+#include "core/util/error.h"
 
 #include <cstdio>
 
@@ -25,7 +25,7 @@ int compare(const ArgParser& p)
     const RunComparison comparison = compareRuns(project, keys);
     const std::string report = p.has("--json") ? comparisonJson(comparison) : comparisonText(comparison);
     if (p.has("--output"))
-        writeTextFile(p.value("--output"), report);
+        writeFileAtomically(p.value("--output"), report);
     else
         std::fputs(report.c_str(), stdout);
     return ExitOk;

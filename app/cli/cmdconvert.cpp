@@ -3,10 +3,10 @@
 #include "commands.h"
 #include "terminalprogress.h"
 
-#include "core/error.h"
-#include "core/format.h"
-#include "core/graphio.h"
-#include "core/hloinput.h"
+#include "core/util/error.h"
+#include "core/util/format.h"
+#include "core/graph/graphio.h"
+#include "core/hlo/hloinput.h"
 
 #include <cstdio>
 #include <filesystem>
@@ -108,7 +108,7 @@ int runConvert(const std::vector<std::string>& args)
 {
     ArgParser p("convert",
         "Featurize an XLA HLO module into a TpuGraphs graph exactly as the TpuGraphs featurizer does\n"
-        "(spec hlo-featurizer.md): HLO text (.hlo/.txt dumps), xla.HloModuleProto, xla.HloProto,\n"
+        "(docs/formats.md): HLO text (.hlo/.txt dumps), xla.HloModuleProto, xla.HloProto,\n"
         "xla.HloSnapshot, tpu_graphs.ModuleTuningData and tpu_graphs.TuningData, detected from the content.\n"
         "Layout tuning runs become node_config_feat/config_runtime; tile runs a tile graph; a module\n"
         "without runs becomes a layout graph without configurations.",
@@ -117,7 +117,8 @@ int runConvert(const std::vector<std::string>& args)
     p.addOption("--output", "-o", "OUT",
         "output .npz; a directory (ends with '/' or exists) gets one <module>.npz per module, as needed "
         "for a TuningData with several modules");
-    p.addOption("--collection", "", "KIND", "layout, tile, or auto: tile when the runs carry tile sizes", "auto");
+    p.addOption("--collection", "", "KIND", "layout, tile, or auto: tile when the runs carry tile sizes", "auto",
+        opt::oneOf({ "auto", "layout", "tile" }));
     p.addOption("--repad", "", "",
         "pad no-aggregate features with -1 instead of 0 (node_feat columns 31-36, 95-98, 101-104, 134-139), "
         "as the data behind the released TGraph weights");
@@ -130,9 +131,6 @@ int runConvert(const std::vector<std::string>& args)
         return usageError("convert", p.positionals().empty() ? "no input file" : "exactly one input file expected");
     if (p.value("--output").empty())
         return usageError("convert", "missing -o OUT.npz");
-    const std::string collection = p.value("--collection");
-    if (collection != "auto" && collection != "layout" && collection != "tile")
-        return usageError("convert", "--collection must be auto, layout or tile, not '" + collection + "'");
     if (p.has("--sort-edges") && p.has("--insertion-order"))
         return usageError("convert", "--sort-edges and --insertion-order exclude each other");
     return guarded("convert", convert, p);

@@ -2,14 +2,12 @@
 #include "argparser.h"
 #include "commands.h"
 
-#include "core/error.h"
-#include "core/hlogen.h"
-#include "core/hlotext.h"
+#include "core/hlo/hlotext.h"
+#include "core/synth/hlogen.h"
+#include "core/util/atomicfile.h"
+#include "core/util/error.h"
 
-#include <charconv>
 #include <cstdio>
-#include <fcntl.h>
-#include <unistd.h>
 
 namespace tgraph::cli {
 
@@ -18,9 +16,9 @@ namespace {
 int genHlo(const ArgParser& p)
 {
     HloGenSpec spec;
-    spec.family = p.value("--family");
-    spec.instructions = std::stoll(p.value("--size"));
-    spec.seed = std::stoull(p.value("--seed"));
+    spec.family = p.get<std::string>("--family");
+    spec.instructions = p.get<int64_t>("--size");
+    spec.seed = p.get<uint64_t>("--seed");
     spec.metadata = !p.has("--no-metadata");
     const std::string text = generateHloText(spec);
     // Checked by our own parser before anything is written.
@@ -28,25 +26,10 @@ int genHlo(const ArgParser& p)
     lean.keepAttributes = false;
     const HloModule m = parseHloText(text, "<generated " + spec.family + ">", lean);
     const std::string out = p.value("--output");
-    const std::string tmp = out + ".tmp-" + std::to_string(::getpid());
-    FILE* f = std::fopen(tmp.c_str(), "wb");
-    if (!f)
-        throw InputError(out, "", "cannot create the output file");
-    const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-    if (std::fclose(f) != 0 || !ok || std::rename(tmp.c_str(), out.c_str()) != 0) {
-        std::remove(tmp.c_str());
-        throw InputError(out, "", "write failed");
-    }
+    writeFileAtomically(out, text);
     std::printf("wrote %s: synthetic %s module, %zu instructions in %zu computations, %zu bytes\n", out.c_str(),
         spec.family.c_str(), m.instructions.size(), m.computations.size(), text.size());
     return ExitOk;
-}
-
-bool isNumber(const std::string& s)
-{
-    uint64_t v;
-    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    return ec == std::errc() && end == s.data() + s.size();
 }
 
 } // namespace
@@ -61,31 +44,14 @@ int runGenHlo(const std::vector<std::string>& args)
         "while loops, convolutions, dots, reshapes; consistent shapes, checked by our parser).",
         "--family F [--size N] [--seed S] [--no-metadata] -o OUT.hlo");
     p.addOption("--output", "-o", "OUT.hlo", "output file");
-    p.addOption("--family", "", "F", "model family: " + families, "resnet");
-    p.addOption("--size", "", "N", "approximate number of instructions", "2000");
-    p.addOption("--seed", "", "S", "random seed", "1");
+    p.addOption("--family", "", "F", "model family: " + families, "resnet", opt::oneOf(hloGenFamilies()));
+    p.addOption("--size", "", "N", "approximate number of instructions", "2000", opt::integer(50, 2000000));
+    p.addOption("--seed", "", "S", "random seed", "1", opt::size());
     p.addOption("--no-metadata", "", "", "leave out op_type/op_name metadata");
     if (const int rc = parseOrExit(p, args); rc >= 0)
         return rc;
     if (p.value("--output").empty())
         return usageError("gen-hlo", "missing -o OUT.hlo");
-    if (!isNumber(p.value("--size")))
-        return usageError("gen-hlo", "--size must be an integer");
-    bool known = false;
-    for (const auto& f : hloGenFamilies())
-        known |= f == p.value("--family");
-    if (!known) {
-        std::fprintf(stderr, "tgraph gen-hlo: error: unknown family '%s' (known: %s)\n", p.value("--family").c_str(),
-            families.c_str());
-        return ExitBadInput;
-    }
-    const long long size = std::stoll(p.value("--size"));
-    if (size < 50 || size > 2000000) {
-        std::fprintf(stderr, "tgraph gen-hlo: error: --size %lld out of range 50..2000000 instructions\n", size);
-        return ExitBadInput;
-    }
-    if (!isNumber(p.value("--seed")))
-        return usageError("gen-hlo", "--seed must be a non-negative integer");
     return guarded("gen-hlo", genHlo, p);
 }
 

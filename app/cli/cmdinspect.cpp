@@ -3,8 +3,8 @@
 #include "commands.h"
 #include "terminalprogress.h"
 
-#include "core/error.h"
-#include "core/summary.h"
+#include "core/util/error.h"
+#include "core/inspect/summary.h"
 
 #include <cstdio>
 

@@ -3,11 +3,11 @@
 #include "commands.h"
 #include "terminalprogress.h"
 
-#include "core/configs.h"
-#include "core/error.h"
-#include "core/graphio.h"
-#include "core/npz.h"
-#include "core/prune.h"
+#include "core/graph/configs.h"
+#include "core/util/error.h"
+#include "core/graph/graphio.h"
+#include "core/io/npz.h"
+#include "core/graph/prune.h"
 
 #include <cstdio>
 
@@ -23,8 +23,7 @@ int prune(const ArgParser& p)
 {
     const std::string in = p.positionals().front();
     const std::string out = p.value("--output");
-    DedupPolicy policy = DedupPolicy::None;
-    parseDedupPolicy(p.value("--dedup"), &policy);
+    const DedupPolicy policy = p.get<DedupPolicy>("--dedup");
 
     TerminalProgress progress;
     GraphLoadOptions load;
@@ -74,7 +73,7 @@ int runPrune(const std::vector<std::string>& args)
     p.addOption("--dedup", "", "POLICY",
         "drop repeated configurations: keep-first (authors' code: first row and its runtime), keep-min "
         "(paper: smallest runtime of the group) or none",
-        "none");
+        "none", opt::oneOf({ DedupPolicy::KeepFirst, DedupPolicy::KeepMin, DedupPolicy::None }, dedupPolicyName));
     p.addOption("--compress", "", "", "store node_config_feat base-7 compressed as int32 (C, Nc, 3)");
     p.addOption("--stored", "", "", "write members uncompressed (np.savez) instead of deflated (np.savez_compressed)");
     p.addOption("--repad", "", "", "re-pad node_feat layout columns 134..139 with -1 from the shape rank");
@@ -85,9 +84,6 @@ int runPrune(const std::vector<std::string>& args)
         return usageError("prune", p.positionals().empty() ? "no input file" : "exactly one input file expected");
     if (p.value("--output").empty())
         return usageError("prune", "missing -o OUT.npz");
-    DedupPolicy policy;
-    if (!parseDedupPolicy(p.value("--dedup"), &policy))
-        return usageError("prune", "--dedup must be keep-first, keep-min or none, not '" + p.value("--dedup") + "'");
     return guarded("prune", prune, p);
 }
 

@@ -4,6 +4,8 @@
 #include "argparser.h"
 #include "commands.h"
 
+#include <limits>
+
 namespace tgraph::cli {
 
 int runRender(const std::vector<std::string>& args)
@@ -33,8 +35,9 @@ int runRender(const std::vector<std::string>& args)
     p.addOption("--view", "", "VIEW",
         "graph, pruned, split (before / after pruning) or computations (each computation one box)", "graph");
     p.addOption("--node", "", "NAME", "draw the neighbourhood of this node (instruction name or #id)");
-    p.addOption("--radius", "", "R", "with --node: hops around the node, 1 to 3", "2");
-    p.addOption("--module", "", "K", "which module of a tuning record with several (from 0)", "0");
+    p.addOption("--radius", "", "R", "with --node: hops around the node", "2", opt::integer(1, 3));
+    p.addOption("--module", "", "K", "which module of a tuning record with several (from 0)", "0",
+        opt::integer(0, std::numeric_limits<int>::max()));
     p.addOption(
         "--weights", "", "W", "analysis views: the model (weights .npz, checkpoint, ensemble.json; repeatable)");
     p.addOption("--project", "", "P", "analysis views: a project with a stored inference run (with --run)");
@@ -42,7 +45,8 @@ int runRender(const std::vector<std::string>& args)
     p.addOption("--metric", "", "M", "--view curves: the metric as context/key", "train/loss");
     p.addOption("--config", "", "A", "--view explain: config A (an index, fastest, slowest or default)", "fastest");
     p.addOption("--vs", "", "B", "--view explain: config B (an index, default, slowest or fastest)", "default");
-    p.addOption("--smoothing", "", "S", "--view curves: TensorBoard's debiased EMA weight, 0 to 0.999", "0.6");
+    p.addOption("--smoothing", "", "S", "--view curves: TensorBoard's debiased EMA weight", "0.6",
+        opt::real(0, 1).excludingMax());
     p.addOption("--x", "", "AXIS", "--view curves: x axis: step, relative (seconds from the start) or wall", "step");
     p.addOption("--log-y", "", "", "--view curves: logarithmic y axis");
     if (const int rc = parseOrExit(p, args); rc >= 0)
@@ -55,8 +59,9 @@ int runRender(const std::vector<std::string>& args)
     if (p.value("--output").empty())
         return usageError("render", "missing -o OUT.png|OUT.svg");
     const std::string input = p.positionals().empty() ? std::string() : p.positionals().front();
-    std::vector<std::string> studio { "--render", input, "--view", p.value("--view"), "--radius", p.value("--radius"),
-        "--module", p.value("--module"), "-o", p.value("--output") };
+    std::vector<std::string> studio { "--render", input, "--view", p.value("--view"), "--radius",
+        std::to_string(p.get<int>("--radius")), "--module", std::to_string(p.get<int>("--module")), "-o",
+        p.value("--output") };
     for (const std::string& w : p.values("--weights")) {
         studio.push_back("--weights");
         studio.push_back(w);

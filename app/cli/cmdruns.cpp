@@ -2,10 +2,12 @@
 // `tgraph runs list|show|stop|resume|delete|export --project P.tgproj`: the runs of a project file.
 #include "argparser.h"
 #include "commands.h"
+#include "sharedoptions.h"
 
-#include "core/error.h"
-#include "core/format.h"
-#include "core/project.h"
+#include "core/store/project.h"
+#include "core/util/atomicfile.h"
+#include "core/util/error.h"
+#include "core/util/format.h"
 
 #include <algorithm>
 #include <chrono>
@@ -13,7 +15,6 @@
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <thread>
 #include <unistd.h>
 
@@ -167,23 +168,18 @@ int stop(Project& project, const ArgParser& p)
     if (r.host != hostName())
         throw InputError(project.path(), "run " + r.id.substr(0, 8),
             "runs on host " + r.host + "; stop it there (this is " + hostName() + ")");
-    double timeout = 60;
-    try {
-        timeout = std::stod(p.value("--timeout"));
-    } catch (const std::exception&) { }
+    const auto timeout = p.get<std::chrono::milliseconds>("--timeout");
+    const double timeoutSeconds = double(timeout.count()) / 1000;
     const pid_t pid = pid_t(r.pid);
-    if (pid <= 0 || (::kill(pid, 0) != 0 && errno == ESRCH)
-        || (processStartTicks(pid) != 0
-            && project.db().queryInt("SELECT pid_start FROM runs WHERE id = '" + r.id + "'")
-                != processStartTicks(pid))) {
+    if (!project.runProcessAlive(r.id)) {
         project.setRunStatus(r.id, RunStatus::Crashed, "its process is gone");
         std::printf("run %s had no process any more: marked CRASHED\n", r.id.substr(0, 8).c_str());
         return ExitOk;
     }
     std::printf("stopping run %s (pid %d): SIGTERM, waiting up to %.0f s for its checkpoint\n",
-        r.id.substr(0, 8).c_str(), int(pid), timeout);
+        r.id.substr(0, 8).c_str(), int(pid), timeoutSeconds);
     ::kill(pid, SIGTERM);
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout);
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
     while (std::chrono::steady_clock::now() < deadline) {
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
         const auto now = project.findRun(r.id);
@@ -200,7 +196,7 @@ int stop(Project& project, const ArgParser& p)
     const auto now = project.findRun(r.id);
     if (now && !isTerminal(now->status))
         project.setRunStatus(
-            r.id, RunStatus::Killed, "killed after " + number(timeout, "%.0f") + " s without stopping");
+            r.id, RunStatus::Killed, "killed after " + number(timeoutSeconds, "%.0f") + " s without stopping");
     std::printf("run %s killed\n", r.id.substr(0, 8).c_str());
     return ExitOk;
 }
@@ -225,17 +221,14 @@ int exportRun(Project& project, const ArgParser& p)
     if (csv.empty() && weights.empty())
         throw InputError(project.path(), "", "nothing to export: give -o METRICS.csv and/or --weights W.npz");
     if (!csv.empty()) {
-        const std::string temp = csv + ".part";
-        {
-            std::ofstream out(temp);
-            if (!out)
-                throw InputError(csv, "", "cannot be written");
-            out << "run,context,key,step,wall_ms,value\n";
-            std::vector<RunRecord> runs { r };
-            for (const RunRecord& fold : project.runs())
-                if (fold.parentRun == r.id)
-                    runs.push_back(fold);
-            int64_t rows = 0;
+        std::vector<RunRecord> runs { r };
+        for (const RunRecord& fold : project.runs())
+            if (fold.parentRun == r.id)
+                runs.push_back(fold);
+        int64_t rows = 0;
+        writeFileAtomically(csv, [&](AtomicFile& out) {
+            out.write("run,context,key,step,wall_ms,value\n");
+            std::string text;
             char buf[64];
             for (const RunRecord& run : runs)
                 for (const std::string& name : project.metricKeys(run.id)) {
@@ -243,20 +236,18 @@ int exportRun(Project& project, const ArgParser& p)
                     const std::string key = name.substr(name.find('/') + 1);
                     for (const MetricPoint& m : project.metricHistory(run.id, key, context).points) {
                         std::snprintf(buf, sizeof buf, "%.17g", m.value);
-                        out << run.id << ',' << context << ',' << key << ',' << m.step << ',' << m.wallMs << ','
-                            << (std::isnan(m.value) ? "" : buf) << '\n';
+                        text += run.id + ',' + context + ',' + key + ',' + std::to_string(m.step) + ','
+                            + std::to_string(m.wallMs) + ',' + (std::isnan(m.value) ? "" : buf) + '\n';
                         ++rows;
+                        if (text.size() >= (1 << 20)) {
+                            out.write(text);
+                            text.clear();
+                        }
                     }
                 }
-            out.flush();
-            if (!out) {
-                std::error_code ec;
-                fs::remove(temp, ec);
-                throw InputError(csv, "", "write failed (disk full?)");
-            }
-            std::printf("wrote %s: %lld metric rows of %zu run(s)\n", csv.c_str(), (long long)rows, runs.size());
-        }
-        fs::rename(temp, csv);
+            out.write(text);
+        });
+        std::printf("wrote %s: %lld metric rows of %zu run(s)\n", csv.c_str(), (long long)rows, runs.size());
     }
     if (!weights.empty()) {
         std::error_code ec;
@@ -314,12 +305,13 @@ int runRuns(const std::vector<std::string>& args)
     p.addPositional("RUN", "the run (not for list)");
     p.addOption("--project", "-p", "P", "the project file");
     p.addOption("--experiment", "", "NAME", "list: only this experiment's runs");
-    p.addOption("--timeout", "", "S", "stop: seconds to wait for a graceful stop before SIGKILL", "60");
+    p.addOption("--timeout", "", "S", "stop: seconds to wait for a graceful stop before SIGKILL", "60",
+        opt::duration(0, 86400));
     p.addOption("--force", "", "", "delete: also a running run");
     p.addOption("--output", "-o", "CSV", "export: the metrics as CSV (run,context,key,step,wall_ms,value)");
     p.addOption("--weights", "", "W.npz",
         "export: the run's weights (its best checkpoint, else its latest), without the training state");
-    p.addOption("--threads", "", "T", "resume: LibTorch threads (0 = all cores)", "0");
+    p.addOption("--threads", "", "T", "resume: LibTorch threads (0 = all cores)", "0", threadsType());
     if (const int rc = parseOrExit(p, args); rc >= 0)
         return rc;
     const auto& pos = p.positionals();

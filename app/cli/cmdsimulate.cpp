@@ -1,19 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "argparser.h"
 #include "commands.h"
+#include "sharedoptions.h"
 #include "terminalprogress.h"
 
-#include "core/error.h"
-#include "core/format.h"
-#include "core/graphio.h"
-#include "core/hloinput.h"
-#include "core/metrics.h"
-#include "core/synthcollection.h"
+#include "core/util/error.h"
+#include "core/util/format.h"
+#include "core/graph/graphio.h"
+#include "core/hlo/hloinput.h"
+#include "core/metrics/metrics.h"
+#include "core/synth/synthcollection.h"
 
-#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <stdexcept>
 
 namespace tgraph::cli {
 
@@ -25,12 +26,9 @@ int simulate(const ArgParser& p)
 {
     const std::string in = p.positionals().front();
     const std::string out = p.value("--output");
-    int64_t count = 200;
-    uint64_t seed = 1;
-    parseNumber(p.value("--configs"), &count);
-    parseNumber(p.value("--seed"), &seed);
-    LayoutSampler sampler = LayoutSampler::Random;
-    parseLayoutSampler(p.value("--sampler"), &sampler);
+    const int64_t count = p.get<int64_t>("--configs");
+    const uint64_t seed = p.get<uint64_t>("--seed");
+    const LayoutSampler sampler = p.get<LayoutSampler>("--sampler");
     if (detectInputKind(in) == InputKind::Npz)
         throw InputError(
             in, "", "is a TpuGraphs .npz; simulate reads HLO modules (text or protobuf, tuning records too)");
@@ -43,8 +41,8 @@ int simulate(const ArgParser& p)
             throw InputError(out, "", "cannot create the output directory: " + ec.message());
     }
     SimulatorParams params;
-    std::string error;
-    params.assign(p.value("--params"), &error); // validated in runSimulate
+    if (std::string error; !params.assign(p.value("--params"), &error)) // checked by the parser
+        throw std::logic_error(error);
     for (size_t k = 0; k < input.modules.size(); ++k) {
         const ModuleTuningData& data = input.modules[k];
         const std::string name(data.module.name);
@@ -132,7 +130,7 @@ int simulate(const ArgParser& p)
 int runSimulate(const std::vector<std::string>& args)
 {
     ArgParser p("simulate",
-        "Price layout configurations of an HLO module with the analytical cost simulator (core/simulator.md).\n"
+        "Price layout configurations of an HLO module with the analytical cost simulator (docs/simulator.md).\n"
         "A tuning record's measured configurations are priced and compared with the measurements (Kendall\n"
         "tau, ordered-pair accuracy, slowdown of the simulator's picks): the analytical baseline a learned\n"
         "model has to beat. A module without measurements gets sampled configurations with simulated\n"
@@ -141,26 +139,18 @@ int runSimulate(const std::vector<std::string>& args)
     p.addPositional("IN", "HLO text, HloModuleProto / HloProto / HloSnapshot, or a layout tuning record");
     p.addOption(
         "--output", "-o", "OUT", "write the layout graph with simulated runtimes (a directory for several modules)");
-    p.addOption("--configs", "", "N", "configurations to sample for a module without measurements", "200");
-    p.addOption("--sampler", "", "S", "random or default (see tgraph synth --help)", "random");
-    p.addOption("--seed", "", "S", "random seed of sampling and simulated noise", "1");
+    p.addOption(
+        "--configs", "", "N", "configurations to sample for a module without measurements", "200", opt::integer(2));
+    p.addOption("--sampler", "", "S", "random or default (see tgraph synth --help)", "random",
+        opt::oneOf({ LayoutSampler::Random, LayoutSampler::Default }, layoutSamplerName));
+    p.addOption("--seed", "", "S", "random seed of sampling and simulated noise", "1", opt::size());
     p.addOption("--params", "", "LIST",
-        "simulator parameters to change, name=value[,name=value...] (names: tgraph synth --explain)");
+        "simulator parameters to change, name=value[,name=value...] (names: tgraph synth --explain)", {},
+        simulatorParamsType());
     if (const int rc = parseOrExit(p, args); rc >= 0)
         return rc;
-    if (std::string error; !SimulatorParams().assign(p.value("--params"), &error))
-        return usageError("simulate", error);
     if (p.positionals().size() != 1)
         return usageError("simulate", p.positionals().empty() ? "no input file" : "exactly one input file expected");
-    int64_t configs = 0;
-    uint64_t seed = 0;
-    LayoutSampler sampler;
-    if (!parseNumber(p.value("--configs"), &configs) || configs < 2)
-        return usageError("simulate", "--configs must be an integer >= 2");
-    if (!parseNumber(p.value("--seed"), &seed))
-        return usageError("simulate", "--seed must be a non-negative integer");
-    if (!parseLayoutSampler(p.value("--sampler"), &sampler))
-        return usageError("simulate", "--sampler must be random or default");
     return guarded("simulate", simulate, p);
 }
 

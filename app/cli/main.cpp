@@ -2,7 +2,9 @@
 // `tgraph`: the command line of TGraph Studio.
 
 #include "commands.h"
-#include "core/versions.h"
+#include "core/io/npz.h"
+#include "core/store/sqlitedb.h"
+#include "core/util/version.h"
 #include "terminalprogress.h"
 
 #include <cerrno>

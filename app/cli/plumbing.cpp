@@ -2,8 +2,8 @@
 #include "commands.h"
 
 #include "argparser.h"
-#include "core/childprocess.h"
-#include "core/error.h"
+#include "core/util/childprocess.h"
+#include "core/util/error.h"
 
 #include <cerrno>
 #include <climits>
@@ -54,7 +54,7 @@ int execSibling(const std::string& executable, const std::vector<std::string>& a
     // core 1.76 -> 2.40 with PASSIVE. It must be set before the library loads, hence here; a value
     // the user set wins.
     ::setenv("OMP_WAIT_POLICY", "PASSIVE", 0);
-    ::setenv("GLIBC_TUNABLES", hugePageMallocTunables().c_str(), 1); // see core/childprocess.h
+    ::setenv("GLIBC_TUNABLES", hugePageMallocTunables().c_str(), 1); // see core/util/childprocess.h
     std::vector<char*> argv;
     argv.push_back(const_cast<char*>("tgraph"));
     for (const std::string& a : args)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-#include "core/progress.h"
+#include "core/util/progress.h"
 
 #include <chrono>
 #include <string>

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // `tgraph eval`: score graphs with measured runtimes like `tgraph predict` and report the ranking
-// metrics of spec tgraph-model.md §7 per graph and their mean.
+// metrics of docs/model.md §7 per graph and their mean.
 
 #include "scorefiles.h"
 
 #include "app/cli/argparser.h"
 #include "app/cli/commands.h"
 
-#include "core/jsonwriter.h"
+#include "core/util/json.h"
 
 #include <cmath>
 #include <cstdio>
@@ -37,22 +37,21 @@ void printRow(const model::GraphMetrics& m, size_t nameWidth)
     std::printf("\n");
 }
 
-void addMetrics(JsonWriter& j, const model::GraphMetrics& m)
+void addMetrics(Json& j, const model::GraphMetrics& m)
 {
-    j.key("configs").value(m.configs);
-    j.key("kendall_tau").value(m.kendallTau);
-    j.key("opa").value(m.opa);
-    j.key("slowdown_top1").value(m.slowdown1);
-    j.key("slowdown_top5").value(m.slowdown5);
-    j.key("slowdown_top10").value(m.slowdown10);
+    j["configs"] = m.configs;
+    j["kendall_tau"] = m.kendallTau;
+    j["opa"] = m.opa;
+    j["slowdown_top1"] = m.slowdown1;
+    j["slowdown_top5"] = m.slowdown5;
+    j["slowdown_top10"] = m.slowdown10;
     if (m.kind == GraphKind::Tile)
-        j.key("tile_score").value(m.tileScore);
+        j["tile_score"] = m.tileScore;
 }
 
 int eval(const ArgParser& p)
 {
-    model::TileTarget target = model::TileTarget::Raw;
-    model::parseTileTarget(p.value("--tile-runtime"), &target);
+    const model::TileTarget target = p.get<model::TileTarget>("--tile-runtime");
     std::vector<model::GraphMetrics> metrics;
     std::vector<std::string> files;
     scoreFiles(p, false, [&](const model::GraphScores& g) {
@@ -63,32 +62,24 @@ int eval(const ArgParser& p)
     const bool tile = !metrics.empty() && metrics.front().kind == GraphKind::Tile;
 
     if (p.has("--json")) {
-        JsonWriter j;
-        j.beginObject();
-        j.key("kind").value(tile ? "tile" : "layout");
-        j.key("weights").beginArray();
-        for (const std::string& w : p.values("--weights"))
-            j.value(w);
-        j.endArray();
-        j.key("batch_configs").value(int64_t(std::stoll(p.value("--batch-configs"))));
-        j.key("tta").value(int64_t(std::stoll(p.value("--tta"))));
+        Json j;
+        j["kind"] = tile ? "tile" : "layout";
+        j["weights"] = p.values("--weights");
+        j["batch_configs"] = p.get<int64_t>("--batch-configs");
+        j["tta"] = p.get<int64_t>("--tta");
         if (tile)
-            j.key("tile_runtime").value(p.value("--tile-runtime"));
-        j.key("graphs").beginArray();
+            j["tile_runtime"] = p.value("--tile-runtime");
+        Json& graphs = j["graphs"] = Json::array();
         for (size_t i = 0; i < metrics.size(); ++i) {
-            j.beginObject();
-            j.key("graph").value(metrics[i].name);
-            j.key("file").value(files[i]);
-            addMetrics(j, metrics[i]);
-            j.endObject();
+            Json& graph = graphs.emplace_back();
+            graph["graph"] = metrics[i].name;
+            graph["file"] = files[i];
+            addMetrics(graph, metrics[i]);
         }
-        j.endArray();
-        j.key("mean").beginObject();
-        j.key("graphs").value(int64_t(metrics.size()));
-        addMetrics(j, mean);
-        j.endObject();
-        j.endObject();
-        std::printf("%s\n", j.str().c_str());
+        Json& meanJson = j["mean"] = Json::object();
+        meanJson["graphs"] = int64_t(metrics.size());
+        addMetrics(meanJson, mean);
+        std::printf("%s\n", jsonText(j).c_str());
         return ExitOk;
     }
     size_t width = 5;
@@ -114,8 +105,8 @@ int runEval(const std::vector<std::string>& args)
 {
     ArgParser p(kCommand,
         "Score graphs with measured runtimes as tgraph predict does, and report Kendall tau-b, ordered-pair\n"
-        "accuracy and the top-1/5/10 slowdown per graph and their mean (spec §7); tile graphs also get the\n"
-        "tile metric 2 - min runtime of the top 5 / min runtime (§7.3). Test-split files (all runtimes 0) are\n"
+        "accuracy and the top-1/5/10 slowdown per graph and their mean (docs/model.md §7); tile graphs also get the\n"
+        "tile metric 2 - min runtime of the top 5 / min runtime (docs/model.md §7.3). Test-split files (all runtimes 0) are\n"
         "refused.",
         "--weights W [--weights W2 ...] --data DIR|FILE [FILE...] [--batch-configs B] [--tta N]\n"
         "              [--threads T] [--json] [--tile-runtime raw|normalized] [-o scores.csv|scores.npz]");
@@ -124,15 +115,14 @@ int runEval(const std::vector<std::string>& args)
     p.addOption("--tile-runtime", "", "raw|normalized",
         "tile runtimes as config_runtime (the authors' code) or divided by config_runtime_normalizers (the official "
         "TpuGraphs target)",
-        "raw");
+        "raw", opt::oneOf({ model::TileTarget::Raw, model::TileTarget::Normalized }, [](model::TileTarget t) {
+            return t == model::TileTarget::Raw ? "raw" : "normalized";
+        }));
     p.addNote("Exit codes: 0 ok, 1 bad input (nothing is written), 2 usage error, 130 interrupted.");
     if (const int rc = parseOrExit(p, args); rc >= 0)
         return rc;
     if (const std::string error = checkScoringOptions(p); !error.empty())
         return usageError(kCommand, error);
-    model::TileTarget target;
-    if (!model::parseTileTarget(p.value("--tile-runtime"), &target))
-        return usageError(kCommand, "--tile-runtime must be raw or normalized");
     return guarded(kCommand, eval, p);
 }
 

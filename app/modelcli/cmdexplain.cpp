@@ -3,29 +3,47 @@
 // node: the exact share of each score (linear head over mean-pooled node embeddings), the
 // counterfactual effect of swapping one configurable node's layout between the two configs, the
 // layout values that differ, and, when the graph's HLO module is known, the cost simulator's own
-// per-instruction breakdown side by side (model/explain.h, model/explainsimulator.h).
+// per-instruction breakdown side by side (model/infer/explain.h, model/infer/explainsimulator.h).
 
 #include "app/cli/argparser.h"
 #include "app/cli/commands.h"
+#include "app/cli/sharedoptions.h"
 #include "app/cli/terminalprogress.h"
 
-#include "core/error.h"
-#include "core/format.h"
-#include "core/opcodes.h"
-#include "core/simulator.h"
-#include "model/explain.h"
-#include "model/torchruntime.h"
+#include "core/util/error.h"
+#include "core/util/format.h"
+#include "core/graph/opcodes.h"
+#include "core/sim/simulator.h"
+#include "model/infer/explain.h"
+#include "model/runtime/torchruntime.h"
 
-#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <stdexcept>
 
 namespace tgraph::cli {
 
 namespace {
 
 constexpr const char* kCommand = "explain";
+
+// --config / --vs: a config index, fastest, slowest or default (core/results/attribution.h).
+OptionType configSelectorType()
+{
+    return opt::custom("a config index, fastest, slowest or default", [](const std::string& text) {
+        ConfigSelector selector;
+        return parseConfigSelector(text, &selector) ? std::string() : std::string("not a config");
+    });
+}
+
+ConfigSelector configSelector(const std::string& text)
+{
+    ConfigSelector selector;
+    if (!parseConfigSelector(text, &selector)) // checked by the parser
+        throw std::logic_error("unchecked config selector " + text);
+    return selector;
+}
 
 // A signed number in a fixed width, "-" when not computed.
 std::string cell(double v, int width, const char* format = "%+.4g")
@@ -156,21 +174,17 @@ void printText(const Attribution& a, AttributionOrder order, int64_t top, const 
 
 int explain(const ArgParser& p)
 {
-    int threads = 0;
-    parseNumber(p.value("--threads"), &threads);
-    model::initTorchRuntime(threads);
-    ConfigSelector a, b;
-    parseConfigSelector(p.value("--config"), &a);
-    parseConfigSelector(p.value("--vs"), &b);
+    model::initTorchRuntime(p.get<int>("--threads"));
+    const ConfigSelector a = configSelector(p.value("--config"));
+    const ConfigSelector b = configSelector(p.value("--vs"));
     model::ExplainFileOptions options;
-    parseNumber(p.value("--batch-configs"), &options.explain.batchConfigs);
+    options.explain.batchConfigs = p.get<int64_t>("--batch-configs");
     options.explain.gradients = p.has("--json"); // only the JSON shows gradient x input (2 backward passes)
     options.repadLayout = p.has("--repad");
     options.rankAll = !p.has("--no-rank");
     options.moduleFile = p.value("--module");
     options.simulatorParams = p.value("--params");
-    int64_t top = 20;
-    parseNumber(p.value("--top"), &top);
+    const int64_t top = p.get<int64_t>("--top");
     const AttributionOrder order = p.value("--sort") == "share" ? AttributionOrder::Share : AttributionOrder::Effect;
 
     const std::string graph = p.positionals().front();
@@ -210,55 +224,40 @@ int runExplain(const std::vector<std::string>& args)
     p.addOption("--weights", "-w", "W",
         "a weights .npz or a checkpoint (tgraph train), or the ensemble.json of tgraph train --folds; repeat for an "
         "ensemble (means over members)");
-    p.addOption(
-        "--config", "", "A", "config to explain: an index, fastest or slowest (predicted), or default", "fastest");
+    p.addOption("--config", "", "A", "config to explain: an index, fastest or slowest (predicted), or default",
+        "fastest", configSelectorType());
     p.addOption("--vs", "", "B",
         "config to compare with: an index, default (a tuning record's is_default run, or the config whose layout "
         "values are all -1: row 0 of tgraph synth / simulate files; published TpuGraphs .npz files have none), "
         "slowest or fastest (predicted)",
-        "default");
-    p.addOption("--top", "", "K", "rows to print (0 = every node)", "20");
+        "default", configSelectorType());
+    p.addOption("--top", "", "K", "rows to print (0 = every node)", "20", opt::integer(0));
     p.addOption("--sort", "", "effect|share",
         "effect: nodes with a different layout by |counterfactual effect|, then the others by |share A - B|; share: "
         "all by |share A - B|",
-        "effect");
+        "effect", opt::oneOf({ "effect", "share" }));
     p.addOption("--json", "", "", "print the explanation as JSON (rows as ranked, with gradient x input per value)");
     p.addOption("--module", "", "FILE",
         "the graph's HLO module (text or protobuf, as given to tgraph simulate) for the simulator's breakdown");
     p.addOption("--params", "", "LIST",
         "simulator parameters to change, name=value[,...] (names: tgraph synth --explain); the file's recorded "
-        "ones apply first");
+        "ones apply first",
+        {}, simulatorParamsType());
     p.addOption("--batch-configs", "-b", "B",
         "configs per forward pass, as tgraph predict (array_split chunks; with cross-attn the scores depend on it)",
-        "128");
-    p.addOption("--threads", "", "T", "LibTorch threads (0 = all cores)", "0");
+        "128", opt::integer(1));
+    p.addOption("--threads", "", "T", "LibTorch threads (0 = all cores)", "0", threadsType());
     p.addOption("--repad", "", "", "re-pad node_feat layout columns 134..139 with -1 (as the model was trained)");
     p.addOption("--no-rank", "", "",
         "do not score every config for the predicted ranks of A and B (fastest / slowest still do)");
     p.addNote("Exit codes: 0 ok, 1 bad input, 2 usage error, 130 interrupted.");
     if (const int rc = parseOrExit(p, args); rc >= 0)
         return rc;
-    ConfigSelector selector;
-    int64_t n = 0;
     if (p.positionals().size() != 1)
         return usageError(
             kCommand, p.positionals().empty() ? "missing GRAPH (.npz or tuning record)" : "exactly one graph expected");
     if (p.values("--weights").empty())
         return usageError(kCommand, "missing --weights W");
-    if (!parseConfigSelector(p.value("--config"), &selector))
-        return usageError(kCommand, "--config must be a config index, fastest, slowest or default");
-    if (!parseConfigSelector(p.value("--vs"), &selector))
-        return usageError(kCommand, "--vs must be a config index, default, slowest or fastest");
-    if (!parseNumber(p.value("--top"), &n) || n < 0)
-        return usageError(kCommand, "--top must be an integer >= 0");
-    if (p.value("--sort") != "effect" && p.value("--sort") != "share")
-        return usageError(kCommand, "--sort must be effect or share");
-    if (!parseNumber(p.value("--batch-configs"), &n) || n < 1)
-        return usageError(kCommand, "--batch-configs must be an integer >= 1");
-    if (!parseNumber(p.value("--threads"), &n) || n < 0 || n > 1024)
-        return usageError(kCommand, "--threads must be an integer in 0..1024");
-    if (std::string error; !SimulatorParams().assign(p.value("--params"), &error))
-        return usageError(kCommand, error);
     return guarded(kCommand, explain, p);
 }
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // `tgraph predict`: rank every configuration of TpuGraphs graphs with a TGraph model or an ensemble
-// (spec tgraph-model.md §6) and write the scores, the ranking and the Kaggle submission format.
+// (docs/model.md §6) and write the scores, the ranking and the Kaggle submission format.
 
 #include "scorefiles.h"
 
@@ -47,7 +47,7 @@ int runPredict(const std::vector<std::string>& args)
         "Score every configuration of layout or tile graphs with a TGraph model (or the mean of an ensemble),\n"
         "ascending = predicted fastest first. Layout graphs are pruned as in training (a pruned file is\n"
         "unchanged; configs stored plain or base-7 compressed); all configs are scored in near-equal chunks of\n"
-        "at most B (numpy array_split, spec §6.1), optionally averaged over N permutations (TTA, §6.2).\n"
+        "at most B (numpy array_split, docs/model.md §6.1), optionally averaged over N permutations (TTA, docs/model.md §6.2).\n"
         "Without -o or --kaggle-csv the CSV goes to stdout.",
         "--weights W [--weights W2 ...] --data DIR|FILE [FILE...] [--batch-configs B] [--tta N]\n"
         "              [--threads T] [-o scores.csv|scores.npz] [--kaggle-csv OUT.csv [--collection-id ID]]");

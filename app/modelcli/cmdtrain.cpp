@@ -1,28 +1,30 @@
 // SPDX-License-Identifier: Apache-2.0
-// `tgraph train`: train a TGraph layout or tile model (spec tgraph-model.md §4, §5), a single run
+// `tgraph train`: train a TGraph layout or tile model (docs/model.md §4, §5), a single run
 // or K-fold cross-validation with a best-K ensemble (§4.4), resumable from a checkpoint.
 
 #include "app/cli/argparser.h"
 #include "app/cli/commands.h"
+#include "app/cli/sharedoptions.h"
 #include "app/cli/terminalprogress.h"
 #include "projectrun.h"
 #include "workerlaunch.h"
 
-#include "core/error.h"
-#include "core/progress.h"
-#include "core/trainingevents.h"
-#include "core/trainingset.h"
-#include "model/checkpoint.h"
-#include "model/crossvalidation.h"
-#include "model/gloocommunicator.h"
-#include "model/torchruntime.h"
-#include "model/trainer.h"
+#include "core/util/error.h"
+#include "core/util/progress.h"
+#include "core/train/trainingevents.h"
+#include "core/train/trainingset.h"
+#include "model/train/checkpoint.h"
+#include "model/train/crossvalidation.h"
+#include "model/train/gloocommunicator.h"
+#include "model/runtime/torchruntime.h"
+#include "model/train/trainer.h"
 
-#include <charconv>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <thread>
 #include <unistd.h>
 
@@ -182,27 +184,19 @@ bool readOptions(const ArgParser& p, TrainOptions* o, std::string* error)
     };
     if (p.has("--steps") && p.has("--epochs"))
         return bad("give --steps or --epochs, not both");
-    if (p.has("--steps") && (!parseNumber(p.value("--steps"), &o->steps) || o->steps < 1))
-        return bad("--steps must be an integer >= 1");
-    if (p.has("--epochs") && (!parseNumber(p.value("--epochs"), &o->epochs) || !(o->epochs > 0)))
-        return bad("--epochs must be a number > 0");
-    if (!parseNumber(p.value("--configs-per-step"), &o->configsPerStep) || o->configsPerStep < 2)
-        return bad("--configs-per-step must be an integer >= 2");
-    if (p.has("--graphs-per-step")
-        && (!parseNumber(p.value("--graphs-per-step"), &o->graphsPerStep) || o->graphsPerStep < 1))
-        return bad("--graphs-per-step must be an integer >= 1");
-    if (!parseModelFamily(p.value("--model"), &o->model.family))
-        return bad("--model must be tgraph, tpugraphs-baseline, kaufman or tpgnn");
+    if (p.has("--steps"))
+        o->steps = p.get<int64_t>("--steps");
+    if (p.has("--epochs"))
+        o->epochs = p.get<double>("--epochs");
+    o->configsPerStep = p.get<int64_t>("--configs-per-step");
+    if (p.has("--graphs-per-step"))
+        o->graphsPerStep = p.get<int64_t>("--graphs-per-step");
+    o->model.family = p.get<ModelFamily>("--model");
     if (p.has("--reduction") && o->model.family != ModelFamily::Kaufman)
         return bad("--reduction applies to --model kaufman only");
-    if (!parseNodeReduction(p.value("--reduction"), &o->model.reduction))
-        return bad("--reduction must be mean-max, per-node, lstm or transformer");
-    if (!parseLossKind(p.value("--loss"), &o->loss))
-        return bad("--loss must be auto, hinge, logistic, listmle or mse");
-    o->model.hidden = defaultHidden(o->model.family);
-    if (p.has("--hidden")
-        && (!parseNumber(p.value("--hidden"), &o->model.hidden) || o->model.hidden < 4 || o->model.hidden > 4096))
-        return bad("--hidden must be an integer in 4..4096");
+    o->model.reduction = p.get<NodeReduction>("--reduction");
+    o->loss = p.get<LossKind>("--loss");
+    o->model.hidden = p.has("--hidden") ? p.get<int64_t>("--hidden") : defaultHidden(o->model.family);
     if (o->model.family == ModelFamily::TGraph && (o->model.hidden % 16 != 0))
         return bad("--hidden must be a multiple of 16 for tgraph (two halves of channel gates with reduction 8)");
     if (o->model.family == ModelFamily::Kaufman && o->model.reduction == NodeReduction::Transformer
@@ -212,36 +206,22 @@ bool readOptions(const ArgParser& p, TrainOptions* o, std::string* error)
         for (const char* only : { "--cross-attn", "--residual-after-activation", "--bidirectional-edges" })
             if (p.has(only))
                 return bad(std::string(only) + " applies to --model tgraph only");
-    const std::string cross = p.value("--cross-attn");
-    if (cross != "on" && cross != "off")
-        return bad("--cross-attn must be on or off");
-    o->model.useCrossAttn = cross == "on";
+    o->model.useCrossAttn = p.value("--cross-attn") == "on";
     o->model.residualAfterActivation = p.has("--residual-after-activation");
     o->model.bidirectionalEdges = p.has("--bidirectional-edges");
-    if (!parseNumber(p.value("--dropout"), &o->model.dropout) || !(o->model.dropout >= 0 && o->model.dropout < 1))
-        return bad("--dropout must be a number in [0, 1)");
-    if (!parseNumber(p.value("--lr"), &o->learningRate) || !(o->learningRate > 0) || !std::isfinite(o->learningRate))
-        return bad("--lr must be a number > 0");
-    if (!parseNumber(p.value("--weight-decay"), &o->weightDecay) || !(o->weightDecay >= 0))
-        return bad("--weight-decay must be a number >= 0");
+    o->model.dropout = p.get<double>("--dropout");
+    o->learningRate = p.get<double>("--lr");
+    o->weightDecay = p.get<double>("--weight-decay");
     o->decayBiases = !p.has("--no-bias-decay");
-    if (!parseNumber(p.value("--warmup"), &o->warmupShare) || !(o->warmupShare >= 0 && o->warmupShare <= 1))
-        return bad("--warmup must be a share in [0, 1]");
-    if (!parseNumber(p.value("--clip"), &o->clipNorm) || !(o->clipNorm >= 0))
-        return bad("--clip must be a number >= 0 (0 = no clipping)");
-    if (!parseNumber(p.value("--eval-every"), &o->evalEvery) || o->evalEvery < 0)
-        return bad("--eval-every must be an integer >= 0");
-    if (!parseNumber(p.value("--eval-batch"), &o->evalBatch) || o->evalBatch < 1)
-        return bad("--eval-batch must be an integer >= 1");
-    if (!parseNumber(p.value("--log-every"), &o->logEvery) || o->logEvery < 1)
-        return bad("--log-every must be an integer >= 1");
-    if (!parseNumber(p.value("--max-nonfinite"), &o->maxNonFiniteRun) || o->maxNonFiniteRun < 1)
-        return bad("--max-nonfinite must be an integer >= 1");
-    if (!parseNumber(p.value("--seed"), &o->seed))
-        return bad("--seed must be a non-negative integer");
+    o->warmupShare = p.get<double>("--warmup");
+    o->clipNorm = p.get<double>("--clip");
+    o->evalEvery = p.get<int64_t>("--eval-every");
+    o->evalBatch = p.get<int64_t>("--eval-batch");
+    o->logEvery = p.get<int64_t>("--log-every");
+    o->maxNonFiniteRun = p.get<int64_t>("--max-nonfinite");
+    o->seed = p.get<uint64_t>("--seed");
     o->deterministic = p.has("--deterministic");
-    if (!parseDedupPolicy(p.value("--dedup"), &o->dedup))
-        return bad("--dedup must be keep-first, keep-min or none");
+    o->dedup = p.get<DedupPolicy>("--dedup");
     return true;
 }
 
@@ -267,21 +247,20 @@ bool readCv(const ArgParser& p, CvSettings* cv, std::string* error)
         return true;
     }
     auto& o = cv->options;
-    if (!parseNumber(p.value("--folds"), &o.folds) || o.folds < 2)
-        *error = "--folds must be an integer >= 2";
-    else if (!parseNumber(p.value("--train-folds"), &o.trainFolds) || o.trainFolds < 1 || o.trainFolds > o.folds)
+    o.folds = p.get<int>("--folds");
+    o.trainFolds = p.get<int>("--train-folds");
+    o.keep = p.get<int>("--keep");
+    o.foldSeed = p.get<uint32_t>("--fold-seed");
+    if (p.has("--fold"))
+        cv->onlyFold = p.get<int>("--fold");
+    if (p.has("--parallel-folds"))
+        cv->parallelFolds = p.get<int>("--parallel-folds");
+    if (o.trainFolds > o.folds)
         *error = "--train-folds must be an integer in 1..--folds";
-    else if (!parseNumber(p.value("--keep"), &o.keep) || o.keep < 1 || o.keep > o.trainFolds)
+    else if (o.keep > o.trainFolds)
         *error = "--keep must be an integer in 1..--train-folds";
-    else if (!parseNumber(p.value("--fold-seed"), &o.foldSeed))
-        *error = "--fold-seed must be an integer in 0..4294967295";
-    else if (p.has("--fold") && (!parseNumber(p.value("--fold"), &cv->onlyFold) || cv->onlyFold < 0
-                                    || cv->onlyFold >= o.folds))
+    else if (cv->onlyFold >= o.folds)
         *error = "--fold must be an integer in 0..--folds - 1";
-    else if (p.has("--parallel-folds")
-        && (!parseNumber(p.value("--parallel-folds"), &cv->parallelFolds) || cv->parallelFolds < 1
-            || cv->parallelFolds > 256))
-        *error = "--parallel-folds must be an integer in 1..256";
     else if (int(p.has("--fold")) + int(p.has("--parallel-folds")) + int(p.has("--assemble")) > 1)
         *error = "--fold, --parallel-folds and --assemble exclude each other";
     else if (p.has("--parallel-folds") && p.has("--metrics-jsonl"))
@@ -313,25 +292,20 @@ bool readDistributed(const ArgParser& p, const CvSettings& cv, DistSettings* d, 
         return false;
     };
     if (p.has("--launch-local")) {
-        if (!parseNumber(p.value("--launch-local"), &d->launchLocal) || d->launchLocal < 1 || d->launchLocal > 256)
-            return bad("--launch-local must be an integer in 1..256");
+        d->launchLocal = p.get<int>("--launch-local");
         for (const char* o : { "--world-size", "--rank", "--master" })
             if (p.has(o))
                 return bad(std::string(o) + ": --launch-local chooses the workers' ranks and master itself");
     }
-    if (p.has("--world-size")
-        && (!parseNumber(p.value("--world-size"), &d->worldSize) || d->worldSize < 1 || d->worldSize > 4096))
-        return bad("--world-size must be an integer in 1..4096");
+    if (p.has("--world-size"))
+        d->worldSize = p.get<int>("--world-size");
     if (p.has("--rank") && !p.has("--world-size"))
         return bad("--rank needs --world-size");
-    if (p.has("--rank") && (!parseNumber(p.value("--rank"), &d->rank) || d->rank < 0 || d->rank >= d->worldSize))
+    d->rank = p.get<int>("--rank");
+    if (d->rank >= d->worldSize)
         return bad("--rank must be an integer in 0..--world-size - 1");
-    if (!parseMasterAddress(p.value("--master"), &d->master))
-        return bad("--master must be HOST:PORT (port 1..65535; an IPv6 address in brackets)");
-    double seconds = 0;
-    if (!parseNumber(p.value("--dist-timeout"), &seconds) || !(seconds >= 1 && seconds <= 86400))
-        return bad("--dist-timeout must be a number of seconds in 1..86400");
-    d->timeout = std::chrono::milliseconds(int64_t(seconds * 1000));
+    parseMasterAddress(p.value("--master"), &d->master); // checked by the parser
+    d->timeout = p.get<std::chrono::milliseconds>("--dist-timeout");
     if ((d->distributed() || d->launchLocal > 1) && cv.enabled)
         return bad("--folds with data-parallel workers is not supported: a cross-validation trains its folds one "
                    "after another in one process");
@@ -592,10 +566,7 @@ int train(const ArgParser& p)
         }
     }
 
-    int threads = 0;
-    if (!parseNumber(p.value("--threads"), &threads) || threads < 0)
-        return usageError(kCommand, "--threads must be an integer >= 0 (0 = all cores)");
-    threads = initTorchRuntime(threads);
+    const int threads = initTorchRuntime(p.get<int>("--threads"));
 
     std::unique_ptr<JsonLinesTrainingSink> jsonl;
     if (p.has("--metrics-jsonl"))
@@ -621,12 +592,8 @@ int train(const ArgParser& p)
     TrainingDataOptions dataOptions;
     dataOptions.dedup = options.dedup;
     dataOptions.progress = &progress;
-    if (p.has("--kind")) {
-        const std::string kind = p.value("--kind");
-        if (kind != "layout" && kind != "tile")
-            return usageError(kCommand, "--kind must be layout or tile");
-        dataOptions.kind = kind == "layout" ? GraphKind::Layout : GraphKind::Tile;
-    }
+    if (p.has("--kind"))
+        dataOptions.kind = p.value("--kind") == "layout" ? GraphKind::Layout : GraphKind::Tile;
     TrainingData data = loadTrainingData(files, dataOptions);
     if (cv.enabled) // too few graphs for the folds: an error before any run record
         foldValidationSets(data, cv.options.folds, cv.options.foldSeed);
@@ -727,10 +694,10 @@ int trainLoaded(const ArgParser& p, const TrainingData& data, TrainOptions optio
             std::string("a ") + graphKindName(resume->kind) + "-model checkpoint cannot train on "
                 + graphKindName(data.kind) + " data (" + data.graphs.front().path + ")");
     if (options.steps == 0 && options.epochs == 0)
-        options.epochs = data.kind == GraphKind::Layout ? 750 : 17.5; // spec §4.2: layout:xla, tile
+        options.epochs = data.kind == GraphKind::Layout ? 750 : 17.5; // docs/model.md §4.2: layout:xla, tile
     if (data.kind == GraphKind::Tile && p.has("--configs-per-step"))
         sink.runEvent({ RunEventKind::Warning, -1, 0,
-            "--configs-per-step is ignored for tile data: every step uses all configs of a kernel (spec §5)", {} });
+            "--configs-per-step is ignored for tile data: every step uses all configs of a kernel (docs/model.md §5)", {} });
     sink.runEvent({ RunEventKind::Info, -1, 0,
         "LibTorch " + torchVersion() + ", " + std::to_string(threads) + " threads"
             + (options.deterministic ? ", deterministic" : ""),
@@ -838,7 +805,7 @@ int trainLoaded(const ArgParser& p, const TrainingData& data, TrainOptions optio
 int runTrain(const std::vector<std::string>& args)
 {
     ArgParser p(kCommand,
-        "Train a cost model (TGraph by default, spec tgraph-model.md §4; --model for the others) on TpuGraphs\n"
+        "Train a cost model (TGraph by default, docs/model.md §4; --model for the others) on TpuGraphs\n"
         "layout or tile .npz files: one graph per step (--graphs-per-step G: their mean), the model's loss (TGraph: pairwise hinge), AdamW with warm-up "
         "+ cosine schedule, gradient clipping. Every --eval-every\n"
         "steps (and at the end) all configs of the validation graphs are ranked: Kendall tau, OPA and top-5\n"
@@ -856,75 +823,104 @@ int runTrain(const std::vector<std::string>& args)
         "DIR with train/ (and valid/) .npz files as in TpuGraphs (test/ is not read); a directory of .npz files "
         "alone or .npz FILEs = training data only");
     p.addOption("--out", "-o", "DIR", "checkpoint directory (created)", "tgraph-run");
-    p.addOption("--steps", "", "N", "optimizer steps (of --graphs-per-step graphs each)");
+    p.addOption("--steps", "", "N", "optimizer steps (of --graphs-per-step graphs each)", {}, opt::integer(1));
     p.addOption("--epochs", "", "E",
-        "passes over the training graphs (default: 750 for layout, 17.5 for tile data, as the paper)");
+        "passes over the training graphs (default: 750 for layout, 17.5 for tile data, as the paper)", {},
+        opt::real(0).excludingMin());
     p.addOption("--configs-per-step", "", "K",
         "layout configs sampled per step without replacement (the code: 64 for default, 128 for random "
         "collections); tile steps use all configs",
-        "64");
+        "64", opt::integer(2));
     p.addOption("--graphs-per-step", "", "G",
-        "graphs per optimizer step, their losses averaged (default 1; with data-parallel workers: one per worker)");
+        "graphs per optimizer step, their losses averaged (default 1; with data-parallel workers: one per worker)", {},
+        opt::integer(1));
     p.addOption("--kind", "", "layout|tile",
-        "the model to train: TGraph layout or tile model; data of the other kind are refused (default: the data's)");
+        "the model to train: TGraph layout or tile model; data of the other kind are refused (default: the data's)", {},
+        opt::oneOf({ "layout", "tile" }));
     p.addOption("--model", "", "NAME",
         "the cost model: tgraph, tpugraphs-baseline (TpuGraphs ResModel), kaufman (Kaufman et al.'s learned TPU "
         "model) or tpgnn (GCN + TopK pooling); each writes its own weights npz",
-        "tgraph");
-    p.addOption(
-        "--reduction", "", "R", "kaufman: node-to-graph reduction mean-max, per-node, lstm or transformer", "mean-max");
+        "tgraph",
+        opt::oneOf({ ModelFamily::TGraph, ModelFamily::TpuGraphsBaseline, ModelFamily::Kaufman, ModelFamily::Tpgnn },
+            modelFamilyName));
+    p.addOption("--reduction", "", "R", "kaufman: node-to-graph reduction mean-max, per-node, lstm or transformer",
+        "mean-max",
+        opt::oneOf({ NodeReduction::MeanMax, NodeReduction::PerNode, NodeReduction::Lstm, NodeReduction::Transformer },
+            nodeReductionName));
     p.addOption("--loss", "", "L",
         "auto (the model's own: tgraph/kaufman hinge, baseline listmle, tpgnn mse), hinge, logistic, listmle, or mse "
         "on log runtime",
-        "auto");
-    p.addOption("--hidden", "", "H", "model width (default: tgraph 256, baseline 32, kaufman and tpgnn 128)");
+        "auto",
+        opt::oneOf(
+            { LossKind::Auto, LossKind::Hinge, LossKind::Logistic, LossKind::ListMle, LossKind::Mse }, lossKindName));
+    p.addOption("--hidden", "", "H", "model width (default: tgraph 256, baseline 32, kaufman and tpgnn 128)", {},
+        opt::integer(4, 4096));
     p.addOption("--cross-attn", "", "on|off",
-        "cross-configuration attention (the code: on for default, off for random collections)", "on");
-    p.addOption("--lr", "", "LR", "peak learning rate of AdamW", "1e-3");
-    p.addOption("--weight-decay", "", "WD", "AdamW weight decay", "1e-5");
+        "cross-configuration attention (the code: on for default, off for random collections)", "on",
+        opt::oneOf({ "on", "off" }));
+    p.addOption("--lr", "", "LR", "peak learning rate of AdamW", "1e-3", opt::real(0).excludingMin());
+    p.addOption("--weight-decay", "", "WD", "AdamW weight decay", "1e-5", opt::real(0));
     p.addOption("--no-bias-decay", "", "", "paper: no weight decay on biases (code: decay on all parameters)");
-    p.addOption("--warmup", "", "SHARE", "linear warm-up share of the steps, then cosine to 0", "0.05");
-    p.addOption("--clip", "", "NORM", "global gradient-norm clipping (0 = off)", "1.0");
-    p.addOption("--dropout", "", "P", "dropout of the graph blocks", "0.2");
+    p.addOption(
+        "--warmup", "", "SHARE", "linear warm-up share of the steps, then cosine to 0", "0.05", opt::real(0, 1));
+    p.addOption("--clip", "", "NORM", "global gradient-norm clipping (0 = off)", "1.0", opt::real(0));
+    p.addOption("--dropout", "", "P", "dropout of the graph blocks", "0.2", opt::real(0, 1).excludingMax());
     p.addOption("--residual-after-activation", "", "", "paper's block h + GELU(...) (code: GELU(h + ...))");
     p.addOption("--bidirectional-edges", "", "", "paper: aggregate over producers and consumers (code: consumers)");
     p.addOption("--dedup", "", "POLICY",
-        "duplicate configs of train/ files: keep-first (code), keep-min (paper) or none", "keep-first");
-    p.addOption("--eval-every", "", "N", "steps between validations and checkpoints (0 = only at the end)", "2000");
-    p.addOption("--eval-batch", "", "B", "configs per forward pass in validation (array_split chunks)", "128");
-    p.addOption("--log-every", "", "N", "steps per progress line", "50");
-    p.addOption("--max-nonfinite", "", "N", "stop after N consecutive steps with a non-finite loss or gradient", "20");
-    p.addOption("--folds", "", "K", "K-fold cross-validation over train+valid graphs (the paper: 20)");
-    p.addOption("--train-folds", "", "N", "folds 0..N-1 are trained", "5");
-    p.addOption("--keep", "", "N", "the best N folds by validation mean tau form the ensemble", "4");
-    p.addOption("--fold-seed", "", "S", "shuffle seed of the fold assignment (the code's KFold random_state)", "123");
+        "duplicate configs of train/ files: keep-first (code), keep-min (paper) or none", "keep-first",
+        opt::oneOf({ DedupPolicy::KeepFirst, DedupPolicy::KeepMin, DedupPolicy::None }, dedupPolicyName));
+    p.addOption("--eval-every", "", "N", "steps between validations and checkpoints (0 = only at the end)", "2000",
+        opt::integer(0));
+    p.addOption(
+        "--eval-batch", "", "B", "configs per forward pass in validation (array_split chunks)", "128", opt::integer(1));
+    p.addOption("--log-every", "", "N", "steps per progress line", "50", opt::integer(1));
+    p.addOption("--max-nonfinite", "", "N", "stop after N consecutive steps with a non-finite loss or gradient", "20",
+        opt::integer(1));
+    p.addOption("--folds", "", "K", "K-fold cross-validation over train+valid graphs (the paper: 20)", {},
+        opt::integer(2, std::numeric_limits<int>::max()));
+    p.addOption("--train-folds", "", "N", "folds 0..N-1 are trained (N <= K)", "5",
+        opt::integer(1, std::numeric_limits<int>::max()));
+    p.addOption("--keep", "", "N", "the best N folds by validation mean tau form the ensemble (N <= --train-folds)",
+        "4", opt::integer(1, std::numeric_limits<int>::max()));
+    p.addOption("--fold-seed", "", "S", "shuffle seed of the fold assignment (the code's KFold random_state)", "123",
+        opt::size(std::numeric_limits<uint32_t>::max()));
     p.addOption("--parallel-folds", "", "P",
-        "train the folds as independent processes, P at a time (threads: cores / P each), then form the ensemble");
+        "train the folds as independent processes, P at a time (threads: cores / P each), then form the ensemble", {},
+        opt::integer(1, 256));
     p.addOption("--fold", "", "K",
-        "train fold K of the --folds protocol alone into OUT/fold-K/ (e.g. one fold per machine; then --assemble)");
+        "train fold K of the --folds protocol alone into OUT/fold-K/ (e.g. one fold per machine; then --assemble)", {},
+        opt::integer(0, std::numeric_limits<int>::max()));
     p.addOption("--assemble", "", "",
         "train nothing: form OUT/ensemble.json from OUT/fold-K/fold.json of folds 0..--train-folds - 1 (same "
         "--folds, --fold-seed and --seed as they were trained with)");
     p.addOption("--attach-run", "", "RUN",
         "with --fold and --project: record the fold as a fold run of cross-validation run RUN (what "
         "--parallel-folds passes to its folds)");
-    p.addOption(
-        "--seed", "", "S", "seed of initialization, dropout, config sampling and graph order (fold k: S+k)", "42");
-    p.addOption("--threads", "", "T", "LibTorch threads (0 = all cores; --launch-local: cores / workers each)", "0");
+    p.addOption("--seed", "", "S", "seed of initialization, dropout, config sampling and graph order (fold k: S+k)",
+        "42", opt::size());
+    p.addOption("--threads", "", "T", "LibTorch threads (0 = all cores; --launch-local: cores / workers each)", "0",
+        threadsType());
     p.addOption("--launch-local", "", "W",
         "data-parallel training with W worker processes on this machine (ranks, master port and threads chosen "
-        "here; SIGINT/SIGTERM stop them all after the same step)");
+        "here; SIGINT/SIGTERM stop them all after the same step)",
+        {}, opt::integer(1, 256));
     p.addOption("--world-size", "", "W",
         "data-parallel training across processes or machines: W workers in all, each started with the same "
-        "options and data paths, its --rank and the same --master (c10d TCPStore + Gloo all-reduce)");
+        "options and data paths, its --rank and the same --master (c10d TCPStore + Gloo all-reduce)",
+        {}, opt::integer(1, 4096));
     p.addOption("--rank", "", "R",
         "this worker's rank in 0..W-1; rank 0 serves the store and alone writes the "
         "project, checkpoints and metrics",
-        "0");
-    p.addOption("--master", "", "HOST:PORT", "rank 0's address, reachable by every worker", "127.0.0.1:29500");
+        "0", opt::integer(0, 4095));
+    p.addOption("--master", "", "HOST:PORT", "rank 0's address, reachable by every worker", "127.0.0.1:29500",
+        opt::custom("HOST:PORT with a port in 1..65535, an IPv6 host in brackets", [](const std::string& text) {
+            MasterAddress address;
+            return parseMasterAddress(text, &address) ? std::string() : std::string("not an address");
+        }));
     p.addOption("--dist-timeout", "", "SEC",
         "give up on a worker that does not answer (rendezvous, store and every all-reduce); the run ends CRASHED",
-        "300");
+        "300", opt::duration(1, 86400));
     p.addOption("--deterministic", "", "",
         "deterministic algorithms: a run repeats bitwise for the same seed, data and --threads");
     p.addOption("--resume", "", "CKPT|RUN",

@@ -1,26 +1,29 @@
 // SPDX-License-Identifier: Apache-2.0
 // `tgraph tune`: the XTAT-style autotuner. Searches a module's layout space (or a graph file's
-// recombined per-node layouts, or a tile kernel's configs) with a strategy of core/tunesearch.h,
+// recombined per-node layouts, or a tile kernel's configs) with a strategy of core/tune/tunesearch.h,
 // scoring candidates in batches with the learned model; re-scores the final candidates together,
-// verifies the top-k with the simulator or a user's measuring command (model/autotune.h), and writes the winners as a
+// verifies the top-k with the simulator or a user's measuring command (model/infer/autotune.h), and writes the winners as a
 // graph file, a readable layout assignment and the search history.
 
 #include "app/cli/argparser.h"
 #include "app/cli/commands.h"
+#include "app/cli/sharedoptions.h"
 #include "app/cli/terminalprogress.h"
 
-#include "core/error.h"
-#include "core/filebytes.h"
-#include "core/format.h"
-#include "core/graphdocument.h"
-#include "core/graphio.h"
-#include "core/jsonwriter.h"
-#include "core/project.h"
-#include "core/runwriter.h"
-#include "core/tunesearch.h"
-#include "model/autotune.h"
-#include "model/torchruntime.h"
+#include "core/graph/graphio.h"
+#include "core/io/filebytes.h"
+#include "core/store/project.h"
+#include "core/store/runwriter.h"
+#include "core/tune/tunesearch.h"
+#include "core/util/atomicfile.h"
+#include "core/util/error.h"
+#include "core/util/format.h"
+#include "core/util/json.h"
+#include "core/view/graphdocument.h"
+#include "model/infer/autotune.h"
+#include "model/runtime/torchruntime.h"
 
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -36,7 +39,8 @@ namespace fs = std::filesystem;
 constexpr const char* kCommand = "tune";
 
 // The output directory is written under a temporary name and renamed at the end, so a failed or
-// interrupted run leaves nothing half-written.
+// interrupted run leaves nothing half-written. Its files are written atomically (synced), and the
+// folder holding it is synced after the rename, so after a crash the directory is whole or absent.
 class StagedDir
 {
 public:
@@ -68,6 +72,10 @@ public:
         if (ec)
             throw InputError(m_target, "-o", "cannot move the results into place: " + ec.message());
         m_committed = true;
+        fs::path target = fs::absolute(m_target);
+        if (!target.has_filename()) // "out/"
+            target = target.parent_path();
+        syncFolder(target.parent_path().string());
     }
 
 private:
@@ -78,20 +86,15 @@ private:
 
 int tune(const ArgParser& p)
 {
-    int threads = 0;
-    parseNumber(p.value("--threads"), &threads);
-    model::initTorchRuntime(threads);
+    model::initTorchRuntime(p.get<int>("--threads"));
     TuneOptions options;
-    parseTuneStrategy(p.value("--strategy"), &options.strategy);
-    parseNumber(p.value("--budget"), &options.budget);
-    parseNumber(p.value("--batch"), &options.batch);
-    parseNumber(p.value("--seed"), &options.seed);
-    int64_t topK = 0;
+    options.strategy = p.get<TuneStrategy>("--strategy");
+    options.budget = p.get<int64_t>("--budget");
+    options.batch = p.get<int64_t>("--batch");
+    options.seed = p.get<uint64_t>("--seed");
     const bool topGiven = p.has("--top-k");
-    if (topGiven)
-        parseNumber(p.value("--top-k"), &topK);
-    int timeoutSeconds = 600;
-    parseNumber(p.value("--measure-timeout"), &timeoutSeconds);
+    const int64_t topK = topGiven ? p.get<int64_t>("--top-k") : 0;
+    const auto measureTimeout = p.get<std::chrono::milliseconds>("--measure-timeout");
     const std::string input = p.positionals().front();
     const std::string measureCommand = p.value("--measure");
     const bool simulate = p.has("--simulate");
@@ -111,7 +114,7 @@ int tune(const ArgParser& p)
     request.topK = topGiven ? topK : 0;
     request.simulate = simulate;
     request.measureCommand = measureCommand;
-    request.measureTimeoutMs = timeoutSeconds * 1000;
+    request.measureTimeoutMs = int(measureTimeout.count()); // at most a day
     request.configDir = out.file("configs");
     request.space = p.value("--space");
     request.moduleFile = p.value("--module");
@@ -187,7 +190,7 @@ int tune(const ArgParser& p)
         line("default", defaultEntry);
         for (size_t r = 0; r < top.size(); ++r)
             line(std::to_string(r + 1), top[r]);
-        writeTextFile(out.file("top.csv"), csv.str());
+        writeFileAtomically(out.file("top.csv"), csv.str());
     }
     {
         std::ostringstream history;
@@ -195,7 +198,7 @@ int tune(const ArgParser& p)
         for (size_t i = 0; i < result.evaluated.size(); ++i)
             history << i << ',' << result.evaluated[i].batch << ',' << result.evaluated[i].score << ','
                     << result.bestSoFar[i] << '\n';
-        writeTextFile(out.file("history.csv"), history.str());
+        writeFileAtomically(out.file("history.csv"), history.str());
     }
     {
         std::ostringstream text;
@@ -208,7 +211,7 @@ int tune(const ArgParser& p)
                 text << ", " << how << ' ' << formatDuration(std::llround(top[r].runtime));
             text << '\n' << tuner.layoutAssignment(space.row(result.evaluated[top[r].evaluation].genes));
         }
-        writeTextFile(out.file("layouts.txt"), text.str());
+        writeFileAtomically(out.file("layouts.txt"), text.str());
     }
     // The winners as a graph file of the input's kind: top-k configs in rank order, runtimes as verified (0 = not).
     if (space.kind == GraphKind::Tile) {
@@ -237,40 +240,36 @@ int tune(const ArgParser& p)
         saveLayoutGraph(g, out.file("top.npz"));
     }
     {
-        JsonWriter j;
-        j.beginObject();
-        j.key("graph").value(input);
-        j.key("kind").value(graphKindName(space.kind));
-        j.key("space").value(space.origin);
-        j.key("module").value(tuner.moduleNote());
-        j.key("dimensions").value(int64_t(space.dimensions.size()));
-        j.key("log10_candidates").value(space.log10Size());
-        j.key("strategy").value(tuneStrategyName(options.strategy));
-        j.key("budget").value(options.budget);
-        j.key("batch").value(options.batch);
-        j.key("seed").value(options.seed);
-        j.key("evaluated").value(int64_t(result.evaluated.size()));
-        j.key("batches").value(result.batches);
-        j.key("duplicates_skipped").value(result.duplicatesSkipped);
-        j.key("exhausted").value(result.exhausted);
-        j.key("cross_attention").value(tuner.crossAttention());
-        j.key("search_seconds").value(searchSeconds);
-        j.key("verification").value(simulate ? "simulator" : measureCommand.empty() ? "none" : "measure");
-        j.key("default_score").value(defaultEntry.score);
-        j.key("default_runtime_ns").value(defaultEntry.runtime);
-        j.key("winner").value(winner); // rank in top to apply; 0 = keep the default (or not verified)
-        j.key("top").beginArray();
+        Json j;
+        j["graph"] = input;
+        j["kind"] = graphKindName(space.kind);
+        j["space"] = space.origin;
+        j["module"] = tuner.moduleNote();
+        j["dimensions"] = int64_t(space.dimensions.size());
+        j["log10_candidates"] = space.log10Size();
+        j["strategy"] = tuneStrategyName(options.strategy);
+        j["budget"] = options.budget;
+        j["batch"] = options.batch;
+        j["seed"] = options.seed;
+        j["evaluated"] = int64_t(result.evaluated.size());
+        j["batches"] = result.batches;
+        j["duplicates_skipped"] = result.duplicatesSkipped;
+        j["exhausted"] = result.exhausted;
+        j["cross_attention"] = tuner.crossAttention();
+        j["search_seconds"] = searchSeconds;
+        j["verification"] = simulate ? "simulator" : measureCommand.empty() ? "none" : "measure";
+        j["default_score"] = defaultEntry.score;
+        j["default_runtime_ns"] = defaultEntry.runtime;
+        j["winner"] = winner; // rank in top to apply; 0 = keep the default (or not verified)
+        Json& topJson = j["top"] = Json::array();
         for (const model::AutotuneCandidate& v : top) {
-            j.beginObject();
-            j.key("evaluation").value(int64_t(v.evaluation));
-            j.key("score").value(v.score);
-            j.key("runtime_ns").value(v.runtime);
-            j.key("speedup_vs_default").value(defaultEntry.runtime / v.runtime);
-            j.endObject();
+            Json& item = topJson.emplace_back();
+            item["evaluation"] = int64_t(v.evaluation);
+            item["score"] = v.score;
+            item["runtime_ns"] = v.runtime;
+            item["speedup_vs_default"] = defaultEntry.runtime / v.runtime;
         }
-        j.endArray();
-        j.endObject();
-        writeTextFile(out.file("summary.json"), j.str() + "\n");
+        writeFileAtomically(out.file("summary.json"), jsonText(j) + "\n");
     }
     out.commit();
 
@@ -350,22 +349,31 @@ int runTune(const std::vector<std::string>& args)
     p.addOption("--weights", "-w", "W",
         "the model: a weights .npz, a checkpoint or an ensemble.json (repeat for an ensemble: mean of the members' "
         "scores)");
-    p.addOption("--strategy", "", "S", "sa (simulated annealing), evo (evolutionary), random or exhaustive", "sa");
-    p.addOption("--budget", "", "N", "model evaluations (candidates scored, the default included)", "2000");
-    p.addOption("--batch", "", "B", "candidates per forward pass", "64");
-    p.addOption("--top-k", "-k", "K", "configurations to keep and verify (default: 10 for layouts, 5 for tiles)");
+    p.addOption("--strategy", "", "S", "sa (simulated annealing), evo (evolutionary), random or exhaustive", "sa",
+        opt::oneOf(
+            { TuneStrategy::Annealing, TuneStrategy::Evolutionary, TuneStrategy::Random, TuneStrategy::Exhaustive },
+            tuneStrategyName)
+            .alias("annealing", "sa")
+            .alias("evolutionary", "evo"));
+    p.addOption(
+        "--budget", "", "N", "model evaluations (candidates scored, the default included)", "2000", opt::integer(1));
+    p.addOption("--batch", "", "B", "candidates per forward pass", "64", opt::integer(1, 100000));
+    p.addOption("--top-k", "-k", "K", "configurations to keep and verify (default: 10 for layouts, 5 for tiles)", {},
+        opt::integer(1));
     p.addOption("--simulate", "", "", "verify the top-k and the default with the cost simulator (needs the module)");
     p.addOption("--measure", "", "CMD",
         "verify with your command, run by /bin/sh with {config_file} replaced by a JSON file of the config (its "
         "layout values and minor-to-major layouts per instruction); the last number it prints is the runtime in ns");
-    p.addOption("--measure-timeout", "", "SECONDS", "--measure: kill a measurement after this long", "600");
+    p.addOption("--measure-timeout", "", "SECONDS", "--measure: kill a measurement after this long", "600",
+        opt::duration(1, 86400));
     p.addOption("--space", "", "auto|module|file",
         "module: the module's layout choices; file: the per-node layouts of the file's configs; auto: module when "
         "the module is known (HLO input, --module, or a tgraph synth graph), else file",
-        "auto");
+        "auto", opt::oneOf({ "auto", "module", "file" }));
     p.addOption("--module", "", "FILE", "the .npz graph's HLO module (text or protobuf) for the space and --simulate");
-    p.addOption("--params", "", "LIST", "simulator parameters to change, name=value[,...] (tgraph synth --explain)");
-    p.addOption("--seed", "", "S", "seed of the search", "1");
+    p.addOption("--params", "", "LIST", "simulator parameters to change, name=value[,...] (tgraph synth --explain)", {},
+        simulatorParamsType());
+    p.addOption("--seed", "", "S", "seed of the search", "1", opt::size());
     p.addOption("--output", "-o", "DIR",
         "results: top.npz (the top-k as a graph file, runtimes as verified), top.csv, layouts.txt, history.csv, "
         "summary.json, configs/ (--measure)",
@@ -373,38 +381,18 @@ int runTune(const std::vector<std::string>& args)
     p.addOption("--project", "", "P.tgproj", "also record the search as a run of this project");
     p.addOption("--experiment", "", "NAME", "project: the run's experiment", "Tune");
     p.addOption("--run-name", "", "NAME", "project: the run's name (default: run-N)");
-    p.addOption("--threads", "", "T", "LibTorch threads (0 = all cores)", "0");
+    p.addOption("--threads", "", "T", "LibTorch threads (0 = all cores)", "0", threadsType());
     p.addNote("Exit codes: 0 ok, 1 bad input, 2 usage error, 130 interrupted.");
     if (const int rc = parseOrExit(p, args); rc >= 0)
         return rc;
-    TuneStrategy strategy;
-    int64_t n = 0;
     if (p.positionals().size() != 1)
         return usageError(kCommand, p.positionals().empty() ? "missing MODULE|GRAPH" : "exactly one input expected");
     if (p.values("--weights").empty())
         return usageError(kCommand, "missing --weights W");
-    if (!parseTuneStrategy(p.value("--strategy"), &strategy))
-        return usageError(kCommand, "--strategy must be sa, evo, random or exhaustive");
-    if (!parseNumber(p.value("--budget"), &n) || n < 1)
-        return usageError(kCommand, "--budget must be an integer >= 1");
-    if (!parseNumber(p.value("--batch"), &n) || n < 1 || n > 100000)
-        return usageError(kCommand, "--batch must be an integer in 1..100000");
-    if (p.has("--top-k") && (!parseNumber(p.value("--top-k"), &n) || n < 1))
-        return usageError(kCommand, "--top-k must be an integer >= 1");
-    if (uint64_t seed = 0; !parseNumber(p.value("--seed"), &seed))
-        return usageError(kCommand, "--seed must be an integer >= 0");
-    if (!parseNumber(p.value("--measure-timeout"), &n) || n < 1)
-        return usageError(kCommand, "--measure-timeout must be an integer >= 1");
     if (p.has("--simulate") && p.has("--measure"))
         return usageError(kCommand, "--simulate and --measure exclude each other");
     if (p.has("--measure") && p.value("--measure").empty())
         return usageError(kCommand, "--measure needs a command");
-    if (const std::string s = p.value("--space"); s != "auto" && s != "module" && s != "file")
-        return usageError(kCommand, "--space must be auto, module or file");
-    if (!parseNumber(p.value("--threads"), &n) || n < 0 || n > 1024)
-        return usageError(kCommand, "--threads must be an integer in 0..1024");
-    if (std::string error; !SimulatorParams().assign(p.value("--params"), &error))
-        return usageError(kCommand, error);
     return guarded(kCommand, tune, p);
 }
 

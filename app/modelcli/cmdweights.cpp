@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // `tgraph weights export|import`: between training checkpoints and plain weights files (the
-// exchange format of model/weights.h, readable by numpy and by the PyTorch reference module).
+// exchange format of model/nn/weights.h, readable by numpy and by the PyTorch reference module).
 
 #include "app/cli/argparser.h"
 #include "app/cli/commands.h"
 
-#include "core/error.h"
-#include "model/checkpoint.h"
-#include "model/weights.h"
+#include "core/util/error.h"
+#include "model/train/checkpoint.h"
+#include "model/nn/weights.h"
 
 #include <cstdio>
 

@@ -5,8 +5,8 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/terminalprogress.h"
-#include "core/versions.h"
-#include "model/torchruntime.h"
+#include "core/util/version.h"
+#include "model/runtime/torchruntime.h"
 
 #include <cstdio>
 #include <exception>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "projectrun.h"
 
-#include "core/error.h"
+#include "core/util/error.h"
 
 #include <cerrno>
 #include <csignal>

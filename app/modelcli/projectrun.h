@@ -4,10 +4,10 @@
 // `tgraph train --project P.tgproj`: the run's record in a project file. Starts a new run (or takes
 // over an existing one to resume it), keeps its checkpoints in the project's run folder
 // (P.tgproj.d/runs/<id>/), writes its console lines into a log artifact there (train.log), and
-// records every training event through a RunWriter (core/runwriter.h).
+// records every training event through a RunWriter (core/store/runwriter.h).
 
-#include "core/project.h"
-#include "core/runwriter.h"
+#include "core/store/project.h"
+#include "core/store/runwriter.h"
 
 #include <cstdio>
 #include <memory>

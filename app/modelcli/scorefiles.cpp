@@ -2,13 +2,13 @@
 #include "scorefiles.h"
 
 #include "app/cli/argparser.h"
+#include "app/cli/sharedoptions.h"
 #include "app/cli/terminalprogress.h"
 
-#include "core/error.h"
-#include "model/inference.h"
-#include "model/torchruntime.h"
+#include "core/util/error.h"
+#include "model/infer/inference.h"
+#include "model/runtime/torchruntime.h"
 
-#include <charconv>
 #include <cstdio>
 #include <memory>
 
@@ -36,11 +36,11 @@ void addScoringOptions(ArgParser& p)
     p.addOption("--batch-configs", "-b", "B",
         "configs per forward pass: all configs in ceil(C/B) near-equal chunks (numpy array_split); with cross-attn "
         "the scores depend on it (the code used 128 for xla:default, 256 for nlp:default)",
-        "128");
-    p.addOption(
-        "--tta", "", "N", "test-time augmentation: average over N seeded permutations of the configs (0 = off)", "0");
-    p.addOption("--tta-seed", "", "S", "seed of the TTA permutations", "101");
-    p.addOption("--threads", "", "T", "LibTorch threads (0 = all cores)", "0");
+        "128", opt::integer(1));
+    p.addOption("--tta", "", "N", "test-time augmentation: average over N seeded permutations of the configs (0 = off)",
+        "0", opt::integer(0, 10000));
+    p.addOption("--tta-seed", "", "S", "seed of the TTA permutations", "101", opt::size());
+    p.addOption("--threads", "", "T", "LibTorch threads (0 = all cores)", "0", threadsType());
     p.addOption("--repad", "", "", "re-pad node_feat layout columns 134..139 with -1 (as the model was trained)");
     p.addOption("--output", "-o", "FILE",
         "scores as .csv (graph,config,score,rank; rank 1 = predicted fastest) or .npz (one float32 array per graph, "
@@ -54,21 +54,11 @@ void addScoringOptions(ArgParser& p)
 
 std::string checkScoringOptions(const ArgParser& p)
 {
-    int64_t n = 0;
-    uint64_t seed = 0;
     model::ScoresWriter::Format format;
     if (p.values("--weights").empty())
         return "missing --weights W";
     if (dataEntries(p).empty())
         return "missing --data DIR|FILE";
-    if (!parseNumber(p.value("--batch-configs"), &n) || n < 1)
-        return "--batch-configs must be an integer >= 1";
-    if (!parseNumber(p.value("--tta"), &n) || n < 0 || n > 10000)
-        return "--tta must be an integer in 0..10000";
-    if (!parseNumber(p.value("--tta-seed"), &seed))
-        return "--tta-seed must be a non-negative integer";
-    if (!parseNumber(p.value("--threads"), &n) || n < 0 || n > 1024)
-        return "--threads must be an integer in 0..1024";
     if (p.has("--output") && !model::ScoresWriter::formatFromPath(p.value("--output"), &format))
         return "-o must name a .csv or .npz file, not '" + p.value("--output") + "'";
     if (p.has("--collection-id") && !p.has("--kaggle-csv"))
@@ -78,13 +68,11 @@ std::string checkScoringOptions(const ArgParser& p)
 
 void scoreFiles(const ArgParser& p, bool csvToStdout, const std::function<void(const model::GraphScores&)>& onGraph)
 {
-    int threads = 0;
-    parseNumber(p.value("--threads"), &threads);
-    model::initTorchRuntime(threads);
+    model::initTorchRuntime(p.get<int>("--threads"));
     model::PredictFileOptions options;
-    parseNumber(p.value("--batch-configs"), &options.inference.batchConfigs);
-    parseNumber(p.value("--tta"), &options.inference.tta);
-    parseNumber(p.value("--tta-seed"), &options.inference.ttaSeed);
+    options.inference.batchConfigs = p.get<int64_t>("--batch-configs");
+    options.inference.tta = p.get<int>("--tta");
+    options.inference.ttaSeed = p.get<uint64_t>("--tta-seed");
     options.repadLayout = p.has("--repad");
 
     std::vector<model::EnsembleMember> models

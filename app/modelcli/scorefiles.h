@@ -4,7 +4,7 @@
 // What `tgraph predict` and `tgraph eval` share: the options naming the models and the graphs,
 // loading the ensemble, scoring every graph file with a progress bar, and the score files.
 
-#include "model/scores.h"
+#include "core/results/scores.h"
 
 #include <functional>
 #include <string>

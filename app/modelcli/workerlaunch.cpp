@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "workerlaunch.h"
 
-#include "core/project.h"
+#include "core/store/project.h"
 
 #include <arpa/inet.h>
 #include <cerrno>

@@ -1,17 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "analysisrender.h"
-#include "headlessrender.h"
-#include "mainwindow.h"
+#include "app/studio/common/jobrunner.h"
+#include "app/studio/render/analysisrender.h"
+#include "app/studio/render/headlessrender.h"
+#include "app/studio/window/mainwindow.h"
 
-#include "core/childprocess.h"
-#include "core/versions.h"
-#include "model/torchruntime.h"
+#include "core/util/childprocess.h"
+#include "core/util/version.h"
+#include "model/facade/runtime.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QIcon>
 
+#include <clocale>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -174,7 +176,7 @@ int main(int argc, char** argv)
     }
 
     // The studio runs inference, explanations and tuning in-process: start again with glibc's
-    // huge-page tunable unless it is set (core/childprocess.h: model passes 2-2.5x faster).
+    // huge-page tunable unless it is set (core/util/childprocess.h: model passes 2-2.5x faster).
     // `tgraph render` sets it before starting this binary; --help and --version need no restart.
     const char* current = std::getenv("GLIBC_TUNABLES");
     if (const std::string tunables = tgraph::hugePageMallocTunables(); tunables != (current ? current : "")) {
@@ -188,6 +190,10 @@ int main(int argc, char** argv)
         qputenv("QT_QPA_PLATFORM", "offscreen");
 
     QApplication app(argc, argv);
+    // QApplication adopted the user's locale (setlocale(LC_ALL, "")); numbers that core writes and
+    // parses for machines (JSON, CSV, dot input, --params) must not get a decimal comma, so the C
+    // library's numeric locale goes back to "C" (Qt's own QLocale still formats what users read).
+    std::setlocale(LC_NUMERIC, "C");
     // The desktop entry and icon the package installs (packaging/): Wayland compositors match the
     // window to the entry by this name; X11 window managers take the icon set here.
     QGuiApplication::setDesktopFileName(QStringLiteral(TGRAPH_APP_ID));
@@ -195,10 +201,13 @@ int main(int argc, char** argv)
     QCommandLineParser parser;
     setupParser(parser);
     parser.process(app);
+    // After each background job the model runtime's cached tensor memory goes back to the system:
+    // a desktop application should not hold gigabytes while it waits for the user.
+    JobRunner::setAfterEachJob(&tgraph::facade::releaseIdleMemory);
     if (render)
         return runRender(parser);
 
-    tgraph::model::initTorchRuntime();
+    tgraph::facade::initRuntime();
 
     MainWindow window;
     window.show();

@@ -5,32 +5,37 @@
 
 #include "testutil.h"
 
-#include "app/studio/attentionheatmaps.h"
-#include "app/studio/explainpanel.h"
-#include "app/studio/inferencepanel.h"
-#include "app/studio/tunepanel.h"
-#include "core/graphdocument.h"
-#include "core/metrics.h"
-#include "core/project.h"
-#include "widgets/attributiontablemodel.h"
-#include "widgets/errorbanner.h"
-#include "widgets/graphpane.h"
-#include "widgets/heatmapview.h"
-#include "widgets/predictiontablemodel.h"
-#include "widgets/rankscatterview.h"
-#include "widgets/taustripview.h"
+#include "app/studio/analysis/attentionheatmaps.h"
+#include "app/studio/analysis/explainpanel.h"
+#include "app/studio/analysis/inferencepanel.h"
+#include "app/studio/analysis/tunepanel.h"
+#include "app/studio/common/jobrunner.h"
+#include "core/view/graphdocument.h"
+#include "core/metrics/metrics.h"
+#include "core/store/project.h"
+#include "model/facade/runtime.h"
+#include "widgets/analysis/attributiontablemodel.h"
+#include "widgets/common/errorbanner.h"
+#include "widgets/graph/graphpane.h"
+#include "widgets/analysis/heatmapview.h"
+#include "widgets/analysis/predictiontablemodel.h"
+#include "widgets/analysis/rankscatterview.h"
+#include "widgets/analysis/taustripview.h"
 
 #include <QAbstractAxis>
 #include <QChart>
 #include <QLabel>
 #include <QLineSeries>
 #include <QScatterSeries>
+#include <QScopeGuard>
 #include <QSignalSpy>
 #include <QStandardItemModel>
 #include <QTableView>
 #include <QTemporaryDir>
+#include <QThread>
 #include <QValueAxis>
 
+#include <atomic>
 #include <cmath>
 #include <random>
 
@@ -379,6 +384,34 @@ private Q_SLOTS:
         QFile kaggle(path("kaggle.csv"));
         QVERIFY(kaggle.open(QIODevice::ReadOnly));
         QVERIFY(kaggle.readAll().startsWith("ID,TopConfigs"));
+    }
+
+    void jobsRunTheAfterJobHook()
+    {
+        // tgraph-studio's main() installs facade::releaseIdleMemory here: it must run on the job's
+        // thread after every job, whether the job succeeded or failed.
+        std::atomic<int> calls { 0 };
+        std::atomic<bool> onGuiThread { false };
+        QThread* const gui = QThread::currentThread();
+        JobRunner::setAfterEachJob([&] {
+            ++calls;
+            onGuiThread = onGuiThread || QThread::currentThread() == gui;
+            facade::releaseIdleMemory();
+        });
+        const auto reset = qScopeGuard([] { JobRunner::setAfterEachJob({}); });
+        const GraphDocumentPtr doc = openFirst(firstNpz(m_layoutData + "/train"));
+        InferencePanel panel;
+        panel.setDocuments({ doc }, doc);
+        panel.setModelFiles({ m_weights });
+        panel.setConfigSet(ConfigSetKind::Sample, 10);
+        QVERIFY(runAndWait(panel));
+        QVERIFY2(panel.outcome(), qPrintable(panel.banner()->text()));
+        QCOMPARE(calls.load(), 1);
+        panel.setModelFiles({ path("no-such-model.npz") });
+        QVERIFY(runAndWait(panel));
+        QVERIFY(panel.banner()->text().contains("no-such-model.npz"));
+        QCOMPARE(calls.load(), 2);
+        QVERIFY(!onGuiThread);
     }
 
     void panelSamplesAndGenerates()

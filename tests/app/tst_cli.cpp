@@ -2,12 +2,13 @@
 // The `tgraph` command line as a user runs it: help, usage errors, inspect/prune/synth, the
 // bad-input list of the foundation issue, Ctrl-C, and outputs that numpy loads.
 
-#include "core/graphio.h"
-#include "core/hlogen.h"
-#include "core/hloproto.h"
-#include "core/hlotext.h"
-#include "core/npz.h"
-#include "core/synthetic.h"
+#include "core/graph/graphio.h"
+#include "core/hlo/hloproto.h"
+#include "core/hlo/hlotext.h"
+#include "core/io/npz.h"
+#include "core/store/project.h"
+#include "core/synth/hlogen.h"
+#include "core/synth/synthetic.h"
 #include "testutil.h"
 
 #include <QJsonArray>
@@ -18,6 +19,8 @@
 
 #include <cmath>
 #include <csignal>
+#include <sys/wait.h>
+#include <unistd.h>
 
 using namespace tgraph;
 
@@ -163,6 +166,13 @@ private Q_SLOTS:
         QCOMPARE(r.exitCode, 2);
         QVERIFY(r.err.contains("keep-max"));
         QCOMPARE(tgraphRun({ "synth", "-o", path("x.npz"), "--nodes", "ten" }).exitCode, 2);
+        // --help shows the ranges and defaults of typed options
+        const QByteArray genHelp = tgraphRun({ "gen-hlo", "--help" }).out;
+        QVERIFY2(
+            genHelp.contains("approximate number of instructions (50..2000000; default: 2000)"), genHelp.constData());
+        QVERIFY2(genHelp.contains("random seed (default: 1)"), genHelp.constData());
+        QVERIFY(tgraphRun({ "runs", "--help" }).out.contains("before SIGKILL (0..86400 s; default: 60)"));
+        QVERIFY(tgraphRun({ "synth", "--help" }).out.contains("repeating an earlier one ([0, 1]; default: 0.05)"));
         QVERIFY(tgraphRun({ "--version" }).out.startsWith("tgraph "));
         r = tgraphRun({ "synth", "--explain", "--params", "copyEfficiency=0.25" });
         QCOMPARE(r.exitCode, 0);
@@ -174,6 +184,102 @@ private Q_SLOTS:
 
     // The LibTorch commands live in tgraph-model; `tgraph` lists them from its own table and hands
     // them over. Both tables must agree, and each listed command must reach its own --help.
+    // `runs stop --timeout` used to fall back to 60 s on any text it could not read; now a bad
+    // value is refused before anything happens, and a good one (units too) is used.
+    void runsStopTimeout()
+    {
+        const std::string project = testutil::str(path("stop.tgproj"));
+        pid_t gone = fork(); // a pid that no longer runs
+        if (gone == 0)
+            _exit(0);
+        waitpid(gone, nullptr, 0);
+        std::string id;
+        {
+            Project p = Project::create(project);
+            RunStart start;
+            start.pid = gone;
+            start.name = "orphan";
+            id = p.startRun(start);
+        }
+        const QString file = QString::fromStdString(project);
+        for (const char* bad : { "abc", "5x", "-1", "nan", "inf", "1e999", "86401", "1,5", "" }) {
+            const auto r = tgraphRun({ "runs", "stop", "orphan", "--project", file, "--timeout", bad });
+            QVERIFY2(r.exitCode == 2, qPrintable(QString(bad) + ": " + r.err));
+            QVERIFY2(r.err.contains("--timeout '" + QByteArray(bad) + "'") && r.err.contains("0..86400 s"),
+                r.err.constData());
+            QCOMPARE(Project::open(project, Project::Access::Read).findRun(id)->status, RunStatus::Running);
+        }
+        // a good value goes through; the run's process is gone (the store says so): CRASHED
+        const auto r = tgraphRun({ "runs", "stop", "orphan", "--project", file, "--timeout", "1.5m" });
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QVERIFY2(r.out.contains("had no process any more: marked CRASHED"), r.out.constData());
+        QCOMPARE(Project::open(project, Project::Access::Read).findRun(id)->status, RunStatus::Crashed);
+    }
+
+    // The model commands (tgraph-model) check option values before any work, so no file is needed:
+    // a usage error that names the option, the value and the range. Several were unchecked or
+    // weaker before (marked).
+    void badModelOptionValues_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("expected");
+        const QStringList train { "train", "--data", "DATA", "--steps", "2", "--out", "OUT" };
+        QTest::newRow("lr with a decimal comma")
+            << train + QStringList { "--lr", "0,001" } << "--lr '0,001': not a number (allowed: a number > 0)";
+        QTest::newRow("lr zero") << train + QStringList { "--lr", "0" } << "--lr '0': out of range";
+        QTest::newRow("epochs infinite (was accepted)")
+            << QStringList { "train", "--data", "DATA", "--epochs", "inf", "--out", "OUT" } << "--epochs 'inf'";
+        QTest::newRow("clip infinite (was accepted)") << train + QStringList { "--clip", "inf" } << "--clip 'inf'";
+        QTest::newRow("dropout 1") << train + QStringList { "--dropout", "1" } << "(allowed: a number in [0, 1))";
+        QTest::newRow("threads above 1024 (was unbounded)")
+            << train + QStringList { "--threads", "5000" }
+            << "--threads '5000': out of range (allowed: an integer in 0..1024)";
+        QTest::newRow("configs per step")
+            << train + QStringList { "--configs-per-step", "1" } << "(allowed: an integer >= 2)";
+        QTest::newRow("fold seed above 32 bits")
+            << train + QStringList { "--folds", "3", "--fold-seed", "4294967296" } << "an integer in 0..4294967295";
+        QTest::newRow("dist timeout below a second")
+            << train + QStringList { "--dist-timeout", "500ms" } << "--dist-timeout '500ms': out of range";
+        QTest::newRow("master port") << train + QStringList { "--world-size", "2", "--master", "h:0" }
+                                     << "--master 'h:0'";
+        QTest::newRow("kind") << train + QStringList { "--kind", "graph" } << "(allowed: layout or tile)";
+        const QStringList predict { "predict", "--weights", "W", "--data", "DATA", "-o", "OUT.csv" };
+        QTest::newRow("tta above its range") << predict + QStringList { "--tta", "10001" }
+                                             << "--tta '10001': out of range (allowed: an integer in 0..10000)";
+        QTest::newRow("batch configs 0") << predict + QStringList { "--batch-configs", "0" } << "--batch-configs '0'";
+        QTest::newRow("negative tta seed") << predict + QStringList { "--tta-seed", "-1" } << "--tta-seed '-1'";
+        QTest::newRow("tile runtime") << QStringList { "eval", "--weights", "W", "--data", "DATA", "--tile-runtime",
+            "scaled" } << "(allowed: raw or normalized)";
+        QTest::newRow("explain config") << QStringList { "explain", "G", "--weights", "W", "--vs", "middle" }
+                                        << "--vs 'middle': not a config";
+        QTest::newRow("explain top") << QStringList { "explain", "G", "--weights", "W", "--top", "-1" }
+                                     << "--top '-1': out of range";
+        const QStringList tune { "tune", "G", "--weights", "W", "-o", "OUT" };
+        QTest::newRow("measure timeout above a day (overflowed before)")
+            << tune + QStringList { "--measure", "true", "--measure-timeout", "3000000" }
+            << "--measure-timeout '3000000': out of range";
+        QTest::newRow("tune strategy") << tune + QStringList { "--strategy", "annealed" }
+                                       << "(allowed: sa, evo, random or exhaustive)";
+        QTest::newRow("tune space") << tune + QStringList { "--space", "disk" } << "(allowed: auto, module or file)";
+    }
+
+    void badModelOptionValues()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QString, expected);
+        const QString out = path("bad-option-out");
+        for (QString& a : args) {
+            if (a == "DATA" || a == "W" || a == "G")
+                a = path("no-such-" + a.toLower()); // never read: the option is refused first
+            else if (a.startsWith("OUT"))
+                a.replace(0, 3, out);
+        }
+        const auto r = tgraphRun(args);
+        QVERIFY2(!r.crashed && r.exitCode == 2, qPrintable(QString("exit %1: %2").arg(r.exitCode).arg(QString(r.err))));
+        QVERIFY2(r.err.contains(expected.toUtf8()), r.err.constData());
+        QVERIFY(!QFileInfo::exists(out) && !QFileInfo::exists(out + ".csv"));
+    }
+
     void modelCommandsHandedOver()
     {
         auto commandLines = [](const QByteArray& help) {
@@ -592,12 +698,33 @@ private Q_SLOTS:
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<int>("exitCode");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("unknown family") << QStringList { "gen-hlo", "--family", "vgg", "-o", "x.hlo" } << 1
-                                        << "unknown family 'vgg'";
-        QTest::newRow("size out of range")
-            << QStringList { "gen-hlo", "--family", "mlp", "--size", "10", "-o", "x.hlo" } << 1 << "out of range";
+        // a bad option value is a usage error (exit 2) naming the option, the value and what is allowed
+        QTest::newRow("unknown family") << QStringList { "gen-hlo", "--family", "vgg", "-o", "x.hlo" } << 2
+                                        << "--family 'vgg': unknown (allowed: mlp, resnet";
+        QTest::newRow("size out of range") << QStringList { "gen-hlo", "--family", "mlp", "--size", "10", "-o",
+            "x.hlo" } << 2 << "--size '10': out of range (allowed: an integer in 50..2000000)";
+        QTest::newRow("size with trailing characters")
+            << QStringList { "gen-hlo", "--size", "600x", "-o", "x.hlo" } << 2 << "--size '600x': not an integer";
+        QTest::newRow("negative seed") << QStringList { "gen-hlo", "--seed", "-1", "-o", "x.hlo" } << 2
+                                       << "--seed '-1': out of range";
+        QTest::newRow("seed overflow") << QStringList { "synth", "--seed", "18446744073709551616", "-o", "out" } << 2
+                                       << "out of range (allowed: an integer in 0..18446744073709551615)";
         QTest::newRow("unknown family in synth") << QStringList { "synth", "--collection", "layout", "--families",
-            "mlp,vgg", "-o", "out" } << 1 << "unknown generator family";
+            "mlp,vgg", "-o", "out" } << 2 << "--families 'mlp,vgg': item 'vgg' is unknown";
+        QTest::newRow("min-size below its range") << QStringList { "synth", "--collection", "layout", "--min-size",
+            "10", "-o", "out" } << 2 << "--min-size '10': out of range (allowed: an integer in 50..1000000)";
+        QTest::newRow("duplicates not finite") << QStringList { "synth", "--duplicates", "nan", "-o", "out" } << 2
+                                               << "--duplicates 'nan': not a finite number";
+        QTest::newRow("duplicates above 1")
+            << QStringList { "synth", "--duplicates", "1.5", "-o", "out" } << 2 << "(allowed: a number in [0, 1])";
+        QTest::newRow("nodes overflow") << QStringList { "synth", "--nodes", "99999999999999999999", "-o", "out" } << 2
+                                        << "--nodes '99999999999999999999': out of range";
+        QTest::newRow("too many configurable nodes")
+            << QStringList { "synth", "--nodes", "10", "--configurable", "5", "-o", "out" } << 2 << "nodes/2";
+        QTest::newRow("one config to simulate") << QStringList { "simulate", "RESNET", "--configs", "1" } << 2
+                                                << "--configs '1': out of range (allowed: an integer >= 2)";
+        QTest::newRow("radius out of range") << QStringList { "render", "RESNET", "--radius", "4", "-o", "x.hlo" } << 2
+                                             << "--radius '4': out of range (allowed: an integer in 1..3)";
         QTest::newRow("sizes out of range")
             << QStringList { "synth", "--collection", "layout", "--min-size", "500", "--max-size", "100", "-o", "out" }
             << 1 << "module sizes";

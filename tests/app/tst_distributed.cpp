@@ -6,8 +6,8 @@
 // with --parallel-folds, or one by one with --fold and then --assemble) give the ensemble of the
 // sequential cross-validation.
 
-#include "core/npz.h"
-#include "core/project.h"
+#include "core/io/npz.h"
+#include "core/store/project.h"
 #include "testutil.h"
 
 #include <QElapsedTimer>

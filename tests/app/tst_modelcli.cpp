@@ -5,9 +5,9 @@
 // parity with the plain PyTorch module (tests/tools/tgraph_predict_reference.py), and the bad-input
 // list of issue 6: the message names file and place, the exit status is 1 and nothing is left.
 
-#include "core/graphio.h"
-#include "core/metrics.h"
-#include "core/npz.h"
+#include "core/graph/graphio.h"
+#include "core/metrics/metrics.h"
+#include "core/io/npz.h"
 #include "testutil.h"
 
 #include <QDirIterator>

@@ -1,38 +1,57 @@
 // SPDX-License-Identifier: Apache-2.0
 // The studio window under the offscreen platform: about box versions, background loading into
-// tabs, inline errors for corrupt files, cancel, recent files, geometry, drag and drop, screenshot.
+// tabs, inline errors for corrupt files, cancel, recent files, geometry, drag and drop, screenshot;
+// the window's docks, actions and graph views (a 40 000-instruction module, project files, real
+// files) and the studio's offscreen renderer of graph views.
 
-#include "app/studio/aboutdialog.h"
-#include "app/studio/mainwindow.h"
-#include "core/graphio.h"
-#include "core/hlogen.h"
-#include "core/hloproto.h"
-#include "core/hlotext.h"
-#include "core/opcodes.h"
-#include "core/synthetic.h"
-#include "core/versions.h"
-#include "model/torchruntime.h"
+#include "app/studio/window/aboutdialog.h"
+#include "app/studio/render/headlessrender.h"
+#include "app/studio/window/mainwindow.h"
+#include "core/graph/graphio.h"
+#include "core/synth/hlogen.h"
+#include "core/hlo/hloproto.h"
+#include "core/hlo/hlotext.h"
+#include "core/graph/opcodes.h"
+#include "core/synth/synthetic.h"
+#include "core/io/npz.h"
+#include "core/store/sqlitedb.h"
+#include "core/store/project.h"
+#include "core/util/version.h"
+#include "core/view/graphdocument.h"
+#include "core/view/graphlayout.h"
+#include "core/view/nodesearch.h"
+#include "model/runtime/torchruntime.h"
+#include "graphtestutil.h"
 #include "testutil.h"
-#include "widgets/arraytablemodel.h"
-#include "widgets/errorbanner.h"
-#include "widgets/graphpage.h"
-#include "widgets/graphsummaryview.h"
-#include "widgets/opcodetablemodel.h"
+#include "widgets/graph/arraytablemodel.h"
+#include "widgets/common/errorbanner.h"
+#include "widgets/graph/graphpage.h"
+#include "widgets/graph/graphpane.h"
+#include "widgets/graph/graphscene.h"
+#include "widgets/graph/graphsummaryview.h"
+#include "widgets/graph/nodeinspector.h"
+#include "widgets/graph/opcodepalette.h"
+#include "widgets/graph/opcodetablemodel.h"
 
 #include <QAbstractButton>
+#include <QAction>
 #include <QApplication>
+#include <QClipboard>
 #include <QDialog>
 #include <QDir>
+#include <QDockWidget>
 #include <QLabel>
 #include <QLineEdit>
 #include <QLocale>
 #include <QMimeData>
 #include <QSettings>
 #include <QSortFilterProxyModel>
+#include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QThread>
+#include <QTreeWidget>
 #include <QUrl>
 #include <QtTest>
 
@@ -43,6 +62,11 @@ using Field = GraphSummaryView::Field;
 namespace {
 constexpr int kLoadTimeoutMs = 30000;
 }
+
+using graphtest::kLayoutTimeoutMs;
+using graphtest::near;
+using graphtest::StallMeter;
+using graphtest::waitForLayout;
 
 class TestStudio : public QObject
 {
@@ -61,11 +85,21 @@ private Q_SLOTS:
     void cancelDropsTheLoad();
     void recentFilesRememberOpenedFiles();
     void geometryIsRestored();
+    void tuneDockFitsSmallScreens();
     void dropOpensFiles();
     void screenshot();
+    // The main window and the studio's renderer with graph views (from tst_graphwidgets, which
+    // links no model).
+    void mainWindowWiresDocksAndActions();
+    void mainWindowOpensLargeModules();
+    void projectFilesListTheirRuns();
+    void renderDrawsConfigurableNodes();
+    void renderRejectsBadRequests();
+    void realFilesScreenshots();
 
 private:
     QString copyOfGraph(const QString& name) const;
+    QString generatedFile(const std::string& family, int64_t size); // written once
     static bool waitForLoads(MainWindow& window);
     static bool anyDialogVisible();
     void saveScreenshot(QWidget& window, const QString& name);
@@ -131,6 +165,11 @@ QString TestStudio::copyOfGraph(const QString& name) const
     const QString path = m_dir.filePath(name);
     QFile::remove(path);
     return QFile::copy(m_graphPath, path) ? path : QString();
+}
+
+QString TestStudio::generatedFile(const std::string& family, int64_t size)
+{
+    return graphtest::generatedHlo(QDir(m_dir.path()), family, size);
 }
 
 bool TestStudio::waitForLoads(MainWindow& window)
@@ -458,6 +497,29 @@ void TestStudio::geometryIsRestored()
     QCOMPARE(restored.size(), QSize(901, 613));
 }
 
+void TestStudio::tuneDockFitsSmallScreens()
+{
+    // A 1366x768 laptop screen less a title bar and a task bar holds the window with the Tune dock
+    // open (its controls in one row once made the window 1 600 pixels wide).
+    const QSize available(1366, 768 - 72);
+    MainWindow window;
+    window.tuneDock()->show();
+    window.tuneDock()->raise();
+    window.resize(available);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QVERIFY(window.tuneDock()->isVisible());
+    const QSize dock = window.tuneDock()->minimumSizeHint();
+    const QSize min = window.minimumSizeHint();
+    qInfo("Tune dock: minimum %dx%d; window with it: minimum %dx%d", dock.width(), dock.height(), min.width(),
+        min.height());
+    QVERIFY(dock.width() <= available.width() && dock.height() <= available.height());
+    QVERIFY(min.width() <= available.width() && min.height() <= available.height());
+    QCOMPARE(window.size(), available); // not grown past the screen
+    QTest::qWait(50);
+    saveScreenshot(window, QStringLiteral("studio-tune-1366.png"));
+}
+
 void TestStudio::dropOpensFiles()
 {
     MainWindow window;
@@ -501,6 +563,288 @@ void TestStudio::screenshot()
     const QImage loaded(m_dir.filePath(QStringLiteral("studio-loaded.png")));
     QVERIFY(!empty.isNull() && !loaded.isNull());
     QVERIFY(empty != loaded);
+}
+
+void TestStudio::mainWindowWiresDocksAndActions()
+{
+    QSettings().clear();
+    const QString path = generatedFile("resnet", 150);
+    MainWindow window;
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    window.openFiles({ path });
+    QTRY_COMPARE_WITH_TIMEOUT(window.tabWidget()->count(), 1, kLayoutTimeoutMs);
+    GraphPage* page = window.currentPage();
+    QVERIFY(page);
+    QVERIFY(waitForLayout(page->fullPane()));
+    // Sidebar lists the graph with its counts.
+    QCOMPARE(window.sidebar()->topLevelItemCount(), 1);
+    QCOMPARE(window.sidebar()->topLevelItem(0)->text(1), QLocale().toString(qlonglong(page->document()->nodeCount())));
+    // Selecting a node shows it in the inspector; links navigate.
+    QVERIFY(window.inspectorDock()->isVisible());
+    const int64_t conv = tgraph::searchNodes(*page->document(), "op:convolution").front();
+    page->selectNode(conv);
+    QCOMPARE(window.inspector()->node(), conv);
+    const int64_t operand = page->document()->full.topology.operandsOf(conv).front();
+    Q_EMIT window.inspector()->nodeRequested(operand);
+    QCOMPARE(page->selectedNode(), operand);
+    QCOMPARE(window.inspector()->node(), operand);
+    // Shortcuts and navigation.
+    const auto action = [&window](const QString& text) -> QAction* {
+        for (QAction* a : window.findChildren<QAction*>())
+            if (a->text().remove(QLatin1Char('&')).startsWith(text))
+                return a;
+        return nullptr;
+    };
+    QVERIFY(action(QStringLiteral("Find Node")));
+    QCOMPARE(action(QStringLiteral("Find Node"))->shortcut(), QKeySequence(QKeySequence::Find));
+    QCOMPARE(action(QStringLiteral("Fit to View"))->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_0));
+    QAction* back = action(QStringLiteral("Back"));
+    QVERIFY(back && back->isEnabled());
+    back->trigger();
+    QCOMPARE(page->selectedNode(), conv);
+    QCOMPARE(window.inspector()->node(), conv);
+    QAction* split = action(QStringLiteral("Before / After"));
+    QVERIFY(split && split->isEnabled());
+    split->trigger();
+    QVERIFY(page->isSplit());
+    QVERIFY(waitForLayout(page->prunedPane()));
+    // Export to a bad place: the banner names the file, no dialog.
+    QVERIFY(!window.exportCurrentView(QStringLiteral("/nonexistent-dir/graph.png")));
+    QVERIFY(window.errorBanner()->isVisible());
+    QVERIFY(window.errorBanner()->text().contains(QStringLiteral("graph.png")));
+    QVERIFY(window.exportCurrentView(m_dir.filePath(QStringLiteral("split.svg"))));
+    QVERIFY(QFileInfo(m_dir.filePath(QStringLiteral("split.svg"))).size() > 0);
+    saveScreenshot(window, QStringLiteral("studio-graph.png"));
+    // The splitter sizes survive the tab.
+    page->splitter()->setSizes({ 300, 900 });
+    window.closeTab(0);
+    QVERIFY(!QSettings().value(QStringLiteral("GraphPage/splitter")).toByteArray().isEmpty());
+}
+
+void TestStudio::mainWindowOpensLargeModules()
+{
+    // The whole path a user takes: open a 40k-instruction module in the window. Loading runs in
+    // the background; the GUI thread only builds the page and the first (collapsed) view.
+    const QString path = generatedFile("transformer", 40000);
+    MainWindow window;
+    window.resize(1600, 1000);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    StallMeter stalls;
+    QElapsedTimer timer;
+    timer.start();
+    window.openFiles({ path });
+    QTRY_COMPARE_WITH_TIMEOUT(window.tabWidget()->count(), 1, kLayoutTimeoutMs);
+    const qint64 loadedMs = timer.elapsed();
+    GraphPage* page = window.currentPage();
+    QVERIFY(waitForLayout(page->fullPane()));
+    const qint64 firstViewMs = timer.elapsed();
+    QVERIFY(page->fullPane()->scene()->viewLayout()->view.nodes.size() < size_t(GraphPane::kMaxViewNodes));
+    // Search and select somewhere deep: the view opens around it.
+    const int64_t target = page->document()->nodeCount() - 100;
+    page->selectNode(target);
+    QVERIFY(waitForLayout(page->fullPane()));
+    QTRY_VERIFY(page->fullPane()->scene()->itemForNode(target));
+    QCOMPARE(window.inspector()->node(), target);
+    qInfo("MainWindow, 40k module: tab after %lld ms, first view drawn after %lld ms (from File > Open); longest "
+          "GUI-thread stall %lld ms",
+        loadedMs, firstViewMs, stalls.longestMs());
+    saveScreenshot(window, QStringLiteral("studio-40k.png"));
+    // Copy as image puts the drawing on the clipboard.
+    window.copyImage();
+    QVERIFY(!QApplication::clipboard()->image().isNull());
+}
+
+void TestStudio::projectFilesListTheirRuns()
+{
+    const QString path = m_dir.filePath(QStringLiteral("runs.tgproj"));
+    {
+        tgraph::Project project = tgraph::Project::create(path.toStdString());
+        tgraph::RunStart start;
+        start.name = "first-run";
+        project.startRun(start);
+        start.name = "second-run";
+        const std::string second = project.startRun(start);
+        project.setRunStatus(second, tgraph::RunStatus::Finished);
+    }
+    const QString broken = m_dir.filePath(QStringLiteral("broken.tgproj"));
+    {
+        QFile f(broken);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("SQLite format 3");
+        f.write(QByteArray(50, '\x01'));
+    }
+    MainWindow window;
+    window.show();
+    window.openFiles({ path, broken });
+    QTRY_COMPARE_WITH_TIMEOUT(window.projects().size(), size_t(1), kLayoutTimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(!window.isLoading(), kLayoutTimeoutMs);
+    QCOMPARE(window.tabWidget()->count(), 0);
+    QTreeWidgetItem* top = window.sidebar()->topLevelItem(0);
+    QVERIFY(top);
+    QCOMPARE(top->text(0), QStringLiteral("runs.tgproj"));
+    QCOMPARE(top->childCount(), 2);
+    QStringList names;
+    for (int i = 0; i < top->childCount(); ++i)
+        names << top->child(i)->text(0) + QLatin1Char(' ') + top->child(i)->text(2);
+    QVERIFY2(names.contains(QStringLiteral("second-run FINISHED")), qPrintable(names.join(QLatin1Char(','))));
+    // A broken project: a banner naming it, the window keeps working.
+    QVERIFY(window.errorBanner()->isVisible());
+    QVERIFY2(window.errorBanner()->text().contains(QStringLiteral("broken.tgproj")),
+        qPrintable(window.errorBanner()->text()));
+    QVERIFY(window.recentFiles().contains(QFileInfo(path).absoluteFilePath()));
+}
+
+void TestStudio::renderDrawsConfigurableNodes()
+{
+    const QString input = generatedFile("resnet", 150);
+    const auto documents = tgraph::openGraphDocuments(testutil::str(input));
+    QCOMPARE(documents.size(), size_t(1));
+    const tgraph::GraphDocumentPtr small = documents.front();
+    QVERIFY(small->nodeCount() <= GraphPane::kInitialBudget); // drawn whole
+    RenderRequest request;
+    request.input = input;
+    request.output = m_dir.filePath(QStringLiteral("render.png"));
+    RenderResult result;
+    QString error;
+    QVERIFY2(renderGraph(request, &result, &error), qPrintable(error));
+    QCOMPARE(result.nodesDrawn, small->nodeCount());
+    const QImage written(request.output);
+    QCOMPARE(written.size(), result.image.size());
+    QVERIFY(written.width() > 200 && written.height() > 200);
+    // A configurable node's border is drawn in the configurable colour at its position; a plain
+    // node is filled with its opcode colour.
+    int checked = 0;
+    for (const auto& [node, box] : result.nodeBoxes) {
+        // The 3.5-point border straddles the box's edge; at scale 1 one of these pixels is fully in it.
+        QColor border;
+        for (const double dx : { -1.0, 0.0, 1.0 }) {
+            const QColor c = written.pixelColor(QPointF(box.left() + dx, box.center().y()).toPoint());
+            const QColor want = OpcodePalette::configurableBorder();
+            const auto distance = [&want](const QColor& x) {
+                return std::abs(x.red() - want.red()) + std::abs(x.green() - want.green())
+                    + std::abs(x.blue() - want.blue());
+            };
+            if (!border.isValid() || distance(c) < distance(border))
+                border = c;
+        }
+        const QColor inside = written.pixelColor(QPointF(box.left() + 4, box.top() + 4).toPoint());
+        if (small->isConfigurable(node)) {
+            QVERIFY2(near(border, OpcodePalette::configurableBorder()), qPrintable(border.name()));
+            ++checked;
+        } else {
+            QVERIFY2(near(inside, OpcodePalette::color(small->opcodeName(node))), qPrintable(inside.name()));
+        }
+    }
+    QVERIFY(checked > 0);
+
+    // Split: both panels, the full graph's removed nodes tinted.
+    request.view = QStringLiteral("split");
+    request.output = m_dir.filePath(QStringLiteral("split.png"));
+    RenderResult split;
+    QVERIFY2(renderGraph(request, &split, &error), qPrintable(error));
+    QCOMPARE(split.nodesDrawn, small->nodeCount() + small->pruned->nodeCount());
+    QVERIFY(split.image.width() > result.image.width());
+    int tinted = 0;
+    for (const auto& [node, box] : split.nodeBoxes) {
+        if (small->pruned->contains(node) || small->isConfigurable(node))
+            continue;
+        const QColor inside = split.image.pixelColor(QPointF(box.left() + 4, box.top() + 4).toPoint());
+        QVERIFY(!near(inside, OpcodePalette::color(small->opcodeName(node)), 10)
+            || OpcodePalette::color(small->opcodeName(node)).lightness() > 225);
+        ++tinted;
+    }
+    QVERIFY(tinted > 0);
+
+    // The neighbourhood of a node; the computations view; SVG output.
+    const int64_t conv = tgraph::searchNodes(*small, "op:convolution").front();
+    request.view = QStringLiteral("graph");
+    request.node = QString::fromStdString(small->nodeName(conv));
+    request.radius = 1;
+    request.output = m_dir.filePath(QStringLiteral("node.svg"));
+    RenderResult around;
+    QVERIFY2(renderGraph(request, &around, &error), qPrintable(error));
+    QCOMPARE(around.nodesDrawn,
+        int64_t(1 + small->full.topology.operandsOf(conv).size() + small->full.topology.usersOf(conv).size()));
+    QVERIFY(QFileInfo(request.output).size() > 1000);
+    request.node.clear();
+    request.view = QStringLiteral("computations");
+    RenderResult collapsed;
+    QVERIFY2(renderGraph(request, &collapsed, &error), qPrintable(error));
+    QCOMPARE(collapsed.nodesDrawn, int64_t(0)); // boxes only
+}
+
+void TestStudio::renderRejectsBadRequests()
+{
+    const QString input = generatedFile("resnet", 150);
+    const auto failure = [](RenderRequest request) {
+        RenderResult result;
+        QString error;
+        return renderGraph(request, &result, &error) ? QString() : error;
+    };
+    RenderRequest request;
+    request.input = input;
+    request.output = m_dir.filePath(QStringLiteral("bad.png"));
+    request.view = QStringLiteral("sideways");
+    QVERIFY(failure(request).contains(QStringLiteral("unknown view 'sideways'")));
+    request.view = QStringLiteral("graph");
+    request.node = QStringLiteral("no.such.node");
+    QVERIFY(failure(request).contains(QStringLiteral("no node named 'no.such.node'")));
+    request.node.clear();
+    request.output = m_dir.filePath(QStringLiteral("bad.jpg"));
+    QVERIFY(failure(request).contains(QStringLiteral(".png or .svg")));
+    request.output = QStringLiteral("/nonexistent-dir/out.png");
+    QVERIFY(failure(request).contains(QStringLiteral("out.png")));
+    const QString garbage = m_dir.filePath(QStringLiteral("garbage.npz"));
+    {
+        QFile f(garbage);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("PK\x03\x04 this is not a zip archive at all");
+    }
+    request.input = garbage;
+    request.output = m_dir.filePath(QStringLiteral("bad.png"));
+    const QString error = failure(request);
+    QVERIFY2(error.contains(QStringLiteral("garbage.npz")), qPrintable(error));
+    QVERIFY(!QFile::exists(request.output));
+}
+
+void TestStudio::realFilesScreenshots()
+{
+    const QString data = testutil::sharedDataDir();
+    if (data.isEmpty())
+        QSKIP("../shared/data is not here");
+    MainWindow window;
+    window.resize(1600, 1000);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    window.openFiles({ data + QStringLiteral("/hlo/ssd_mobilenet_tf.hlo") });
+    QTRY_COMPARE_WITH_TIMEOUT(window.tabWidget()->count(), 1, kLayoutTimeoutMs);
+    GraphPage* page = window.currentPage();
+    QVERIFY(waitForLayout(page->fullPane()));
+    page->setSplit(true);
+    QVERIFY(waitForLayout(page->prunedPane()));
+    QVERIFY(page->find(QStringLiteral("op:convolution")) > 0);
+    QVERIFY(waitForLayout(page->fullPane()));
+    QVERIFY(waitForLayout(page->prunedPane()));
+    QCOMPARE(window.inspector()->node(), page->selectedNode());
+    QTRY_VERIFY(page->prunedPane()->scene()->itemForNode(page->selectedNode()));
+    saveScreenshot(window, QStringLiteral("ssd-mobilenet-split.png"));
+    QString error;
+    QVERIFY2(page->exportSvg(m_dir.filePath(QStringLiteral("ssd.svg")), &error), qPrintable(error));
+
+    window.openFiles({ data + QStringLiteral("/tpu_graphs/module_tuning_data_layout.pb") });
+    QTRY_COMPARE_WITH_TIMEOUT(window.tabWidget()->count(), 2, kLayoutTimeoutMs);
+    page = window.currentPage();
+    QVERIFY(waitForLayout(page->fullPane()));
+    QVERIFY(page->document()->configCount() > 0);
+    const int64_t conv = tgraph::searchNodes(*page->document(), "op:convolution").front();
+    page->selectNode(conv);
+    QVERIFY(waitForLayout(page->fullPane()));
+    QTRY_VERIFY(page->fullPane()->scene()->itemForNode(conv));
+    if (page->document()->isConfigurable(conv))
+        QCOMPARE(window.inspector()->configTree()->topLevelItemCount(), 3);
+    saveScreenshot(window, QStringLiteral("tuning-record.png"));
 }
 
 QTEST_MAIN(TestStudio)

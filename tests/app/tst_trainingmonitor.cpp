@@ -8,19 +8,20 @@
 
 #include "testutil.h"
 
-#include "app/studio/monitorrender.h"
-#include "app/studio/newrundialog.h"
-#include "app/studio/runprocesses.h"
-#include "app/studio/trainingmonitor.h"
-#include "core/project.h"
-#include "core/sqlitedb.h"
-#include "widgets/errorbanner.h"
-#include "widgets/runcomparisonview.h"
-#include "widgets/runcurvesview.h"
-#include "widgets/runtablemodel.h"
+#include "app/studio/render/monitorrender.h"
+#include "app/studio/runs/newrundialog.h"
+#include "app/studio/runs/runprocesses.h"
+#include "app/studio/runs/trainingmonitor.h"
+#include "core/store/project.h"
+#include "core/store/sqlitedb.h"
+#include "widgets/common/errorbanner.h"
+#include "widgets/runs/runcomparisonview.h"
+#include "widgets/runs/runcurvesview.h"
+#include "widgets/runs/runtablemodel.h"
 
 #include <QChart>
 #include <QImage>
+#include <QLayout>
 #include <QLineSeries>
 #include <QPlainTextEdit>
 #include <QScatterSeries>
@@ -173,6 +174,39 @@ private Q_SLOTS:
         dialog.setDataPath(path("missing"));
         QVERIFY(dialog.dataKind().isEmpty());
         QVERIFY(dialog.problem().contains("missing"));
+    }
+
+    // The dialog fits a 1366x768 laptop screen less a title bar and a task bar, in its widest
+    // states: no data (the problem shown), the data's kind explained, every option enabled and
+    // the longest problem.
+    void newRunDialogFitsSmallScreens()
+    {
+        const QSize available(1366, 768 - 72);
+        NewRunDialog dialog(m_project);
+        const auto fits = [&](const char* state) {
+            dialog.layout()->activate(); // the dialog grows to its new minimum now
+            const QSize min = dialog.minimumSizeHint();
+            qInfo("New-run dialog, %s: minimum %dx%d, shown %dx%d", state, min.width(), min.height(), dialog.width(),
+                dialog.height());
+            return min.width() <= available.width() && min.height() <= available.height()
+                && dialog.width() <= available.width() && dialog.height() <= available.height();
+        };
+        dialog.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+        QVERIFY(!dialog.problem().isEmpty());
+        QVERIFY(fits("no data"));
+        dialog.setRecentData({ m_data });
+        dialog.setModelFamily("kaufman", "transformer", "listmle");
+        dialog.setParallel("workers", 256);
+        QVERIFY(dialog.problem().isEmpty());
+        QVERIFY(fits("data, every option"));
+        dialog.setModelFamily("tgraph");
+        dialog.setParallel("");
+        dialog.setModelKind("tile");
+        QVERIFY(dialog.problem().contains("layout graphs"));
+        QVERIFY(fits("data of the other kind"));
+        if (const QString shots = testutil::env("TGRAPH_SCREENSHOT_DIR"); !shots.isEmpty())
+            dialog.grab().save(shots + "/new-run-dialog.png");
     }
 
     void runStartedHereFinishes()
@@ -374,7 +408,8 @@ private Q_SLOTS:
             png.save(shots + "/training-curves.png");
         options.metric = "valid/tau";
         options.logY = true;
-        QVERIFY2(renderRunCurves(m_project, { "long" }, path("curves.svg"), &error, options), qPrintable(error));
+        // "short" evaluates every 3 of its 6 steps; "long" (every 25) may be stopped before its first evaluation.
+        QVERIFY2(renderRunCurves(m_project, { "short" }, path("curves.svg"), &error, options), qPrintable(error));
         QVERIFY(testutil::readAll(path("curves.svg")).contains("<svg"));
         QVERIFY(!renderRunCurves(m_project, { "nope" }, path("no.png"), &error));
         QVERIFY2(error.contains("nope") && error.contains("live.tgproj"), qPrintable(error));

@@ -5,9 +5,9 @@
 // CRASHED run that resumes, and the runs command lists, shows, exports and deletes.
 
 #include "app/launcher/trainingprocess.h"
-#include "core/npz.h"
-#include "core/project.h"
-#include "core/sqlitedb.h"
+#include "core/io/npz.h"
+#include "core/store/project.h"
+#include "core/store/sqlitedb.h"
 #include "testutil.h"
 
 #include <QProcess>
@@ -180,8 +180,10 @@ private Q_SLOTS:
         proc.start(tgraphExe(), trainArgs(QString::fromStdString(project), 500) + QStringList { "--run-name", "long" });
         const std::string id = waitForProgress(proc, project, "long", 3);
         QVERIFY2(!id.empty(), proc.readAllStandardError().constData());
-        auto r = testutil::run(tgraphExe(), { "runs", "stop", "long", "--project", QString::fromStdString(project) });
+        auto r = testutil::run(
+            tgraphExe(), { "runs", "stop", "long", "--project", QString::fromStdString(project), "--timeout", "2m" });
         QVERIFY2(r.exitCode == 0, r.err.constData());
+        QVERIFY2(r.out.contains("waiting up to 120 s"), r.out.constData()); // the timeout as given, with its unit
         QVERIFY(proc.waitForFinished(60000));
         QCOMPARE(proc.exitCode(), 130);
         int64_t stoppedAt = 0;

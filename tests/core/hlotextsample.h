@@ -3,7 +3,7 @@
 
 // In its own header: moc cannot parse raw string literals like this one.
 namespace {
-// Exercises the grammar of spec §8: header attributes with nested braces and /*index*/ comments,
+// Exercises the grammar of docs/formats.md §8: header attributes with nested braces and /*index*/ comments,
 // a stack-frame table, computations without '%', operand shapes printed (old style), tiled and
 // scalar-tiled layouts, tokens, dynamic dims, strings with braces, control predecessors, while,
 // conditional, fusion, async ops and execution threads.

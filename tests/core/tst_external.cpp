@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // Real public TpuGraphs files from ../shared/data (label `external`; skipped when absent).
 
-#include "core/configs.h"
-#include "core/graphio.h"
-#include "core/npz.h"
-#include "core/prune.h"
-#include "core/summary.h"
+#include "core/graph/configs.h"
+#include "core/graph/graphio.h"
+#include "core/io/npz.h"
+#include "core/graph/prune.h"
+#include "core/inspect/summary.h"
 #include "testutil.h"
 
 #include <QTemporaryDir>

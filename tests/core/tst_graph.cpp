@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // Graph structs: validation, load/save, pruning, config dedup and compression, normalizer.
 
-#include "core/configs.h"
-#include "core/error.h"
-#include "core/graphio.h"
-#include "core/normalizer.h"
-#include "core/npz.h"
-#include "core/prune.h"
-#include "core/synthetic.h"
+#include "core/graph/configs.h"
+#include "core/util/error.h"
+#include "core/graph/graphio.h"
+#include "core/graph/normalizer.h"
+#include "core/io/npz.h"
+#include "core/graph/prune.h"
+#include "core/synth/synthetic.h"
 #include "testutil.h"
 
 #include <QTemporaryDir>

@@ -4,17 +4,17 @@
 // and its budgeted expansion, search, neighbourhood and path selections, high-degree aliasing,
 // feature names and the child-process runner.
 
-#include "core/childprocess.h"
-#include "core/error.h"
-#include "core/featurenames.h"
-#include "core/graphdocument.h"
-#include "core/graphlayout.h"
-#include "core/hlogen.h"
-#include "core/nodehierarchy.h"
-#include "core/nodesearch.h"
-#include "core/progress.h"
-#include "core/subgraphselection.h"
-#include "core/viewgraph.h"
+#include "core/util/childprocess.h"
+#include "core/util/error.h"
+#include "core/graph/featurenames.h"
+#include "core/view/graphdocument.h"
+#include "core/view/graphlayout.h"
+#include "core/synth/hlogen.h"
+#include "core/view/nodehierarchy.h"
+#include "core/view/nodesearch.h"
+#include "core/util/progress.h"
+#include "core/view/subgraphselection.h"
+#include "core/view/viewgraph.h"
 #include "testutil.h"
 
 #include <QElapsedTimer>

@@ -3,10 +3,10 @@
 // to 40 000 instructions, lands near the requested size, featurizes, has configurable nodes and
 // called computations, is byte-identical for a seed and changes with it.
 
-#include "core/error.h"
-#include "core/featurizer.h"
-#include "core/hlogen.h"
-#include "core/hlotext.h"
+#include "core/util/error.h"
+#include "core/hlo/featurizer.h"
+#include "core/synth/hlogen.h"
+#include "core/hlo/hlotext.h"
 #include "testutil.h"
 
 #include <QtTest>

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Protobuf reader/writer for HLO modules and TpuGraphs tuning records: round trips of hand-built
-// modules, format detection, wire-level errors, and the real tuning record of spec §7.1.
+// modules, format detection, wire-level errors, and the real tuning record of docs/formats.md §7.1.
 
-#include "core/error.h"
-#include "core/hloproto.h"
-#include "core/protowire.h"
+#include "core/util/error.h"
+#include "core/hlo/hloproto.h"
+#include "core/hlo/protowire.h"
 #include "testutil.h"
 
 #include <QElapsedTimer>
@@ -823,7 +823,7 @@ private Q_SLOTS:
                 QVERIFY(s.hasLayout);
             }
         }
-        // Fields only where XLA puts them (spec §4.3).
+        // Fields only where XLA puts them (docs/formats.md §4.3).
         for (const HloInstruction& i : m.instructions) {
             const HloInstructionDetails& det = m.detailsOf(i);
             const bool conv = i.opcode == "convolution", cc = i.opcode == "custom-call";
@@ -835,7 +835,7 @@ private Q_SLOTS:
             QCOMPARE(i.line, 0u);
         }
 
-        // Node 660 (a position): convolution.1043 of spec §4.5.
+        // Node 660 (a position): convolution.1043 of docs/formats.md §4.5.
         const HloInstruction& n = m.instructions[660];
         QCOMPARE(n.opcode, std::string_view("convolution"));
         QCOMPARE(n.name, std::string_view("convolution.1043"));

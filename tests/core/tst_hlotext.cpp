@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// HLO text parser and TpuGraphs featurizer: grammar coverage, the spec's worked feature vectors,
+// HLO text parser and TpuGraphs featurizer: grammar coverage, the worked feature vectors of docs/formats.md §4.5,
 // error cases with line/column, and the real XLA dumps in ../shared/data/hlo.
 
-#include "core/error.h"
-#include "core/featurizer.h"
-#include "core/hloproto.h"
-#include "core/hlotext.h"
+#include "core/util/error.h"
+#include "core/hlo/featurizer.h"
+#include "core/hlo/hloproto.h"
+#include "core/hlo/hlotext.h"
 #include "hlotextsample.h"
 #include "testutil.h"
 
@@ -55,7 +55,7 @@ void expectFeatures(const std::vector<float>& f, const std::map<int, float>& non
     }
 }
 
-// Products of empty window / slice / padding lists are 1 (spec §4.1).
+// Products of empty window / slice / padding lists are 1 (docs/formats.md §4.1).
 std::map<int, float> withEmptyProducts(std::map<int, float> m, std::initializer_list<int> skip = {})
 {
     for (int col : { 44, 52, 60, 68, 76, 84, 112, 116, 120, 124, 128, 132 })
@@ -188,7 +188,7 @@ private Q_SLOTS:
 
     void workedFeatureVectors()
     {
-        // spec §4.5: SSD convolution with window and dim labels
+        // docs/formats.md §4.5: SSD convolution with window and dim labels
         const auto conv
             = featuresOf("  p0 = bf16[1,300,300,3]{3,2,1,0} parameter(0)\n  p1 = bf16[3,3,3,32]{3,2,1,0} parameter(1)",
                 "c = bf16[1,150,150,32]{3,2,1,0} convolution(p0, p1), window={size=3x3 stride=2x2 pad=0_1x0_1}, "
@@ -200,14 +200,14 @@ private Q_SLOTS:
                 { 76, 1 }, { 77, 1 }, { 78, 1 }, { 83, 2 }, { 84, 1 }, { 92, 2 }, { 93, 0 }, { 94, 3 }, { 95, 1 },
                 { 96, 2 }, { 99, 2 }, { 100, 3 }, { 101, 0 }, { 102, 1 }, { 105, 0 }, { 106, 3 }, { 107, 1 },
                 { 108, 1 }, { 134, 3 }, { 135, 2 }, { 136, 1 }, { 137, 0 } }));
-        // spec §4.5: slice with 3 dims (2 slots, sums/products over all 3)
+        // docs/formats.md §4.5: slice with 3 dims (2 slots, sums/products over all 3)
         const auto slice = featuresOf("  p0 = f32[1,1917,91]{2,1,0} parameter(0)",
             "s = f32[1,1917,90]{2,1,0} slice(p0), slice={[0:1], [0:1917], [1:91]}");
         expectFeatures(slice,
             withEmptyProducts({ { 0, 1 }, { 13, 1 }, { 21, 1 }, { 22, 1917 }, { 23, 90 }, { 27, 2008 }, { 28, 172530 },
                 { 109, 0 }, { 110, 0 }, { 111, 1 }, { 112, 0 }, { 113, 1 }, { 114, 1 }, { 115, 3 }, { 116, 1 },
                 { 117, 1 }, { 118, 1917 }, { 119, 2009 }, { 120, 174447 }, { 134, 2 }, { 135, 1 }, { 136, 0 } }));
-        // spec §4.5: bf16[1917,4]{0,1}
+        // docs/formats.md §4.5: bf16[1917,4]{0,1}
         const auto shape = featuresOf(
             "  p0 = bf16[4,1917]{1,0} parameter(0)", "t = bf16[1917,4]{0,1} transpose(p0), dimensions={1,0}");
         expectFeatures(shape,
@@ -366,7 +366,7 @@ private Q_SLOTS:
         }
     }
 
-    // spec §5.2: tile config features (SEQ6 with product 0 for empty lists) and the run rules.
+    // docs/formats.md §5.2: tile config features (SEQ6 with product 0 for empty lists) and the run rules.
     void tileFeaturesAndRunRules()
     {
         ModuleTuningData d;
@@ -423,7 +423,7 @@ private Q_SLOTS:
         testutil::expectInputError([&] { featurizeTile(missing, "m.pb"); }, { "no usable default run" });
     }
 
-    // spec hlo-featurizer.md §7.1, every figure, on the real tuning record.
+    // docs/formats.md §7.1, every figure, on the real tuning record.
     void realTuningRecordMatchesSpec()
     {
         const QString data = testutil::sharedDataDir();
@@ -499,7 +499,7 @@ private Q_SLOTS:
             if (g.edgeIndex(e, 0) == 1239)
                 whileEdges.push_back(g.edgeIndex(e, 1));
         QCOMPARE(whileEdges, (std::vector<int64_t> { 1238, 448, 452 }));
-        // §4.5: node 660, convolution.1043
+        // docs/formats.md §4.5: node 660, convolution.1043
         std::map<int, float> want = withEmptyProducts({ { 15, 1 }, { 21, 2 }, { 22, 96 }, { 23, 96 }, { 24, 96 },
             { 25, 32 }, { 27, 322 }, { 28, 56623104 }, { 37, 3 }, { 38, 3 }, { 39, 3 }, { 43, 9 }, { 44, 27 },
             { 45, 1 }, { 46, 1 }, { 47, 1 }, { 51, 3 }, { 52, 1 }, { 53, 1 }, { 54, 1 }, { 55, 1 }, { 59, 3 },
@@ -508,7 +508,7 @@ private Q_SLOTS:
             { 95, 1 }, { 96, 2 }, { 97, 3 }, { 99, 3 }, { 100, 4 }, { 101, 0 }, { 102, 1 }, { 103, 2 }, { 106, 4 },
             { 107, 1 }, { 108, 1 }, { 134, 4 }, { 135, 3 }, { 136, 2 }, { 137, 1 } });
         expectFeatures(std::vector<float>(g.nodeFeat.row(660), g.nodeFeat.row(660) + kNodeFeatures), want);
-        // §5.1: a convolution's layout row pins the two most-minor dims of its three tensors
+        // docs/formats.md §5.1: a convolution's layout row pins the two most-minor dims of its three tensors
         const int64_t k = 4; // node 660 is the fifth configurable node (443, 461, 488, 652, 660)
         QCOMPARE(g.nodeConfigIds[k], int64_t(660));
         for (int t = 0; t < 3; ++t) {

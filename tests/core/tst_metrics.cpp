@@ -2,7 +2,7 @@
 // Tests of core/metrics: hand-worked cases, brute-force cross-checks, and scipy/numpy reference values
 // produced at test time by tests/tools/metrics_fixture.py.
 
-#include "core/metrics.h"
+#include "core/metrics/metrics.h"
 
 #include <QtTest>
 

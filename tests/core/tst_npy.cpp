@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // dtypes, npy headers, float16 and element conversion.
 
-#include "core/error.h"
-#include "core/npy.h"
+#include "core/util/error.h"
+#include "core/io/npy.h"
 #include "testutil.h"
 
 #include <QTemporaryDir>

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // .npz/.npy compatibility with numpy in both directions, zip64, and corrupt archives.
 
-#include "core/error.h"
-#include "core/npz.h"
+#include "core/util/error.h"
+#include "core/io/npz.h"
 #include "testutil.h"
 
 #include <QTemporaryDir>

@@ -4,10 +4,10 @@
 // in separate processes with a polling reader, kill -9 of a writing process, a full disk and a
 // read-only folder. Real SQLite files and real processes (fork).
 
-#include "core/error.h"
-#include "core/graphdocument.h"
-#include "core/project.h"
-#include "core/runwriter.h"
+#include "core/util/error.h"
+#include "core/view/graphdocument.h"
+#include "core/store/project.h"
+#include "core/store/runwriter.h"
 #include "testutil.h"
 
 #include <QCryptographicHash>
@@ -451,6 +451,42 @@ private Q_SLOTS:
         QCOMPARE(p.findRun(recycled)->status, RunStatus::Crashed);
         QCOMPARE(p.findRun(fresh)->status, RunStatus::Running);
         QCOMPARE(p.markCrashedRuns(), 0);
+    }
+
+    // Whether a run's recorded process still runs (what `tgraph runs stop` asks before signalling
+    // it): a live pid with its start time, not a gone or recycled pid; another host's run cannot be
+    // checked here and counts as alive.
+    void runProcessAlive()
+    {
+        const std::string file = spath("alive.tgproj");
+        Project p = Project::create(file);
+        const std::string live = p.startRun({});
+        pid_t gone = 0;
+        inChild([] { return 0; }, &gone);
+        RunStart s;
+        s.pid = gone;
+        const std::string dead = p.startRun(s);
+        const std::string recycled = p.startRun({});
+        p.db().exec("UPDATE runs SET pid_start = pid_start + 1 WHERE id = '" + recycled + "'");
+        const std::string unknownStart = p.startRun({});
+        p.db().exec("UPDATE runs SET pid_start = NULL WHERE id = '" + unknownStart + "'");
+        const std::string noPid = p.startRun({});
+        p.db().exec("UPDATE runs SET pid = 0 WHERE id = '" + noPid + "'");
+        const std::string elsewhere = p.startRun(s);
+        p.db().exec("UPDATE runs SET host = 'another-host.invalid' WHERE id = '" + elsewhere + "'");
+
+        QVERIFY(p.runProcessAlive(live));
+        QVERIFY(!p.runProcessAlive(dead));
+        QVERIFY(!p.runProcessAlive(recycled));
+        QVERIFY(p.runProcessAlive(unknownStart)); // no start time recorded: the live pid decides
+        QVERIFY(!p.runProcessAlive(noPid));
+        QVERIFY(p.runProcessAlive(elsewhere));
+        QVERIFY(!p.runProcessAlive("0123456789abcdef0123456789abcdef"));
+        // a read-only connection answers the same, and asking changes nothing
+        const Project reader = Project::open(file, Project::Access::Read);
+        QVERIFY(reader.runProcessAlive(live));
+        QVERIFY(!reader.runProcessAlive(dead));
+        QCOMPARE(reader.findRun(dead)->status, RunStatus::Running);
     }
 
     // Two processes write runs into one project while this process polls it: no "database is

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-// compareRuns (core/runcomparison.h): runs recorded through RunWriter into a real project file are
+// compareRuns (core/store/runcomparison.h): runs recorded through RunWriter into a real project file are
 // read back side by side: the evaluation at the best step (else the latest), per-graph tau, the
 // pairwise wins, timing and memory figures, the text and JSON reports, and refused run keys.
 
-#include "core/error.h"
-#include "core/project.h"
-#include "core/runcomparison.h"
-#include "core/runwriter.h"
+#include "core/util/error.h"
+#include "core/store/project.h"
+#include "core/store/runcomparison.h"
+#include "core/store/runwriter.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>

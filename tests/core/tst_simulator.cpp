@@ -2,15 +2,15 @@
 // Layout candidates, the analytical cost simulator (layout and tile), kernel extraction and
 // synthetic collections.
 
-#include "core/featurizer.h"
-#include "core/graphio.h"
-#include "core/hloproto.h"
-#include "core/hlotext.h"
-#include "core/layoutcandidates.h"
-#include "core/metrics.h"
-#include "core/npz.h"
-#include "core/simulator.h"
-#include "core/synthcollection.h"
+#include "core/hlo/featurizer.h"
+#include "core/graph/graphio.h"
+#include "core/hlo/hloproto.h"
+#include "core/hlo/hlotext.h"
+#include "core/sim/layoutcandidates.h"
+#include "core/metrics/metrics.h"
+#include "core/io/npz.h"
+#include "core/sim/simulator.h"
+#include "core/synth/synthcollection.h"
 #include "testutil.h"
 
 #include <QDirIterator>

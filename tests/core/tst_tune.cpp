@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-// The autotuner's search space and strategies (core/tunespace.h, core/tunesearch.h), scored by the
+// The autotuner's search space and strategies (core/tune/tunespace.h, core/tune/tunesearch.h), scored by the
 // layout simulator so that the search quality can be checked without a model.
 
-#include "core/error.h"
-#include "core/featurizer.h"
-#include "core/simulator.h"
-#include "core/synthcollection.h"
-#include "core/tunesearch.h"
-#include "core/tunespace.h"
+#include "core/util/error.h"
+#include "core/hlo/featurizer.h"
+#include "core/sim/simulator.h"
+#include "core/synth/synthcollection.h"
+#include "core/tune/tunesearch.h"
+#include "core/tune/tunespace.h"
 #include "testutil.h"
 
 #include <QtTest>

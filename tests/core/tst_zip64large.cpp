@@ -3,7 +3,7 @@
 // read by us and by Python's zipfile/numpy. Needs ~5 GiB of disk in the build tree and ~5 GiB of
 // RAM; skips with a message when the machine has less.
 
-#include "core/npz.h"
+#include "core/io/npz.h"
 #include "testutil.h"
 
 #include <QStorageInfo>

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Fuzz entry point: protobuf reader (all five formats), then the featurizer on what parses.
 
-#include "core/error.h"
-#include "core/featurizer.h"
-#include "core/hloproto.h"
+#include "core/util/error.h"
+#include "core/hlo/featurizer.h"
+#include "core/hlo/hloproto.h"
 
 #include <cstddef>
 #include <cstdint>

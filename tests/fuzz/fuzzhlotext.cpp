@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Fuzz entry point: HLO text parser, then the featurizer on whatever parses.
 
-#include "core/error.h"
-#include "core/featurizer.h"
-#include "core/hlotext.h"
+#include "core/util/error.h"
+#include "core/hlo/featurizer.h"
+#include "core/hlo/hlotext.h"
 
 #include <cstddef>
 #include <cstdint>

@@ -4,13 +4,13 @@
 // Fixtures shared by the model test executables (tst_model, tst_inference): small synthetic
 // graphs, model options, parameter jitter, error measures.
 
-#include "model/modeloptions.h"
+#include "model/nn/modeloptions.h"
 
-#include "core/graph.h"
-#include "core/normalizer.h"
-#include "core/npz.h"
-#include "core/prune.h"
-#include "core/synthetic.h"
+#include "core/graph/graph.h"
+#include "core/graph/normalizer.h"
+#include "core/io/npz.h"
+#include "core/graph/prune.h"
+#include "core/synth/synthetic.h"
 
 #include <torch/torch.h>
 

@@ -1,25 +1,25 @@
 // SPDX-License-Identifier: Apache-2.0
-// Explaining a ranking (model/explain.h, model/attribution.h, `tgraph explain`): the per-node
+// Explaining a ranking (model/infer/explain.h, model/attribution.h, `tgraph explain`): the per-node
 // decomposition sums to score - bias in the batch the score comes from (cross-attn on and off),
 // counterfactuals are consistent with plain scoring and batched in few passes, gradient x input
 // agrees with finite differences, a model trained on a simulated graph where one node's layout
 // dominates the runtime names that node first, and the command line's table, JSON and refusals.
 
-#include "model/explain.h"
-#include "model/explainsimulator.h"
-#include "model/torchruntime.h"
-#include "model/trainer.h"
-#include "model/weights.h"
+#include "model/infer/explain.h"
+#include "model/infer/explainsimulator.h"
+#include "model/runtime/torchruntime.h"
+#include "model/train/trainer.h"
+#include "model/nn/weights.h"
 
-#include "core/featurizer.h"
-#include "core/format.h"
-#include "core/graphio.h"
-#include "core/hlogen.h"
-#include "core/hlotext.h"
-#include "core/layoutcandidates.h"
-#include "core/simulator.h"
-#include "core/synthcollection.h"
-#include "core/trainingset.h"
+#include "core/hlo/featurizer.h"
+#include "core/util/format.h"
+#include "core/graph/graphio.h"
+#include "core/synth/hlogen.h"
+#include "core/hlo/hlotext.h"
+#include "core/sim/layoutcandidates.h"
+#include "core/sim/simulator.h"
+#include "core/synth/synthcollection.h"
+#include "core/train/trainingset.h"
 #include "modeltestutil.h"
 #include "testutil.h"
 
@@ -613,7 +613,7 @@ private Q_SLOTS:
 
     // `tgraph explain` end to end (tgraph hands it to tgraph-model): the table, --json, and bad input.
     // The real layout tuning record: its module is read with the graph, so the simulator's side is
-    // there without --module, and "default" is the record's is_default run (run 0 there, spec §5.1).
+    // there without --module, and "default" is the record's is_default run (run 0 there, docs/formats.md §5.1).
     void realTuningRecord()
     {
         const QString data = testutil::sharedDataDir();

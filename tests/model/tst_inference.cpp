@@ -1,17 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
-// Inference (spec tgraph-model.md §6): array_split chunking checked against numpy, chunked vs
+// Inference (docs/model.md §6): array_split chunking checked against numpy, chunked vs
 // one-pass scores, TTA permutations and their inversion, ensemble mean, stable ranking, attention
 // maps per config, tile graphs, refusals, files and the score writers.
 
-#include "model/inference.h"
-#include "model/scores.h"
-#include "model/torchruntime.h"
-#include "model/weights.h"
+#include "model/infer/inference.h"
+#include "core/results/scores.h"
+#include "model/runtime/torchruntime.h"
+#include "model/nn/weights.h"
 
-#include "core/error.h"
-#include "core/graphio.h"
-#include "core/metrics.h"
-#include "core/npz.h"
+#include "core/util/error.h"
+#include "core/graph/graphio.h"
+#include "core/metrics/metrics.h"
+#include "core/io/npz.h"
 #include "modeltestutil.h"
 #include "testutil.h"
 

@@ -3,23 +3,23 @@
 // batch (in)dependence, weights npz exchange, and parity with a plain PyTorch reference
 // (tests/tools/tgraph_reference.py) run by Debian's python3.
 
-#include "model/batch.h"
-#include "model/cachingcpuallocator.h"
-#include "model/fusedkernels.h"
-#include "model/fusedops.h"
-#include "model/layers.h"
-#include "model/tgraphmodel.h"
-#include "model/tilemodel.h"
-#include "model/torchruntime.h"
-#include "model/weights.h"
+#include "model/nn/batch.h"
+#include "model/runtime/cachingcpuallocator.h"
+#include "model/nn/fusedkernels.h"
+#include "model/nn/fusedops.h"
+#include "model/nn/layers.h"
+#include "model/nn/tgraphmodel.h"
+#include "model/nn/tilemodel.h"
+#include "model/runtime/torchruntime.h"
+#include "model/nn/weights.h"
 
-#include "core/configs.h"
-#include "core/error.h"
-#include "core/graphio.h"
-#include "core/normalizer.h"
-#include "core/npz.h"
-#include "core/prune.h"
-#include "core/synthetic.h"
+#include "core/graph/configs.h"
+#include "core/util/error.h"
+#include "core/graph/graphio.h"
+#include "core/graph/normalizer.h"
+#include "core/io/npz.h"
+#include "core/graph/prune.h"
+#include "core/synth/synthetic.h"
 #include "modeltestutil.h"
 #include "testutil.h"
 
@@ -46,7 +46,7 @@ Shapes shapesOf(const torch::nn::Module& m)
     return s;
 }
 
-// Expected state dict of one f_in layer / graph block, written out from spec §3.3 (not derived
+// Expected state dict of one f_in layer / graph block, written out from docs/model.md §3.3 (not derived
 // from the model's own formula). `w` = layer width (128 with cross-attn, 256 without).
 void addLayer(Shapes& s, const std::string& prefix, const std::string& linear, int64_t in, int64_t w, bool cross)
 {
@@ -331,12 +331,12 @@ private Q_SLOTS:
         //   linear2 : 256*128 + 128 + gate + temperature    =  37 137
         //   convs.K : lin_l 256*128 + 128, lin_r 256*128, gate, temperature = 69 905, twice = 139 810
         //   classifier 256 + 1                              =     257
-        //   total 215 029 (the spec's "~215k"); with the authors' 120-row op table 16 fewer.
+        //   total 215 029 (docs/model.md §3.3); with the authors' 120-row op table 16 fewer.
         QCOMPARE(parameterCount(*TGraphModel(options(true))), int64_t(215029));
         QCOMPARE(parameterCount(*TGraphModel(options(true, 120))), int64_t(215013));
         // Cross-attn OFF (width 256, gate 256 -> 32 -> 256 = 8192+32+8192+256 = 16 672):
         //   1 968 + linear (246*256+256+gate = 79 904) + linear2 (256*256+256+gate = 82 464)
-        //   + 2 x (65 792 + 65 536 + gate = 148 000) + 257 = 460 593 (the spec's "~461k").
+        //   + 2 x (65 792 + 65 536 + gate = 148 000) + 257 = 460 593 (docs/model.md §3.3).
         QCOMPARE(parameterCount(*TGraphModel(options(false))), int64_t(460593));
         // Tile, cross-attn ON: 1 968 + linear (174*128+128+4240+1 = 26 641) + 37 137 + 139 810
         //   + config_mlp (24*256+256 + 256*256+256 = 72 192) + head (768*256+256 + 65 792 + 257 = 262 913)
@@ -402,7 +402,7 @@ private Q_SLOTS:
                 for (int64_t j = 0; j < 18; ++j)
                     QCOMPARE(
                         b.configTokens[c][k][j].item<int64_t>(), int64_t(g.nodeConfigFeat(rows[size_t(c)], k, j)) + 2);
-        // Dense scatter (spec step 3-4): -2 fill => token 0 on non-configurable nodes 0, 2, 4.
+        // Dense scatter (docs/model.md §2.7): -2 fill => token 0 on non-configurable nodes 0, 2, 4.
         const auto dense = scatterConfigTokens(b);
         QCOMPARE(dense.sizes().vec(), (std::vector<int64_t> { 2, 5, 18 }));
         for (int64_t c = 0; c < 2; ++c) {
@@ -562,7 +562,7 @@ private Q_SLOTS:
             QVERIFY2(p.value().grad().defined() && maxAbs(p.value().grad()) > 0, p.key().c_str());
     }
 
-    // The fused gated layer (model/fusedops.h) gives the composed ops' values and gradients (input,
+    // The fused gated layer (model/nn/fusedops.h) gives the composed ops' values and gradients (input,
     // residual, temperature and the gate's four parameters), with and without cross-attention,
     // with no residual, the code's and the paper's residual.
     void fusedGateMatchesComposed()

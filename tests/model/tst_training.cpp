@@ -1,32 +1,32 @@
 // SPDX-License-Identifier: Apache-2.0
-// Training (spec tgraph-model.md §4, §5): the hinge loss, the schedule, AdamW and clipping against
+// Training (docs/model.md §4, §5): the hinge loss, the schedule, AdamW and clipping against
 // LibTorch's own, the non-finite guard, checkpoints (round trip, refusals, exact resume), k-fold
 // assignment against numpy, data loading filters, learning on simulated collections, and (report
 // only, external) a 5-fold-over-configs run on the real tuning record.
 
 #include "bench/realrecord.h"
-#include "model/adamw.h"
-#include "model/checkpoint.h"
-#include "model/crossvalidation.h"
-#include "model/rankloss.h"
-#include "model/torchruntime.h"
-#include "model/trainer.h"
-#include "model/trainoptions.h"
-#include "model/weights.h"
+#include "model/train/adamw.h"
+#include "model/train/checkpoint.h"
+#include "model/train/crossvalidation.h"
+#include "model/train/rankloss.h"
+#include "model/runtime/torchruntime.h"
+#include "model/train/trainer.h"
+#include "model/train/trainoptions.h"
+#include "model/nn/weights.h"
 
-#include "core/configs.h"
-#include "core/error.h"
-#include "core/featurizer.h"
-#include "core/graphio.h"
-#include "core/hloproto.h"
-#include "core/jsonreader.h"
-#include "core/kfold.h"
-#include "core/metrics.h"
-#include "core/npz.h"
-#include "core/simulator.h"
-#include "core/synthcollection.h"
-#include "core/trainingevents.h"
-#include "core/trainingset.h"
+#include "core/graph/configs.h"
+#include "core/graph/graphio.h"
+#include "core/hlo/featurizer.h"
+#include "core/hlo/hloproto.h"
+#include "core/io/npz.h"
+#include "core/metrics/metrics.h"
+#include "core/sim/simulator.h"
+#include "core/synth/synthcollection.h"
+#include "core/train/kfold.h"
+#include "core/train/trainingevents.h"
+#include "core/train/trainingset.h"
+#include "core/util/error.h"
+#include "core/util/json.h"
 #include "modeltestutil.h"
 #include "testutil.h"
 
@@ -71,7 +71,7 @@ TrainOptions smallOptions(int64_t steps)
 {
     TrainOptions o;
     o.steps = steps;
-    o.model.hidden = 64; // the architecture of spec §3 at a quarter of the width: fast enough for tests
+    o.model.hidden = 64; // the architecture of docs/model.md §3 at a quarter of the width: fast enough for tests
     o.configsPerStep = 32;
     o.evalEvery = 0;
     o.logEvery = 1000;
@@ -172,7 +172,7 @@ private Q_SLOTS:
         QVERIFY(r.train >= 6 && r.valid >= 2);
     }
 
-    // Spec §4.1 by hand: scores s = (0.5, 2.0, -1.0), runtimes r = (30, 10, 20). Pairs with
+    // docs/model.md §4.1 by hand: scores s = (0.5, 2.0, -1.0), runtimes r = (30, 10, 20). Pairs with
     // r_i > r_j: (0,1): 1 - (0.5 - 2) = 2.5; (0,2): 1 - (0.5 + 1) < 0 -> 0; (2,1): 1 - (-1 - 2) = 4.
     // L = 6.5 / 9. Gradient: dL/ds_0 = -(1 + 1[(0,2) active: no]) / 9 = -1/9; ds_1 = +2/9; ds_2 = -1/9.
     void hingeLossByHand()
@@ -382,7 +382,7 @@ private Q_SLOTS:
         }
     }
 
-    // Spec §2: prune, de-duplicate train files only, compress; filters for unrankable files.
+    // docs/model.md §2: prune, de-duplicate train files only, compress; filters for unrankable files.
     void loadingPipeline()
     {
         const TrainingData data = loadCollection();
@@ -686,11 +686,11 @@ private Q_SLOTS:
         std::string line;
         int steps = 0, evals = 0;
         while (std::getline(in, line)) {
-            const JsonValue v = parseJson(line);
-            steps += v.at("event").asString() == "step";
-            if (v.at("event").asString() == "eval") {
+            const Json v = parseJson(line, jsonl);
+            steps += jsonString(v, "event") == "step";
+            if (jsonString(v, "event") == "eval") {
                 ++evals;
-                QCOMPARE(v.at("graphs").items().size(), rec.evals[0].graphs.size());
+                QCOMPARE(jsonArray(v, "graphs").size(), rec.evals[0].graphs.size());
             }
         }
         QCOMPARE(steps, 3);

@@ -1,19 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
-// The model zoo (model/zoomodel.h): every reference model's forward and backward pass on layout
+// The model zoo (model/nn/zoomodel.h): every reference model's forward and backward pass on layout
 // and tile batches, its weights file, its losses, and a short learning test on generated data.
 
-#include "model/batch.h"
-#include "model/checkpoint.h"
-#include "model/inference.h"
-#include "model/rankloss.h"
-#include "model/trainer.h"
-#include "model/weights.h"
-#include "model/zoomodel.h"
+#include "model/nn/batch.h"
+#include "model/train/checkpoint.h"
+#include "model/infer/inference.h"
+#include "model/train/rankloss.h"
+#include "model/train/trainer.h"
+#include "model/nn/weights.h"
+#include "model/nn/zoomodel.h"
 
-#include "core/error.h"
-#include "core/metrics.h"
-#include "core/synthcollection.h"
-#include "core/trainingset.h"
+#include "core/util/error.h"
+#include "core/metrics/metrics.h"
+#include "core/synth/synthcollection.h"
+#include "core/train/trainingset.h"
 #include "modeltestutil.h"
 #include "testutil.h"
 

@@ -71,7 +71,7 @@ required=(
 icon_sizes=(16 22 24 32 48 64 128 256 512)
 for s in "${icon_sizes[@]}"; do required+=("/usr/share/icons/hicolor/${s}x${s}/apps/$app_id.png"); done
 for f in "${required[@]}"; do
-    printf '%s\n' "$files" | grep -qxF "$f" || fail "the package lacks $f"
+    grep -qxF "$f" <<<"$files" || fail "the package lacks $f"
 done
 pass "the package holds the ${#required[@]} required files"
 if stray="$(printf '%s\n' "$files" | grep -E '/(tst_|tgraph-bench|tgraph-rendericon|fuzz_)|\.a$|^/usr/(local|include)/|^/(etc|opt|var|home)/')"; then
@@ -134,8 +134,10 @@ text="$(MANWIDTH=100 man -l "$root/usr/share/man/man1/tgraph.1.gz" 2>/dev/null)"
 commands="$("$bin/tgraph" --help | sed -n '/^Commands:/,/^$/s/^  \([a-z-]*\) .*/\1/p')"
 [ "$(printf '%s\n' "$commands" | wc -l)" -ge 10 ] || fail "tgraph --help lists too few commands: $commands"
 missing=""
+# A here-string, not a pipe: grep -q exits at its first match and, under pipefail, the writer's
+# SIGPIPE would count as "missing" once the page outgrows the pipe buffer.
 for c in $commands; do
-    printf '%s\n' "$text" | grep -q "^   tgraph $c\$" || missing+=" $c"
+    grep -q "^   tgraph $c\$" <<<"$text" || missing+=" $c"
 done
 [ -z "$missing" ] && pass "tgraph(1) has a section per command" || fail "tgraph(1) lacks the commands:$missing"
 

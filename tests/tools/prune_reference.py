@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
 """Reference implementation of TGraph's layout preprocessing in numpy, written from
-spec/tgraph-model.md §2.2-2.4 for cross-checking the C++ core on real files.
+docs/model.md §2.2-2.4 for cross-checking the C++ core on real files.
 
   prune_reference.py IN.npz OUT.npz
 writes the pruned arrays (node_feat, node_opcode, edge_index, node_config_ids) plus

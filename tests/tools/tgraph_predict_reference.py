@@ -4,7 +4,7 @@
 
   tgraph_predict_reference.py OUT.npz BATCH WEIGHTS[,WEIGHTS...] GRAPH.npz [GRAPH.npz ...] [-- OUT.npz ...]
 
-Per graph (spec tgraph-model.md §6): a layout graph is pruned as in training (prune_reference.py,
+Per graph (docs/model.md §6): a layout graph is pruned as in training (prune_reference.py,
 §2.2; configs may be base-7 compressed), all configs are scored in np.array_split chunks of at most
 BATCH (§6.1) by the module of tgraph_reference.py, and the raw scores are averaged over the
 comma-separated weights files (§6.3). A tile graph is scored whole. OUT gets one float32 array

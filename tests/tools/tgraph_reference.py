@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
 """Plain PyTorch reference of the TGraph layout and tile models, written from
-spec/tgraph-model.md §2.7, §3 and §5, for the C++ parity test (tests/model/tst_model.cpp).
+docs/model.md §2.7, §3 and §5, for the C++ parity test (tests/model/tst_model.cpp).
 
   tgraph_reference.py WEIGHTS.npz GRAPH.npz OUT.npz [WEIGHTS.npz GRAPH.npz OUT.npz ...]
 
-WEIGHTS is a weights npz as written by model/weights.h (state-dict names, normalizer.*, meta.*;
+WEIGHTS is a weights npz as written by model/nn/weights.h (state-dict names, normalizer.*, meta.*;
 a tile-model file has head.* and config_normalizer.*). GRAPH is a TpuGraphs npz: a layout graph
 (node_config_feat, float (C, Nc, 18) or base-7 compressed (C, Nc, 3)) or a tile graph
 (config_feat). All configs are scored in one batch, in eval mode. OUT gets `scores` (C,) float32

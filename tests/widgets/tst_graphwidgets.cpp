@@ -3,36 +3,29 @@
 // colours and configurable borders (checked on rendered pixels), the before/after-pruning split
 // view keeping the selection in sync, search and navigation history, collapsed computations for a
 // 40 000-instruction module, stale layouts dropped, the "laying out" placeholder, the inspector,
-// overlays, SVG/PNG export, the main window's docks and actions, and screenshots of real files.
+// overlays, SVG/PNG export, and `tgraph-studio --render` on the command line. The cases that need the
+// whole main window or the studio's renderer (which link the models) are in tests/app/tst_studio.cpp.
 
-#include "app/studio/headlessrender.h"
-#include "app/studio/mainwindow.h"
-#include "core/graphdocument.h"
-#include "core/graphio.h"
-#include "core/hlogen.h"
-#include "core/nodesearch.h"
-#include "core/project.h"
-#include "core/synthetic.h"
+#include "core/view/graphdocument.h"
+#include "core/graph/graphio.h"
+#include "core/view/nodesearch.h"
+#include "core/synth/synthetic.h"
+#include "graphtestutil.h"
 #include "testutil.h"
-#include "widgets/arraytablemodel.h"
-#include "widgets/errorbanner.h"
-#include "widgets/graphitems.h"
-#include "widgets/graphpage.h"
-#include "widgets/graphpane.h"
-#include "widgets/graphscene.h"
-#include "widgets/graphsummaryview.h"
-#include "widgets/graphview.h"
-#include "widgets/layoutrunner.h"
-#include "widgets/nodeinspector.h"
-#include "widgets/opcodepalette.h"
-#include "widgets/opcodetablemodel.h"
+#include "widgets/graph/arraytablemodel.h"
+#include "widgets/common/errorbanner.h"
+#include "widgets/graph/graphitems.h"
+#include "widgets/graph/graphpage.h"
+#include "widgets/graph/graphpane.h"
+#include "widgets/graph/graphscene.h"
+#include "widgets/graph/graphsummaryview.h"
+#include "widgets/graph/graphview.h"
+#include "widgets/graph/layoutrunner.h"
+#include "widgets/graph/nodeinspector.h"
+#include "widgets/graph/opcodepalette.h"
+#include "widgets/graph/opcodetablemodel.h"
 
 #include <QAbstractItemModelTester>
-#include <QAction>
-#include <QApplication>
-#include <QClipboard>
-#include <QDockWidget>
-#include <QElapsedTimer>
 #include <QLabel>
 #include <QScrollBar>
 #include <QSettings>
@@ -40,50 +33,15 @@
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTemporaryDir>
-#include <QTimer>
 #include <QTreeWidget>
 #include <QtTest>
 
-#include <fstream>
-
 using namespace tgraph;
 
-namespace {
-
-constexpr int kLayoutTimeoutMs = 60000;
-
-bool waitForLayout(GraphPane* pane)
-{
-    return QTest::qWaitFor(
-        [pane] { return !pane->isLayoutPending() && pane->scene()->viewLayout(); }, kLayoutTimeoutMs);
-}
-
-bool near(const QColor& a, const QColor& b, int tolerance = 40)
-{
-    return std::abs(a.red() - b.red()) + std::abs(a.green() - b.green()) + std::abs(a.blue() - b.blue()) <= tolerance;
-}
-
-// Measures the longest gap between 10 ms timer ticks on the GUI thread: how long it was blocked.
-class StallMeter : public QObject
-{
-public:
-    StallMeter()
-    {
-        m_clock.start();
-        m_timer.setInterval(10);
-        QObject::connect(
-            &m_timer, &QTimer::timeout, this, [this] { m_longest = std::max(m_longest, m_clock.restart()); });
-        m_timer.start();
-    }
-    qint64 longestMs() const { return m_longest; }
-
-private:
-    QTimer m_timer;
-    QElapsedTimer m_clock;
-    qint64 m_longest = 0;
-};
-
-} // namespace
+using graphtest::kLayoutTimeoutMs;
+using graphtest::near;
+using graphtest::StallMeter;
+using graphtest::waitForLayout;
 
 class TestGraphWidgets : public QObject
 {
@@ -103,13 +61,7 @@ private Q_SLOTS:
     void overlayColoursNodes();
     void exportWritesSvgAndPng();
     void summaryModelsPassTheTester();
-    void mainWindowWiresDocksAndActions();
-    void mainWindowOpensLargeModules();
-    void projectFilesListTheirRuns();
-    void renderDrawsConfigurableNodes();
-    void renderRejectsBadRequests();
     void renderCommandLine();
-    void realFilesScreenshots();
 
 private:
     QString generatedFile(const std::string& family, int64_t size); // written once
@@ -138,14 +90,7 @@ void TestGraphWidgets::initTestCase()
 
 QString TestGraphWidgets::generatedFile(const std::string& family, int64_t size)
 {
-    const QString path = m_dir.filePath(QStringLiteral("%1_%2.hlo").arg(QString::fromStdString(family)).arg(size));
-    if (!QFileInfo::exists(path)) {
-        HloGenSpec spec;
-        spec.family = family;
-        spec.instructions = size;
-        std::ofstream(path.toStdString()) << generateHloText(spec);
-    }
-    return path;
+    return graphtest::generatedHlo(QDir(m_dir.path()), family, size);
 }
 
 GraphDocumentPtr TestGraphWidgets::generated(const std::string& family, int64_t size)
@@ -640,246 +585,6 @@ void TestGraphWidgets::summaryModelsPassTheTester()
     QVERIFY(view.opcodeModel()->rowCount() > 0);
 }
 
-void TestGraphWidgets::mainWindowWiresDocksAndActions()
-{
-    QSettings().clear();
-    const QString path = generatedFile("resnet", 150);
-    MainWindow window;
-    window.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&window));
-    window.openFiles({ path });
-    QTRY_COMPARE_WITH_TIMEOUT(window.tabWidget()->count(), 1, kLayoutTimeoutMs);
-    GraphPage* page = window.currentPage();
-    QVERIFY(page);
-    QVERIFY(waitForLayout(page->fullPane()));
-    // Sidebar lists the graph with its counts.
-    QCOMPARE(window.sidebar()->topLevelItemCount(), 1);
-    QCOMPARE(window.sidebar()->topLevelItem(0)->text(1), QLocale().toString(qlonglong(page->document()->nodeCount())));
-    // Selecting a node shows it in the inspector; links navigate.
-    QVERIFY(window.inspectorDock()->isVisible());
-    const int64_t conv = searchNodes(*page->document(), "op:convolution").front();
-    page->selectNode(conv);
-    QCOMPARE(window.inspector()->node(), conv);
-    const int64_t operand = page->document()->full.topology.operandsOf(conv).front();
-    Q_EMIT window.inspector()->nodeRequested(operand);
-    QCOMPARE(page->selectedNode(), operand);
-    QCOMPARE(window.inspector()->node(), operand);
-    // Shortcuts and navigation.
-    const auto action = [&window](const QString& text) -> QAction* {
-        for (QAction* a : window.findChildren<QAction*>())
-            if (a->text().remove(QLatin1Char('&')).startsWith(text))
-                return a;
-        return nullptr;
-    };
-    QVERIFY(action(QStringLiteral("Find Node")));
-    QCOMPARE(action(QStringLiteral("Find Node"))->shortcut(), QKeySequence(QKeySequence::Find));
-    QCOMPARE(action(QStringLiteral("Fit to View"))->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_0));
-    QAction* back = action(QStringLiteral("Back"));
-    QVERIFY(back && back->isEnabled());
-    back->trigger();
-    QCOMPARE(page->selectedNode(), conv);
-    QCOMPARE(window.inspector()->node(), conv);
-    QAction* split = action(QStringLiteral("Before / After"));
-    QVERIFY(split && split->isEnabled());
-    split->trigger();
-    QVERIFY(page->isSplit());
-    QVERIFY(waitForLayout(page->prunedPane()));
-    // Export to a bad place: the banner names the file, no dialog.
-    QVERIFY(!window.exportCurrentView(QStringLiteral("/nonexistent-dir/graph.png")));
-    QVERIFY(window.errorBanner()->isVisible());
-    QVERIFY(window.errorBanner()->text().contains(QStringLiteral("graph.png")));
-    QVERIFY(window.exportCurrentView(m_dir.filePath(QStringLiteral("split.svg"))));
-    QVERIFY(QFileInfo(m_dir.filePath(QStringLiteral("split.svg"))).size() > 0);
-    saveScreenshot(window, QStringLiteral("studio-graph.png"));
-    // The splitter sizes survive the tab.
-    page->splitter()->setSizes({ 300, 900 });
-    window.closeTab(0);
-    QVERIFY(!QSettings().value(QStringLiteral("GraphPage/splitter")).toByteArray().isEmpty());
-}
-
-void TestGraphWidgets::mainWindowOpensLargeModules()
-{
-    // The whole path a user takes: open a 40k-instruction module in the window. Loading runs in
-    // the background; the GUI thread only builds the page and the first (collapsed) view.
-    const QString path = generatedFile("transformer", 40000);
-    MainWindow window;
-    window.resize(1600, 1000);
-    window.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&window));
-    StallMeter stalls;
-    QElapsedTimer timer;
-    timer.start();
-    window.openFiles({ path });
-    QTRY_COMPARE_WITH_TIMEOUT(window.tabWidget()->count(), 1, kLayoutTimeoutMs);
-    const qint64 loadedMs = timer.elapsed();
-    GraphPage* page = window.currentPage();
-    QVERIFY(waitForLayout(page->fullPane()));
-    const qint64 firstViewMs = timer.elapsed();
-    QVERIFY(page->fullPane()->scene()->viewLayout()->view.nodes.size() < size_t(GraphPane::kMaxViewNodes));
-    // Search and select somewhere deep: the view opens around it.
-    const int64_t target = page->document()->nodeCount() - 100;
-    page->selectNode(target);
-    QVERIFY(waitForLayout(page->fullPane()));
-    QTRY_VERIFY(page->fullPane()->scene()->itemForNode(target));
-    QCOMPARE(window.inspector()->node(), target);
-    qInfo("MainWindow, 40k module: tab after %lld ms, first view drawn after %lld ms (from File > Open); longest "
-          "GUI-thread stall %lld ms",
-        loadedMs, firstViewMs, stalls.longestMs());
-    saveScreenshot(window, QStringLiteral("studio-40k.png"));
-    // Copy as image puts the drawing on the clipboard.
-    window.copyImage();
-    QVERIFY(!QApplication::clipboard()->image().isNull());
-}
-
-void TestGraphWidgets::projectFilesListTheirRuns()
-{
-    const QString path = m_dir.filePath(QStringLiteral("runs.tgproj"));
-    {
-        Project project = Project::create(path.toStdString());
-        RunStart start;
-        start.name = "first-run";
-        project.startRun(start);
-        start.name = "second-run";
-        const std::string second = project.startRun(start);
-        project.setRunStatus(second, RunStatus::Finished);
-    }
-    const QString broken = m_dir.filePath(QStringLiteral("broken.tgproj"));
-    {
-        QFile f(broken);
-        QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write("SQLite format 3");
-        f.write(QByteArray(50, '\x01'));
-    }
-    MainWindow window;
-    window.show();
-    window.openFiles({ path, broken });
-    QTRY_COMPARE_WITH_TIMEOUT(window.projects().size(), size_t(1), kLayoutTimeoutMs);
-    QTRY_VERIFY_WITH_TIMEOUT(!window.isLoading(), kLayoutTimeoutMs);
-    QCOMPARE(window.tabWidget()->count(), 0);
-    QTreeWidgetItem* top = window.sidebar()->topLevelItem(0);
-    QVERIFY(top);
-    QCOMPARE(top->text(0), QStringLiteral("runs.tgproj"));
-    QCOMPARE(top->childCount(), 2);
-    QStringList names;
-    for (int i = 0; i < top->childCount(); ++i)
-        names << top->child(i)->text(0) + QLatin1Char(' ') + top->child(i)->text(2);
-    QVERIFY2(names.contains(QStringLiteral("second-run FINISHED")), qPrintable(names.join(QLatin1Char(','))));
-    // A broken project: a banner naming it, the window keeps working.
-    QVERIFY(window.errorBanner()->isVisible());
-    QVERIFY2(window.errorBanner()->text().contains(QStringLiteral("broken.tgproj")),
-        qPrintable(window.errorBanner()->text()));
-    QVERIFY(window.recentFiles().contains(QFileInfo(path).absoluteFilePath()));
-}
-
-void TestGraphWidgets::renderDrawsConfigurableNodes()
-{
-    const QString input = generatedFile("resnet", 150);
-    RenderRequest request;
-    request.input = input;
-    request.output = m_dir.filePath(QStringLiteral("render.png"));
-    RenderResult result;
-    QString error;
-    QVERIFY2(renderGraph(request, &result, &error), qPrintable(error));
-    QCOMPARE(result.nodesDrawn, m_small->nodeCount());
-    const QImage written(request.output);
-    QCOMPARE(written.size(), result.image.size());
-    QVERIFY(written.width() > 200 && written.height() > 200);
-    // A configurable node's border is drawn in the configurable colour at its position; a plain
-    // node is filled with its opcode colour.
-    int checked = 0;
-    for (const auto& [node, box] : result.nodeBoxes) {
-        // The 3.5-point border straddles the box's edge; at scale 1 one of these pixels is fully in it.
-        QColor border;
-        for (const double dx : { -1.0, 0.0, 1.0 }) {
-            const QColor c = written.pixelColor(QPointF(box.left() + dx, box.center().y()).toPoint());
-            const QColor want = OpcodePalette::configurableBorder();
-            const auto distance = [&want](const QColor& x) {
-                return std::abs(x.red() - want.red()) + std::abs(x.green() - want.green())
-                    + std::abs(x.blue() - want.blue());
-            };
-            if (!border.isValid() || distance(c) < distance(border))
-                border = c;
-        }
-        const QColor inside = written.pixelColor(QPointF(box.left() + 4, box.top() + 4).toPoint());
-        if (m_small->isConfigurable(node)) {
-            QVERIFY2(near(border, OpcodePalette::configurableBorder()), qPrintable(border.name()));
-            ++checked;
-        } else {
-            QVERIFY2(near(inside, OpcodePalette::color(m_small->opcodeName(node))), qPrintable(inside.name()));
-        }
-    }
-    QVERIFY(checked > 0);
-
-    // Split: both panels, the full graph's removed nodes tinted.
-    request.view = QStringLiteral("split");
-    request.output = m_dir.filePath(QStringLiteral("split.png"));
-    RenderResult split;
-    QVERIFY2(renderGraph(request, &split, &error), qPrintable(error));
-    QCOMPARE(split.nodesDrawn, m_small->nodeCount() + m_small->pruned->nodeCount());
-    QVERIFY(split.image.width() > result.image.width());
-    int tinted = 0;
-    for (const auto& [node, box] : split.nodeBoxes) {
-        if (m_small->pruned->contains(node) || m_small->isConfigurable(node))
-            continue;
-        const QColor inside = split.image.pixelColor(QPointF(box.left() + 4, box.top() + 4).toPoint());
-        QVERIFY(!near(inside, OpcodePalette::color(m_small->opcodeName(node)), 10)
-            || OpcodePalette::color(m_small->opcodeName(node)).lightness() > 225);
-        ++tinted;
-    }
-    QVERIFY(tinted > 0);
-
-    // The neighbourhood of a node; the computations view; SVG output.
-    const int64_t conv = searchNodes(*m_small, "op:convolution").front();
-    request.view = QStringLiteral("graph");
-    request.node = QString::fromStdString(m_small->nodeName(conv));
-    request.radius = 1;
-    request.output = m_dir.filePath(QStringLiteral("node.svg"));
-    RenderResult around;
-    QVERIFY2(renderGraph(request, &around, &error), qPrintable(error));
-    QCOMPARE(around.nodesDrawn,
-        int64_t(1 + m_small->full.topology.operandsOf(conv).size() + m_small->full.topology.usersOf(conv).size()));
-    QVERIFY(QFileInfo(request.output).size() > 1000);
-    request.node.clear();
-    request.view = QStringLiteral("computations");
-    RenderResult collapsed;
-    QVERIFY2(renderGraph(request, &collapsed, &error), qPrintable(error));
-    QCOMPARE(collapsed.nodesDrawn, int64_t(0)); // boxes only
-}
-
-void TestGraphWidgets::renderRejectsBadRequests()
-{
-    const QString input = generatedFile("resnet", 150);
-    const auto failure = [](RenderRequest request) {
-        RenderResult result;
-        QString error;
-        return renderGraph(request, &result, &error) ? QString() : error;
-    };
-    RenderRequest request;
-    request.input = input;
-    request.output = m_dir.filePath(QStringLiteral("bad.png"));
-    request.view = QStringLiteral("sideways");
-    QVERIFY(failure(request).contains(QStringLiteral("unknown view 'sideways'")));
-    request.view = QStringLiteral("graph");
-    request.node = QStringLiteral("no.such.node");
-    QVERIFY(failure(request).contains(QStringLiteral("no node named 'no.such.node'")));
-    request.node.clear();
-    request.output = m_dir.filePath(QStringLiteral("bad.jpg"));
-    QVERIFY(failure(request).contains(QStringLiteral(".png or .svg")));
-    request.output = QStringLiteral("/nonexistent-dir/out.png");
-    QVERIFY(failure(request).contains(QStringLiteral("out.png")));
-    const QString garbage = m_dir.filePath(QStringLiteral("garbage.npz"));
-    {
-        QFile f(garbage);
-        QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write("PK\x03\x04 this is not a zip archive at all");
-    }
-    request.input = garbage;
-    request.output = m_dir.filePath(QStringLiteral("bad.png"));
-    const QString error = failure(request);
-    QVERIFY2(error.contains(QStringLiteral("garbage.npz")), qPrintable(error));
-    QVERIFY(!QFile::exists(request.output));
-}
-
 void TestGraphWidgets::renderCommandLine()
 {
     const QString studio = testutil::binDir() + QStringLiteral("/tgraph-studio");
@@ -901,44 +606,6 @@ void TestGraphWidgets::renderCommandLine()
     QCOMPARE(bad.exitCode, 1);
     QVERIFY(bad.err.contains("no node named 'nope'"));
     QVERIFY(bad.err.contains("resnet_150.hlo"));
-}
-
-void TestGraphWidgets::realFilesScreenshots()
-{
-    const QString data = testutil::sharedDataDir();
-    if (data.isEmpty())
-        QSKIP("../shared/data is not here");
-    MainWindow window;
-    window.resize(1600, 1000);
-    window.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&window));
-    window.openFiles({ data + QStringLiteral("/hlo/ssd_mobilenet_tf.hlo") });
-    QTRY_COMPARE_WITH_TIMEOUT(window.tabWidget()->count(), 1, kLayoutTimeoutMs);
-    GraphPage* page = window.currentPage();
-    QVERIFY(waitForLayout(page->fullPane()));
-    page->setSplit(true);
-    QVERIFY(waitForLayout(page->prunedPane()));
-    QVERIFY(page->find(QStringLiteral("op:convolution")) > 0);
-    QVERIFY(waitForLayout(page->fullPane()));
-    QVERIFY(waitForLayout(page->prunedPane()));
-    QCOMPARE(window.inspector()->node(), page->selectedNode());
-    QTRY_VERIFY(page->prunedPane()->scene()->itemForNode(page->selectedNode()));
-    saveScreenshot(window, QStringLiteral("ssd-mobilenet-split.png"));
-    QString error;
-    QVERIFY2(page->exportSvg(m_dir.filePath(QStringLiteral("ssd.svg")), &error), qPrintable(error));
-
-    window.openFiles({ data + QStringLiteral("/tpu_graphs/module_tuning_data_layout.pb") });
-    QTRY_COMPARE_WITH_TIMEOUT(window.tabWidget()->count(), 2, kLayoutTimeoutMs);
-    page = window.currentPage();
-    QVERIFY(waitForLayout(page->fullPane()));
-    QVERIFY(page->document()->configCount() > 0);
-    const int64_t conv = searchNodes(*page->document(), "op:convolution").front();
-    page->selectNode(conv);
-    QVERIFY(waitForLayout(page->fullPane()));
-    QTRY_VERIFY(page->fullPane()->scene()->itemForNode(conv));
-    if (page->document()->isConfigurable(conv))
-        QCOMPARE(window.inspector()->configTree()->topLevelItemCount(), 3);
-    saveScreenshot(window, QStringLiteral("tuning-record.png"));
 }
 
 QTEST_MAIN(TestGraphWidgets)

@@ -4,14 +4,15 @@
 // core::Project / RunWriter (contents, sorting, filtering, rows kept across polls), the curves
 // chart (series per run, best star, refresh without new series) and the parameter comparer.
 
-#include "app/studio/runpoller.h"
-#include "core/project.h"
-#include "core/runwriter.h"
-#include "widgets/runcurvedata.h"
-#include "widgets/runcurvesview.h"
-#include "widgets/runparamsmodel.h"
-#include "widgets/runtablemodel.h"
-#include "widgets/smoothing.h"
+#include "app/studio/runs/runpoller.h"
+#include "core/store/project.h"
+#include "core/store/runwriter.h"
+#include "core/util/json.h"
+#include "widgets/runs/runcurvedata.h"
+#include "widgets/runs/runcurvesview.h"
+#include "widgets/runs/runparamsmodel.h"
+#include "widgets/runs/runtablemodel.h"
+#include "widgets/runs/smoothing.h"
 
 #include <QAbstractItemModelTester>
 #include <QChart>
@@ -23,7 +24,9 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <clocale>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 using namespace tgraph;
@@ -377,6 +380,25 @@ private Q_SLOTS:
         // A run without a key differs on it.
         const auto diff = RunParamsModel::differingKeys({ { { "a", "1" }, { "b", "2" } }, { { "a", "1" } } });
         QCOMPARE(diff, (std::set<std::string> { "b" }));
+    }
+
+    // CTest runs this again as tst_runwidgets_locale with LC_ALL=de_DE.UTF-8, which QApplication
+    // adopts: the run parameters' JSON is still written and shown with a decimal point.
+    void paramsUnderTheUserLocale()
+    {
+        if (qgetenv("LC_ALL").startsWith("de_DE"))
+            QVERIFY2(std::strcmp(std::localeconv()->decimal_point, ",") == 0, "QApplication did not adopt LC_ALL");
+        tgraph::Json hparams;
+        hparams["lr"] = 0.001;
+        hparams["model"]["dropout"] = 0.1;
+        hparams["seed"] = uint64_t(12345678901234567890ull);
+        const std::string text = tgraph::jsonText(hparams, true);
+        QCOMPARE(text, std::string(R"({"lr":0.001,"model":{"dropout":0.1},"seed":12345678901234567890})"));
+        QVERIFY(tgraph::parseJson(text, "hparams") == hparams);
+        const auto flat = RunParamsModel::flatten({ { "hparams", text } });
+        QCOMPARE(flat.at("hparams.lr"), std::string("0.001"));
+        QCOMPARE(flat.at("hparams.model.dropout"), std::string("0.1"));
+        QCOMPARE(flat.at("hparams.seed"), std::string("12345678901234567890"));
     }
 };
 

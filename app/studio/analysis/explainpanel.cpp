@@ -1,0 +1,511 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "app/studio/analysis/explainpanel.h"
+
+#include "widgets/common/jobprogress.h"
+#include "app/studio/common/jobrunner.h"
+#include "app/studio/common/studiolog.h"
+
+#include "core/util/format.h"
+#include "widgets/analysis/attributiontablemodel.h"
+#include "widgets/common/errorbanner.h"
+#include "widgets/graph/graphpane.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTableView>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+namespace {
+
+const char* const kFastest = "predicted fastest";
+const char* const kSlowest = "predicted slowest";
+const char* const kDefault = "compiler default";
+
+QString layoutText(const std::array<int8_t, 18>& values, int tensor)
+{
+    return QString::fromStdString(tgraph::tensorLayoutText(values, tensor));
+}
+
+QString scoreLine(const QString& which, const std::string& label, double score, int64_t rank, int64_t configs,
+    int64_t runtime, double simulated)
+{
+    QString line = QStringLiteral("<b>%1</b> %2: score %3")
+                       .arg(which, QString::fromStdString(label).toHtmlEscaped())
+                       .arg(score, 0, 'f', 5);
+    if (rank > 0)
+        line += QObject::tr(", predicted rank %1 of %2").arg(rank).arg(configs);
+    if (runtime > 0)
+        line += QObject::tr(", measured %1").arg(QString::fromStdString(tgraph::formatDuration(runtime)));
+    if (std::isfinite(simulated))
+        line += QObject::tr(", simulated %1")
+                    .arg(QString::fromStdString(tgraph::formatDuration(std::llround(simulated))));
+    return line;
+}
+
+} // namespace
+
+ExplainPanel::ExplainPanel(QWidget* parent)
+    : QWidget(parent)
+    , m_runner(new JobRunner(QStringLiteral("Explain"), this))
+    , m_whatIfRunner(new JobRunner(QStringLiteral("What-if"), this))
+{
+    setupUi();
+    connect(m_runner, &JobRunner::started, this, [this] {
+        m_progress->setRange(0, 0);
+        m_progress->show();
+        updateControls();
+    });
+    connect(m_runner, &JobRunner::progressChanged, this,
+        [this](const QString& label, quint64 done, quint64 total) { showJobProgress(m_progress, label, done, total); });
+    const auto stopped = [this] {
+        m_progress->hide();
+        updateControls();
+    };
+    connect(m_runner, &JobRunner::finished, this, [this, stopped] {
+        stopped();
+        Q_EMIT finished();
+    });
+    connect(m_runner, &JobRunner::failed, this, [this, stopped](const QString& message) {
+        stopped();
+        m_banner->addMessage(message);
+        Q_EMIT finished();
+    });
+    connect(m_runner, &JobRunner::cancelled, this, [this, stopped] {
+        stopped();
+        Q_EMIT statusMessage(tr("Explanation cancelled"));
+        Q_EMIT finished();
+    });
+    connect(m_whatIfRunner, &JobRunner::finished, this, &ExplainPanel::updateControls);
+    connect(m_whatIfRunner, &JobRunner::failed, this, [this](const QString& message) {
+        m_whatIfResult->setText(tr("<span style='color:#b00020'>%1</span>").arg(message.toHtmlEscaped()));
+        updateControls();
+    });
+    updateControls();
+}
+
+ExplainPanel::~ExplainPanel() = default;
+
+void ExplainPanel::setupUi()
+{
+    auto* layout = new QVBoxLayout(this);
+    m_banner = new ErrorBanner(this);
+    layout->addWidget(m_banner);
+
+    auto* choice = new QHBoxLayout;
+    const auto configCombo = [this](const char* initial) {
+        auto* combo = new QComboBox(this);
+        combo->setEditable(true);
+        combo->addItems({ tr(kFastest), tr(kDefault), tr(kSlowest) });
+        combo->setCurrentText(tr(initial));
+        combo->setToolTip(tr("predicted fastest, predicted slowest, compiler default, or a config id"));
+        combo->setMinimumContentsLength(16);
+        return combo;
+    };
+    m_configA = configCombo(kFastest);
+    m_configB = configCombo(kDefault);
+    m_runButton = new QPushButton(tr("Explain"), this);
+    m_runButton->setToolTip(tr("Why does the model rank A against B as it does?"));
+    m_cancelButton = new QPushButton(tr("Cancel"), this);
+    m_progress = new QProgressBar(this);
+    m_progress->setTextVisible(true);
+    m_progress->hide();
+    choice->addWidget(new QLabel(tr("Why is"), this));
+    choice->addWidget(m_configA);
+    choice->addWidget(new QLabel(tr("ranked against"), this));
+    choice->addWidget(m_configB);
+    choice->addWidget(m_runButton);
+    choice->addWidget(m_cancelButton);
+    choice->addWidget(m_progress, 1);
+    layout->addLayout(choice);
+    connect(m_runButton, &QPushButton::clicked, this, &ExplainPanel::run);
+    connect(m_cancelButton, &QPushButton::clicked, this, &ExplainPanel::cancel);
+
+    m_summary = new QLabel(tr("Choose two configurations and press Explain (or use \"Explain…\" in the inference "
+                              "table)."),
+        this);
+    m_summary->setWordWrap(true);
+    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    layout->addWidget(m_summary);
+
+    auto* options = new QHBoxLayout;
+    m_order = new QComboBox(this);
+    m_order->addItem(tr("by counterfactual effect"), int(tgraph::AttributionOrder::Effect));
+    m_order->addItem(tr("by share difference"), int(tgraph::AttributionOrder::Share));
+    m_differingOnly = new QCheckBox(tr("only nodes whose layout differs"), this);
+    m_overlayChoice = new QComboBox(this);
+    m_overlayChoice->addItems({ tr("no overlay"), tr("overlay: share A − B"), tr("overlay: counterfactual effect") });
+    m_overlayChoice->setCurrentIndex(1);
+    m_overlayChoice->setToolTip(tr("Colour the graph views by the explanation (blue favours A, red favours B)"));
+    options->addWidget(new QLabel(tr("Nodes"), this));
+    options->addWidget(m_order);
+    options->addWidget(m_differingOnly);
+    options->addStretch(1);
+    options->addWidget(m_overlayChoice);
+    layout->addLayout(options);
+    connect(m_order, &QComboBox::currentIndexChanged, this,
+        [this] { setOrder(tgraph::AttributionOrder(m_order->currentData().toInt())); });
+    connect(m_differingOnly, &QCheckBox::toggled, this, [this](bool on) { m_table->setDifferingOnly(on); });
+    connect(m_overlayChoice, &QComboBox::currentIndexChanged, this, &ExplainPanel::updateOverlay);
+
+    auto* splitter = new QSplitter(Qt::Horizontal, this);
+    m_table = new AttributionTableModel(this);
+    m_tableView = new QTableView(splitter);
+    m_tableView->setModel(m_table);
+    m_tableView->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_tableView->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_tableView->verticalHeader()->hide();
+    m_tableView->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
+    m_tableView->horizontalHeader()->setStretchLastSection(true);
+    m_tableView->setAlternatingRowColors(true);
+    connect(m_tableView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+        [this](const QModelIndex& current) {
+            const int64_t node = m_table->nodeAt(current.row());
+            if (node < 0 || !m_outcome)
+                return;
+            m_graph->selectNode(node, true);
+            setWhatIfNode(node);
+            Q_EMIT nodeActivated(QString::fromStdString(m_outcome->document->path), node);
+        });
+    auto* graphSide = new QWidget(splitter);
+    auto* graphLayout = new QVBoxLayout(graphSide);
+    graphLayout->setContentsMargins(0, 0, 0, 0);
+    m_graph = new GraphPane(graphSide);
+    m_colorBar = new OverlayColorBar(graphSide);
+    graphLayout->addWidget(m_graph, 1);
+    graphLayout->addWidget(m_colorBar);
+    connect(m_graph, &GraphPane::nodeSelected, this, [this](qint64 node) {
+        const int row = m_table->rowOfNode(node);
+        if (row >= 0 && m_tableView->currentIndex().row() != row)
+            m_tableView->setCurrentIndex(m_table->index(row, 0));
+    });
+    splitter->addWidget(m_tableView);
+    splitter->addWidget(graphSide);
+    splitter->setStretchFactor(0, 3);
+    splitter->setStretchFactor(1, 2);
+    layout->addWidget(splitter, 1);
+
+    auto* whatIf = new QGroupBox(tr("What if"), this);
+    auto* w = new QHBoxLayout(whatIf);
+    m_whatIfNodeLabel = new QLabel(tr("select a configurable node"), whatIf);
+    m_whatIfBase = new QComboBox(whatIf);
+    m_whatIfBase->addItems({ tr("A"), tr("B") });
+    m_whatIfOut = new QLineEdit(whatIf);
+    m_whatIfIn = new QLineEdit(whatIf);
+    m_whatIfKernel = new QLineEdit(whatIf);
+    for (QLineEdit* e : { m_whatIfOut, m_whatIfIn, m_whatIfKernel }) {
+        e->setPlaceholderText(QStringLiteral("default"));
+        e->setToolTip(tr("Minor-to-major dims, e.g. 1,0 or 3,2,1,0; empty or 'default' = the compiler's choice"));
+        e->setMaximumWidth(110);
+        connect(e, &QLineEdit::returnPressed, m_whatIfBase, [this] {
+            runWhatIf(m_whatIfBase->currentIndex(), m_whatIfOut->text(), m_whatIfIn->text(), m_whatIfKernel->text());
+        });
+    }
+    m_whatIfButton = new QPushButton(tr("Score"), whatIf);
+    m_whatIfResult = new QLabel(whatIf);
+    m_whatIfResult->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    w->addWidget(m_whatIfNodeLabel);
+    w->addWidget(m_whatIfBase);
+    w->addWidget(new QLabel(tr("out"), whatIf));
+    w->addWidget(m_whatIfOut);
+    w->addWidget(new QLabel(tr("in"), whatIf));
+    w->addWidget(m_whatIfIn);
+    w->addWidget(new QLabel(tr("kernel"), whatIf));
+    w->addWidget(m_whatIfKernel);
+    w->addWidget(m_whatIfButton);
+    w->addWidget(m_whatIfResult, 1);
+    layout->addWidget(whatIf);
+    connect(m_whatIfButton, &QPushButton::clicked, this, [this] {
+        runWhatIf(m_whatIfBase->currentIndex(), m_whatIfOut->text(), m_whatIfIn->text(), m_whatIfKernel->text());
+    });
+    connect(m_whatIfBase, &QComboBox::currentIndexChanged, this, [this] { setWhatIfNode(m_whatIfNode); });
+}
+
+void ExplainPanel::setContext(ExplainRequest context)
+{
+    const bool sameGraph = m_context.document == context.document && m_context.file == context.file;
+    m_context = std::move(context);
+    if (!sameGraph && m_outcome) {
+        m_runner->cancel();
+        m_outcome.reset();
+        m_whatIf.reset();
+        m_table->setAttribution(nullptr, tgraph::AttributionOrder(m_order->currentData().toInt()));
+        m_graph->setDocument(nullptr, tgraph::GraphSource::Kind::Pruned);
+        m_summary->setText(tr("Choose two configurations and press Explain."));
+        m_overlay = NodeOverlay();
+        Q_EMIT overlayChanged(QString());
+    }
+    updateControls();
+}
+
+void ExplainPanel::setConfigs(const QString& a, const QString& b)
+{
+    const auto name = [this](const QString& text) {
+        if (text == QLatin1String("fastest"))
+            return tr(kFastest);
+        if (text == QLatin1String("slowest"))
+            return tr(kSlowest);
+        if (text == QLatin1String("default"))
+            return tr(kDefault);
+        return text;
+    };
+    m_configA->setCurrentText(name(a));
+    m_configB->setCurrentText(name(b));
+}
+
+bool ExplainPanel::selectorOf(const QString& text, tgraph::ConfigSelector* selector, QString* error) const
+{
+    const QString t = text.trimmed();
+    if (t == tr(kFastest) || t == QLatin1String("fastest")) {
+        selector->role = tgraph::ConfigRole::PredictedFastest;
+        return true;
+    }
+    if (t == tr(kSlowest) || t == QLatin1String("slowest")) {
+        selector->role = tgraph::ConfigRole::PredictedSlowest;
+        return true;
+    }
+    if (t == tr(kDefault) || t == QLatin1String("default")) {
+        selector->role = tgraph::ConfigRole::CompilerDefault;
+        return true;
+    }
+    QString digits = t;
+    if (digits.startsWith(QLatin1Char('#')))
+        digits.remove(0, 1);
+    bool ok = false;
+    const qint64 id = digits.toLongLong(&ok);
+    if (!ok || id < 0) {
+        *error = tr("'%1' is not a config: use predicted fastest, predicted slowest, compiler default or a config id")
+                     .arg(t);
+        return false;
+    }
+    selector->role = tgraph::ConfigRole::Index;
+    if (m_context.configIds.empty()) {
+        selector->index = id;
+        return true;
+    }
+    const auto it = std::find(m_context.configIds.begin(), m_context.configIds.end(), int64_t(id));
+    if (it == m_context.configIds.end()) {
+        *error = tr("config %1 is not in the config set the inference run scored").arg(id);
+        return false;
+    }
+    selector->index = it - m_context.configIds.begin();
+    return true;
+}
+
+void ExplainPanel::run()
+{
+    m_banner->dismiss();
+    if (!m_context.document && m_context.file.empty()) {
+        m_banner->addMessage(tr("Open a layout graph (or run inference on one) to explain its configurations"));
+        return;
+    }
+    if (m_context.weights.empty()) {
+        m_banner->addMessage(tr("Choose a model in the inference panel first: explain uses the model that ranked "
+                                "the configs"));
+        return;
+    }
+    ExplainRequest request = m_context;
+    QString error;
+    if (!selectorOf(m_configA->currentText(), &request.a, &error)
+        || !selectorOf(m_configB->currentText(), &request.b, &error)) {
+        m_banner->addMessage(error);
+        return;
+    }
+    qCDebug(lcStudio) << "explaining" << m_configA->currentText() << "vs" << m_configB->currentText() << "of"
+                      << QString::fromStdString(request.document ? request.document->path : request.file);
+    m_runner->start([this, request = std::move(request)](JobProgress& progress) -> std::function<void()> {
+        auto outcome = std::make_shared<const ExplainOutcome>(runExplain(request, &progress));
+        return [this, outcome] { showOutcome(outcome); };
+    });
+}
+
+void ExplainPanel::cancel() { m_runner->cancel(); }
+
+bool ExplainPanel::isRunning() const { return m_runner->isBusy(); }
+
+void ExplainPanel::showOutcome(std::shared_ptr<const ExplainOutcome> outcome)
+{
+    const bool newGraph = !m_outcome || m_outcome->document != outcome->document;
+    m_outcome = std::move(outcome);
+    m_whatIf.reset();
+    m_whatIfResult->clear();
+    m_table->setAttribution(m_outcome->attribution, tgraph::AttributionOrder(m_order->currentData().toInt()));
+    m_tableView->resizeColumnsToContents();
+    if (newGraph)
+        m_graph->setDocument(m_outcome->document,
+            m_outcome->document->pruned ? tgraph::GraphSource::Kind::Pruned : tgraph::GraphSource::Kind::Full);
+    // The ten nodes ranked first stay highlighted in the model's graph.
+    std::vector<int64_t> top;
+    for (int r = 0; r < std::min(10, m_table->rowCount()); ++r)
+        top.push_back(m_table->nodeAt(r));
+    m_graph->setHighlighted(top);
+    updateSummary();
+    updateOverlay();
+    if (m_table->rowCount() > 0)
+        m_tableView->setCurrentIndex(m_table->index(0, 0));
+    const tgraph::Attribution& a = *m_outcome->attribution;
+    Q_EMIT statusMessage(tr("Explained %1 against %2: %3 of the configurable nodes differ")
+                             .arg(QString::fromStdString(a.labelA), QString::fromStdString(a.labelB))
+                             .arg(a.differingNodes));
+}
+
+void ExplainPanel::updateSummary()
+{
+    if (!m_outcome)
+        return;
+    const tgraph::Attribution& a = *m_outcome->attribution;
+    QStringList lines;
+    lines << scoreLine(tr("A"), a.labelA, a.scoreA, a.rankA, a.configs, a.runtimeA, a.simulatedTotalA);
+    lines << scoreLine(tr("B"), a.labelB, a.scoreB, a.rankB, a.configs, a.runtimeB, a.simulatedTotalB);
+    const double d = a.scoreA - a.scoreB;
+    QString verdict = d < 0 ? tr("The model predicts A faster than B (score A − B = %1).")
+                            : tr("The model predicts A slower than B (score A − B = %1).");
+    verdict = verdict.arg(d, 0, 'g', 4);
+    if (a.runtimeA > 0 && a.runtimeB > 0) {
+        const bool right = (d < 0) == (a.runtimeA < a.runtimeB);
+        verdict += QStringLiteral(" ")
+            + (right ? tr("The measurements agree.")
+                     : tr("<span style='color:#b00020'>The measurements disagree.</span>"));
+    }
+    lines << verdict;
+    int64_t configurable = 0;
+    for (const auto& n : a.nodes)
+        configurable += n.configurable >= 0;
+    QString detail = tr("%1 of %2 configurable nodes have different layouts; %3 nodes in the model's graph (%4 in the "
+                        "file); %5 member(s), cross-attention %6.")
+                         .arg(a.differingNodes)
+                         .arg(configurable)
+                         .arg(a.nodeCount())
+                         .arg(a.nodesBeforePruning)
+                         .arg(a.members)
+                         .arg(a.crossAttention ? tr("on") : tr("off"));
+    if (!m_outcome->moduleNote.empty())
+        detail
+            += QStringLiteral(" ") + tr("No simulator column: %1.").arg(QString::fromStdString(m_outcome->moduleNote));
+    lines << detail;
+    m_summary->setText(lines.join(QStringLiteral("<br>")));
+}
+
+void ExplainPanel::setOrder(tgraph::AttributionOrder order)
+{
+    const int index = m_order->findData(int(order));
+    if (index >= 0 && index != m_order->currentIndex())
+        m_order->setCurrentIndex(index);
+    m_table->setOrder(order);
+}
+
+void ExplainPanel::setOverlayQuantity(int index) { m_overlayChoice->setCurrentIndex(std::clamp(index, 0, 2)); }
+
+void ExplainPanel::updateOverlay()
+{
+    const int choice = m_overlayChoice->currentIndex();
+    if (!m_outcome || choice == 0) {
+        m_overlay = NodeOverlay();
+        m_colorBar->hide();
+        m_graph->setOverlay(nullptr);
+    } else {
+        m_overlay = AttributionOverlay::make(*m_outcome->attribution, m_outcome->document->nodeCount(),
+            choice == 1 ? AttributionOverlay::Quantity::ShareDifference : AttributionOverlay::Quantity::Effect);
+        m_colorBar->setOverlay(m_overlay.name, m_overlay.minimum, m_overlay.maximum, true);
+        m_colorBar->show();
+        m_graph->setOverlay(&m_overlay);
+    }
+    Q_EMIT overlayChanged(m_outcome ? QString::fromStdString(m_outcome->document->path) : QString());
+}
+
+void ExplainPanel::setWhatIfNode(qint64 fileNode)
+{
+    m_whatIfNode = -1;
+    const tgraph::NodeAttribution* entry = nullptr;
+    if (m_outcome)
+        for (const tgraph::NodeAttribution& n : m_outcome->attribution->nodes)
+            if (n.fileNode == fileNode)
+                entry = &n;
+    if (!entry || entry->configurable < 0) {
+        m_whatIfNodeLabel->setText(tr("select a configurable node"));
+        updateControls();
+        return;
+    }
+    m_whatIfNode = fileNode;
+    m_whatIfNodeLabel->setText(tr("node %1 %2 in")
+                                   .arg(fileNode)
+                                   .arg(QString::fromStdString(entry->name.empty() ? std::string() : entry->name)));
+    const std::array<int8_t, 18>& values = m_whatIfBase->currentIndex() == 0 ? entry->layoutA : entry->layoutB;
+    m_whatIfOut->setText(layoutText(values, 0));
+    m_whatIfIn->setText(layoutText(values, 1));
+    m_whatIfKernel->setText(layoutText(values, 2));
+    updateControls();
+}
+
+void ExplainPanel::runWhatIf(int base, const QString& out, const QString& in, const QString& kernel)
+{
+    if (!m_outcome || m_whatIfNode < 0) {
+        m_whatIfResult->setText(tr("Explain first, then pick a configurable node in the list"));
+        return;
+    }
+    std::array<float, 18> values {};
+    std::string error;
+    int tensor = 0;
+    for (const QString& text : { out, in, kernel }) {
+        if (!parseTensorLayout(text.toStdString(), values.data() + 6 * tensor, &error)) {
+            m_whatIfResult->setText(tr("<span style='color:#b00020'>%1: %2</span>")
+                                        .arg(QString::fromLatin1(tgraph::kLayoutTensorNames[tensor]),
+                                            QString::fromStdString(error).toHtmlEscaped()));
+            return;
+        }
+        ++tensor;
+    }
+    const int64_t row = base == 0 ? m_outcome->rowA : m_outcome->rowB;
+    const std::shared_ptr<const ExplainOutcome> outcome = m_outcome;
+    const qint64 node = m_whatIfNode;
+    m_whatIfResult->setText(tr("scoring…"));
+    m_whatIfRunner->start([this, outcome, row, node, values](JobProgress&) -> std::function<void()> {
+        auto result = std::make_shared<const WhatIfOutcome>(
+            ::runWhatIf(*outcome->session, *outcome->attribution, row, node, values));
+        return [this, outcome, result] {
+            if (outcome != m_outcome)
+                return; // another explanation arrived meanwhile
+            m_whatIf = result;
+            showWhatIf();
+        };
+    });
+    updateControls();
+}
+
+void ExplainPanel::showWhatIf()
+{
+    if (!m_whatIf)
+        return;
+    const WhatIfOutcome& w = *m_whatIf;
+    const double e = w.effect();
+    QString text = tr("score %1 → %2 (%3%4, %5)")
+                       .arg(w.baseScore, 0, 'f', 5)
+                       .arg(w.editedScore, 0, 'f', 5)
+                       .arg(e > 0 ? QStringLiteral("+") : QString())
+                       .arg(e, 0, 'g', 3)
+                       .arg(e < 0      ? tr("predicted faster")
+                               : e > 0 ? tr("predicted slower")
+                                       : tr("no change"));
+    if (w.rank > 0)
+        text += tr("; rank %1 → %2 of %3").arg(w.baseRank).arg(w.rank).arg(w.configs);
+    m_whatIfResult->setText(text);
+}
+
+void ExplainPanel::updateControls()
+{
+    const bool busy = m_runner->isBusy();
+    m_runButton->setEnabled(!busy);
+    m_cancelButton->setEnabled(busy);
+    m_whatIfButton->setEnabled(m_outcome && m_whatIfNode >= 0 && !m_whatIfRunner->isBusy());
+}

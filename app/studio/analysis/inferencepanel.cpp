@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "app/studio/analysis/inferencepanel.h"
+
+#include "app/studio/analysis/attentionviews.h"
+#include "app/studio/analysis/inferenceexport.h"
+#include "app/studio/analysis/inferenceform.h"
+#include "app/studio/analysis/inferenceresults.h"
+#include "app/studio/analysis/inferencerunner.h"
+#include "app/studio/analysis/storedinference.h"
+#include "widgets/common/jobprogress.h"
+#include "app/studio/common/studiolog.h"
+
+#include "widgets/analysis/predictiontablemodel.h"
+#include "widgets/common/errorbanner.h"
+
+#include <QCursor>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QInputDialog>
+#include <QLineEdit>
+#include <QMenu>
+#include <QProgressBar>
+#include <QVBoxLayout>
+
+InferencePanel::InferencePanel(QWidget* parent)
+    : QWidget(parent)
+    , m_runner(new InferenceRunner(this))
+{
+    auto* layout = new QVBoxLayout(this);
+    m_banner = new ErrorBanner(this);
+    layout->addWidget(m_banner);
+    m_form = new InferenceForm;
+    layout->addWidget(m_form);
+    m_results = new InferenceResults;
+    layout->addWidget(m_results, 1);
+
+    connect(m_form, &InferenceForm::runRequested, this, &InferencePanel::run);
+    connect(m_form, &InferenceForm::cancelRequested, this, &InferencePanel::cancel);
+    connect(m_form, &InferenceForm::storedRunRequested, this, &InferencePanel::chooseStoredRun);
+    connect(m_results, &InferenceResults::configSelected, this, &InferencePanel::configSelected);
+    connect(m_results, &InferenceResults::openGraphRequested, this, &InferencePanel::openGraphRequested);
+    connect(m_results, &InferenceResults::explainRequested, this, &InferencePanel::explainRequested);
+    connect(m_results, &InferenceResults::nodeOverlayChanged, this, &InferencePanel::nodeOverlayChanged);
+    connect(m_results, &InferenceResults::exportTopKRequested, this, &InferencePanel::askExportTopK);
+    connect(m_results, &InferenceResults::exportKaggleRequested, this, &InferencePanel::askExportKaggle);
+
+    QProgressBar* progress = m_form->progressBar();
+    connect(m_runner, &InferenceRunner::started, this, [this, progress] {
+        progress->setRange(0, 0);
+        progress->show();
+        m_form->setBusy(true);
+    });
+    connect(m_runner, &InferenceRunner::progressChanged, this,
+        [progress](
+            const QString& label, quint64 done, quint64 total) { showJobProgress(progress, label, done, total); });
+    connect(m_runner, &InferenceRunner::finished, this, &InferencePanel::onFinished);
+    connect(m_runner, &InferenceRunner::failed, this, [this, progress](const QString& message) {
+        progress->hide();
+        m_banner->addMessage(message);
+        m_form->setBusy(isRunning());
+        Q_EMIT finished();
+    });
+    connect(m_runner, &InferenceRunner::cancelled, this, [this, progress] {
+        progress->hide();
+        Q_EMIT statusMessage(tr("Inference cancelled"));
+        m_form->setBusy(isRunning());
+        Q_EMIT finished();
+    });
+}
+
+InferencePanel::~InferencePanel() = default;
+
+void InferencePanel::setDocuments(
+    const std::vector<tgraph::GraphDocumentPtr>& documents, const tgraph::GraphDocumentPtr& current)
+{
+    m_form->setDocuments(documents, current);
+}
+
+void InferencePanel::setProjects(const QStringList& projectPaths) { m_form->setProjects(projectPaths); }
+
+void InferencePanel::setStoreInProject(const QString& projectPath) { m_form->setStoreInProject(projectPath); }
+
+void InferencePanel::setModelFiles(const QStringList& files) { m_form->setModelFiles(files); }
+
+void InferencePanel::setCollection(const QString& directory) { m_form->setCollection(directory); }
+
+void InferencePanel::setConfigSet(ConfigSetKind kind, int64_t count) { m_form->setConfigSet(kind, count); }
+
+bool InferencePanel::isRunning() const { return m_runner->isBusy(); }
+
+void InferencePanel::run()
+{
+    m_banner->dismiss();
+    InferenceRequest request;
+    QString problem;
+    if (!m_form->makeRequest(&request, &problem)) {
+        m_banner->addMessage(problem);
+        return;
+    }
+    m_runDocument = request.document;
+    qCDebug(lcStudio) << "inference on"
+                      << (request.document ? QString::fromStdString(request.document->path) : m_form->collection());
+    m_runner->start(std::move(request));
+}
+
+void InferencePanel::cancel() { m_runner->cancel(); }
+
+void InferencePanel::onFinished(const std::shared_ptr<const InferenceOutcome>& outcome)
+{
+    m_form->progressBar()->hide();
+    for (const std::string& p : outcome->problems)
+        m_banner->addMessage(QString::fromStdString(p), ErrorBanner::Severity::Warning);
+    m_results->showOutcome(outcome, m_runDocument);
+    QString message
+        = tr("Scored %n graph(s) in %1 s", nullptr, int(outcome->graphs.size())).arg(outcome->seconds, 0, 'f', 2);
+    if (!outcome->runId.empty())
+        message += tr("; stored as run %1 in %2")
+                       .arg(QString::fromStdString(outcome->runId.substr(0, 8)),
+                           QFileInfo(QString::fromStdString(outcome->project)).fileName());
+    Q_EMIT statusMessage(message);
+    m_form->setBusy(isRunning());
+    Q_EMIT finished();
+}
+
+const InferenceOutcome* InferencePanel::outcome() const { return m_results->outcome().get(); }
+
+int InferencePanel::currentGraph() const { return m_results->currentGraph(); }
+
+void InferencePanel::showGraph(int index) { m_results->showGraph(index); }
+
+void InferencePanel::setAttentionMode(int mode) { m_results->attention()->setMode(mode); }
+
+void InferencePanel::pinConfig(int64_t config) { m_results->pinConfig(config); }
+
+void InferencePanel::setNodeOverlay(int index) { m_results->attention()->setNodeOverlay(index); }
+
+int InferencePanel::nodeOverlayChoices() const { return m_results->attention()->nodeOverlayChoices(); }
+
+const NodeOverlay& InferencePanel::nodeOverlay() const { return m_results->attention()->nodeOverlay(); }
+
+bool InferencePanel::nodeOverlayActive() const { return m_results->attention()->nodeOverlayActive(); }
+
+void InferencePanel::selectConfigById(int64_t config) { m_results->selectConfig(config, false); }
+
+RankScatterView* InferencePanel::scatter() const { return m_results->scatter(); }
+
+TauStripView* InferencePanel::tauStrip() const { return m_results->tauStrip(); }
+
+HeatmapView* InferencePanel::channelHeatmap() const { return m_results->attention()->channelHeatmap(); }
+
+HeatmapView* InferencePanel::crossHeatmap() const { return m_results->attention()->crossHeatmap(); }
+
+PredictionTableModel* InferencePanel::tableModel() const { return m_results->tableModel(); }
+
+QTableView* InferencePanel::tableView() const { return m_results->tableView(); }
+
+QTabWidget* InferencePanel::viewTabs() const { return m_results->viewTabs(); }
+
+ExplainRequest InferencePanel::explainContext() const
+{
+    ExplainRequest r;
+    r.batchConfigs = m_form->batchConfigs();
+    const InferenceOutcome* shown = outcome();
+    const int graph = currentGraph();
+    if (shown && graph >= 0 && size_t(graph) < shown->graphs.size()) {
+        const GraphInference& g = shown->graphs[size_t(graph)];
+        r.weights = shown->members;
+        const tgraph::GraphDocumentPtr& document = m_results->document();
+        if (document && document->path == g.path)
+            r.document = document;
+        else
+            r.file = g.path;
+        if (g.kind == tgraph::GraphKind::Layout && g.configValues.ndim() == 3 && g.configValues.dim(0) >= 2) {
+            r.configValues = g.configValues;
+            r.configurableNodes = g.configurableNodes;
+            r.configIds = g.configIds;
+            r.runtimes = g.runtimes;
+            r.idsAreFileConfigs = !g.generated;
+        }
+        return r;
+    }
+    r.weights = m_form->weights();
+    r.document = m_form->chosenDocument();
+    return r;
+}
+
+bool InferencePanel::openStoredRun(const QString& projectPath, const QString& runId)
+{
+    try {
+        QString runName;
+        std::shared_ptr<const InferenceOutcome> stored = readStoredInference(projectPath, runId, &runName);
+        m_results->showOutcome(std::move(stored), nullptr);
+        Q_EMIT statusMessage(tr("Opened the stored results of run %1").arg(runName));
+        return true;
+    } catch (const std::exception& e) {
+        m_banner->addMessage(QString::fromStdString(e.what()));
+        return false;
+    }
+}
+
+void InferencePanel::chooseStoredRun()
+{
+    // Runs of the known projects: training runs offer their best ensemble / weights as the model,
+    // inference runs their stored results.
+    const StoredRunChoices choices = storedRunChoices(m_form->projects());
+    for (const QString& problem : choices.problems)
+        m_banner->addMessage(problem);
+    QMenu menu(this);
+    for (const auto& [projectPath, runs] : choices.projects) {
+        QMenu* sub = menu.addMenu(QFileInfo(projectPath).fileName());
+        for (const StoredRunChoice& run : runs)
+            sub->addAction(run.label, this, [this, run] {
+                if (run.results)
+                    openStoredRun(run.project, run.runId);
+                else
+                    setModelFiles({ run.modelFile });
+            });
+    }
+    if (menu.isEmpty()) {
+        m_banner->addMessage(
+            tr("No project is open: open a .tgproj file to use its runs"), ErrorBanner::Severity::Warning);
+        return;
+    }
+    menu.exec(QCursor::pos());
+}
+
+bool InferencePanel::exportTopK(const QString& path, int k)
+{
+    if (!outcome() || currentGraph() < 0) {
+        m_banner->addMessage(tr("Nothing to export: run inference first"));
+        return false;
+    }
+    QString error;
+    if (!writeTopKCsv(m_results->tableModel()->result(), path, k, &error)) {
+        m_banner->addMessage(error);
+        return false;
+    }
+    return true;
+}
+
+bool InferencePanel::exportKaggle(const QString& path, const QString& collectionId)
+{
+    if (!outcome()) {
+        m_banner->addMessage(tr("Nothing to export: run inference first"));
+        return false;
+    }
+    QString error;
+    if (!writeKaggleCsv(*outcome(), path, collectionId, &error)) {
+        m_banner->addMessage(error);
+        return false;
+    }
+    return true;
+}
+
+void InferencePanel::askExportTopK(int k)
+{
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export top-k"), QString(), tr("CSV (*.csv)"));
+    if (!path.isEmpty())
+        exportTopK(path, k);
+}
+
+void InferencePanel::askExportKaggle()
+{
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export Kaggle CSV"), QString(), tr("CSV (*.csv)"));
+    if (path.isEmpty() || !outcome())
+        return;
+    QString collection;
+    if (kaggleNeedsCollection(*outcome())) {
+        bool ok = false;
+        collection = QInputDialog::getText(this, tr("Kaggle collection"),
+            tr("Collection id of these graphs (e.g. layout:xla:default, tile:xla):"), QLineEdit::Normal,
+            proposedKaggleCollection(*outcome()), &ok);
+        if (!ok)
+            return;
+    }
+    exportKaggle(path, collection);
+}

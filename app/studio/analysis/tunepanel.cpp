@@ -1,0 +1,425 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "app/studio/analysis/tunepanel.h"
+#include "ui_tunepanel.h"
+
+#include "widgets/common/jobprogress.h"
+#include "app/studio/common/jobrunner.h"
+#include "app/studio/common/studiolog.h"
+
+#include "core/util/format.h"
+#include "model/facade/autotuner.h"
+#include "widgets/common/errorbanner.h"
+
+#include <QChart>
+#include <QChartView>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QLabel>
+#include <QLineEdit>
+#include <QLineSeries>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QStandardItemModel>
+#include <QTableView>
+#include <QTimer>
+#include <QValueAxis>
+
+#include <cmath>
+#include <limits>
+
+namespace {
+
+constexpr int kLivePollMs = 200;
+
+QString durationText(double ns)
+{
+    return std::isfinite(ns) ? QString::fromStdString(tgraph::formatDuration(std::llround(ns))) : QStringLiteral("–");
+}
+
+} // namespace
+
+TunePanel::TunePanel(QWidget* parent)
+    : QWidget(parent)
+    , m_runner(new JobRunner(QStringLiteral("Tune"), this))
+{
+    m_ui = std::make_unique<Ui::TunePanel>();
+    m_ui->setupUi(this);
+    m_banner = m_ui->errorBanner;
+    m_graph = m_ui->graph;
+    m_model = m_ui->model;
+    m_model->lineEdit()->setPlaceholderText(tr("weights .npz, checkpoint or ensemble.json"));
+    m_strategy = m_ui->strategy;
+    for (const auto s : { tgraph::TuneStrategy::Annealing, tgraph::TuneStrategy::Evolutionary,
+             tgraph::TuneStrategy::Random, tgraph::TuneStrategy::Exhaustive })
+        m_strategy->addItem(QString::fromLatin1(tgraph::tuneStrategyName(s)), int(s));
+    m_budget = m_ui->budget;
+    m_batch = m_ui->batch;
+    m_topK = m_ui->topK;
+    m_seed = m_ui->seed;
+    m_simulate = m_ui->simulate;
+    m_runButton = m_ui->runButton;
+    m_cancelButton = m_ui->cancelButton;
+    m_progress = m_ui->progress;
+    m_progress->hide();
+    m_summary = m_ui->summary;
+
+    m_chart = m_ui->chartView->chart();
+    m_chart->setTitle(tr("Best so far"));
+    m_scoreSeries = new QLineSeries;
+    m_scoreSeries->setName(tr("predicted score (lower = faster)"));
+    m_runtimeSeries = new QLineSeries;
+    m_runtimeSeries->setName(tr("simulated runtime of the best (µs)"));
+    m_chart->addSeries(m_scoreSeries);
+    m_chart->addSeries(m_runtimeSeries);
+    m_xAxis = new QValueAxis;
+    m_xAxis->setTitleText(tr("candidates scored"));
+    m_xAxis->setLabelFormat(QStringLiteral("%d"));
+    m_scoreAxis = new QValueAxis;
+    m_scoreAxis->setTitleText(tr("score"));
+    m_runtimeAxis = new QValueAxis;
+    m_runtimeAxis->setTitleText(tr("µs"));
+    m_chart->addAxis(m_xAxis, Qt::AlignBottom);
+    m_chart->addAxis(m_scoreAxis, Qt::AlignLeft);
+    m_chart->addAxis(m_runtimeAxis, Qt::AlignRight);
+    m_scoreSeries->attachAxis(m_xAxis);
+    m_scoreSeries->attachAxis(m_scoreAxis);
+    m_runtimeSeries->attachAxis(m_xAxis);
+    m_runtimeSeries->attachAxis(m_runtimeAxis);
+    m_ui->chartView->setRenderHint(QPainter::Antialiasing);
+
+    m_table = new QStandardItemModel(this);
+    m_table->setHorizontalHeaderLabels({ tr("rank"), tr("score"), tr("search score"), tr("verified"), tr("speed-up"),
+        tr("nodes changed"), tr("layouts") });
+    m_tableView = m_ui->tableView;
+    m_tableView->setModel(m_table);
+    m_explainButton = m_ui->explainButton;
+
+    m_liveTimer = new QTimer(this);
+    m_liveTimer->setInterval(kLivePollMs);
+    connect(m_liveTimer, &QTimer::timeout, this, &TunePanel::updateLive);
+    connect(m_ui->browseModel, &QPushButton::clicked, this, &TunePanel::browseModel);
+    connect(m_runButton, &QPushButton::clicked, this, &TunePanel::run);
+    connect(m_cancelButton, &QPushButton::clicked, this, &TunePanel::cancel);
+    connect(m_explainButton, &QPushButton::clicked, this, [this] {
+        if (m_view && m_selectedRow > 0)
+            Q_EMIT explainRequested();
+    });
+    connect(m_tableView, &QTableView::doubleClicked, this, [this](const QModelIndex& index) {
+        selectRow(index.row());
+        if (m_selectedRow > 0)
+            Q_EMIT explainRequested();
+    });
+    connect(m_tableView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+        [this](const QModelIndex& current) {
+            if (current.isValid() && current.row() != m_selectedRow)
+                selectRow(current.row());
+        });
+    connect(m_runner, &JobRunner::started, this, [this] {
+        m_progress->setRange(0, 0);
+        m_progress->show();
+        m_liveTimer->start();
+    });
+    connect(m_runner, &JobRunner::progressChanged, this,
+        [this](const QString& label, quint64 done, quint64 total) { showJobProgress(m_progress, label, done, total); });
+    const auto stopped = [this] {
+        m_liveTimer->stop();
+        updateLive();
+        m_progress->hide();
+        m_runButton->setEnabled(true);
+        m_cancelButton->setEnabled(false);
+    };
+    connect(m_runner, &JobRunner::finished, this, [this, stopped] {
+        stopped();
+        Q_EMIT finished();
+    });
+    connect(m_runner, &JobRunner::failed, this, [this, stopped](const QString& message) {
+        stopped();
+        m_banner->addMessage(message);
+        if (m_view)
+            showView(); // the last finished search stays on show
+        Q_EMIT finished();
+    });
+    connect(m_runner, &JobRunner::cancelled, this, [this, stopped] {
+        stopped();
+        if (m_view)
+            showView();
+        Q_EMIT statusMessage(tr("Tuning cancelled"));
+        Q_EMIT finished();
+    });
+    m_cancelButton->setEnabled(false);
+}
+
+TunePanel::~TunePanel() = default;
+
+void TunePanel::setDocuments(
+    const std::vector<tgraph::GraphDocumentPtr>& documents, const tgraph::GraphDocumentPtr& current)
+{
+    m_documents = documents;
+    const QSignalBlocker block(m_graph);
+    m_graph->clear();
+    for (const auto& doc : documents)
+        m_graph->addItem(QString::fromStdString(doc->title), QString::fromStdString(doc->path));
+    for (size_t i = 0; i < documents.size(); ++i)
+        if (documents[i] == current)
+            m_graph->setCurrentIndex(int(i));
+}
+
+void TunePanel::setModelFiles(const QStringList& files) { m_model->setCurrentText(files.join(QLatin1Char(';'))); }
+
+void TunePanel::setStrategy(tgraph::TuneStrategy strategy)
+{
+    m_strategy->setCurrentIndex(std::max(0, m_strategy->findData(int(strategy))));
+}
+
+void TunePanel::setBudget(int budget) { m_budget->setValue(budget); }
+
+void TunePanel::setBatch(int batch) { m_batch->setValue(batch); }
+
+void TunePanel::setSimulate(bool simulate) { m_simulate->setChecked(simulate); }
+
+bool TunePanel::isRunning() const { return m_runner->isBusy(); }
+
+void TunePanel::cancel() { m_runner->cancel(); }
+
+void TunePanel::browseModel()
+{
+    const QStringList files = QFileDialog::getOpenFileNames(
+        this, tr("Choose a model"), QString(), tr("Models (*.npz *.pt *.ckpt *.json);;All files (*)"));
+    if (!files.isEmpty())
+        setModelFiles(files);
+}
+
+void TunePanel::run()
+{
+    m_banner->dismiss();
+    const int index = m_graph->currentIndex();
+    if (index < 0 || size_t(index) >= m_documents.size()) {
+        m_banner->addMessage(tr("Open a graph to tune (an HLO module, a tuning record or a graph file)"));
+        return;
+    }
+    std::vector<std::string> weights;
+    for (const QString& w : m_model->currentText().split(QLatin1Char(';'), Qt::SkipEmptyParts))
+        weights.push_back(w.trimmed().toStdString());
+    if (weights.empty()) {
+        m_banner->addMessage(tr("Choose a model (a weights .npz, a checkpoint or an ensemble.json)"));
+        return;
+    }
+    const tgraph::GraphDocumentPtr doc = m_documents[size_t(index)];
+    tgraph::model::AutotuneRequest request;
+    request.search.strategy = tgraph::TuneStrategy(m_strategy->currentData().toInt());
+    request.search.budget = m_budget->value();
+    request.search.batch = m_batch->value();
+    request.search.seed = uint64_t(m_seed->value());
+    request.topK = m_topK->value();
+    request.simulate = m_simulate->isChecked();
+
+    m_live = std::make_shared<TuneLive>();
+    m_livePoints = 0;
+    m_scoreSeries->clear();
+    m_runtimeSeries->clear();
+    m_table->removeRows(0, m_table->rowCount());
+    m_summary->clear();
+    m_runButton->setEnabled(false);
+    m_cancelButton->setEnabled(true);
+    qCDebug(lcStudio) << "tuning" << QString::fromStdString(doc->path) << m_strategy->currentText() << "budget"
+                      << request.search.budget;
+    m_runner->start([this, doc, weights, request, live = m_live](JobProgress& progress) -> std::function<void()> {
+        tgraph::facade::Ensemble models
+            = tgraph::facade::Ensemble::load(tgraph::facade::expandWeightsArguments(weights));
+        tgraph::facade::Autotuner tuner(models, doc, request);
+        size_t best = 0, seen = 0; // the best evaluation so far, found among the new ones of each batch
+        const tgraph::model::AutotuneOutcome outcome = tuner.run(&progress, [&](const tgraph::TuneResult& r) {
+            for (; seen < r.evaluated.size(); ++seen)
+                if (r.evaluated[seen].score < r.evaluated[best].score)
+                    best = seen;
+            // The best so far and, when verifying with the simulator, its simulated runtime.
+            const double runtime = tuner.simulatedRuntime(r.evaluated[best].genes);
+            const std::lock_guard<std::mutex> lock(live->mutex);
+            live->bestScore.push_back(r.bestSoFar.back());
+            live->evaluations.push_back(int64_t(r.evaluated.size()));
+            live->bestRuntime.push_back(runtime);
+        });
+        auto view = std::make_shared<TuneView>();
+        view->path = doc->path;
+        view->kind = tuner.space().kind;
+        view->verification = outcome.verification;
+        view->evaluated = int64_t(outcome.result.evaluated.size());
+        view->seconds = outcome.searchSeconds;
+        view->winner = outcome.winner;
+        view->weights = weights;
+        view->configurableNodes = tuner.space().nodeIds;
+        const std::vector<float> start = tuner.space().row(tuner.space().start());
+        const auto addRow = [&](int rank, const tgraph::model::AutotuneCandidate& c) {
+            TuneView::Row row;
+            row.rank = rank;
+            row.score = c.score;
+            row.searchScore = c.searchScore;
+            row.runtime = c.runtime;
+            row.values = tuner.row(outcome, c);
+            if (view->kind == tgraph::GraphKind::Layout)
+                for (size_t k = 0; k < row.values.size() / 18; ++k)
+                    row.changedNodes += !std::equal(row.values.begin() + int64_t(k * 18),
+                        row.values.begin() + int64_t(k * 18 + 18), start.begin() + int64_t(k * 18));
+            row.layouts = tuner.layoutAssignment(row.values);
+            view->rows.push_back(std::move(row));
+        };
+        addRow(0, outcome.defaultEntry);
+        for (size_t r = 0; r < outcome.top.size(); ++r)
+            addRow(int(r + 1), outcome.top[r]);
+        return [this, view, doc] {
+            m_view = view;
+            m_viewDocument = doc;
+            showView();
+        };
+    });
+}
+
+void TunePanel::updateLive()
+{
+    if (!m_live)
+        return;
+    std::vector<double> scores, runtimes;
+    std::vector<int64_t> evaluations;
+    {
+        const std::lock_guard<std::mutex> lock(m_live->mutex);
+        if (m_live->bestScore.size() == m_livePoints)
+            return;
+        scores = m_live->bestScore;
+        runtimes = m_live->bestRuntime;
+        evaluations = m_live->evaluations;
+    }
+    QList<QPointF> scorePoints, runtimePoints;
+    double lo = std::numeric_limits<double>::infinity(), hi = -lo, rlo = lo, rhi = -lo;
+    for (size_t i = 0; i < scores.size(); ++i) {
+        if (std::isfinite(scores[i])) {
+            scorePoints.append(QPointF(double(evaluations[i]), scores[i]));
+            lo = std::min(lo, scores[i]);
+            hi = std::max(hi, scores[i]);
+        }
+        if (std::isfinite(runtimes[i])) {
+            runtimePoints.append(QPointF(double(evaluations[i]), runtimes[i] / 1000.0));
+            rlo = std::min(rlo, runtimes[i] / 1000.0);
+            rhi = std::max(rhi, runtimes[i] / 1000.0);
+        }
+    }
+    m_livePoints = scores.size();
+    m_scoreSeries->replace(scorePoints); // one update per poll: no flicker
+    m_runtimeSeries->replace(runtimePoints);
+    m_xAxis->setRange(0, std::max<double>(1, double(evaluations.back())));
+    if (std::isfinite(lo)) {
+        const double pad = std::max(1e-6, (hi - lo) * 0.05);
+        m_scoreAxis->setRange(lo - pad, hi + pad);
+    }
+    m_runtimeAxis->setVisible(std::isfinite(rlo));
+    m_runtimeSeries->setVisible(std::isfinite(rlo));
+    if (std::isfinite(rlo)) {
+        const double pad = std::max(1e-6, (rhi - rlo) * 0.05);
+        m_runtimeAxis->setRange(rlo - pad, rhi + pad);
+    }
+}
+
+void TunePanel::showView()
+{
+    const TuneView& v = *m_view;
+    m_table->removeRows(0, m_table->rowCount());
+    const double base = v.rows.front().runtime;
+    for (const TuneView::Row& row : v.rows) {
+        QList<QStandardItem*> items;
+        items << new QStandardItem(row.rank == 0 ? tr("default") : QStringLiteral("#%1").arg(row.rank));
+        items << new QStandardItem(QString::number(row.score, 'f', 6));
+        items << new QStandardItem(QString::number(row.searchScore, 'f', 6));
+        items << new QStandardItem(durationText(row.runtime));
+        items << new QStandardItem(std::isfinite(row.runtime) && std::isfinite(base)
+                ? QStringLiteral("%1x").arg(base / row.runtime, 0, 'f', 3)
+                : QStringLiteral("–"));
+        items << new QStandardItem(QString::number(row.changedNodes));
+        QString layouts = QString::fromStdString(row.layouts).trimmed();
+        items << new QStandardItem(layouts.section(QLatin1Char('\n'), 0, 0).trimmed()
+            + (layouts.contains(QLatin1Char('\n')) ? QStringLiteral(" …") : QString()));
+        items.back()->setToolTip(layouts);
+        if (row.rank > 0 && row.rank == v.winner)
+            for (QStandardItem* item : items)
+                item->setBackground(QColor(0xd9, 0xf2, 0xd9));
+        m_table->appendRow(items);
+    }
+    m_tableView->resizeColumnsToContents();
+    QString text = tr("%1 candidates scored in %2 s.").arg(v.evaluated).arg(v.seconds, 0, 'f', 1);
+    if (v.verification.empty())
+        text += tr(" Not verified (tick \"Verify with the simulator\" or use tgraph tune --measure).");
+    else if (v.winner > 0)
+        text += tr(" Apply #%1: %2 %3 vs the default's %4 (%5x).")
+                    .arg(v.winner)
+                    .arg(QString::fromStdString(v.verification), durationText(v.rows[size_t(v.winner)].runtime),
+                        durationText(base))
+                    .arg(base / v.rows[size_t(v.winner)].runtime, 0, 'f', 3);
+    else
+        text += tr(" Keep the compiler default: no %1 candidate of the top-k is faster.")
+                    .arg(QString::fromStdString(v.verification));
+    m_summary->setText(text);
+    Q_EMIT statusMessage(text);
+    selectRow(v.rows.size() > 1 ? 1 : 0);
+}
+
+void TunePanel::selectRow(int row)
+{
+    if (!m_view || row < 0 || size_t(row) >= m_view->rows.size())
+        return;
+    m_selectedRow = row;
+    {
+        const QSignalBlocker block(m_tableView->selectionModel());
+        m_tableView->selectionModel()->setCurrentIndex(
+            m_table->index(row, 0), QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    }
+    m_explainButton->setEnabled(row > 0 && m_view->kind == tgraph::GraphKind::Layout);
+    // Overlay: the configurable nodes whose layouts the selected config changes (tensors changed).
+    m_overlay = {};
+    if (m_view->kind == tgraph::GraphKind::Layout && m_viewDocument) {
+        const std::vector<float>& values = m_view->rows[size_t(row)].values;
+        const std::vector<float>& start = m_view->rows.front().values;
+        m_overlay.values.assign(size_t(m_viewDocument->nodeCount()), std::numeric_limits<float>::quiet_NaN());
+        for (size_t k = 0; k < m_view->configurableNodes.size(); ++k) {
+            int changed = 0;
+            for (int t = 0; t < 3; ++t)
+                changed += !std::equal(values.begin() + int64_t(k * 18 + size_t(t) * 6),
+                    values.begin() + int64_t(k * 18 + size_t(t) * 6 + 6),
+                    start.begin() + int64_t(k * 18 + size_t(t) * 6));
+            const int64_t node = m_view->configurableNodes[k];
+            if (node >= 0 && node < m_viewDocument->nodeCount())
+                m_overlay.values[size_t(node)] = float(changed);
+        }
+        m_overlay.minimum = 0;
+        m_overlay.maximum = 3;
+        m_overlay.name = row == 0 ? tr("default: no layout changed") : tr("#%1: tensors whose layout changes").arg(row);
+    }
+    Q_EMIT overlayChanged(QString::fromStdString(m_view->path));
+}
+
+ExplainRequest TunePanel::explainContext() const
+{
+    ExplainRequest request;
+    if (!m_view || m_view->kind != tgraph::GraphKind::Layout)
+        return request;
+    request.weights = m_view->weights;
+    request.document = m_viewDocument;
+    const int64_t rows = int64_t(m_view->rows.size());
+    const int64_t nc = int64_t(m_view->configurableNodes.size());
+    request.configValues = tgraph::NdArray<float>({ rows, nc, 18 });
+    for (int64_t r = 0; r < rows; ++r) {
+        std::copy(m_view->rows[size_t(r)].values.begin(), m_view->rows[size_t(r)].values.end(),
+            request.configValues.data() + r * nc * 18);
+        request.configIds.push_back(r); // the tune rank (0 = the default)
+        request.runtimes.push_back(m_view->rows[size_t(r)].runtime);
+    }
+    if (std::any_of(request.runtimes.begin(), request.runtimes.end(), [](double t) { return !std::isfinite(t); }))
+        request.runtimes.clear();
+    request.configurableNodes = m_view->configurableNodes;
+    request.idsAreFileConfigs = false;
+    request.a.role = tgraph::ConfigRole::Index;
+    request.a.index = std::max(1, m_selectedRow);
+    request.b.role = tgraph::ConfigRole::Index;
+    request.b.index = 0;
+    return request;
+}

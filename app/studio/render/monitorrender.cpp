@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "app/studio/render/monitorrender.h"
+
+#include "app/studio/runs/runpoller.h"
+
+#include "widgets/common/widgetimage.h"
+#include "widgets/runs/runcurvesview.h"
+
+#include <QCoreApplication>
+#include <QFileInfo>
+
+#include <algorithm>
+
+bool parseCurveXAxis(const QString& name, CurveXAxis* axis)
+{
+    if (name == QStringLiteral("step"))
+        *axis = CurveXAxis::Step;
+    else if (name == QStringLiteral("relative"))
+        *axis = CurveXAxis::RelativeTime;
+    else if (name == QStringLiteral("wall"))
+        *axis = CurveXAxis::WallTime;
+    else
+        return false;
+    return true;
+}
+
+bool renderRunCurves(const QString& projectPath, const QStringList& runIdsOrNames, const QString& outputPngOrSvg,
+    QString* error, const RunCurvesRenderOptions& options)
+{
+    const auto fail = [error](const QString& message) {
+        *error = message;
+        return false;
+    };
+    const QString suffix = QFileInfo(outputPngOrSvg).suffix().toLower();
+    if (suffix != QStringLiteral("png") && suffix != QStringLiteral("svg"))
+        return fail(outputPngOrSvg + QStringLiteral(": the output must end in .png or .svg"));
+    if (runIdsOrNames.isEmpty())
+        return fail(projectPath + QStringLiteral(": no run to draw (give run ids, id prefixes or names)"));
+    if (!QFileInfo(projectPath).isFile())
+        return fail(projectPath + QStringLiteral(": no such project file"));
+    if (!options.metric.contains(QLatin1Char('/')))
+        return fail(
+            QStringLiteral("metric '%1': give it as context/key, e.g. train/loss or valid/tau").arg(options.metric));
+
+    const RunSnapshot snapshot = RunPoller::read(projectPath, runIdsOrNames, options.metric);
+    if (!snapshot.error.isEmpty())
+        return fail(snapshot.error);
+    if (!snapshot.missingRuns.isEmpty())
+        return fail(projectPath
+            + QStringLiteral(": no run '%1' (not the id, a unique id prefix or the name of a run)")
+                  .arg(snapshot.missingRuns.join(QStringLiteral("', '"))));
+    const bool any = std::any_of(
+        snapshot.curves.begin(), snapshot.curves.end(), [](const RunCurve& c) { return !c.series.points.empty(); });
+    if (!any)
+        return fail(projectPath
+            + QStringLiteral(": the runs logged no %1 (they logged: %2)")
+                  .arg(options.metric,
+                      snapshot.metricKeys.isEmpty() ? QStringLiteral("nothing yet")
+                                                    : snapshot.metricKeys.join(QStringLiteral(", "))));
+
+    RunCurvesView view;
+    view.setSmoothing(options.smoothing);
+    view.setXAxis(options.xAxis);
+    view.setLogY(options.logY);
+    view.setIgnoreOutliers(options.ignoreOutliers);
+    view.setCurves(snapshot.curves);
+    view.resize(std::max(200, options.width), std::max(150, options.height));
+    view.setAttribute(Qt::WA_DontShowOnScreen);
+    view.show();
+    QCoreApplication::processEvents(); // lay the chart out at its size
+    return WidgetImage::save(&view, outputPngOrSvg, QStringLiteral("TGraph Studio: training curves"), error);
+}

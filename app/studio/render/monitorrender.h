@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include "widgets/runs/runcurvedata.h"
+
+#include <QString>
+#include <QStringList>
+
+// How `renderRunCurves` draws: the training monitor's curves chart and its controls.
+struct RunCurvesRenderOptions
+{
+    QString metric = QStringLiteral("train/loss"); // context/key: valid/tau, valid/opa, train/lr, ...
+    double smoothing = 0.6; // TensorBoard's debiased EMA weight, 0..0.999
+    CurveXAxis xAxis = CurveXAxis::Step;
+    bool logY = false;
+    bool ignoreOutliers = false;
+    int width = 1000;
+    int height = 600;
+};
+
+// "step", "relative" or "wall" (as `--x` would take them); false for anything else.
+bool parseCurveXAxis(const QString& name, CurveXAxis* axis);
+
+// The training monitor's curves of project runs (ids, unique id prefixes or names; a
+// cross-validation run draws its folds) drawn offscreen into a PNG or SVG file, for
+// `tgraph render --view curves`. False with `error` naming the file and the problem: the output
+// is neither .png nor .svg, the project cannot be read, a run is not in it, no run logged the
+// metric (the error lists the ones they did log). Needs a QApplication (the offscreen platform
+// does).
+bool renderRunCurves(const QString& projectPath, const QStringList& runIdsOrNames, const QString& outputPngOrSvg,
+    QString* error, const RunCurvesRenderOptions& options = {});

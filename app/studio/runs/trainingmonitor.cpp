@@ -1,0 +1,520 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "app/studio/runs/trainingmonitor.h"
+
+#include "app/studio/runs/newrundialog.h"
+#include "app/studio/runs/runlogpane.h"
+#include "app/studio/runs/runprocesses.h"
+
+#include "core/store/project.h"
+#include "core/store/runcomparison.h"
+#include "widgets/common/errorbanner.h"
+#include "widgets/common/jobchannel.h"
+#include "widgets/runs/runcomparisonview.h"
+#include "widgets/runs/runcurvespanel.h"
+#include "widgets/runs/runcurvesview.h"
+#include "widgets/runs/runparamsmodel.h"
+#include "widgets/runs/runtablemodel.h"
+
+#include <QCheckBox>
+#include <QDir>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QLineEdit>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QRegularExpression>
+#include <QShortcut>
+#include <QSortFilterProxyModel>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QTableView>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+namespace {
+
+enum SideTab { OutputTab, ParamsTab, CompareTab };
+
+} // namespace
+
+TrainingMonitor::TrainingMonitor(QWidget* parent)
+    : QWidget(parent)
+    , m_poller(new RunPoller(this))
+    , m_processes(new RunProcesses(this))
+    , m_model(new RunTableModel(this))
+    , m_proxy(new QSortFilterProxyModel(this))
+    , m_params(new RunParamsModel(this))
+    , m_compareJobs(new JobChannel(JobLane::Io, QStringLiteral("Compare"), this))
+{
+    auto* layout = new QVBoxLayout(this);
+    m_banner = new ErrorBanner(this);
+    layout->addWidget(m_banner);
+    layout->addWidget(createToolbar());
+
+    m_proxy->setSourceModel(m_model);
+    m_proxy->setSortRole(Qt::UserRole);
+    m_proxy->setFilterKeyColumn(-1);
+    m_table = new QTableView;
+    m_table->setModel(m_proxy);
+    m_table->setSortingEnabled(true);
+    m_table->sortByColumn(RunTableModel::Started, Qt::DescendingOrder);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->setAlternatingRowColors(true);
+    m_table->verticalHeader()->hide();
+    m_table->horizontalHeader()->setStretchLastSection(true);
+
+    m_curves = new RunCurvesPanel;
+    auto* bottom = new QSplitter(Qt::Horizontal);
+    bottom->addWidget(m_curves);
+    bottom->addWidget(createSidePanel());
+    bottom->setStretchFactor(0, 3);
+    bottom->setStretchFactor(1, 2);
+    auto* vertical = new QSplitter(Qt::Vertical);
+    vertical->addWidget(m_table);
+    vertical->addWidget(bottom);
+    vertical->setStretchFactor(0, 1);
+    vertical->setStretchFactor(1, 2);
+    layout->addWidget(vertical, 1);
+
+    auto* deleteKey = new QShortcut(QKeySequence::Delete, m_table, nullptr, nullptr, Qt::WidgetShortcut);
+    connect(deleteKey, &QShortcut::activated, this, &TrainingMonitor::deleteSelected);
+    connect(
+        m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, &TrainingMonitor::onSelectionChanged);
+    connect(m_curves, &RunCurvesPanel::metricChanged, this,
+        [this](const QString& metric) { m_poller->setSelection(selectedRunIds(), metric); });
+    connect(m_poller, &RunPoller::snapshot, this, &TrainingMonitor::onSnapshot);
+    connect(m_compareJobs, &JobChannel::failed, this,
+        [this](quint64, const QString& message) { m_banner->addMessage(message); });
+    connect(m_processes, &RunProcesses::runIdKnown, this, [this](const QString& runId) {
+        if (m_followNewRun) {
+            m_followNewRun = false;
+            m_selectWhenShown = runId;
+        }
+        m_poller->pollNow();
+    });
+    connect(m_processes, &RunProcesses::finished, this, &TrainingMonitor::onProcessFinished);
+    connect(m_processes, &RunProcesses::failed, this, [this](const QString& message) {
+        m_banner->addMessage(message);
+        updateButtons();
+    });
+    updateButtons();
+}
+
+TrainingMonitor::~TrainingMonitor() = default;
+
+QWidget* TrainingMonitor::createToolbar()
+{
+    auto* bar = new QWidget;
+    auto* row = new QHBoxLayout(bar);
+    row->setContentsMargins(0, 0, 0, 0);
+    m_newRun = new QPushButton(tr("New run…"));
+    m_newRun->setToolTip(tr("Start `tgraph train` on this project as a child process"));
+    m_stop = new QPushButton(tr("Stop"));
+    m_stop->setToolTip(tr("Graceful stop: the run finishes its step, writes a checkpoint and ends KILLED; it is "
+                          "killed if it has not stopped after 30 s"));
+    m_resume = new QPushButton(tr("Resume"));
+    m_resume->setToolTip(tr("Continue a stopped or crashed run from its latest checkpoint (same run, same steps)"));
+    m_delete = new QPushButton(tr("Delete"));
+    m_delete->setToolTip(tr("Delete the selected runs with their metrics and files"));
+    m_weights = new QPushButton(tr("Open weights"));
+    m_weights->setToolTip(tr("Send the run's ensemble or best checkpoint to the inference panel"));
+    m_compare = new QPushButton(tr("Compare"));
+    m_compare->setToolTip(
+        tr("The selected runs side by side (metrics, tau per graph, which ranks which graphs better); for two runs "
+           "also the parameters that differ"));
+    m_filter = new QLineEdit;
+    m_filter->setPlaceholderText(tr("Filter runs (regular expression over all columns)"));
+    m_filter->setClearButtonEnabled(true);
+    for (QPushButton* b : { m_newRun, m_stop, m_resume, m_delete, m_weights, m_compare })
+        row->addWidget(b);
+    row->addWidget(m_filter, 1);
+
+    connect(m_newRun, &QPushButton::clicked, this, &TrainingMonitor::showNewRunDialog);
+    connect(m_stop, &QPushButton::clicked, this, [this] { stopSelected(); });
+    connect(m_resume, &QPushButton::clicked, this, &TrainingMonitor::resumeSelected);
+    connect(m_delete, &QPushButton::clicked, this, &TrainingMonitor::deleteSelected);
+    connect(m_weights, &QPushButton::clicked, this, &TrainingMonitor::openSelectedWeights);
+    connect(m_compare, &QPushButton::clicked, this, &TrainingMonitor::compareSelected);
+    connect(m_filter, &QLineEdit::textChanged, this, [this](const QString& text) {
+        QRegularExpression re(text, QRegularExpression::CaseInsensitiveOption);
+        if (!re.isValid()) // half-typed: match it literally
+            re = QRegularExpression(QRegularExpression::escape(text), QRegularExpression::CaseInsensitiveOption);
+        m_proxy->setFilterRegularExpression(re);
+    });
+    return bar;
+}
+
+QWidget* TrainingMonitor::createSidePanel()
+{
+    m_side = new QTabWidget;
+    m_logPane = new RunLogPane(m_processes);
+    connect(m_logPane, &RunLogPane::fileRunChanged, m_poller, &RunPoller::setLogRun);
+    m_side->addTab(m_logPane, tr("Output"));
+
+    auto* params = new QWidget;
+    auto* paramsLayout = new QVBoxLayout(params);
+    paramsLayout->setContentsMargins(2, 2, 2, 2);
+    m_onlyDifferences = new QCheckBox(tr("Only parameters that differ"));
+    auto* view = new QTableView;
+    view->setModel(m_params);
+    view->verticalHeader()->hide();
+    view->horizontalHeader()->setStretchLastSection(true);
+    view->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    paramsLayout->addWidget(m_onlyDifferences);
+    paramsLayout->addWidget(view, 1);
+    m_side->addTab(params, tr("Parameters"));
+    connect(m_onlyDifferences, &QCheckBox::toggled, m_params, &RunParamsModel::setOnlyDifferences);
+    connect(m_params, &QAbstractItemModel::modelReset, view, [view] { view->resizeColumnToContents(0); });
+
+    m_comparison = new RunComparisonView;
+    m_side->addTab(m_comparison, tr("Compare"));
+    connect(m_comparison, &RunComparisonView::graphActivated, this,
+        [this](const QString& graph) { Q_EMIT statusMessage(graph); });
+    return m_side;
+}
+
+RunCurvesView* TrainingMonitor::curves() const { return m_curves->view(); }
+QPlainTextEdit* TrainingMonitor::logPane() const { return m_logPane->text(); }
+QString TrainingMonitor::project() const { return m_poller->project(); }
+void TrainingMonitor::setPollInterval(int ms) { m_poller->setInterval(ms); }
+void TrainingMonitor::pollNow() { m_poller->pollNow(); }
+
+void TrainingMonitor::showEvent(QShowEvent* event)
+{
+    QWidget::showEvent(event);
+    m_poller->start();
+    m_poller->pollNow();
+}
+
+void TrainingMonitor::hideEvent(QHideEvent* event)
+{
+    QWidget::hideEvent(event);
+    m_poller->stop(); // nobody watches: no polling
+}
+
+void TrainingMonitor::setProject(const QString& path)
+{
+    m_banner->dismiss();
+    m_lastError.clear();
+    m_columnsSized = false;
+    m_selectWhenShown.clear();
+    m_model->setRuns({}, 0);
+    m_curves->view()->setCurves({});
+    m_params->setRuns({});
+    m_compareJobs->cancel();
+    m_comparison->setComparison({});
+    m_logPane->clear();
+    m_poller->setProject(path);
+    updateButtons();
+}
+
+QStringList TrainingMonitor::selectedRunIds() const
+{
+    QStringList ids;
+    for (const QModelIndex& index : m_table->selectionModel()->selectedRows())
+        ids << index.data(RunTableModel::RunIdRole).toString();
+    return ids;
+}
+
+const RunRow* TrainingMonitor::rowOf(const QString& runId) const { return m_model->run(runId.toStdString()); }
+
+void TrainingMonitor::selectRuns(const QStringList& runIds)
+{
+    QItemSelection selection;
+    for (const QString& id : runIds) {
+        const int row = m_model->rowOfRun(id.toStdString());
+        if (row < 0)
+            continue;
+        const QModelIndex index = m_proxy->mapFromSource(m_model->index(row, 0));
+        if (index.isValid())
+            selection.select(index, index.siblingAtColumn(RunTableModel::ColumnCount - 1));
+    }
+    m_table->selectionModel()->select(selection, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    if (!selection.isEmpty())
+        m_table->scrollTo(selection.indexes().front());
+}
+
+void TrainingMonitor::setMetric(const QString& contextKey) { m_curves->setMetric(contextKey); }
+
+void TrainingMonitor::onSelectionChanged()
+{
+    const QStringList ids = selectedRunIds();
+    m_poller->setSelection(ids, m_curves->metric());
+    if (!ids.isEmpty())
+        m_logPane->showRun(ids.front(), runName(ids.front()));
+    updateParams();
+    updateButtons();
+}
+
+QString TrainingMonitor::runName(const QString& runId) const
+{
+    const RunRow* row = rowOf(runId);
+    return row ? QString::fromStdString(row->record.name) : runId.left(8);
+}
+
+void TrainingMonitor::onSnapshot(const std::shared_ptr<const RunSnapshot>& snapshot)
+{
+    if (snapshot->project != project())
+        return;
+    if (!snapshot->error.isEmpty()) {
+        if (snapshot->error != m_lastError)
+            m_banner->addMessage(snapshot->error);
+        m_lastError = snapshot->error;
+        Q_EMIT snapshotShown();
+        return;
+    }
+    if (!m_lastError.isEmpty())
+        m_banner->dismiss(); // the project reads again
+    m_lastError.clear();
+
+    for (const RunRow& r : snapshot->runs)
+        if (const RunRow* old = m_model->run(r.record.id); old && old->record.status != r.record.status)
+            Q_EMIT statusMessage(
+                tr("Run %1 is %2").arg(QString::fromStdString(r.record.name), RunTableModel::statusText(r)));
+    m_model->setRuns(snapshot->runs, snapshot->nowMs);
+    if (!m_columnsSized && !snapshot->runs.empty()) {
+        m_table->resizeColumnsToContents();
+        m_columnsSized = true;
+    }
+    if (!m_selectWhenShown.isEmpty() && rowOf(m_selectWhenShown)) {
+        selectRuns({ m_selectWhenShown });
+        m_selectWhenShown.clear();
+    }
+    m_curves->addMetrics(snapshot->metricKeys);
+    m_curves->view()->setCurves(snapshot->curves);
+    m_logPane->setFileLog(snapshot->logRunId, snapshot->logText);
+    updateParams();
+    updateButtons();
+    Q_EMIT snapshotShown();
+}
+
+void TrainingMonitor::updateParams()
+{
+    std::vector<RunParamsModel::Run> runs;
+    for (const QString& id : selectedRunIds())
+        if (const RunRow* r = rowOf(id))
+            runs.push_back({ QString::fromStdString(r->record.name), r->params });
+    m_params->setRuns(std::move(runs));
+}
+
+void TrainingMonitor::updateButtons()
+{
+    const QStringList ids = selectedRunIds();
+    bool anyRunning = false;
+    bool anyLive = false;
+    for (const QString& id : ids)
+        if (const RunRow* r = rowOf(id); r && r->record.status == tgraph::RunStatus::Running) {
+            anyRunning = true;
+            anyLive = anyLive || !r->stale;
+        }
+    const RunRow* one = ids.size() == 1 ? rowOf(ids.front()) : nullptr;
+    const bool resumable = one && !one->record.checkpoint.empty() && one->folds == 0
+        && (one->stale || (tgraph::isTerminal(one->record.status) && one->record.status != tgraph::RunStatus::Finished))
+        && !m_processes->isActive(ids.front());
+    m_newRun->setEnabled(!project().isEmpty());
+    m_stop->setEnabled(anyRunning);
+    m_resume->setEnabled(resumable);
+    m_delete->setEnabled(!ids.isEmpty() && !anyLive);
+    m_weights->setEnabled(one != nullptr);
+    m_compare->setEnabled(ids.size() >= 2);
+}
+
+QStringList TrainingMonitor::recentData() const
+{
+    std::vector<const RunRow*> rows;
+    for (const RunRow& r : m_model->runs())
+        rows.push_back(&r);
+    std::sort(rows.begin(), rows.end(),
+        [](const RunRow* a, const RunRow* b) { return a->record.startMs > b->record.startMs; });
+    QStringList data;
+    for (const RunRow* r : rows)
+        if (const auto it = r->params.find("data"); it != r->params.end() && !it->second.empty()) {
+            const QString entry = QString::fromStdString(it->second);
+            if (!data.contains(entry))
+                data << entry;
+        }
+    return data;
+}
+
+void TrainingMonitor::showNewRunDialog()
+{
+    NewRunDialog dialog(project(), this);
+    dialog.setRecentData(recentData());
+    if (dialog.exec() == QDialog::Accepted)
+        startRun(dialog.trainArguments());
+}
+
+bool TrainingMonitor::startRun(const QStringList& trainArguments)
+{
+    if (project().isEmpty()) {
+        m_banner->addMessage(tr("Open or create a project first (File > Open a .tgproj)"));
+        return false;
+    }
+    m_table->clearSelection();
+    m_followNewRun = true;
+    m_logPane->showNewRun();
+    m_side->setCurrentIndex(OutputTab);
+    const bool ok = m_processes->start(project(), trainArguments);
+    updateButtons();
+    return ok;
+}
+
+void TrainingMonitor::onProcessFinished(
+    const QString& runId, int exitCode, bool crashed, bool stopRequested, const QString& lastError)
+{
+    const RunRow* row = rowOf(runId);
+    const QString name = row ? QString::fromStdString(row->record.name) : runId.left(8);
+    QString text;
+    if (runId.isEmpty() && exitCode != 0) {
+        text = tr("The run did not start");
+        m_banner->addMessage(lastError.isEmpty() ? text : text + QStringLiteral(": ") + lastError);
+    } else if (exitCode == 0 && !crashed) {
+        text = tr("Run %1 finished").arg(name);
+    } else if (exitCode == 130 || (crashed && stopRequested)) {
+        text = tr("Run %1 stopped").arg(name);
+    } else {
+        text = crashed ? tr("Run %1: the training process crashed").arg(name)
+                       : tr("Run %1 failed (exit code %2)").arg(name).arg(exitCode);
+        m_banner->addMessage(lastError.isEmpty() ? text : text + QStringLiteral(": ") + lastError);
+    }
+    Q_EMIT statusMessage(text);
+    m_poller->pollNow();
+    updateButtons();
+}
+
+void TrainingMonitor::stopSelected(int graceMs)
+{
+    for (const QString& id : selectedRunIds()) {
+        const RunRow* run = rowOf(id);
+        if (!run || run->record.status != tgraph::RunStatus::Running)
+            continue;
+        const QString name = QString::fromStdString(run->record.name);
+        if (!m_processes->stop(project(), run->record, graceMs)) {
+            m_banner->addMessage(
+                tr("Run %1 runs on %2: stop it there").arg(name, QString::fromStdString(run->record.host)),
+                ErrorBanner::Severity::Warning);
+            continue;
+        }
+        Q_EMIT statusMessage(tr("Stopping run %1: checkpoint, then KILLED").arg(name));
+    }
+    m_poller->pollNow();
+}
+
+bool TrainingMonitor::resumeSelected()
+{
+    const QStringList ids = selectedRunIds();
+    if (ids.size() != 1)
+        return false;
+    if (!m_processes->resume(project(), ids.front()))
+        return false;
+    m_logPane->showRun(ids.front(), runName(ids.front()));
+    m_side->setCurrentIndex(OutputTab);
+    updateButtons();
+    return true;
+}
+
+bool TrainingMonitor::deleteSelected()
+{
+    const QStringList ids = selectedRunIds();
+    if (ids.isEmpty())
+        return false;
+    for (const QString& id : ids)
+        if (const RunRow* run = rowOf(id); run && run->record.status == tgraph::RunStatus::Running && !run->stale) {
+            m_banner->addMessage(
+                tr("Run %1 is running: stop it before deleting it").arg(QString::fromStdString(run->record.name)));
+            return false;
+        }
+    if (m_confirm
+        && QMessageBox::question(this, tr("Delete runs"),
+               tr("Delete %n run(s) with their metrics, checkpoints and logs?", nullptr, int(ids.size())))
+            != QMessageBox::Yes)
+        return false;
+    // Deleting removes folders of checkpoints: off the GUI thread, each deletion a job of its own.
+    auto* job = new JobChannel(JobLane::Io, QStringLiteral("Delete runs"), this);
+    connect(job, &JobChannel::failed, this, [this](quint64, const QString& message) {
+        m_banner->addMessage(message);
+        m_poller->pollNow();
+    });
+    connect(job, &JobChannel::finished, job, &QObject::deleteLater);
+    connect(job, &JobChannel::failed, job, &QObject::deleteLater);
+    connect(job, &JobChannel::cancelled, job, &QObject::deleteLater);
+    job->start([this, path = project().toStdString(), ids](JobProgress&) -> JobTracker::Continuation {
+        tgraph::Project p = tgraph::Project::open(path, tgraph::Project::Access::Write);
+        for (const QString& id : ids)
+            p.deleteRun(id.toStdString());
+        return [this, count = int(ids.size())] {
+            Q_EMIT statusMessage(tr("Deleted %n run(s)", nullptr, count));
+            m_poller->pollNow();
+        };
+    });
+    m_table->clearSelection();
+    return true;
+}
+
+QString TrainingMonitor::weightsOf(const tgraph::Project& project, const tgraph::RunRecord& run)
+{
+    const QDir dir(QString::fromStdString(project.runDir(run.id)));
+    for (const char* name : { "ensemble.json", "best.npz" })
+        if (QFileInfo::exists(dir.filePath(QLatin1String(name))))
+            return dir.filePath(QLatin1String(name));
+    if (!run.checkpoint.empty()) {
+        const QString latest = QString::fromStdString(project.absolutePath(run.checkpoint));
+        if (QFileInfo::exists(latest))
+            return latest;
+    }
+    return {};
+}
+
+void TrainingMonitor::openSelectedWeights()
+{
+    const QStringList ids = selectedRunIds();
+    if (ids.size() != 1)
+        return;
+    try {
+        const tgraph::Project p = tgraph::Project::open(project().toStdString(), tgraph::Project::Access::Read);
+        const auto run = p.findRun(ids.front().toStdString());
+        const QString file = run ? weightsOf(p, *run) : QString();
+        if (file.isEmpty()) {
+            m_banner->addMessage(tr("Run %1 has no weights yet (no checkpoint)")
+                                     .arg(run ? QString::fromStdString(run->name) : ids.front()),
+                ErrorBanner::Severity::Warning);
+            return;
+        }
+        Q_EMIT openWeightsRequested(file);
+        Q_EMIT statusMessage(tr("Opened %1 in the inference panel").arg(QDir::toNativeSeparators(file)));
+    } catch (const std::exception& e) {
+        m_banner->addMessage(QString::fromStdString(e.what()));
+    }
+}
+
+void TrainingMonitor::compareSelected()
+{
+    const QStringList ids = selectedRunIds();
+    if (ids.size() < 2 || project().isEmpty())
+        return;
+    if (ids.size() == 2)
+        m_onlyDifferences->setChecked(true);
+    // The project is read on a worker thread with its own connection; a newer Compare (or another
+    // project) drops this one's result.
+    std::vector<std::string> keys;
+    for (const QString& id : ids)
+        keys.push_back(id.toStdString());
+    m_compareJobs->start([this, path = project().toStdString(), keys, ids](JobProgress&) -> JobTracker::Continuation {
+        const tgraph::Project p = tgraph::Project::open(path, tgraph::Project::Access::Read);
+        auto comparison = std::make_shared<tgraph::RunComparison>(tgraph::compareRuns(p, keys));
+        return [this, comparison, ids] {
+            m_comparison->setComparison(std::move(*comparison));
+            m_side->setCurrentIndex(CompareTab);
+            QString message = tr("%n run(s) compared", nullptr, int(ids.size()));
+            if (ids.size() == 2)
+                message += tr("; %n parameter(s) differ", nullptr, m_params->rowCount());
+            Q_EMIT statusMessage(message);
+            Q_EMIT comparisonShown();
+        };
+    });
+}

@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include "app/studio/runs/runpoller.h"
+
+#include <QWidget>
+
+#include <memory>
+
+class ErrorBanner;
+class JobChannel;
+class QCheckBox;
+class QLineEdit;
+class QPlainTextEdit;
+class QPushButton;
+class QSortFilterProxyModel;
+class QTabWidget;
+class QTableView;
+class RunComparisonView;
+class RunCurvesPanel;
+class RunCurvesView;
+class RunParamsModel;
+class RunLogPane;
+class RunProcesses;
+class RunTableModel;
+
+// "How is my training run doing?" The runs of a project (W&B-style states, duration, key params,
+// latest metrics, best validation τ; sort, filter, multi-select), live curves of the selected
+// runs with TensorBoard smoothing, the selected run's output (live for runs started here, its
+// train.log otherwise), the parameters of the selected runs side by side, and the actions New
+// run, Stop (graceful, then kill), Resume, Delete, Open weights and Compare. The project is polled
+// on a background thread while the monitor is visible; runs started by `tgraph train --project`
+// elsewhere show up too. Errors appear in the inline banner.
+class TrainingMonitor : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit TrainingMonitor(QWidget* parent = nullptr);
+    ~TrainingMonitor() override;
+
+    void setProject(const QString& path);
+    QString project() const;
+
+    // Starts `tgraph train ARGS --project P` as a child process (the New-run dialog's Start).
+    bool startRun(const QStringList& trainArguments);
+    void stopSelected(int graceMs = 30000);
+    bool resumeSelected();
+    bool deleteSelected();
+    void openSelectedWeights();
+    void compareSelected();
+    void selectRuns(const QStringList& runIds);
+    QStringList selectedRunIds() const;
+    void setMetric(const QString& contextKey); // "train/loss", "valid/tau", ...
+    void setConfirmations(bool on) { m_confirm = on; } // off in tests
+    void setPollInterval(int ms);
+    void pollNow();
+
+    // The model a run offers to the inference panel: its ensemble.json, else best.npz, else its
+    // latest checkpoint; empty when it has none yet.
+    static QString weightsOf(const tgraph::Project& project, const tgraph::RunRecord& run);
+
+    RunTableModel* runsModel() const { return m_model; }
+    RunCurvesView* curves() const;
+    RunCurvesPanel* curvesPanel() const { return m_curves; }
+    RunParamsModel* paramsModel() const { return m_params; }
+    RunComparisonView* comparisonView() const { return m_comparison; }
+    RunProcesses* processes() const { return m_processes; }
+    ErrorBanner* banner() const { return m_banner; }
+    QPlainTextEdit* logPane() const;
+    QTableView* table() const { return m_table; }
+
+Q_SIGNALS:
+    void openWeightsRequested(const QString& path);
+    void statusMessage(const QString& message);
+    void snapshotShown(); // after each poll result is shown (tests wait for it)
+    void comparisonShown(); // compareSelected()'s result is in the Compare tab
+
+protected:
+    void showEvent(QShowEvent* event) override;
+    void hideEvent(QHideEvent* event) override;
+
+private:
+    QWidget* createToolbar();
+    QWidget* createSidePanel();
+    void onSnapshot(const std::shared_ptr<const RunSnapshot>& snapshot);
+    void onSelectionChanged();
+    void onProcessFinished(
+        const QString& runId, int exitCode, bool crashed, bool stopRequested, const QString& lastError);
+    void updateParams();
+    void updateButtons();
+    void showNewRunDialog();
+    QStringList recentData() const;
+    const RunRow* rowOf(const QString& runId) const;
+    QString runName(const QString& runId) const;
+
+    RunPoller* m_poller = nullptr;
+    RunProcesses* m_processes = nullptr;
+    RunTableModel* m_model = nullptr;
+    QSortFilterProxyModel* m_proxy = nullptr;
+    RunParamsModel* m_params = nullptr;
+    ErrorBanner* m_banner = nullptr;
+    QTableView* m_table = nullptr;
+    RunCurvesPanel* m_curves = nullptr;
+    QTabWidget* m_side = nullptr;
+    RunLogPane* m_logPane = nullptr;
+    QCheckBox* m_onlyDifferences = nullptr;
+    RunComparisonView* m_comparison = nullptr;
+    JobChannel* m_compareJobs = nullptr; // a newer Compare drops an older one's result
+    QLineEdit* m_filter = nullptr;
+    QPushButton* m_newRun = nullptr;
+    QPushButton* m_stop = nullptr;
+    QPushButton* m_resume = nullptr;
+    QPushButton* m_delete = nullptr;
+    QPushButton* m_weights = nullptr;
+    QPushButton* m_compare = nullptr;
+    QString m_lastError;
+    bool m_followNewRun = false; // select the run started here once its id is known
+    QString m_selectWhenShown; // a run to select once a poll has brought its row
+    bool m_confirm = true;
+    bool m_columnsSized = false;
+};

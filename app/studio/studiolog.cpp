@@ -1,4 +1,0 @@
-// SPDX-License-Identifier: Apache-2.0
-#include "studiolog.h"
-
-Q_LOGGING_CATEGORY(lcStudio, "tgraph.studio", QtWarningMsg)

@@ -1,0 +1,1406 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/hlo/hlotext.h"
+
+#include "core/util/error.h"
+#include "core/io/filebytes.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <unordered_map>
+
+namespace tgraph {
+
+namespace {
+
+constexpr int kMaxDepth = 200; // nesting of shapes and attribute values
+
+// Character classes, one table lookup each.
+enum CharClass : uint8_t {
+    kAlpha = 1,
+    kDigit = 2,
+    kIdentPunct = 4, // '_' '.' '-'
+    kSpace = 8,
+    kValueSpecial = 16, // characters scanValue must look at: quotes, brackets, ',', '/', spaces
+};
+struct CharTable
+{
+    uint8_t c[256] = {};
+    constexpr CharTable()
+    {
+        for (int i = 'a'; i <= 'z'; ++i)
+            c[i] |= kAlpha;
+        for (int i = 'A'; i <= 'Z'; ++i)
+            c[i] |= kAlpha;
+        for (int i = '0'; i <= '9'; ++i)
+            c[i] |= kDigit;
+        for (char p : { '_', '.', '-' })
+            c[uint8_t(p)] |= kIdentPunct;
+        for (char p : { ' ', '\t', '\n', '\r', '\f', '\v' })
+            c[uint8_t(p)] |= kSpace | kValueSpecial;
+        for (char p : { '"', '\'', '(', ')', '[', ']', '{', '}', ',', '/' })
+            c[uint8_t(p)] |= kValueSpecial;
+    }
+};
+constexpr CharTable kChars;
+inline uint8_t charClass(char c) { return kChars.c[uint8_t(c)]; }
+bool isAlpha(char c) { return charClass(c) & kAlpha; }
+bool isDigit(char c) { return charClass(c) & kDigit; }
+bool isIdentStart(char c) { return (charClass(c) & kAlpha) || c == '_'; }
+bool isIdentChar(char c) { return charClass(c) & (kAlpha | kDigit | kIdentPunct); }
+bool isSpace(char c) { return charClass(c) & kSpace; }
+
+// Operand counts fixed by the opcode (only opcodes whose count never varies).
+int fixedArity(std::string_view op)
+{
+    static const std::unordered_map<std::string_view, int> arity = {
+        { "abs", 1 },
+        { "bitcast", 1 },
+        { "bitcast-convert", 1 },
+        { "broadcast", 1 },
+        { "cbrt", 1 },
+        { "ceil", 1 },
+        { "cholesky", 1 },
+        { "convert", 1 },
+        { "copy", 1 },
+        { "copy-done", 1 },
+        { "cosine", 1 },
+        { "count-leading-zeros", 1 },
+        { "exponential", 1 },
+        { "exponential-minus-one", 1 },
+        { "fft", 1 },
+        { "floor", 1 },
+        { "get-dimension-size", 1 },
+        { "get-tuple-element", 1 },
+        { "imag", 1 },
+        { "is-finite", 1 },
+        { "log", 1 },
+        { "log-plus-one", 1 },
+        { "logistic", 1 },
+        { "negate", 1 },
+        { "not", 1 },
+        { "popcnt", 1 },
+        { "real", 1 },
+        { "reduce-precision", 1 },
+        { "reshape", 1 },
+        { "reverse", 1 },
+        { "round-nearest-afz", 1 },
+        { "round-nearest-even", 1 },
+        { "rsqrt", 1 },
+        { "sign", 1 },
+        { "sine", 1 },
+        { "slice", 1 },
+        { "sqrt", 1 },
+        { "tan", 1 },
+        { "tanh", 1 },
+        { "transpose", 1 },
+        { "while", 1 },
+        { "add", 2 },
+        { "and", 2 },
+        { "atan2", 2 },
+        { "complex", 2 },
+        { "compare", 2 },
+        { "convolution", 2 },
+        { "divide", 2 },
+        { "dot", 2 },
+        { "maximum", 2 },
+        { "minimum", 2 },
+        { "multiply", 2 },
+        { "or", 2 },
+        { "pad", 2 },
+        { "power", 2 },
+        { "remainder", 2 },
+        { "set-dimension-size", 2 },
+        { "shift-left", 2 },
+        { "shift-right-arithmetic", 2 },
+        { "shift-right-logical", 2 },
+        { "stochastic-convert", 2 },
+        { "subtract", 2 },
+        { "triangular-solve", 2 },
+        { "xor", 2 },
+        { "clamp", 3 },
+        { "select", 3 },
+        { "iota", 0 },
+        { "partition-id", 0 },
+        { "replica-id", 0 },
+        { "rng-get-and-update-state", 0 },
+    };
+    auto it = arity.find(op);
+    return it == arity.end() ? -1 : it->second;
+}
+
+// Element-wise opcodes: every operand has the result's dimensions (select/clamp allow scalars).
+bool isElementwise(std::string_view op)
+{
+    static const std::unordered_map<std::string_view, bool> ops = {
+        { "abs", true },
+        { "cbrt", true },
+        { "ceil", true },
+        { "convert", true },
+        { "copy", true },
+        { "cosine", true },
+        { "count-leading-zeros", true },
+        { "exponential", true },
+        { "exponential-minus-one", true },
+        { "floor", true },
+        { "imag", true },
+        { "is-finite", true },
+        { "log", true },
+        { "log-plus-one", true },
+        { "logistic", true },
+        { "negate", true },
+        { "not", true },
+        { "popcnt", true },
+        { "real", true },
+        { "reduce-precision", true },
+        { "round-nearest-afz", true },
+        { "round-nearest-even", true },
+        { "rsqrt", true },
+        { "sign", true },
+        { "sine", true },
+        { "sqrt", true },
+        { "tan", true },
+        { "tanh", true },
+        { "add", true },
+        { "and", true },
+        { "atan2", true },
+        { "complex", true },
+        { "compare", true },
+        { "divide", true },
+        { "maximum", true },
+        { "minimum", true },
+        { "multiply", true },
+        { "or", true },
+        { "power", true },
+        { "remainder", true },
+        { "shift-left", true },
+        { "shift-right-arithmetic", true },
+        { "shift-right-logical", true },
+        { "subtract", true },
+        { "xor", true },
+        { "select", true },
+        { "clamp", true },
+    };
+    return ops.count(op) > 0;
+}
+
+// Attributes naming called computations, in the order XLA lists called_computation_ids.
+enum CallSlot {
+    Body,
+    Condition,
+    Select,
+    Scatter,
+    TrueBranch,
+    FalseBranch,
+    Branches,
+    Calls,
+    ToApply,
+    Called,
+    SlotCount
+};
+int callSlot(std::string_view attribute)
+{
+    static const std::unordered_map<std::string_view, int> slots = {
+        { "body", Body },
+        { "condition", Condition },
+        { "select", Select },
+        { "scatter", Scatter },
+        { "true_computation", TrueBranch },
+        { "false_computation", FalseBranch },
+        { "branch_computations", Branches },
+        { "calls", Calls },
+        { "to_apply", ToApply },
+        { "called_computations", Called },
+    };
+    auto it = slots.find(attribute);
+    return it == slots.end() ? -1 : it->second;
+}
+
+struct NameRef
+{
+    uint32_t intsIndex; // where the resolved id goes in HloModule::ints
+    std::string_view name;
+    size_t pos;
+};
+
+class TextParser
+{
+public:
+    TextParser(std::string_view text, const std::string& file, const HloTextOptions& options)
+        : m_text(text)
+        , m_file(file)
+        , m_options(options)
+    { }
+
+    HloModule parse()
+    {
+        const size_t estimate = m_text.size() / 96 + 16; // instructions, from typical dump line lengths
+        m.reserveFor(estimate);
+        m_names.reserve(estimate);
+        parseHeader();
+        skipStackFrames();
+        while (peek() != '\0')
+            parseComputation();
+        if (m.computations.empty())
+            failAt(m_pos, "the module has no computations");
+        for (const NameRef& ref : m_calls) {
+            auto it = m_computationIndex.find(ref.name);
+            if (it == m_computationIndex.end())
+                failAt(ref.pos, "called computation '" + std::string(ref.name) + "' does not exist");
+            m.ints[ref.intsIndex] = m.computations[it->second].id;
+        }
+        const size_t entry = m_entry >= 0 ? size_t(m_entry) : m.computations.size() - 1;
+        m.entryComputationName = m.computations[entry].name;
+        m.entryComputationId = m.computations[entry].id;
+        m.format = HloSourceFormat::Text;
+        return std::move(m);
+    }
+
+private:
+    // ---- positions and errors -----------------------------------------------------------------
+    void lineColumn(size_t pos, uint32_t& line, uint32_t& column)
+    {
+        if (pos < m_cachePos) {
+            m_cachePos = 0;
+            m_cacheLine = 1;
+            m_cacheLineStart = 0;
+        }
+        for (size_t i = m_cachePos; i < pos; ++i) {
+            const void* nl = std::memchr(m_text.data() + i, '\n', pos - i);
+            if (!nl)
+                break;
+            i = size_t(static_cast<const char*>(nl) - m_text.data());
+            ++m_cacheLine;
+            m_cacheLineStart = i + 1;
+        }
+        m_cachePos = pos;
+        line = m_cacheLine;
+        column = uint32_t(pos - m_cacheLineStart + 1);
+    }
+
+    std::string where(size_t pos)
+    {
+        uint32_t line, column;
+        lineColumn(std::min(pos, m_text.size()), line, column);
+        return "line " + std::to_string(line) + ", column " + std::to_string(column);
+    }
+
+    [[noreturn]] void failAt(size_t pos, const std::string& problem) { throw InputError(m_file, where(pos), problem); }
+
+    // ---- characters ---------------------------------------------------------------------------
+    void skip()
+    {
+        while (m_pos < m_text.size()) {
+            const char c = m_text[m_pos];
+            if (isSpace(c)) {
+                ++m_pos;
+            } else if (c == '/' && m_pos + 1 < m_text.size() && m_text[m_pos + 1] == '*') {
+                const size_t end = m_text.find("*/", m_pos + 2);
+                if (end == std::string_view::npos)
+                    failAt(m_pos, "unterminated /* comment");
+                m_pos = end + 2;
+            } else if (c == '/' && m_pos + 1 < m_text.size() && m_text[m_pos + 1] == '/') {
+                const size_t end = m_text.find('\n', m_pos);
+                m_pos = end == std::string_view::npos ? m_text.size() : end + 1;
+            } else {
+                break;
+            }
+        }
+    }
+
+    char peek()
+    {
+        skip();
+        return m_pos < m_text.size() ? m_text[m_pos] : '\0';
+    }
+
+    char peekAt(size_t pos) const { return pos < m_text.size() ? m_text[pos] : '\0'; }
+
+    bool consume(char c)
+    {
+        if (peek() != c)
+            return false;
+        ++m_pos;
+        return true;
+    }
+
+    void expect(char c, const char* context)
+    {
+        if (!consume(c)) {
+            const char got = peek();
+            failAt(m_pos,
+                std::string("expected '") + c + "' " + context + ", found "
+                    + (got ? "'" + std::string(1, got) + "'" : std::string("end of file")));
+        }
+    }
+
+    bool consumeKeyword(std::string_view keyword)
+    {
+        skip();
+        if (m_pos >= m_text.size() || m_text[m_pos] != keyword.front())
+            return false;
+        if (m_text.compare(m_pos, keyword.size(), keyword) != 0 || isIdentChar(peekAt(m_pos + keyword.size())))
+            return false;
+        m_pos += keyword.size();
+        return true;
+    }
+
+    size_t identifierEnd(size_t pos) const
+    {
+        while (pos < m_text.size() && isIdentChar(m_text[pos]) && !(m_text[pos] == '-' && peekAt(pos + 1) == '>'))
+            ++pos;
+        return pos;
+    }
+
+    std::string_view identifier(const char* what)
+    {
+        skip();
+        const size_t start = m_pos;
+        bool percent = false;
+        if (peekAt(m_pos) == '%') {
+            percent = true;
+            ++m_pos;
+        }
+        const char c = peekAt(m_pos);
+        if (!(isIdentStart(c) || (percent && isDigit(c))))
+            failAt(start, std::string("expected ") + what);
+        const size_t end = identifierEnd(m_pos);
+        const std::string_view name = m_text.substr(m_pos, end - m_pos);
+        m_pos = end;
+        return name;
+    }
+
+    int64_t integer(const char* what)
+    {
+        skip();
+        const size_t start = m_pos;
+        bool negative = false;
+        if (peekAt(m_pos) == '-') {
+            negative = true;
+            ++m_pos;
+        }
+        if (!isDigit(peekAt(m_pos)))
+            failAt(start, std::string("expected ") + what);
+        uint64_t v = 0;
+        while (isDigit(peekAt(m_pos))) {
+            const uint64_t d = uint64_t(m_text[m_pos++] - '0');
+            if (v > (uint64_t(INT64_MAX) - d) / 10)
+                failAt(start, std::string(what) + " does not fit in 64 bits");
+            v = v * 10 + d;
+        }
+        return negative ? -int64_t(v) : int64_t(v);
+    }
+
+    // At a quote: moves past the closing quote; returns the string with its quotes.
+    std::string_view scanString()
+    {
+        const size_t start = m_pos;
+        const char quote = m_text[m_pos++];
+        for (;;) {
+            while (m_pos < m_text.size() && m_text[m_pos] != quote && m_text[m_pos] != '\\')
+                ++m_pos;
+            if (m_pos >= m_text.size())
+                failAt(start, "unterminated string");
+            if (m_text[m_pos++] == quote)
+                break;
+            ++m_pos; // the escaped character
+        }
+        if (m_pos > m_text.size())
+            failAt(start, "unterminated string");
+        return m_text.substr(start, m_pos - start);
+    }
+
+    // One attribute value: a string, or text with balanced () [] {} (string- and comment-aware)
+    // up to a ',' or whitespace at depth 0, or an unopened closer.
+    std::string_view scanValue()
+    {
+        skip();
+        const size_t start = m_pos;
+        if (peekAt(m_pos) == '"' || peekAt(m_pos) == '\'')
+            return scanString();
+        std::pair<char, size_t> openStack[kMaxDepth]; // expected closer, position of the opener
+        size_t depth = 0;
+        while (m_pos < m_text.size()) {
+            const char c = m_text[m_pos];
+            if (!(charClass(c) & kValueSpecial)) {
+                ++m_pos;
+                continue;
+            }
+            if (c == '"' || c == '\'') {
+                scanString();
+                continue;
+            }
+            if (c == '/' && peekAt(m_pos + 1) == '*') {
+                const size_t end = m_text.find("*/", m_pos + 2);
+                if (end == std::string_view::npos)
+                    failAt(m_pos, "unterminated /* comment");
+                m_pos = end + 2;
+                continue;
+            }
+            if (c == '(' || c == '[' || c == '{') {
+                if (depth >= size_t(kMaxDepth))
+                    failAt(m_pos, "attribute value nested deeper than " + std::to_string(kMaxDepth) + " levels");
+                openStack[depth++] = { c == '(' ? ')' : c == '[' ? ']' : '}', m_pos };
+            } else if (c == ')' || c == ']' || c == '}') {
+                if (depth == 0)
+                    break;
+                const auto& top = openStack[depth - 1];
+                if (c != top.first)
+                    failAt(m_pos,
+                        std::string("unbalanced '") + c + "': the bracket opened at " + where(top.second) + " expects '"
+                            + top.first + "'");
+                --depth;
+            } else if (depth == 0 && (c == ',' || isSpace(c))) {
+                break;
+            }
+            ++m_pos;
+        }
+        if (depth)
+            failAt(openStack[depth - 1].second,
+                std::string("unbalanced '") + m_text[openStack[depth - 1].second] + "': never closed");
+        if (m_pos == start)
+            failAt(start, "expected an attribute value");
+        return m_text.substr(start, m_pos - start);
+    }
+
+    // ---- module structure ---------------------------------------------------------------------
+    void parseHeader()
+    {
+        if (!consumeKeyword("HloModule"))
+            failAt(m_pos, "expected 'HloModule' at the start of an HLO text module");
+        m.name = m.intern(identifier("a module name"));
+        while (consume(',')) {
+            identifier("a module attribute name");
+            expect('=', "after a module attribute name");
+            scanValue();
+        }
+    }
+
+    // Newest dumps put FileNames / FunctionNames / FileLocations / StackFrames tables before the
+    // first computation: `KEYWORD` then entries `N "text"` or `N {...}`.
+    void skipStackFrames()
+    {
+        for (;;) {
+            if (!(consumeKeyword("FileNames") || consumeKeyword("FunctionNames") || consumeKeyword("FileLocations")
+                    || consumeKeyword("StackFrames")))
+                return;
+            while (isDigit(peek())) {
+                integer("a table index");
+                scanValue();
+            }
+        }
+    }
+
+    // Shapes are appended to HloModule::shapes; tuple elements first, contiguously.
+    HloShape shapeValue(int depth, bool signature)
+    {
+        if (depth > kMaxDepth)
+            failAt(m_pos, "shape nested deeper than " + std::to_string(kMaxDepth) + " levels");
+        HloShape s;
+        if (consume('(')) {
+            std::vector<HloShape> elements;
+            if (!consume(')')) {
+                for (;;) {
+                    elements.push_back(shapeValue(depth + 1, false));
+                    if (consume(','))
+                        continue;
+                    expect(')', "to close a tuple shape");
+                    break;
+                }
+            }
+            s.elementType = PrimitiveType::Tuple;
+            s.firstTupleShape = uint32_t(m.shapes.size());
+            s.tupleCount = uint32_t(elements.size());
+            m.shapes.insert(m.shapes.end(), elements.begin(), elements.end());
+            return s;
+        }
+        const size_t typePos = m_pos;
+        const std::string_view type = identifier("a shape");
+        if (type == "b" && peekAt(m_pos) == '(') { // buffer type b(shape)
+            ++m_pos;
+            s = shapeValue(depth + 1, false);
+            expect(')', "to close a buffer type");
+            s.elementType = PrimitiveType::Buffer;
+            return s;
+        }
+        s.elementType = primitiveTypeFromName(type);
+        if (s.elementType < 0 || s.elementType == PrimitiveType::Tuple)
+            failAt(typePos, "unknown element type '" + std::string(type) + "'");
+        expect('[', "after an element type");
+        int64_t dims[64];
+        size_t rank = 0;
+        if (!consume(']')) {
+            for (;;) {
+                if (rank == 64)
+                    failAt(m_pos, "more than 64 dimensions");
+                skip();
+                if (m_text.compare(m_pos, 2, "<=") == 0) {
+                    m_pos += 2;
+                    dims[rank++] = integer("a dimension bound");
+                } else if (peekAt(m_pos) == '?') {
+                    ++m_pos;
+                    dims[rank++] = 0;
+                    if (m.warnings.size() < 20)
+                        m.warnings.push_back(where(m_pos) + ": unbounded dynamic dimension '?' featurized as 0");
+                } else {
+                    const size_t dimPos = m_pos;
+                    dims[rank++] = integer("a dimension size");
+                    if (dims[rank - 1] < 0)
+                        failAt(dimPos, "negative dimension size");
+                }
+                if (consume(','))
+                    continue;
+                expect(']', "to close the dimensions");
+                break;
+            }
+        }
+        s.dims = m.addInts({ dims, rank });
+        int64_t layout[64];
+        size_t layoutSize = 0;
+        bool hasLayout = false;
+        if (peek() == '{') {
+            // After a signature shape '{' opens the body unless a layout follows (int or ':').
+            size_t look = m_pos + 1;
+            while (look < m_text.size() && isSpace(m_text[look]))
+                ++look;
+            const char next = peekAt(look);
+            if (!signature || isDigit(next) || next == ':') {
+                const size_t layoutPos = m_pos;
+                ++m_pos;
+                hasLayout = true;
+                if (peek() != '}' && peek() != ':') {
+                    for (;;) {
+                        if (layoutSize == 64)
+                            failAt(m_pos, "layout has more than 64 entries");
+                        layout[layoutSize++] = integer("a layout dimension");
+                        if (!consume(','))
+                            break;
+                    }
+                }
+                if (consume(':'))
+                    skipLayoutItems();
+                expect('}', "to close a layout");
+                if (layoutSize != rank && !(layoutSize == 0 && rank == 0))
+                    failAt(layoutPos,
+                        "layout has " + std::to_string(layoutSize) + " entries for a rank-" + std::to_string(rank)
+                            + " shape");
+            }
+        }
+        if (!hasLayout && rank > 0 && s.elementType != PrimitiveType::Token
+            && s.elementType != PrimitiveType::OpaqueType) {
+            for (size_t k = 0; k < rank; ++k) // XLA's default: descending minor-to-major
+                layout[k] = int64_t(rank - 1 - k);
+            layoutSize = rank;
+            hasLayout = true;
+        }
+        s.hasLayout = hasLayout;
+        s.minorToMajor = m.addInts({ layout, layoutSize });
+        return s;
+    }
+
+    // The part after ':' of a layout (tiles, memory space, element size ...): skipped, balanced.
+    void skipLayoutItems()
+    {
+        int depth = 0;
+        while (m_pos < m_text.size()) {
+            const char c = m_text[m_pos];
+            if (c == '(' || c == '{' || c == '[') {
+                if (++depth > kMaxDepth)
+                    failAt(m_pos, "layout nested deeper than " + std::to_string(kMaxDepth) + " levels");
+            } else if (c == ')' || c == ']' || (c == '}' && depth > 0)) {
+                --depth;
+            } else if (c == '}') {
+                return;
+            }
+            ++m_pos;
+        }
+        failAt(m_pos, "unterminated layout");
+    }
+
+    uint32_t parseShape(bool signature)
+    {
+        HloShape s = shapeValue(0, signature);
+        m.shapes.push_back(s);
+        return uint32_t(m.shapes.size() - 1);
+    }
+
+    bool startsShape()
+    {
+        const char c = peek();
+        if (c == '(')
+            return true;
+        if (!isIdentStart(c))
+            return false;
+        const size_t end = identifierEnd(m_pos);
+        const std::string_view word = m_text.substr(m_pos, end - m_pos);
+        if (word == "b" && peekAt(end) == '(')
+            return true;
+        return peekAt(end) == '['; // an element type (unknown ones are reported by shapeValue)
+    }
+
+    void parseComputation()
+    {
+        skip();
+        const size_t start = m_pos;
+        const bool entry = consumeKeyword("ENTRY");
+        const size_t namePos = m_pos;
+        const std::string_view name = identifier("a computation name (or ENTRY)");
+        if (m_computationIndex.count(name))
+            failAt(namePos, "duplicate computation name '" + std::string(name) + "'");
+        if (entry) {
+            if (m_entry >= 0)
+                failAt(start, "a second ENTRY computation");
+            m_entry = int64_t(m.computations.size());
+        }
+        const size_t shapesBefore = m.shapes.size();
+        const size_t intsBefore = m.ints.size();
+        if (consume('(')) { // signature: (p: shape, ...) -> shape; not instructions
+            if (!consume(')')) {
+                for (;;) {
+                    identifier("a parameter name");
+                    expect(':', "after a parameter name");
+                    parseShape(true);
+                    if (consume(','))
+                        continue;
+                    expect(')', "to close the parameter list");
+                    break;
+                }
+            }
+            skip();
+            if (m_text.compare(m_pos, 2, "->") != 0)
+                failAt(m_pos, "expected '->' after the parameter list");
+            m_pos += 2;
+            parseShape(true);
+        }
+        m.shapes.resize(shapesBefore);
+        m.ints.resize(intsBefore);
+
+        const size_t bodyPos = m_pos;
+        expect('{', "to open the computation body");
+        HloComputation comp;
+        comp.name = m.intern(name);
+        comp.id = int64_t(m.computations.size());
+        comp.firstInstruction = uint32_t(m.instructions.size());
+        uint32_t line, column;
+        lineColumn(start, line, column);
+        comp.line = line;
+        m_names.clear();
+        m_operands.clear();
+        m_infos.clear();
+        int64_t root = -1;
+        while (peek() != '}') {
+            if (m_pos >= m_text.size())
+                failAt(bodyPos, "unbalanced '{': the body of computation '" + std::string(name) + "' is never closed");
+            if (parseInstruction())
+                root = int64_t(m.instructions.size()) - 1;
+            if (m_sawSecondRoot)
+                failAt(m_rootPos, "a second ROOT instruction in computation '" + std::string(name) + "'");
+        }
+        ++m_pos;
+        m_rootSeen = false;
+        comp.instructionCount = uint32_t(m.instructions.size() - comp.firstInstruction);
+        if (comp.instructionCount == 0)
+            failAt(bodyPos, "computation '" + std::string(name) + "' has no instructions");
+        while (consume(',')) {
+            const std::string_view attr = identifier("a computation attribute");
+            expect('=', "after a computation attribute");
+            std::string_view value = scanValue();
+            if (attr == "execution_thread") {
+                if (value.size() >= 2 && (value.front() == '"' || value.front() == '\''))
+                    value = value.substr(1, value.size() - 2);
+                comp.executionThread = m.intern(value);
+            }
+        }
+        // Operands name instructions of this computation, in any order.
+        for (const NameRef& ref : m_operands) {
+            auto it = m_names.find(ref.name);
+            if (it == m_names.end())
+                failAt(ref.pos,
+                    "operand '" + std::string(ref.name) + "' is not an instruction of computation '" + std::string(name)
+                        + "'");
+            m.ints[ref.intsIndex] = m.instructions[it->second].id;
+        }
+        const size_t rootIndex = root >= 0 ? size_t(root) : m.instructions.size() - 1;
+        comp.rootId = m.instructions[rootIndex].id;
+        m_computationIndex.emplace(comp.name, m.computations.size());
+        m.computations.push_back(comp);
+        checkOperands(m.computations.back());
+    }
+
+    // Returns true for a ROOT instruction.
+    bool parseInstruction()
+    {
+        skip();
+        const size_t start = m_pos;
+        const bool isRoot = consumeKeyword(std::string_view("ROOT", 4));
+        if (isRoot) {
+            if (m_rootSeen) {
+                m_sawSecondRoot = true;
+                m_rootPos = start;
+            }
+            m_rootSeen = true;
+        }
+        const size_t namePos = m_pos;
+        const std::string_view name = identifier("an instruction name");
+        expect('=', "after the instruction name");
+        if (!startsShape())
+            failAt(m_pos,
+                "expected the shape of '" + std::string(name)
+                    + "' (instructions without a printed shape are not supported)");
+        HloInstruction inst;
+        inst.shape = parseShape(false);
+        const size_t opcodePos = m_pos;
+        const std::string_view opcode = identifier("an opcode");
+        const OpcodeInfo& info = opcodeInfo(opcode);
+        inst.opcode = info.name;
+        m_infos.push_back(&info);
+        inst.id = int64_t(m.instructions.size());
+        uint32_t line, column;
+        lineColumn(start, line, column);
+        inst.line = line;
+        inst.column = column;
+        if (!m_names.emplace(name, uint32_t(m.instructions.size())).second)
+            failAt(namePos, "duplicate instruction name '" + std::string(name) + "'");
+        inst.name = m.intern(name);
+        expect('(', "after the opcode");
+        parseOperands(inst, opcode, opcodePos);
+        m_details = HloInstructionDetails();
+        m_hasDetails = false;
+        m_dot = HloDotDims();
+        m_hasDot = false;
+        std::vector<NameRef> called[SlotCount];
+        while (consume(',')) {
+            const size_t attrPos = m_pos;
+            const std::string_view attr = identifier("an attribute name");
+            expect('=', "after an attribute name");
+            const size_t valuePos = m_pos;
+            const std::string_view value = scanValue();
+            applyAttribute(inst, attr, value, attrPos, valuePos, called);
+        }
+        applyDefaults(inst, opcode);
+        // Called computations in XLA's order (docs/formats.md §2.2): while = body, condition, etc.
+        size_t count = 0;
+        for (const auto& slot : called)
+            count += slot.size();
+        if (count) {
+            inst.calledComputationIds.offset = uint32_t(m.ints.size());
+            inst.calledComputationIds.count = uint32_t(count);
+            for (const auto& slot : called) {
+                for (const NameRef& ref : slot) {
+                    m_calls.push_back({ uint32_t(m.ints.size()), ref.name, ref.pos });
+                    m.ints.push_back(-1);
+                }
+            }
+        }
+        if (m_hasDot) {
+            m_details.dotDims = int32_t(m.dotDims.size());
+            m.dotDims.push_back(m_dot);
+            setDetails();
+        }
+        if (m_hasDetails) {
+            inst.details = int32_t(m.details.size());
+            m.details.push_back(m_details);
+        }
+        m.instructions.push_back(inst);
+        return isRoot;
+    }
+
+    // What XLA's parser fills in when the text leaves a field out (docs/formats.md §4.3), so that text and
+    // protobuf modules featurize alike.
+    void applyDefaults(HloInstruction& inst, std::string_view opcode)
+    {
+        if (opcode == "convolution" || opcode == "custom-call") {
+            if (!m_sawFeatureGroupCount)
+                inst.featureGroupCount = 1;
+            if (!m_sawBatchGroupCount)
+                inst.batchGroupCount = 1;
+        }
+        if (opcode == "map" && inst.dimensions.count == 0) { // ASSUMPTION (docs/formats.md §4.3): all dimensions
+            const size_t rank = m.shapes[inst.shape].dims.count;
+            std::vector<int64_t> all(rank);
+            for (size_t k = 0; k < rank; ++k)
+                all[k] = int64_t(k);
+            inst.dimensions = m.addInts(all);
+        }
+        m_sawFeatureGroupCount = m_sawBatchGroupCount = false;
+    }
+
+    struct OpcodeInfo
+    {
+        std::string_view name; // interned
+        int arity; // -1 = any
+        bool elementwise;
+    };
+
+    const OpcodeInfo& opcodeInfo(std::string_view opcode)
+    {
+        auto it = m_opcodes.find(opcode);
+        if (it != m_opcodes.end())
+            return it->second;
+        const std::string_view interned = m.intern(opcode);
+        return m_opcodes.emplace(interned, OpcodeInfo { interned, fixedArity(opcode), isElementwise(opcode) })
+            .first->second;
+    }
+
+    void parseOperands(HloInstruction& inst, std::string_view opcode, size_t opcodePos)
+    {
+        if (opcode == std::string_view("parameter", 9)) {
+            inst.parameterNumber = integer("a parameter number");
+            if (inst.parameterNumber < 0)
+                failAt(opcodePos, "negative parameter number");
+            expect(')', "after the parameter number");
+            return;
+        }
+        if (opcode == std::string_view("constant", 8)) { // the literal: skipped, balanced
+            int depth = 1;
+            while (depth > 0) {
+                if (m_pos >= m_text.size())
+                    failAt(opcodePos, "unbalanced '(': constant literal never closed");
+                const char c = m_text[m_pos];
+                if (c == '"' || c == '\'') {
+                    scanString();
+                    continue;
+                }
+                if (c == '(' || c == '{' || c == '[') {
+                    if (++depth > kMaxDepth)
+                        failAt(m_pos, "literal nested deeper than " + std::to_string(kMaxDepth) + " levels");
+                } else if (c == ')' || c == '}' || c == ']') {
+                    --depth;
+                }
+                ++m_pos;
+            }
+            return;
+        }
+        NameRef refs[16];
+        std::vector<NameRef> more;
+        size_t count = 0;
+        if (!consume(')')) {
+            for (;;) {
+                if (startsShape()) { // old dumps print operand shapes: add(f32[] %x, f32[] %y)
+                    const size_t shapes = m.shapes.size();
+                    const size_t ints = m.ints.size();
+                    shapeValue(0, false);
+                    m.shapes.resize(shapes);
+                    m.ints.resize(ints);
+                }
+                skip();
+                const size_t pos = m_pos;
+                const std::string_view name = identifier("an operand name");
+                if (peek() == '(')
+                    failAt(pos, "nested operand expressions are not supported; name the operand instruction");
+                if (count < 16)
+                    refs[count] = { 0, name, pos };
+                else
+                    more.push_back({ 0, name, pos });
+                ++count;
+                if (consume(','))
+                    continue;
+                expect(')', "to close the operand list");
+                break;
+            }
+        }
+        inst.operandIds.offset = uint32_t(m.ints.size());
+        inst.operandIds.count = uint32_t(count);
+        for (size_t k = 0; k < count; ++k) {
+            NameRef ref = k < 16 ? refs[k] : more[k - 16];
+            ref.intsIndex = uint32_t(m.ints.size());
+            m_operands.push_back(ref);
+            m.ints.push_back(-1);
+        }
+    }
+
+    // ---- attributes -----------------------------------------------------------------------------
+    struct ValueReader
+    {
+        TextParser& p;
+        std::string_view s;
+        size_t base;
+        size_t i = 0;
+
+        [[noreturn]] void fail(const std::string& problem) { p.failAt(base + i, problem); }
+        void spaces()
+        {
+            while (i < s.size() && isSpace(s[i]))
+                ++i;
+        }
+        bool at(char c)
+        {
+            spaces();
+            return i < s.size() && s[i] == c;
+        }
+        bool take(char c)
+        {
+            if (!at(c))
+                return false;
+            ++i;
+            return true;
+        }
+        void need(char c, const char* context)
+        {
+            if (!take(c))
+                fail(std::string("expected '") + c + "' " + context);
+        }
+        bool done()
+        {
+            spaces();
+            return i >= s.size();
+        }
+        int64_t number(const char* what)
+        {
+            spaces();
+            bool negative = false;
+            if (i < s.size() && s[i] == '-') {
+                negative = true;
+                ++i;
+            }
+            if (i >= s.size() || !isDigit(s[i]))
+                fail(std::string("expected ") + what);
+            uint64_t v = 0;
+            while (i < s.size() && isDigit(s[i])) {
+                const uint64_t d = uint64_t(s[i++] - '0');
+                if (v > (uint64_t(INT64_MAX) - d) / 10)
+                    fail(std::string(what) + " does not fit in 64 bits");
+                v = v * 10 + d;
+            }
+            return negative ? -int64_t(v) : int64_t(v);
+        }
+        // {a,b,c} or a bare integer
+        std::vector<int64_t> list(const char* what)
+        {
+            std::vector<int64_t> out;
+            if (!take('{')) {
+                out.push_back(number(what));
+                return out;
+            }
+            if (take('}'))
+                return out;
+            for (;;) {
+                out.push_back(number(what));
+                if (take(','))
+                    continue;
+                need('}', "to close the list");
+                return out;
+            }
+        }
+        // a x-separated list of integers, e.g. 3x3 (one value when there is no 'x')
+        std::vector<int64_t> xList(const char* what)
+        {
+            std::vector<int64_t> out;
+            for (;;) {
+                out.push_back(number(what));
+                if (i < s.size() && s[i] == 'x') {
+                    ++i;
+                    continue;
+                }
+                return out;
+            }
+        }
+        std::string_view word()
+        {
+            spaces();
+            const size_t start = i;
+            while (i < s.size() && (isAlpha(s[i]) || isDigit(s[i]) || s[i] == '_'))
+                ++i;
+            return s.substr(start, i - start);
+        }
+    };
+
+    void setDetails() { m_hasDetails = true; }
+
+    enum class Attr {
+        Other,
+        Dimensions,
+        IotaDimension,
+        FeatureGroups,
+        BatchGroups,
+        IsStable,
+        Window,
+        DimLabels,
+        Slice,
+        DynamicSliceSizes,
+        Padding,
+        LhsContracting,
+        RhsContracting,
+        LhsBatch,
+        RhsBatch,
+    };
+    static Attr attrKind(std::string_view name)
+    {
+        static const std::unordered_map<std::string_view, Attr> kinds = {
+            { "dimensions", Attr::Dimensions },
+            { "iota_dimension", Attr::IotaDimension },
+            { "feature_group_count", Attr::FeatureGroups },
+            { "batch_group_count", Attr::BatchGroups },
+            { "is_stable", Attr::IsStable },
+            { "window", Attr::Window },
+            { "dim_labels", Attr::DimLabels },
+            { "slice", Attr::Slice },
+            { "dynamic_slice_sizes", Attr::DynamicSliceSizes },
+            { "padding", Attr::Padding },
+            { "lhs_contracting_dims", Attr::LhsContracting },
+            { "rhs_contracting_dims", Attr::RhsContracting },
+            { "lhs_batch_dims", Attr::LhsBatch },
+            { "rhs_batch_dims", Attr::RhsBatch },
+        };
+        auto it = kinds.find(name);
+        return it == kinds.end() ? Attr::Other : it->second;
+    }
+
+    void applyAttribute(HloInstruction& inst, std::string_view attr, std::string_view value, size_t attrPos,
+        size_t valuePos, std::vector<NameRef>* called)
+    {
+        ValueReader r { *this, value, valuePos };
+        const Attr kind = attrKind(attr);
+        if (kind == Attr::Other) {
+            if (const int slot = callSlot(attr); slot >= 0)
+                addCalls(attr, value, valuePos, called[slot]);
+            else if (m_options.keepAttributes)
+                keepAttribute(attr, value);
+            return;
+        }
+        if (kind == Attr::Dimensions) {
+            const std::vector<int64_t> dims = r.list("a dimension");
+            inst.dimensions = m.addInts(dims);
+        } else if (kind == Attr::IotaDimension) {
+            const int64_t d = r.number("the iota dimension");
+            inst.dimensions = m.addInts({ &d, 1 });
+        } else if (kind == Attr::FeatureGroups) {
+            inst.featureGroupCount = r.number("the feature group count");
+            m_sawFeatureGroupCount = true;
+        } else if (kind == Attr::BatchGroups) {
+            inst.batchGroupCount = r.number("the batch group count");
+            m_sawBatchGroupCount = true;
+        } else if (kind == Attr::IsStable) {
+            inst.isStable = value == "true";
+        } else if (kind == Attr::Window) {
+            parseWindow(r);
+        } else if (kind == Attr::DimLabels) {
+            parseDimLabels(value, valuePos);
+        } else if (kind == Attr::Slice) {
+            parseSlices(r);
+        } else if (kind == Attr::DynamicSliceSizes) {
+            m_details.dynamicSliceSizes = m.addInts(r.list("a slice size"));
+            setDetails();
+        } else if (kind == Attr::Padding) {
+            parsePadding(r);
+        } else { // dot dimension numbers
+            const IntSpan dims = m.addInts(r.list("a dimension"));
+            m_hasDot = true;
+            if (kind == Attr::LhsContracting)
+                m_dot.lhsContracting = dims;
+            else if (kind == Attr::RhsContracting)
+                m_dot.rhsContracting = dims;
+            else if (kind == Attr::LhsBatch)
+                m_dot.lhsBatch = dims;
+            else
+                m_dot.rhsBatch = dims;
+        }
+        (void)attrPos;
+    }
+
+    void keepAttribute(std::string_view attr, std::string_view value)
+    {
+        if (m_details.attributeCount == 0)
+            m_details.attributeOffset = uint32_t(m.attributes.size());
+        m.attributes.push_back({ m.intern(attr), m.intern(value) });
+        ++m_details.attributeCount;
+        setDetails();
+    }
+
+    // calls=%x, to_apply=x, branch_computations={%a, %b} ...
+    void addCalls(std::string_view attr, std::string_view value, size_t valuePos, std::vector<NameRef>& slot)
+    {
+        {
+            std::string_view rest = value;
+            size_t offset = valuePos;
+            if (!rest.empty() && rest.front() == '{') {
+                rest = rest.substr(1, rest.size() - 2);
+                ++offset;
+            }
+            size_t k = 0;
+            while (k < rest.size()) {
+                while (k < rest.size() && (isSpace(rest[k]) || rest[k] == ','))
+                    ++k;
+                if (k >= rest.size())
+                    break;
+                const size_t begin = k;
+                if (rest[k] == '%')
+                    ++k;
+                const size_t nameBegin = k;
+                while (k < rest.size() && isIdentChar(rest[k]))
+                    ++k;
+                if (k == nameBegin)
+                    failAt(offset + begin, "expected a computation name in " + std::string(attr) + "=");
+                slot.push_back({ 0, rest.substr(nameBegin, k - nameBegin), offset + begin });
+            }
+        }
+    }
+
+    // window={size=3x3 stride=2x2 pad=0_1x0_1 lhs_dilate=1x1 rhs_dilate=1x1 rhs_reversal=0x1}
+    void parseWindow(ValueReader& r)
+    {
+        r.need('{', "to open the window");
+        std::vector<HloWindowDimension> dims;
+        struct Field
+        {
+            std::string_view key;
+            std::vector<int64_t> values;
+            std::vector<std::pair<int64_t, int64_t>> pads;
+            size_t pos;
+        };
+        std::vector<Field> fields;
+        while (!r.take('}')) {
+            if (r.done())
+                r.fail("unterminated window");
+            Field f;
+            f.pos = r.base + r.i;
+            f.key = r.word();
+            r.need('=', "after a window field");
+            if (f.key == "pad") {
+                for (;;) {
+                    const int64_t low = r.number("a low padding");
+                    if (!(r.i < r.s.size() && r.s[r.i] == '_'))
+                        r.fail("expected low_high padding");
+                    ++r.i;
+                    const int64_t high = r.number("a high padding");
+                    f.pads.emplace_back(low, high);
+                    if (r.i < r.s.size() && r.s[r.i] == 'x') {
+                        ++r.i;
+                        continue;
+                    }
+                    break;
+                }
+            } else {
+                f.values = r.xList("a window value");
+            }
+            fields.push_back(std::move(f));
+        }
+        size_t rank = 0;
+        for (const Field& f : fields)
+            if (f.key == "size")
+                rank = f.values.size();
+        dims.resize(rank);
+        for (const Field& f : fields) {
+            const size_t n = f.key == "pad" ? f.pads.size() : f.values.size();
+            if (n != rank)
+                failAt(f.pos,
+                    "window field '" + std::string(f.key) + "' has " + std::to_string(n) + " entries but size has "
+                        + std::to_string(rank));
+            for (size_t d = 0; d < rank; ++d) {
+                HloWindowDimension& w = dims[d];
+                if (f.key == "size")
+                    w.size = f.values[d];
+                else if (f.key == "stride")
+                    w.stride = f.values[d];
+                else if (f.key == "pad") {
+                    w.paddingLow = f.pads[d].first;
+                    w.paddingHigh = f.pads[d].second;
+                } else if (f.key == "lhs_dilate")
+                    w.baseDilation = f.values[d];
+                else if (f.key == "rhs_dilate")
+                    w.windowDilation = f.values[d];
+                else if (f.key == "rhs_reversal")
+                    w.reversal = f.values[d] != 0;
+            }
+        }
+        m_details.windowOffset = uint32_t(m.windowDims.size());
+        m_details.windowCount = uint32_t(rank);
+        m.windowDims.insert(m.windowDims.end(), dims.begin(), dims.end());
+        setDetails();
+    }
+
+    // dim_labels=b01f_01io->b01f
+    void parseDimLabels(std::string_view value, size_t pos)
+    {
+        const size_t underscore = value.find('_');
+        const size_t arrow = value.find("->");
+        if (underscore == std::string_view::npos || arrow == std::string_view::npos || arrow < underscore)
+            failAt(pos, "dim_labels must look like b01f_01io->b01f");
+        const std::string_view lhs = value.substr(0, underscore);
+        const std::string_view rhs = value.substr(underscore + 1, arrow - underscore - 1);
+        const std::string_view out = value.substr(arrow + 2);
+        HloConvolutionDims c;
+        auto spatial = [&](std::string_view labels, size_t at, char a, char b, int64_t& da, int64_t& db) {
+            std::vector<int64_t> sp(labels.size(), -1);
+            size_t count = 0;
+            for (size_t p = 0; p < labels.size(); ++p) {
+                const char ch = labels[p];
+                if (ch == a)
+                    da = int64_t(p);
+                else if (ch == b)
+                    db = int64_t(p);
+                else if (isDigit(ch)) {
+                    const size_t k = size_t(ch - '0');
+                    if (k >= labels.size() || sp[k] != -1)
+                        failAt(at + p, "bad spatial dimension label '" + std::string(1, ch) + "' in dim_labels");
+                    sp[k] = int64_t(p);
+                    ++count;
+                } else if (ch != '?') {
+                    failAt(at + p, "unexpected '" + std::string(1, ch) + "' in dim_labels");
+                }
+            }
+            sp.resize(count);
+            for (int64_t v : sp)
+                if (v < 0)
+                    failAt(at, "spatial dimension labels in dim_labels are not 0..n-1");
+            return m.addInts(sp);
+        };
+        c.inputSpatial = spatial(lhs, pos, 'b', 'f', c.inputBatch, c.inputFeature);
+        c.kernelSpatial = spatial(rhs, pos + underscore + 1, 'i', 'o', c.kernelInputFeature, c.kernelOutputFeature);
+        c.outputSpatial = spatial(out, pos + arrow + 2, 'b', 'f', c.outputBatch, c.outputFeature);
+        m_details.convolutionDims = int32_t(m.convolutionDims.size());
+        m.convolutionDims.push_back(c);
+        setDetails();
+    }
+
+    // slice={[0:10], [0:25:2]}
+    void parseSlices(ValueReader& r)
+    {
+        r.need('{', "to open the slice list");
+        std::vector<HloSliceDimension> dims;
+        if (!r.take('}')) {
+            for (;;) {
+                r.need('[', "to open a slice");
+                HloSliceDimension d;
+                d.start = r.number("a slice start");
+                r.need(':', "after a slice start");
+                d.limit = r.number("a slice limit");
+                if (r.take(':'))
+                    d.stride = r.number("a slice stride");
+                r.need(']', "to close a slice");
+                dims.push_back(d);
+                if (r.take(','))
+                    continue;
+                r.need('}', "to close the slice list");
+                break;
+            }
+        }
+        m_details.sliceOffset = uint32_t(m.slices.size());
+        m_details.sliceCount = uint32_t(dims.size());
+        m.slices.insert(m.slices.end(), dims.begin(), dims.end());
+        setDetails();
+    }
+
+    // padding=0_0x1_1_2 (low_high[_interior] per dimension)
+    void parsePadding(ValueReader& r)
+    {
+        std::vector<HloPaddingDimension> dims;
+        for (;;) {
+            HloPaddingDimension d;
+            d.low = r.number("a low padding");
+            if (!(r.i < r.s.size() && r.s[r.i] == '_'))
+                r.fail("expected low_high padding");
+            ++r.i;
+            d.high = r.number("a high padding");
+            if (r.i < r.s.size() && r.s[r.i] == '_') {
+                ++r.i;
+                d.interior = r.number("an interior padding");
+            }
+            dims.push_back(d);
+            if (r.i < r.s.size() && r.s[r.i] == 'x') {
+                ++r.i;
+                continue;
+            }
+            break;
+        }
+        m_details.paddingOffset = uint32_t(m.paddings.size());
+        m_details.paddingCount = uint32_t(dims.size());
+        m.paddings.insert(m.paddings.end(), dims.begin(), dims.end());
+        setDetails();
+    }
+
+    // ---- checks the opcode fixes ----------------------------------------------------------------
+    void checkOperands(const HloComputation& comp)
+    {
+        const auto instructions = m.instructionsOf(comp);
+        for (size_t index = 0; index < instructions.size(); ++index) {
+            const HloInstruction& inst = instructions[index];
+            const OpcodeInfo& info = *m_infos[index];
+            const int arity = info.arity;
+            if (arity >= 0 && int(inst.operandIds.count) != arity)
+                failAt(positionOf(inst),
+                    "'" + std::string(inst.name) + "': " + std::string(inst.opcode) + " takes " + std::to_string(arity)
+                        + " operand" + (arity == 1 ? "" : "s") + ", got " + std::to_string(inst.operandIds.count));
+            const HloShape& result = m.shapes[inst.shape];
+            if (inst.opcode == "tuple" && result.elementType == PrimitiveType::Tuple
+                && result.tupleCount != inst.operandIds.count)
+                failAt(positionOf(inst),
+                    "'" + std::string(inst.name) + "': tuple shape has " + std::to_string(result.tupleCount)
+                        + " elements but " + std::to_string(inst.operandIds.count) + " operands");
+            if (!info.elementwise)
+                continue;
+            const bool scalarsAllowed = inst.opcode == "select" || inst.opcode == "clamp";
+            const auto resultDims = m.span(result.dims);
+            const auto operands = m.span(inst.operandIds);
+            for (size_t k = 0; k < operands.size(); ++k) {
+                const HloInstruction& operand = m.instructions[size_t(operands[k])];
+                const HloShape& s = m.shapes[operand.shape];
+                const auto dims = m.span(s.dims);
+                const bool same = s.elementType != PrimitiveType::Tuple
+                    && std::equal(dims.begin(), dims.end(), resultDims.begin(), resultDims.end());
+                if (!same && !(scalarsAllowed && dims.empty() && s.elementType != PrimitiveType::Tuple))
+                    failAt(positionOf(inst),
+                        "'" + std::string(inst.name) + "': " + std::string(inst.opcode) + " operand "
+                            + std::to_string(k) + " ('" + std::string(operand.name) + "') has shape "
+                            + m.shapeToText(operand.shape) + " but the result is " + m.shapeToText(inst.shape));
+            }
+        }
+    }
+
+    size_t positionOf(const HloInstruction& inst) const
+    {
+        // line/column back to an offset: rescan lines (only on errors)
+        size_t pos = 0;
+        for (uint32_t line = 1; line < inst.line && pos < m_text.size(); ++line) {
+            const size_t nl = m_text.find('\n', pos);
+            if (nl == std::string_view::npos)
+                break;
+            pos = nl + 1;
+        }
+        return pos + inst.column - 1;
+    }
+
+    std::string_view m_text;
+    const std::string& m_file;
+    HloTextOptions m_options;
+    size_t m_pos = 0;
+    size_t m_cachePos = 0;
+    uint32_t m_cacheLine = 1;
+    size_t m_cacheLineStart = 0;
+
+    HloModule m;
+    int64_t m_entry = -1;
+    std::unordered_map<std::string_view, size_t> m_computationIndex;
+    std::unordered_map<std::string_view, uint32_t> m_names; // of the computation being parsed
+    std::unordered_map<std::string_view, OpcodeInfo> m_opcodes; // node-based: pointers stay valid
+    std::vector<const OpcodeInfo*> m_infos; // per instruction of the computation
+    std::vector<NameRef> m_operands;
+    std::vector<NameRef> m_calls;
+    HloInstructionDetails m_details;
+    bool m_hasDetails = false;
+    HloDotDims m_dot;
+    bool m_hasDot = false;
+    bool m_sawFeatureGroupCount = false;
+    bool m_sawBatchGroupCount = false;
+    bool m_rootSeen = false;
+    bool m_sawSecondRoot = false;
+    size_t m_rootPos = 0;
+};
+
+} // namespace
+
+HloModule parseHloText(std::string_view text, const std::string& file, const HloTextOptions& options)
+{
+    return TextParser(text, file, options).parse();
+}
+
+HloModule parseHloTextFile(const std::string& path, const HloTextOptions& options)
+{
+    const FileBytes text = FileBytes::read(path);
+    return parseHloText(text.view(), path, options);
+}
+
+} // namespace tgraph

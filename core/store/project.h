@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+// The TGraph Studio project file (*.tgproj): one SQLite database holding experiments, runs, their
+// parameters, metric histories, per-graph evaluations, predictions and artifact references, with
+// the files a run writes (checkpoints, logs, weights) in NAME.tgproj.d/ beside it. The schema is
+// MLflow-shaped (docs/studio.md §2.6); see docs/store.md for the tables and the decisions.
+//
+// Concurrency: WAL journal, busy timeout, foreign keys on. Any number of readers (the GUI polls)
+// and one writer per run (RunWriter, a separate connection per process or thread); a Project
+// object is one connection and is used from one thread at a time.
+
+#include "core/store/sqlitedb.h"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tgraph {
+
+enum class RunStatus { Pending, Running, Finished, Failed, Killed, Crashed };
+const char* runStatusName(RunStatus status); // "RUNNING", ...
+bool parseRunStatus(const std::string& text, RunStatus* status);
+bool isTerminal(RunStatus status); // Finished, Failed, Killed, Crashed
+
+struct RunRecord
+{
+    std::string id; // 32 hex digits
+    std::string experiment;
+    std::string name;
+    std::string parentRun; // cross-validation folds: the run they belong to
+    RunStatus status = RunStatus::Pending;
+    int64_t startMs = 0, endMs = 0, heartbeatMs = 0; // Unix epoch ms; 0 = not set
+    int64_t pid = 0;
+    std::string host;
+    std::string commandLine;
+    std::string resumedFrom; // the run this one continued (a new process appending to the same run
+                             // records itself here as its own id; see docs/store.md §5)
+    std::string checkpoint; // latest checkpoint, relative to the project folder
+    std::string message; // why it failed, stopped or crashed
+};
+
+struct RunStart
+{
+    std::string experiment = "Default";
+    std::string name; // empty: "run-N"
+    std::string parentRun;
+    std::string commandLine;
+    int64_t pid = 0; // 0: this process
+    RunStatus status = RunStatus::Running;
+};
+
+struct MetricPoint
+{
+    int64_t step = 0;
+    int64_t wallMs = 0;
+    double value = 0; // NaN for a non-finite logged value
+};
+
+struct MetricSeries
+{
+    std::string key;
+    std::string context;
+    int64_t totalPoints = 0; // in the store
+    bool downsampled = false;
+    std::vector<MetricPoint> points; // by step
+};
+
+struct LatestMetric
+{
+    std::string runId;
+    std::string key;
+    std::string context;
+    int64_t step = 0;
+    int64_t wallMs = 0;
+    double value = 0;
+};
+
+struct GraphMetricRecord
+{
+    std::string graph; // as registered (relative to the project folder, or absolute when outside it)
+    int64_t step = 0;
+    int64_t configs = 0;
+    double kendallTau = 0, opa = 0, top5Slowdown = 0, tileScore = 0; // NaN when not defined
+};
+
+struct PredictionRecord
+{
+    int64_t config = 0;
+    double score = 0;
+    int64_t runtimeNs = 0; // 0 when unknown
+};
+
+struct ArtifactRecord
+{
+    std::string kind; // "checkpoint", "weights", "log", "predictions", ...
+    std::string path; // relative to the project folder
+    int64_t step = 0;
+    int64_t createdMs = 0;
+};
+
+class Project
+{
+public:
+    static constexpr int kSchemaVersion = 1;
+    static constexpr int64_t kApplicationId = 0x54475052; // "TGPR" in the SQLite header
+    static constexpr int64_t kStaleHeartbeatMs = 30000;
+
+    enum class Access { Read, Write };
+
+    // A new, empty project; InputError when the file exists or cannot be created.
+    static Project create(const std::string& path);
+    // An existing project. Refused with an InputError naming the file, without modifying it: not an
+    // SQLite file, another application's database, a truncated file, a schema newer than this build.
+    // Write access migrates an older schema forward (only writers do) and marks crashed runs.
+    static Project open(const std::string& path, Access access);
+    // Write access; creates the file when it does not exist.
+    static Project openOrCreate(const std::string& path);
+
+    Project(Project&&) noexcept;
+    Project& operator=(Project&&) noexcept;
+    ~Project();
+
+    const std::string& path() const { return m_path; }
+    std::string folder() const; // the directory holding the project file
+    std::string dataDir() const; // NAME.tgproj.d: runs' files
+    std::string runDir(const std::string& runId) const; // NAME.tgproj.d/runs/<id>
+    int schemaVersion() const;
+
+    // ---- writing ----
+    int64_t experimentId(const std::string& name); // created when missing
+    std::string startRun(const RunStart& start);
+    // Terminal states set end_ms; `message` says why (may be empty).
+    void setRunStatus(const std::string& runId, RunStatus status, const std::string& message = {});
+    // A new process takes the run over (resume): RUNNING, its pid/host, a fresh heartbeat.
+    void adoptRun(const std::string& runId, int64_t pid, const std::string& commandLine);
+    void heartbeat(const std::string& runId);
+    // Drops what the run (and its folds) recorded after `step`: a run resumed from a checkpoint
+    // at `step` continues from there, and the steps a crash left behind are not mixed into its
+    // curves (TensorBoard's "orphaned data").
+    void truncateRun(const std::string& runId, int64_t step);
+    void setCheckpoint(const std::string& runId, const std::string& path, int64_t step);
+    // Write-once: setting a key again to another value is an InputError (same value: no-op).
+    void setParams(const std::string& runId, const std::vector<std::pair<std::string, std::string>>& params);
+    void setTag(const std::string& runId, const std::string& key, const std::string& value);
+    // `path` absolute or relative to the working directory; stored relative to the project folder.
+    void addArtifact(const std::string& runId, const std::string& kind, const std::string& path, int64_t step);
+    // The run's rows and its folder under dataDir(); its fold runs too.
+    void deleteRun(const std::string& runId);
+    // RUNNING runs whose heartbeat is older than `staleMs` and whose process is gone (same host) or
+    // whose host is another machine: CRASHED. Returns how many were marked.
+    int markCrashedRuns(int64_t staleMs = kStaleHeartbeatMs);
+    // A graph file the project refers to (evaluations, predictions); returns its id.
+    int64_t graphId(const std::string& path, const std::string& collection = {});
+
+    // ---- reading ----
+    std::vector<std::string> experiments() const;
+    std::vector<RunRecord> runs(const std::string& experiment = {}) const; // newest first
+    // By id, unique id prefix (>= 4 digits) or unique name; nullopt when none or ambiguous.
+    std::optional<RunRecord> findRun(const std::string& idPrefixOrName) const;
+    std::map<std::string, std::string> params(const std::string& runId) const;
+    std::map<std::string, std::string> tags(const std::string& runId) const;
+    std::vector<ArtifactRecord> artifacts(const std::string& runId) const;
+    std::vector<std::string> metricKeys(const std::string& runId) const; // "context/key"
+    // The latest value of every metric of the given runs (all runs when empty).
+    std::vector<LatestMetric> latestMetrics(const std::vector<std::string>& runIds = {}) const;
+    // One metric's history by step. maxPoints > 0 downsamples to about that many points, keeping
+    // each bucket's first, minimum, maximum and last point (spikes stay visible in plots).
+    MetricSeries metricHistory(
+        const std::string& runId, const std::string& key, const std::string& context, int64_t maxPoints = 0) const;
+    // Per-graph evaluation at `step` (-1: the latest evaluated step).
+    std::vector<GraphMetricRecord> graphMetrics(const std::string& runId, int64_t step = -1) const;
+    // `graph` as graphMetrics() reports it, or a path relative to the working directory.
+    std::vector<PredictionRecord> predictions(const std::string& runId, int64_t step, const std::string& graph) const;
+    // The graphs (as graphMetrics() reports them) with predictions of the run at `step`, by path.
+    std::vector<std::string> predictedGraphs(const std::string& runId, int64_t step) const;
+
+    // ---- the processes of runs ----
+    // Whether the process that records the run still runs: its pid is alive on this host and, when
+    // the process's start time was recorded, has that start time (a recycled pid is another
+    // process). False for an unknown run or one without a pid; true for a run of another host,
+    // which this host cannot check (`tgraph runs stop` refuses those).
+    bool runProcessAlive(const std::string& runId) const;
+
+    // Path helpers. relativePath throws InputError when `path` leaves the project folder.
+    std::string relativePath(const std::string& path) const;
+    std::string absolutePath(const std::string& relative) const;
+
+    SqliteDb& db() { return *m_db; }
+
+private:
+    Project(std::string path, std::unique_ptr<SqliteDb> db, Access access);
+    void requireWrite(const char* what) const;
+    // Graph files: relative to the project folder when inside it, else absolute.
+    std::string storedGraphPath(const std::string& path) const;
+
+    std::string m_path;
+    std::unique_ptr<SqliteDb> m_db;
+    Access m_access = Access::Read;
+};
+
+// Time helpers shared by the writers.
+int64_t nowMs();
+std::string hostName();
+// This process's start time in clock ticks since boot (/proc/self/stat field 22), to tell a live
+// run from a recycled pid; 0 when unknown.
+int64_t processStartTicks(int64_t pid);
+
+} // namespace tgraph

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+// Fused element-wise kernels of the TGraph layers (issue 6: the model's element-wise passes over
+// (N, C, F) activations cost as much as its matrix products). Plain loops over float arrays, one
+// pass over memory where the composed ATen ops take 5-10, parallel over nodes, vectorized by the
+// compiler for AVX-512, AVX2 + FMA or plain x86-64 (chosen at run time). No torch types here;
+// model/nn/fusedops.h wraps them as autograd functions. Every result depends only on the inputs and
+// the dropout seed, never on the thread count (sums run in a fixed order inside one node).
+//
+// Activation layout: (N, C, F) row-major = nodes x configs x channels, as in layers.h.
+
+#include <cstdint>
+
+namespace tgraph::model::kernels {
+
+// The gated activation that ends every TGraph layer (docs/model.md §3.1-§3.2):
+//   x = h * sigmoid(z)                          ChannelGate, z = W2 ReLU(W1 h + b1) + b2
+//   y = [x, x * softmax_C(x / T)]   (cross)     CrossConfigAttention, or y = x without it
+//   out = GELU(y)                               f_in layers (no residual)
+//   out = Dropout(GELU(s + y))                  graph block, code order (s = block input)
+//   out = Dropout(s + GELU(y))                  graph block, paper order (residualAfterActivation)
+// GELU is the exact (erf) one. Dropout keeps an element with probability 1 - p and scales it by
+// 1 / (1 - p); whether element i is kept is a hash of (seed, i), so the backward pass recomputes
+// the mask instead of storing it.
+struct GateActivation
+{
+    int64_t nodes = 0;
+    int64_t configs = 0;
+    int64_t width = 0; // F: channels of h and z; out and s have F (no cross) or 2F (cross)
+    const float* h = nullptr;
+    const float* z = nullptr;
+    const float* zBias = nullptr; // (F,) added to z (the gate's last bias)
+    const float* residual = nullptr; // s, or null (f_in layers)
+    bool residualAfterActivation = false;
+    bool cross = false;
+    float temperature = 1.0f; // raw T (code: no positivity constraint)
+    float dropout = 0.0f; // p; 0 = none (eval mode)
+    uint64_t seed = 0;
+
+    int64_t outWidth() const { return cross ? 2 * width : width; }
+};
+
+// out: (N, C, outWidth).
+void gateActivationForward(const GateActivation& a, float* out);
+
+// Gradients of the above from gradOut (N, C, outWidth): gradH and gradZ (N, C, F), gradResidual
+// (N, C, outWidth, may be null when there is no residual), gradZBias (F,) = gradZ summed over
+// nodes and configs. Returns dLoss/dT (0 without cross).
+double gateActivationBackward(
+    const GateActivation& a, const float* gradOut, float* gradH, float* gradZ, float* gradResidual, float* gradZBias);
+
+// Edges as two compressed adjacency lists, built once per forward (prepareEdges in layers.h).
+struct EdgeLists
+{
+    int64_t nodes = 0;
+    // Messages into node i: sources inSource[inBegin[i] .. inBegin[i + 1]), in edge order.
+    const int64_t* inBegin = nullptr;
+    const int64_t* inSource = nullptr;
+    // Messages out of node j: targets outTarget[outBegin[j] .. outBegin[j + 1]), in edge order.
+    const int64_t* outBegin = nullptr;
+    const int64_t* outTarget = nullptr;
+    const float* inverseDegree = nullptr; // (N,): 1 / max(messages into the node, 1)
+};
+
+// SAGE with mean aggregation on a combined projection p (N, C, 2W): p[..., :W] = W_l h (the
+// messages), p[..., W:] = W_r h (the root term). out[i] = p[i, :, W:] + bias + mean_{j in in(i)}
+// p[j, :, :W]; out (N, C, W); bias (W,).
+void sageMeanForward(const EdgeLists& e, int64_t configs, int64_t width, const float* p, const float* bias, float* out);
+// gradP (N, C, 2W) from gradOut (N, C, W); gradBias (W,) = gradOut summed over nodes and configs.
+void sageMeanBackward(
+    const EdgeLists& e, int64_t configs, int64_t width, const float* gradOut, float* gradP, float* gradBias);
+
+// Sums of table rows ("embedding bag", sum mode): out[b] = sum over s of table[index[b * slots + s]]
+// (bags x width). The backward pass adds each bag's gradient to the rows it used (gradTable,
+// tableRows x width, overwritten); both split the work so that every sum runs in bag order.
+void bagSumForward(int64_t bags, int64_t slots, int64_t width, const int64_t* index, const float* table, float* out);
+void bagSumBackward(int64_t bags, int64_t slots, int64_t width, int64_t tableRows, const int64_t* index,
+    const float* gradOut, float* gradTable);
+
+// The keep decision of the dropout above for column `column` of row `row` (= node * C + config)
+// of the output (exposed for tests).
+bool dropoutKeeps(uint64_t seed, uint64_t row, uint32_t column, float p);
+
+// Which instruction set the kernels run with on this machine: "avx512", "avx2" or "baseline".
+const char* kernelTarget();
+
+} // namespace tgraph::model::kernels

@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "model/nn/tgraphmodel.h"
+
+#include "model/nn/fusedops.h"
+
+namespace tgraph::model {
+
+namespace F = torch::nn::functional;
+
+namespace {
+
+// Column ranges of X0 (docs/model.md §2.7).
+constexpr int64_t kNumericBegin = 0;
+constexpr int64_t kConfigBegin = kNumericNodeFeatures;
+constexpr int64_t kConfigWidth = kConfigSlots * kLayoutEmbedding; // 72
+constexpr int64_t kNodeLayoutBegin = kConfigBegin + kConfigWidth; // 206
+constexpr int64_t kNodeLayoutWidth = kNodeLayoutColumns * kLayoutEmbedding; // 24
+constexpr int64_t kOpBegin = kNodeLayoutBegin + kNodeLayoutWidth; // 230
+static_assert(kOpBegin + kOpEmbedding == kLayoutInputWidth);
+
+} // namespace
+
+TGraphModelImpl::TGraphModelImpl(const ModelOptions& options)
+    : m_options(options)
+{
+    TORCH_CHECK(options.opTableSize > 0, "TGraphModel: opTableSize must be > 0");
+    embedding_op = register_module("embedding_op", torch::nn::Embedding(options.opTableSize, kOpEmbedding));
+    embedding_layout_cfg
+        = register_module("embedding_layout_cfg", torch::nn::Embedding(kLayoutTokens, kLayoutEmbedding));
+    encoder.registerOn(*this, kLayoutInputWidth, options);
+    classifier = register_module("classifier", torch::nn::Linear(options.hidden, 1));
+}
+
+torch::Tensor TGraphModelImpl::inputFeatures(const LayoutBatch& batch)
+{
+    const int64_t c = batch.configs();
+    const int64_t n = batch.graph.nodes();
+    const auto& table = embedding_layout_cfg->weight;
+    const auto config = F::embedding(scatterConfigTokens(batch), table).reshape({ c, n, kConfigWidth });
+    const auto layout = F::embedding(batch.graph.nodeLayoutTokens, table).reshape({ n, kNodeLayoutWidth });
+    const auto op = embedding_op(batch.graph.opcodes);
+    return torch::cat({ batch.graph.numeric.expand({ c, n, kNumericNodeFeatures }), config,
+                          layout.expand({ c, n, kNodeLayoutWidth }), op.expand({ c, n, kOpEmbedding }) },
+        2);
+}
+
+torch::Tensor TGraphModelImpl::inputProjection(const LayoutBatch& batch) { return project(batch, nullptr); }
+
+torch::Tensor TGraphModelImpl::inputProjection(const LayoutBatch& batch, const torch::Tensor& configEmbeddings)
+{
+    return project(batch, &configEmbeddings);
+}
+
+torch::Tensor TGraphModelImpl::configEmbeddings(const LayoutBatch& batch)
+{
+    return F::embedding(batch.configTokens, embedding_layout_cfg->weight); // (C, Nc, 18, 4)
+}
+
+torch::Tensor TGraphModelImpl::project(const LayoutBatch& batch, const torch::Tensor* configEmbeddings)
+{
+    const int64_t c = batch.configs();
+    const int64_t n = batch.graph.nodes();
+    const auto& weight = encoder.linear->linear->weight; // (W, 246)
+    const int64_t width = weight.size(0);
+    const auto& table = embedding_layout_cfg->weight; // (8, 4)
+
+    // Config-independent part per node: numeric, node layout and opcode columns, plus the bias.
+    const auto layout = F::embedding(batch.graph.nodeLayoutTokens, table).reshape({ n, kNodeLayoutWidth });
+    const auto nodeInput = torch::cat({ layout, embedding_op(batch.graph.opcodes) }, 1); // (N, 40)
+    const auto perNode = torch::addmm(encoder.linear->linear->bias, batch.graph.numeric,
+                             weight.narrow(1, kNumericBegin, kNumericNodeFeatures).t())
+        + torch::mm(nodeInput, weight.narrow(1, kNodeLayoutBegin, kNodeLayoutWidth + kOpEmbedding).t());
+
+    // projected[k, v, :] = E_layout[v] . W[:, 134 + 4k : 138 + 4k]: slot k holding token v.
+    const auto configWeight
+        = weight.narrow(1, kConfigBegin, kConfigWidth).reshape({ width, kConfigSlots, kLayoutEmbedding });
+    const auto projected = torch::matmul(table, configWeight.permute({ 1, 2, 0 })); // (18, 8, W)
+    // Non-configurable nodes: token 0 (value -2) in all 18 slots.
+    const auto unconfigured = projected.select(1, 0).sum(0); // (W,)
+
+    auto h = (perNode + unconfigured).unsqueeze(1).expand({ n, c, width }).contiguous();
+    const auto& ids = batch.graph.configNodeIds;
+    const int64_t nc = ids.size(0);
+    if (nc > 0 && c > 0) {
+        torch::Tensor configPart; // (C * Nc, W)
+        if (configEmbeddings) {
+            // Given embeddings (C, Nc, 18, 4) flattened to the 72 config columns of X0.
+            TORCH_CHECK(configEmbeddings->sizes() == torch::IntArrayRef({ c, nc, kConfigSlots, kLayoutEmbedding }),
+                "TGraphModel: config embeddings must be (C, Nc, 18, 4)");
+            configPart = torch::mm(
+                configEmbeddings->reshape({ c * nc, kConfigWidth }), weight.narrow(1, kConfigBegin, kConfigWidth).t());
+        } else {
+            // Sum over the 18 slots of projected[k, token]: an embedding bag over a flat (18 * 8, W) table.
+            const auto offsets = torch::arange(kConfigSlots, torch::kInt64).mul_(kLayoutTokens);
+            const auto flat = (batch.configTokens + offsets).reshape({ c * nc, kConfigSlots });
+            const auto table = projected.reshape({ kConfigSlots * kLayoutTokens, width });
+            configPart = useFusedKernels(table)
+                ? bagSum(flat, table)
+                : F::embedding_bag(flat, table, F::EmbeddingBagFuncOptions().mode(torch::kSum));
+        }
+        const auto rows = perNode.index_select(0, ids).unsqueeze(1) + configPart.view({ c, nc, width }).transpose(0, 1);
+        h.index_copy_(0, ids, rows);
+    }
+    return h;
+}
+
+torch::Tensor TGraphModelImpl::forward(const LayoutBatch& batch, AttentionMaps* attention)
+{
+    const auto h = nodeEmbeddings(batch, attention); // (N, C, H)
+    return classifier(h.mean(0)).squeeze(1); // mean pooling over nodes, then the linear head
+}
+
+torch::Tensor TGraphModelImpl::nodeEmbeddings(const LayoutBatch& batch, AttentionMaps* attention)
+{
+    TORCH_CHECK(batch.graph.nodes() > 0, "TGraphModel: empty graph");
+    if (attention)
+        attention->layers.clear();
+    const EdgeTensors edges = prepareEdges(batch.graph.edges, batch.graph.nodes(), m_options.bidirectionalEdges);
+    return encoder.forward(inputProjection(batch), edges, attention);
+}
+
+torch::Tensor TGraphModelImpl::nodeEmbeddings(const LayoutBatch& batch, const torch::Tensor& configEmbeddings)
+{
+    TORCH_CHECK(batch.graph.nodes() > 0, "TGraphModel: empty graph");
+    const EdgeTensors edges = prepareEdges(batch.graph.edges, batch.graph.nodes(), m_options.bidirectionalEdges);
+    return encoder.forward(inputProjection(batch, configEmbeddings), edges, nullptr);
+}
+
+int64_t parameterCount(const torch::nn::Module& module)
+{
+    int64_t count = 0;
+    for (const auto& p : module.parameters())
+        count += p.numel();
+    return count;
+}
+
+} // namespace tgraph::model

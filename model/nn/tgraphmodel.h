@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+// The TGraph layout model, exactly the forward pass of the authors' code (docs/model.md
+// §3), with the cheap paper-vs-code choices of §3.5 as ModelOptions switches.
+//
+//   X0 (C, N, 246) = [numeric 134 | config tokens 18 x E_layout | node layout 6 x E_layout | E_op]
+//   f_in[0] `linear`, f_in[1] `linear2`: Linear -> InstanceNorm -> ChannelGate -> [cross] -> GELU
+//   blocks `convs.K`: Dropout(GELU(h + [eta, cross(eta)])), eta = Gate(SAGE(InstanceNorm(h)))
+//   mean over nodes -> `classifier` Linear(H, 1) -> scores (C,); higher = slower.
+//
+// Parameter names are the PyTorch state-dict names of the authors' module (docs/model.md §3.3), so the
+// weights npz (weights.h) is a loop over named_parameters().
+
+#include "core/results/attentionmaps.h"
+#include "model/nn/batch.h"
+#include "model/nn/layers.h"
+#include "model/nn/modeloptions.h"
+
+#include <torch/torch.h>
+
+namespace tgraph::model {
+
+class TGraphModelImpl : public torch::nn::Module
+{
+public:
+    explicit TGraphModelImpl(const ModelOptions& options = {});
+
+    // Scores (C,) of the batch's configs. `attention`, when given, is filled with one entry per
+    // layer (gates and cross-config weights averaged over nodes). Dropout follows train()/eval().
+    torch::Tensor forward(const LayoutBatch& batch, AttentionMaps* attention = nullptr);
+
+    // h (N, C, H): the node embeddings after the last block, before mean pooling. forward() is
+    // exactly classifier(h.mean(0)), so w . h[n, c] / N is node n's share of score(c) - bias
+    // (model/infer/explain.h). With cross-attn, h of config c depends on the other configs of the batch,
+    // as the scores do.
+    torch::Tensor nodeEmbeddings(const LayoutBatch& batch, AttentionMaps* attention = nullptr);
+    // The same with the configurable nodes' config-token embeddings given as (C, Nc, 18, 4) instead
+    // of looked up in E_layout: differentiable with respect to them (gradient x input, explain.h).
+    torch::Tensor nodeEmbeddings(const LayoutBatch& batch, const torch::Tensor& configEmbeddings);
+    // E_layout[token] of the batch's configurable nodes: (C, Nc, 18, 4).
+    torch::Tensor configEmbeddings(const LayoutBatch& batch);
+
+    // The X0 (C, N, 246) of docs/model.md §2.7, built literally from the embedding tables. forward() never builds
+    // it: it uses inputProjection(), which equals `linear.linear` applied to X0.
+    torch::Tensor inputFeatures(const LayoutBatch& batch);
+    // f_in[0]'s Linear applied to X0, as (N, C, layerWidth), without materializing X0: the
+    // config-independent columns are projected once per node, the 18 config tokens go through a
+    // (18 x 8) table of projected embeddings, and non-configurable nodes (all tokens 0) share one row.
+    torch::Tensor inputProjection(const LayoutBatch& batch);
+    // The same with the config-token embeddings of the configurable nodes given (C, Nc, 18, 4).
+    torch::Tensor inputProjection(const LayoutBatch& batch, const torch::Tensor& configEmbeddings);
+
+    const ModelOptions& options() const { return m_options; }
+
+    torch::nn::Embedding embedding_op { nullptr }; // (opTableSize, 16)
+    torch::nn::Embedding embedding_layout_cfg { nullptr }; // (8, 4), shared by config and node layout tokens
+    torch::nn::Linear classifier { nullptr }; // (1, H)
+    GraphEncoder encoder; // linear, linear2, convs.K
+
+private:
+    // inputProjection() with the config part from the tokens (configEmbeddings == nullptr) or from
+    // the given embeddings.
+    torch::Tensor project(const LayoutBatch& batch, const torch::Tensor* configEmbeddings);
+
+    ModelOptions m_options;
+};
+TORCH_MODULE(TGraphModel);
+
+// Number of scalar parameters.
+int64_t parameterCount(const torch::nn::Module& module);
+
+} // namespace tgraph::model

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "model/runtime/torchruntime.h"
+
+#include "model/runtime/cachingcpuallocator.h"
+
+#include <ATen/Parallel.h>
+#include <torch/version.h>
+
+#include <algorithm>
+#include <dlfcn.h>
+#include <thread>
+#include <unistd.h>
+
+namespace tgraph::model {
+
+std::string torchVersion() { return TORCH_VERSION; }
+
+namespace {
+
+// OpenBLAS (Debian's libopenblas0-pthread, which LibTorch's matmul calls through libblas.so.3)
+// keeps its own pthread pool, sized by OPENBLAS_NUM_THREADS or the core count when the library
+// loads; at::set_num_threads does not reach it. Looked up at run time: another BLAS may be
+// installed as libblas.so.3, and then there is nothing to set.
+using SetThreads = void (*)(int);
+using GetThreads = int (*)();
+
+SetThreads openblasSetThreads()
+{
+    static const auto fn = reinterpret_cast<SetThreads>(::dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
+    return fn;
+}
+
+} // namespace
+
+int blasThreads()
+{
+    static const auto fn = reinterpret_cast<GetThreads>(::dlsym(RTLD_DEFAULT, "openblas_get_num_threads"));
+    return fn ? fn() : 0;
+}
+
+int initTorchRuntime(int threads)
+{
+    // Idle blocks kept for reuse: a quarter of the memory, 512 MiB to 8 GiB.
+    CachingAllocatorOptions cache;
+    const long pages = ::sysconf(_SC_PHYS_PAGES), pageSize = ::sysconf(_SC_PAGESIZE);
+    if (pages > 0 && pageSize > 0)
+        cache.idleLimitBytes = std::clamp(size_t(pages) * size_t(pageSize) / 4, size_t(512) << 20, size_t(8) << 30);
+    installCachingCpuAllocator(cache);
+    if (threads <= 0)
+        threads = int(std::max(1u, std::thread::hardware_concurrency()));
+    at::set_num_threads(threads);
+    if (const SetThreads setBlas = openblasSetThreads())
+        setBlas(threads); // else a worker asked for 1 thread still runs its products on every core
+    return at::get_num_threads();
+}
+
+} // namespace tgraph::model

@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "widgets/analysis/attributionoverlay.h"
+
+#include <QCoreApplication>
+
+#include <limits>
+
+namespace AttributionOverlay {
+
+NodeOverlay make(const tgraph::Attribution& attribution, int64_t nodeCount, Quantity quantity)
+{
+    NodeOverlay overlay;
+    overlay.diverging = true;
+    overlay.values.assign(size_t(std::max<int64_t>(nodeCount, 0)), std::numeric_limits<float>::quiet_NaN());
+    for (const tgraph::NodeAttribution& n : attribution.nodes) {
+        if (n.fileNode < 0 || n.fileNode >= nodeCount)
+            continue;
+        const double v = quantity == Quantity::ShareDifference ? n.difference() : -n.effect();
+        if (std::isfinite(v))
+            overlay.values[size_t(n.fileNode)] = float(v);
+    }
+    overlay.name = quantity == Quantity::ShareDifference
+        ? QCoreApplication::translate("AttributionOverlay", "share A − B (blue: favours A)")
+        : QCoreApplication::translate("AttributionOverlay", "−effect (blue: A's layout faster)");
+    overlay.updateRange();
+    return overlay;
+}
+
+} // namespace AttributionOverlay

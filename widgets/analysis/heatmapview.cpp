@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "widgets/analysis/heatmapview.h"
+
+#include "widgets/common/colormaps.h"
+
+#include <QMouseEvent>
+#include <QPainter>
+#include <QToolTip>
+
+#include <algorithm>
+#include <cmath>
+
+namespace {
+constexpr double kLabelWidth = 90;
+constexpr double kTitleHeight = 28;
+constexpr double kAxisHeight = 30;
+constexpr double kBarWidth = 16;
+constexpr double kBarArea = 80;
+} // namespace
+
+std::pair<double, double> HeatmapData::colourRange() const
+{
+    if (scale == Scale::Unit)
+        return { 0.0, 1.0 };
+    double lo = 0, hi = 0, magnitude = 0;
+    bool any = false;
+    for (const float v : values) {
+        if (std::isnan(v))
+            continue;
+        lo = any ? std::min(lo, double(v)) : v;
+        hi = any ? std::max(hi, double(v)) : v;
+        magnitude = std::max(magnitude, std::abs(double(v)));
+        any = true;
+    }
+    if (scale == Scale::Diverging) {
+        const double m = magnitude > 0 ? magnitude : 1.0;
+        return { -m, m };
+    }
+    if (!any)
+        return { 0.0, 1.0 };
+    if (hi <= lo)
+        return { lo - 0.5, lo + 0.5 };
+    return { lo, hi };
+}
+
+HeatmapView::HeatmapView(QWidget* parent)
+    : QWidget(parent)
+{
+    setMouseTracking(true);
+    setMinimumHeight(120);
+}
+
+void HeatmapView::setData(HeatmapData data)
+{
+    m_data = std::move(data);
+    m_range = m_data.colourRange();
+    updateGeometry();
+    update();
+}
+
+QSize HeatmapView::sizeHint() const
+{
+    return { 720, int(kTitleHeight + kAxisHeight + 26 * std::max<int64_t>(m_data.rows(), 4)) };
+}
+QSize HeatmapView::minimumSizeHint() const { return { 260, 120 }; }
+
+QRectF HeatmapView::matrixRect() const
+{
+    return QRectF(kLabelWidth, kTitleHeight, std::max(10.0, width() - kLabelWidth - kBarArea),
+        std::max(10.0, height() - kTitleHeight - kAxisHeight));
+}
+
+QRectF HeatmapView::colourBarRect() const
+{
+    const QRectF m = matrixRect();
+    return QRectF(m.right() + 14, m.top(), kBarWidth, m.height());
+}
+
+QColor HeatmapView::colourOf(float value) const
+{
+    if (std::isnan(value))
+        return {};
+    const double span = m_range.second - m_range.first;
+    if (m_data.scale == HeatmapData::Scale::Diverging)
+        return ColorMaps::diverging(double(value) / m_range.second);
+    return ColorMaps::viridis(span > 0 ? (double(value) - m_range.first) / span : 0.5);
+}
+
+std::pair<int64_t, int64_t> HeatmapView::cellAt(const QPoint& position) const
+{
+    const QRectF m = matrixRect();
+    if (m_data.rows() == 0 || m_data.columns == 0 || !m.contains(position))
+        return { -1, -1 };
+    const auto row
+        = std::min<int64_t>(m_data.rows() - 1, int64_t((position.y() - m.top()) / m.height() * double(m_data.rows())));
+    const auto column = std::min<int64_t>(
+        m_data.columns - 1, int64_t((position.x() - m.left()) / m.width() * double(m_data.columns)));
+    if (std::isnan(m_data.at(row, column)))
+        return { -1, -1 };
+    return { row, column };
+}
+
+QString HeatmapView::describeCell(int64_t row, int64_t column) const
+{
+    if (row < 0 || column < 0 || row >= m_data.rows() || column >= m_data.columns)
+        return {};
+    const QString columnName = column < m_data.columnNames.size()
+        ? m_data.columnNames[int(column)]
+        : QStringLiteral("%1 %2").arg(m_data.columnLabel).arg(column);
+    return tr("%1, %2: %3").arg(m_data.rowLabels[int(row)], columnName).arg(double(m_data.at(row, column)), 0, 'g', 4);
+}
+
+void HeatmapView::paintEvent(QPaintEvent*)
+{
+    QPainter painter(this);
+    painter.fillRect(rect(), palette().base());
+    painter.setPen(palette().text().color());
+    QFont titleFont = font();
+    titleFont.setBold(true);
+    painter.setFont(titleFont);
+    painter.drawText(QRectF(0, 0, width(), kTitleHeight), Qt::AlignCenter, m_data.title);
+    painter.setFont(font());
+    const QRectF m = matrixRect();
+    if (m_data.rows() == 0 || m_data.columns == 0) {
+        painter.drawText(m, Qt::AlignCenter, tr("No attention maps"));
+        return;
+    }
+    const double cellW = m.width() / double(m_data.columns);
+    const double cellH = m.height() / double(m_data.rows());
+    for (int64_t r = 0; r < m_data.rows(); ++r) {
+        for (int64_t c = 0; c < m_data.columns; ++c) {
+            const QColor colour = colourOf(m_data.at(r, c));
+            if (!colour.isValid())
+                continue;
+            // Cells overlap by a fraction of a pixel so that no seams show between them.
+            painter.fillRect(
+                QRectF(m.left() + double(c) * cellW, m.top() + double(r) * cellH, cellW + 0.6, cellH + 0.6), colour);
+        }
+        painter.setPen(palette().text().color());
+        painter.drawText(QRectF(0, m.top() + double(r) * cellH, kLabelWidth - 6, cellH),
+            Qt::AlignRight | Qt::AlignVCenter, m_data.rowLabels[int(r)]);
+    }
+    painter.setPen(palette().mid().color());
+    painter.drawRect(m);
+    // Column axis: a few ticks and the axis title.
+    painter.setPen(palette().text().color());
+    const int64_t ticks = std::min<int64_t>(m_data.columns, 8);
+    for (int64_t t = 0; t < ticks; ++t) {
+        const int64_t column = ticks > 1 ? t * (m_data.columns - 1) / (ticks - 1) : 0;
+        const double x = m.left() + (double(column) + 0.5) * cellW;
+        const QString label
+            = column < m_data.columnNames.size() ? m_data.columnNames[int(column)] : QString::number(column);
+        painter.drawText(QRectF(x - 40, m.bottom() + 2, 80, 14), Qt::AlignHCenter | Qt::AlignTop, label);
+    }
+    painter.drawText(QRectF(m.left(), m.bottom() + 14, m.width(), 16), Qt::AlignCenter, m_data.columnLabel);
+
+    // Colour bar with its range.
+    const QRectF bar = colourBarRect();
+    const int steps = std::max(2, int(bar.height()));
+    for (int i = 0; i < steps; ++i) {
+        const double t = 1.0 - double(i) / double(steps - 1);
+        const double value = m_range.first + t * (m_range.second - m_range.first);
+        painter.fillRect(
+            QRectF(bar.left(), bar.top() + i * bar.height() / steps, bar.width(), bar.height() / steps + 1),
+            colourOf(float(value)));
+    }
+    painter.setPen(palette().mid().color());
+    painter.drawRect(bar);
+    painter.setPen(palette().text().color());
+    const auto number = [](double v) { return QString::number(v, 'g', 3); };
+    painter.drawText(
+        QRectF(bar.right() + 3, bar.top() - 7, kBarArea, 14), Qt::AlignLeft | Qt::AlignVCenter, number(m_range.second));
+    painter.drawText(QRectF(bar.right() + 3, bar.bottom() - 7, kBarArea, 14), Qt::AlignLeft | Qt::AlignVCenter,
+        number(m_range.first));
+    if (m_data.scale == HeatmapData::Scale::Diverging)
+        painter.drawText(QRectF(bar.right() + 3, bar.center().y() - 7, kBarArea, 14), Qt::AlignLeft | Qt::AlignVCenter,
+            QStringLiteral("0"));
+    painter.save();
+    painter.translate(width() - 6, bar.center().y());
+    painter.rotate(-90);
+    painter.drawText(QRectF(-bar.height() / 2, -14, bar.height(), 14), Qt::AlignCenter, m_data.valueLabel);
+    painter.restore();
+}
+
+void HeatmapView::mouseMoveEvent(QMouseEvent* event)
+{
+    const auto [row, column] = cellAt(event->position().toPoint());
+    if (row < 0)
+        QToolTip::hideText();
+    else
+        QToolTip::showText(event->globalPosition().toPoint(), describeCell(row, column), this);
+}
+
+void HeatmapView::mousePressEvent(QMouseEvent* event)
+{
+    const auto [row, column] = cellAt(event->position().toPoint());
+    if (row >= 0)
+        Q_EMIT cellClicked(row, column);
+    QWidget::mousePressEvent(event);
+}

@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include "widgets/graph/layoutrunner.h"
+
+#include "core/view/graphdocument.h"
+
+#include <QWidget>
+
+class GraphScene;
+class GraphView;
+class NodeOverlay;
+class QLabel;
+class QTimer;
+
+// One graph drawing of a document's full or pruned graph, with a title giving its node and edge
+// counts. Never lays out more than kMaxViewNodes boxes: big graphs start as collapsed
+// computations (double-click a box to open it), or show the neighbourhood of a node, or the paths
+// between two nodes. Layouts run in the background; a newer request drops an older result.
+class GraphPane : public QWidget
+{
+    Q_OBJECT
+public:
+    enum class Mode { Computations, Neighbourhood, Paths };
+    static constexpr int64_t kInitialBudget = 550; // graphs up to this size are drawn whole at first
+    static constexpr int64_t kLargeGraphBudget = 300; // boxes of the first view of bigger graphs
+    static constexpr int64_t kMaxViewNodes = 2000; // expansions beyond this are refused
+
+    explicit GraphPane(QWidget* parent = nullptr);
+
+    void setDocument(tgraph::GraphDocumentPtr document, tgraph::GraphSource::Kind kind);
+    const tgraph::GraphDocumentPtr& document() const { return m_document; }
+    const tgraph::GraphSource* source() const;
+    bool isPrunedPane() const { return m_kind == tgraph::GraphSource::Kind::Pruned; }
+
+    Mode mode() const { return m_mode; }
+    int radius() const { return m_radius; }
+    int64_t centreNode() const { return m_centre; }
+    QString titleText() const;
+    QString noteText() const;
+
+    // Computation view with the first groups opened within `budget` boxes (-1: the initial budget).
+    void showComputations(int64_t budget = -1);
+    // Every computation collapsed to one box.
+    void collapseAll();
+    void showNeighbourhood(int64_t node, int radius);
+    void showPaths(int64_t from, int64_t to);
+    // Selects `node` (a full-graph id), changing the view to one that shows it when needed;
+    // `centre` scrolls it into the middle. False when the node is not in this pane's graph.
+    bool selectNode(int64_t node, bool centre = true);
+    int64_t selectedNode() const;
+    // What a double click on view box `viewIndex` does: open a group, expand a node's embedded
+    // computations, widen around a "more" marker, jump to an alias's original.
+    void activateViewNode(int viewIndex);
+    // What a double click inside an open group's frame does: collapse the group again.
+    void collapseCluster(int clusterIndex);
+
+    void setRemovedOutside(const tgraph::GraphSource* kept);
+    void setOverlay(const NodeOverlay* overlay);
+    void setHighlighted(const std::vector<int64_t>& nodes);
+
+    GraphScene* scene() const { return m_scene; }
+    GraphView* view() const { return m_view; }
+    LayoutRunner* runner() const { return m_runner; }
+    bool isLayoutPending() const;
+    // Time from the last request to its drawing, in milliseconds (-1 before the first).
+    qint64 lastLayoutMs() const { return m_lastLayoutMs; }
+
+Q_SIGNALS:
+    void nodeSelected(qint64 node);
+    void layoutShown();
+    void message(const QString& text); // for the status bar
+    void layoutFailed(const QString& message);
+
+private:
+    void rebuild(bool fit);
+    void onLayoutFinished(quint64 id, const ViewLayoutPtr& layout);
+    void onLayoutFailed(quint64 id, const QString& message);
+    void updateTitle();
+
+    tgraph::GraphDocumentPtr m_document;
+    tgraph::GraphSource::Kind m_kind = tgraph::GraphSource::Kind::Full;
+    Mode m_mode = Mode::Computations;
+    std::vector<uint8_t> m_expanded;
+    int m_radius = 2;
+    int64_t m_centre = -1;
+    int64_t m_pathEnd = -1;
+    int64_t m_pendingSelection = -1;
+    bool m_pendingFit = true;
+    std::vector<int64_t> m_highlighted;
+    QString m_note;
+    qint64 m_lastLayoutMs = -1;
+    qint64 m_requestStarted = 0;
+
+    QLabel* m_title = nullptr;
+    QLabel* m_noteLabel = nullptr;
+    GraphScene* m_scene = nullptr;
+    GraphView* m_view = nullptr;
+    LayoutRunner* m_runner = nullptr;
+    QTimer* m_placeholderTimer = nullptr;
+    int m_pendingNodes = 0;
+};

@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include "widgets/graph/layoutrunner.h"
+#include "widgets/graph/nodeoverlay.h"
+
+#include "core/view/graphdocument.h"
+
+#include <QGraphicsScene>
+
+#include <unordered_map>
+#include <vector>
+
+class GraphNodeItem;
+class GraphEdgeItem;
+
+// The items of one laid-out view graph: node boxes coloured by opcode (or an overlay), edges
+// with arrowheads, computation boxes. Names nodes by their full-graph id.
+class GraphScene : public QGraphicsScene
+{
+    Q_OBJECT
+public:
+    explicit GraphScene(QObject* parent = nullptr);
+
+    // The box sizes and clusters Graphviz should use for `view`.
+    static tgraph::LayoutInput layoutInputFor(const tgraph::ViewGraph& view, const tgraph::GraphDocument& document);
+
+    // The document and the source (its full or pruned graph) whose views this scene shows.
+    void setDocument(tgraph::GraphDocumentPtr document, const tgraph::GraphSource* source);
+    // Replaces the items with those of `layout`; keeps the selected node when it is still shown.
+    void showLayout(const ViewLayoutPtr& layout);
+    void clearLayout();
+    const ViewLayout* viewLayout() const { return m_layout.get(); }
+
+    // Nodes outside `kept` are drawn as removed (the full graph's pane in the split view).
+    void setRemovedOutside(const tgraph::GraphSource* kept);
+    void setOverlay(const NodeOverlay* overlay);
+    void setHighlighted(const std::vector<int64_t>& nodes);
+
+    GraphNodeItem* itemForNode(int64_t node) const;
+    GraphNodeItem* itemAt(int viewIndex) const;
+    int64_t selectedNode() const { return m_selected; }
+    // Selects the box of `node` (without emitting nodeSelected); false when it is not shown.
+    bool selectNode(int64_t node);
+
+Q_SIGNALS:
+    void nodeSelected(qint64 node); // a user click; -1 when the selection was cleared
+    void viewNodeActivated(int viewIndex); // double click on a box
+    void clusterActivated(int clusterIndex); // double click inside a computation's frame
+
+protected:
+    void mouseDoubleClickEvent(QGraphicsSceneMouseEvent* event) override;
+
+private:
+    void onSelectionChanged();
+    void applyColors();
+
+    tgraph::GraphDocumentPtr m_document;
+    const tgraph::GraphSource* m_source = nullptr;
+    ViewLayoutPtr m_layout;
+    std::vector<GraphNodeItem*> m_items; // by view index
+    std::vector<GraphEdgeItem*> m_edges;
+    std::unordered_map<int64_t, GraphNodeItem*> m_itemOfNode; // Node boxes only
+    const tgraph::GraphSource* m_kept = nullptr;
+    const NodeOverlay* m_overlay = nullptr;
+    int64_t m_selected = -1;
+    bool m_selecting = false;
+};

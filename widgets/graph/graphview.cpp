@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "widgets/graph/graphview.h"
+
+#include <QMouseEvent>
+#include <QPainter>
+#include <QScrollBar>
+#include <QWheelEvent>
+
+#include <algorithm>
+#include <cmath>
+
+namespace {
+
+constexpr double kMinZoom = 0.01;
+constexpr double kMaxZoom = 8;
+constexpr int kMinimapSize = 180;
+constexpr double kMinimapSceneSize = 1500; // drawings larger than this get a minimap
+
+} // namespace
+
+GraphView::GraphView(QWidget* parent)
+    : QGraphicsView(parent)
+    , m_zoomAnimation(new QVariantAnimation(this))
+    , m_minimap(new GraphMinimap(this))
+{
+    m_zoomAnimation->setDuration(150);
+    m_zoomAnimation->setEasingCurve(QEasingCurve::OutCubic);
+    connect(m_zoomAnimation, &QVariantAnimation::valueChanged, this, [this](const QVariant& value) {
+        const ViewportAnchor anchor = transformationAnchor();
+        setTransformationAnchor(AnchorViewCenter);
+        zoomBy(value.toDouble() / zoom());
+        setTransformationAnchor(anchor);
+    });
+    setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
+    setDragMode(QGraphicsView::ScrollHandDrag);
+    setTransformationAnchor(QGraphicsView::AnchorUnderMouse);
+    setResizeAnchor(QGraphicsView::AnchorViewCenter);
+    setViewportUpdateMode(QGraphicsView::SmartViewportUpdate);
+    setBackgroundBrush(Qt::white);
+    setFrameShape(QFrame::NoFrame);
+    m_minimap->hide();
+}
+
+double GraphView::zoom() const { return transform().m11(); }
+
+void GraphView::setZoom(double zoom)
+{
+    m_zoomAnimation->stop();
+    zoom = std::clamp(zoom, kMinZoom, kMaxZoom);
+    setTransform(QTransform::fromScale(zoom, zoom));
+    m_minimap->updateViewport();
+    Q_EMIT zoomChanged(zoom);
+}
+
+void GraphView::zoomBy(double factor)
+{
+    const double target = std::clamp(zoom() * factor, kMinZoom, kMaxZoom);
+    if (target == zoom())
+        return;
+    scale(target / zoom(), target / zoom());
+    m_minimap->updateViewport();
+    Q_EMIT zoomChanged(target);
+}
+
+void GraphView::animateZoomTo(double target)
+{
+    const bool gliding = m_zoomAnimation->state() == QAbstractAnimation::Running;
+    const double from = zoom();
+    const double base = gliding ? m_zoomAnimation->endValue().toDouble() : from;
+    m_zoomAnimation->stop();
+    target = std::clamp(base * target / from, kMinZoom, kMaxZoom);
+    m_zoomAnimation->setStartValue(from);
+    m_zoomAnimation->setEndValue(target);
+    m_zoomAnimation->start();
+}
+
+void GraphView::zoomIn() { animateZoomTo(zoom() * 1.25); }
+
+void GraphView::zoomOut() { animateZoomTo(zoom() * 0.8); }
+
+void GraphView::resetZoom() { setZoom(1); }
+
+void GraphView::fitToView()
+{
+    m_zoomAnimation->stop();
+    if (!scene() || sceneRect().isEmpty())
+        return;
+    fitInView(sceneRect(), Qt::KeepAspectRatio);
+    // Never blow a small graph up beyond its natural size.
+    if (zoom() > 1)
+        setZoom(1);
+    centerOn(sceneRect().center());
+    m_minimap->updateViewport();
+    Q_EMIT zoomChanged(zoom());
+}
+
+void GraphView::centreOnSceneRect(const QRectF& rect)
+{
+    // Zoom in until the box is readable, never zooming out.
+    if (zoom() < 0.7)
+        setZoom(0.9);
+    centerOn(rect.center());
+    m_minimap->updateViewport();
+}
+
+void GraphView::setPlaceholder(const QString& text)
+{
+    m_placeholder = text;
+    viewport()->update();
+}
+
+void GraphView::sceneReplaced()
+{
+    updateMinimap();
+    viewport()->update();
+}
+
+void GraphView::wheelEvent(QWheelEvent* event)
+{
+    if (event->modifiers() & Qt::ShiftModifier) { // shift + wheel scrolls sideways
+        QGraphicsView::wheelEvent(event);
+        return;
+    }
+    const QPoint delta = event->pixelDelta().isNull() ? event->angleDelta() : event->pixelDelta() * 4;
+    if (delta.y() == 0)
+        return;
+    zoomBy(std::pow(1.0015, delta.y()));
+    event->accept();
+}
+
+void GraphView::resizeEvent(QResizeEvent* event)
+{
+    QGraphicsView::resizeEvent(event);
+    updateMinimap();
+}
+
+void GraphView::scrollContentsBy(int dx, int dy)
+{
+    QGraphicsView::scrollContentsBy(dx, dy);
+    m_minimap->updateViewport();
+}
+
+void GraphView::updateMinimap()
+{
+    const QRectF rect = sceneRect();
+    const QSize area = viewport()->size();
+    const bool large = scene() && !scene()->items().isEmpty() && area.width() > 2 * kMinimapSize + 100
+        && area.height() > kMinimapSize + 150 && std::max(rect.width(), rect.height()) > kMinimapSceneSize;
+    m_minimap->setVisible(large);
+    if (!large)
+        return;
+    const QRect geometry = viewport()->geometry();
+    m_minimap->setGeometry(
+        geometry.right() - kMinimapSize - 8, geometry.bottom() - kMinimapSize - 8, kMinimapSize, kMinimapSize);
+    m_minimap->refresh();
+    m_minimap->raise();
+}
+
+void GraphView::drawForeground(QPainter* painter, const QRectF& rect)
+{
+    QGraphicsView::drawForeground(painter, rect);
+    if (m_placeholder.isEmpty())
+        return;
+    painter->save();
+    painter->resetTransform();
+    const QRect area = viewport()->rect();
+    QFont font = painter->font();
+    font.setPointSizeF(font.pointSizeF() * 1.3);
+    painter->setFont(font);
+    const QRect box
+        = painter->fontMetrics()
+              .boundingRect(area.adjusted(40, 40, -40, -40), Qt::AlignCenter | Qt::TextWordWrap, m_placeholder)
+              .adjusted(-16, -10, 16, 10);
+    painter->setPen(Qt::NoPen);
+    painter->setBrush(QColor(255, 255, 255, 220));
+    painter->drawRoundedRect(box, 6, 6);
+    painter->setPen(palette().color(QPalette::PlaceholderText));
+    painter->drawText(box, Qt::AlignCenter | Qt::TextWordWrap, m_placeholder);
+    painter->restore();
+}
+
+GraphMinimap::GraphMinimap(GraphView* view)
+    : QWidget(view)
+    , m_view(view)
+{
+    setCursor(Qt::PointingHandCursor);
+    setToolTip(tr("Overview: click or drag to move the view"));
+}
+
+QRectF GraphMinimap::thumbnailRect() const
+{
+    const QRectF scene = m_view->sceneRect();
+    if (scene.isEmpty())
+        return {};
+    const double s = std::min((width() - 4) / scene.width(), (height() - 4) / scene.height());
+    const QSizeF size(scene.width() * s, scene.height() * s);
+    return QRectF(QPointF((width() - size.width()) / 2, (height() - size.height()) / 2), size);
+}
+
+void GraphMinimap::refresh()
+{
+    if (!m_view->scene())
+        return;
+    const QRectF target = thumbnailRect();
+    m_thumbnail = QPixmap(target.size().toSize().expandedTo(QSize(1, 1)));
+    m_thumbnail.fill(Qt::white);
+    QPainter p(&m_thumbnail);
+    m_view->scene()->render(&p, QRectF(QPointF(0, 0), target.size()), m_view->sceneRect());
+    update();
+}
+
+void GraphMinimap::paintEvent(QPaintEvent*)
+{
+    QPainter p(this);
+    p.fillRect(rect(), QColor(250, 250, 250, 235));
+    p.setPen(QColor(0x90, 0x90, 0x90));
+    p.drawRect(rect().adjusted(0, 0, -1, -1));
+    const QRectF target = thumbnailRect();
+    if (target.isEmpty())
+        return;
+    p.drawPixmap(target.topLeft(), m_thumbnail);
+    const QRectF scene = m_view->sceneRect();
+    const QRectF visible = m_view->mapToScene(m_view->viewport()->rect()).boundingRect().intersected(scene);
+    const double s = target.width() / scene.width();
+    const QRectF frame(target.left() + (visible.left() - scene.left()) * s,
+        target.top() + (visible.top() - scene.top()) * s, visible.width() * s, visible.height() * s);
+    p.setPen(QPen(QColor(0, 0x60, 0xff), 1.5));
+    p.setBrush(QColor(0, 0x60, 0xff, 30));
+    p.drawRect(frame);
+}
+
+void GraphMinimap::moveTo(const QPointF& position)
+{
+    const QRectF target = thumbnailRect();
+    if (target.isEmpty())
+        return;
+    const QRectF scene = m_view->sceneRect();
+    const double s = target.width() / scene.width();
+    m_view->centerOn(
+        scene.left() + (position.x() - target.left()) / s, scene.top() + (position.y() - target.top()) / s);
+    update();
+}
+
+void GraphMinimap::mousePressEvent(QMouseEvent* event) { moveTo(event->position()); }
+
+void GraphMinimap::mouseMoveEvent(QMouseEvent* event)
+{
+    if (event->buttons() & Qt::LeftButton)
+        moveTo(event->position());
+}

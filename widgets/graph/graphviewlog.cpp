@@ -1,0 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "widgets/graph/graphviewlog.h"
+
+Q_LOGGING_CATEGORY(lcGraphView, "tgraph.graphview", QtWarningMsg)

@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "widgets/graph/nodeinspector.h"
+
+#include "core/graph/featurenames.h"
+
+#include <QFontDatabase>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLocale>
+#include <QPlainTextEdit>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+
+namespace {
+
+constexpr int kMaxLinks = 40;
+
+QString number(float value) { return QString::number(double(value), 'g', 6); }
+
+} // namespace
+
+NodeInspector::NodeInspector(QWidget* parent)
+    : QWidget(parent)
+    , m_header(new QLabel(this))
+    , m_instruction(new QPlainTextEdit(this))
+    , m_links(new QLabel(this))
+    , m_features(new QTreeWidget(this))
+    , m_config(new QSpinBox(this))
+    , m_configs(new QTreeWidget(this))
+    , m_configNote(new QLabel(this))
+{
+    m_header->setObjectName(QStringLiteral("inspectorHeader"));
+    m_header->setWordWrap(true);
+    m_header->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_instruction->setObjectName(QStringLiteral("inspectorInstruction"));
+    m_instruction->setReadOnly(true);
+    m_instruction->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_instruction->setMaximumHeight(90);
+    m_instruction->setLineWrapMode(QPlainTextEdit::WidgetWidth);
+    m_links->setObjectName(QStringLiteral("inspectorLinks"));
+    m_links->setWordWrap(true);
+    m_links->setTextFormat(Qt::RichText);
+    m_links->setTextInteractionFlags(Qt::LinksAccessibleByMouse | Qt::LinksAccessibleByKeyboard);
+    connect(m_links, &QLabel::linkActivated, this, [this](const QString& link) {
+        bool ok = false;
+        const qint64 node = link.mid(QStringLiteral("node:").size()).toLongLong(&ok);
+        if (ok)
+            Q_EMIT nodeRequested(node);
+    });
+    m_features->setObjectName(QStringLiteral("inspectorFeatures"));
+    m_features->setHeaderLabels({ tr("Feature"), tr("Value") });
+    m_features->setUniformRowHeights(true);
+    m_features->header()->setSectionResizeMode(0, QHeaderView::Stretch);
+    m_configs->setObjectName(QStringLiteral("inspectorConfigs"));
+    m_configs->setHeaderLabels({ tr("Config value"), tr("Value") });
+    m_configs->header()->setSectionResizeMode(0, QHeaderView::Stretch);
+    m_config->setObjectName(QStringLiteral("inspectorConfigIndex"));
+    m_config->setPrefix(tr("configuration #"));
+    connect(m_config, &QSpinBox::valueChanged, this, &NodeInspector::fillConfigs);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(6, 6, 6, 6);
+    layout->addWidget(m_header);
+    layout->addWidget(m_instruction);
+    layout->addWidget(m_links);
+    auto* splitter = new QSplitter(Qt::Vertical, this);
+    splitter->addWidget(m_features);
+    auto* configPage = new QWidget(splitter);
+    auto* configLayout = new QVBoxLayout(configPage);
+    configLayout->setContentsMargins(0, 0, 0, 0);
+    auto* configRow = new QHBoxLayout;
+    configRow->addWidget(m_config);
+    configRow->addWidget(m_configNote, 1);
+    configLayout->addLayout(configRow);
+    configLayout->addWidget(m_configs);
+    splitter->addWidget(configPage);
+    splitter->setStretchFactor(0, 3);
+    splitter->setStretchFactor(1, 1);
+    layout->addWidget(splitter, 1);
+    setNode(-1);
+}
+
+void NodeInspector::setDocument(tgraph::GraphDocumentPtr document)
+{
+    m_document = std::move(document);
+    m_config->setRange(0, m_document ? int(std::max<int64_t>(0, m_document->configCount() - 1)) : 0);
+    setNode(-1);
+}
+
+void NodeInspector::setConfiguration(int64_t config) { m_config->setValue(int(config)); }
+
+QString NodeInspector::headerText() const { return m_header->text(); }
+
+QString NodeInspector::instructionText() const { return m_instruction->toPlainText(); }
+
+QString NodeInspector::linksText() const { return m_links->text(); }
+
+QString NodeInspector::linkList(std::span<const int64_t> nodes) const
+{
+    if (nodes.empty())
+        return tr("none");
+    QStringList parts;
+    for (size_t i = 0; i < nodes.size() && i < size_t(kMaxLinks); ++i)
+        parts << QStringLiteral("<a href=\"node:%1\">%2</a>")
+                     .arg(nodes[i])
+                     .arg(QString::fromStdString(m_document->nodeName(nodes[i])).toHtmlEscaped());
+    if (nodes.size() > size_t(kMaxLinks))
+        parts << tr("… %n more", nullptr, int(nodes.size() - kMaxLinks));
+    return parts.join(QStringLiteral(", "));
+}
+
+void NodeInspector::setNode(int64_t node)
+{
+    if (!m_document || node < 0 || node >= m_document->nodeCount()) {
+        m_node = -1;
+        m_header->setText(m_document ? tr("Select a node to inspect it.") : tr("No graph."));
+        m_instruction->clear();
+        m_instruction->hide();
+        m_links->clear();
+        m_features->clear();
+        m_configs->clear();
+        m_configNote->clear();
+        return;
+    }
+    m_node = node;
+    const tgraph::GraphDocument& doc = *m_document;
+    const auto& computation = doc.computations[size_t(doc.computationOfNode[size_t(node)])];
+    QString header = QStringLiteral("<b>%1</b><br>%2 &nbsp; <tt>%3</tt><br>")
+                         .arg(QString::fromStdString(doc.nodeName(node)).toHtmlEscaped(),
+                             QString::fromStdString(doc.opcodeName(node)).toHtmlEscaped(),
+                             QString::fromStdString(doc.shapeText(node)).toHtmlEscaped());
+    header += tr("node #%1 in %2").arg(node).arg(QString::fromStdString(computation.name).toHtmlEscaped());
+    if (doc.isConfigurable(node))
+        header += QStringLiteral(" · <b>%1</b>").arg(tr("configurable"));
+    if (doc.pruned && !doc.pruned->contains(node))
+        header += QStringLiteral(" · %1").arg(tr("removed by pruning"));
+    m_header->setText(header);
+    const std::string text = doc.instructionText(node);
+    m_instruction->setPlainText(QString::fromStdString(text));
+    m_instruction->setVisible(!text.empty());
+    m_links->setText(QStringLiteral("<b>%1</b> %2<br><b>%3</b> %4")
+                         .arg(tr("Operands:"), linkList(doc.full.topology.operandsOf(node)), tr("Users:"),
+                             linkList(doc.full.topology.usersOf(node))));
+    fillFeatures();
+    fillConfigs();
+}
+
+void NodeInspector::fillFeatures()
+{
+    m_features->clear();
+    const tgraph::GraphDocument& doc = *m_document;
+    const auto& features = doc.nodeFeatures();
+    const int64_t width = doc.nodeCount() > 0 ? features.size() / doc.nodeCount() : 0;
+    const float* row = features.data() + m_node * width;
+    for (const tgraph::FeatureGroup& group : tgraph::nodeFeatureGroups()) {
+        auto* top = new QTreeWidgetItem(m_features, { QString::fromStdString(group.name) });
+        bool nonZero = false;
+        QStringList summary;
+        for (int c = group.first; c < group.first + group.count && c < width; ++c) {
+            new QTreeWidgetItem(top, { QString::fromStdString(tgraph::nodeFeatureName(c)), number(row[c]) });
+            nonZero |= row[c] != 0;
+            if (summary.size() < 6)
+                summary << number(row[c]);
+        }
+        top->setText(1, summary.join(QStringLiteral(", ")) + (group.count > 6 ? QStringLiteral(", …") : QString()));
+        top->setExpanded(nonZero && group.count <= 8);
+        if (!nonZero)
+            top->setForeground(0, palette().color(QPalette::PlaceholderText));
+    }
+}
+
+void NodeInspector::fillConfigs()
+{
+    m_configs->clear();
+    if (!m_document || m_node < 0)
+        return;
+    const tgraph::GraphDocument& doc = *m_document;
+    if (!doc.isConfigurable(m_node)) {
+        m_configNote->setText(tr("not configurable"));
+        m_config->setEnabled(false);
+        return;
+    }
+    m_config->setEnabled(doc.configCount() > 0);
+    const float* values = doc.configValues(m_node, m_config->value());
+    if (!values) {
+        m_configNote->setText(tr("no configurations in this file"));
+        return;
+    }
+    m_configNote->setText(tr("of %1").arg(QLocale().toString(qlonglong(doc.configCount()))));
+    const auto& tensors = tgraph::layoutConfigTensors();
+    for (size_t t = 0; t < tensors.size(); ++t) {
+        QStringList dims;
+        for (int k = 0; k < 6; ++k)
+            dims << number(values[t * 6 + size_t(k)]);
+        auto* top
+            = new QTreeWidgetItem(m_configs, { QString::fromStdString(tensors[t]), dims.join(QStringLiteral(", ")) });
+        for (int k = 0; k < 6; ++k)
+            new QTreeWidgetItem(top,
+                { QString::fromStdString(tgraph::layoutConfigFeatureName(int(t) * 6 + k)),
+                    number(values[t * 6 + size_t(k)]) });
+    }
+}

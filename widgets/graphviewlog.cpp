@@ -1,4 +1,0 @@
-// SPDX-License-Identifier: Apache-2.0
-#include "graphviewlog.h"
-
-Q_LOGGING_CATEGORY(lcGraphView, "tgraph.graphview", QtWarningMsg)
