@@ -108,6 +108,7 @@ CREATE TABLE predictions(
 
 const char* const kMigrations[] = { nullptr }; // none yet: version 1 is the first
 
+// The only run ids this store makes: 32 lowercase hex digits (isRunId accepts exactly these).
 std::string randomRunId()
 {
     std::random_device device;
@@ -129,7 +130,36 @@ RunStatus statusFrom(const std::string& text)
 const char* kRunColumns = "r.id, e.name, r.name, r.parent_run, r.status, r.start_ms, r.end_ms, r.heartbeat_ms, r.pid, "
                           "r.host, r.cmdline, r.resumed_from, r.checkpoint, r.message";
 
-RunRecord readRun(const SqliteStatement& s)
+// `text` for an error message: control bytes and non-ASCII as \xNN, at most 80 bytes, so a
+// crafted value cannot break the one-line message or drive the terminal.
+std::string printable(std::string_view text)
+{
+    std::string out;
+    for (const char c : text.substr(0, 80)) {
+        const auto b = uint8_t(c);
+        if (b >= 0x20 && b < 0x7f) {
+            out += c;
+        } else {
+            static const char* hex = "0123456789abcdef";
+            out += "\\x";
+            out += hex[b >> 4];
+            out += hex[b & 15];
+        }
+    }
+    if (text.size() > 80)
+        out += "...";
+    return out;
+}
+
+InputError badRunId(const std::string& file, const std::string& id)
+{
+    return InputError(file, "run '" + printable(id) + "'",
+        "not a run id of a TGraph Studio project (32 hex digits): the project file was written by something "
+        "else; refused");
+}
+
+// A run as stored; its ids are checked (isRunId), since they become folder names.
+RunRecord readRun(const SqliteStatement& s, const std::string& file)
 {
     RunRecord r;
     r.id = s.text(0);
@@ -146,7 +176,17 @@ RunRecord readRun(const SqliteStatement& s)
     r.resumedFrom = s.text(11);
     r.checkpoint = s.text(12);
     r.message = s.text(13);
+    for (const std::string* id : { &r.id, &r.parentRun, &r.resumedFrom })
+        if (!isRunId(*id) && (id == &r.id || !id->empty()))
+            throw badRunId(file, *id);
     return r;
+}
+
+// Whether `path` is strictly inside `root` (both absolute and canonical).
+bool strictlyInside(const fs::path& root, const fs::path& path)
+{
+    const fs::path relative = path.lexically_relative(root);
+    return !relative.empty() && !relative.is_absolute() && *relative.begin() != ".." && relative != ".";
 }
 
 // Checks done on the raw bytes before SQLite sees the file, so a wrong file is never touched.
@@ -220,6 +260,12 @@ bool parseRunStatus(const std::string& text, RunStatus* status)
 }
 
 bool isTerminal(RunStatus status) { return status != RunStatus::Pending && status != RunStatus::Running; }
+
+bool isRunId(std::string_view id)
+{
+    return id.size() == 32
+        && std::all_of(id.begin(), id.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
 
 int64_t nowMs()
 {
@@ -351,7 +397,46 @@ Project Project::openOrCreate(const std::string& path)
 
 std::string Project::folder() const { return fs::absolute(m_path).parent_path().string(); }
 std::string Project::dataDir() const { return fs::absolute(m_path).string() + ".d"; }
-std::string Project::runDir(const std::string& runId) const { return (fs::path(dataDir()) / "runs" / runId).string(); }
+std::string Project::runDir(const std::string& runId) const
+{
+    requireRunId(runId);
+    // The data folder itself may be a link (to a larger disk, say); below it, runs/ and the run's
+    // folder must stay inside it once links are resolved.
+    std::error_code rootError, dirError;
+    const fs::path dir = fs::path(dataDir()) / "runs" / runId;
+    const fs::path root = fs::weakly_canonical(dataDir(), rootError) / "runs";
+    const fs::path real = fs::weakly_canonical(dir, dirError);
+    if (rootError || dirError)
+        throw InputError(m_path, "run " + runId,
+            "its folder " + dir.string() + " cannot be resolved: " + (rootError ? rootError : dirError).message());
+    if (!strictlyInside(root, real))
+        throw InputError(m_path, "run " + runId,
+            "its folder " + dir.string() + " leads to " + real.string() + ", outside the project's run folders "
+                + root.string() + " (a symbolic link?); refused: nothing is read, written or deleted there");
+    return dir.string();
+}
+
+std::string Project::dataPath(const std::string& stored, const std::string& what) const
+{
+    std::error_code rootError, pathError;
+    const fs::path root = fs::weakly_canonical(dataDir(), rootError);
+    // Lexically normal first: in "a/missing/../link/x" weakly_canonical would resolve nothing after
+    // "missing" and leave "link" to be followed by whoever opens the result. An absolute `stored`
+    // replaces the folder.
+    const fs::path real = fs::weakly_canonical((fs::path(folder()) / stored).lexically_normal(), pathError);
+    if (stored.empty() || rootError || pathError || !strictlyInside(root, real))
+        throw InputError(m_path, what,
+            "the stored path '" + printable(stored) + "' leads outside the project's data folder " + root.string()
+                + "; refused");
+    return real.string();
+}
+
+void Project::requireRunId(const std::string& runId) const
+{
+    if (!isRunId(runId))
+        throw badRunId(m_path, runId);
+}
+
 int Project::schemaVersion() const { return int(m_db->queryInt("PRAGMA user_version")); }
 
 void Project::requireWrite(const char* what) const
@@ -510,22 +595,28 @@ void Project::addArtifact(const std::string& runId, const std::string& kind, con
 void Project::deleteRun(const std::string& runId)
 {
     requireWrite("deleteRun");
-    std::vector<std::string> ids { runId };
+    requireRunId(runId);
+    SqliteTransaction t(*m_db);
+    // The run and its folds, read inside the transaction that deletes them; every folder is
+    // checked before anything is deleted, so a refused run keeps its rows and its files.
+    std::vector<std::string> dirs { runDir(runId) };
     {
         SqliteStatement folds(*m_db, "SELECT id FROM runs WHERE parent_run = ?1");
         folds.bind(1, runId);
         while (folds.step())
-            ids.push_back(folds.text(0));
+            dirs.push_back(runDir(folds.text(0)));
     }
-    SqliteTransaction t(*m_db);
     SqliteStatement del(*m_db, "DELETE FROM runs WHERE id = ?1");
     del.bind(1, runId).run();
     if (m_db->changes() == 0)
         throw InputError(m_path, "run " + runId, "no such run");
     t.commit();
+    // Files only after the rows are gone (a crash leaves files, not rows). remove_all does not
+    // follow symbolic links: a run folder that is a link (to a place inside the data folder;
+    // runDir refused the others) loses the link, and links inside a folder are removed as links.
     std::error_code ec;
-    for (const std::string& id : ids) // files only after the rows are gone (a crash leaves files, not rows)
-        fs::remove_all(runDir(id), ec);
+    for (const std::string& dir : dirs)
+        fs::remove_all(dir, ec);
 }
 
 int Project::markCrashedRuns(int64_t staleMs)
@@ -604,7 +695,7 @@ std::vector<RunRecord> Project::runs(const std::string& experiment) const
               "ORDER BY r.start_ms DESC, r.rowid DESC");
     s.bind(1, experiment);
     while (s.step())
-        out.push_back(readRun(s));
+        out.push_back(readRun(s, m_path));
     return out;
 }
 
@@ -619,7 +710,7 @@ std::optional<RunRecord> Project::findRun(const std::string& key) const
               "OR (length(?1) >= 4 AND substr(r.id, 1, length(?1)) = ?1) OR r.name = ?1");
     s.bind(1, key);
     while (s.step())
-        found.push_back(readRun(s));
+        found.push_back(readRun(s, m_path));
     for (const RunRecord& r : found)
         if (r.id == key)
             return r;

@@ -730,6 +730,74 @@ private Q_SLOTS:
         QCOMPARE(p.runs().size(), size_t(1));
     }
 
+    // Run ids name folders, so every id read from a file must have the form the store gives them
+    // (32 lowercase hex digits); paths of run files must stay in the data folder. The crafted
+    // cases through the command line are in tst_hostileproject.
+    void runIdsAndPathsAreChecked()
+    {
+        QVERIFY(isRunId("0123456789abcdef0123456789abcdef"));
+        for (const char* bad : { "", "0123456789ABCDEF0123456789ABCDEF", "0123456789abcdef0123456789abcde",
+                 "0123456789abcdef0123456789abcdef0", "../../victim", "/etc", "0123456789abcdef/../456789abcdef" })
+            QVERIFY2(!isRunId(bad), bad);
+
+        const std::string file = spath("ids.tgproj");
+        Project p = Project::create(file);
+        const std::string id = p.startRun({});
+        QVERIFY(isRunId(id));
+        QCOMPARE(p.runDir(id), p.dataDir() + "/runs/" + id);
+        QVERIFY(isRunId(p.runs().front().id));
+
+        // a parent (fold) or resumed-from id of another form: refused as well, escaped on one line
+        RunStart fold;
+        fold.parentRun = id;
+        fold.name = "fold-0";
+        const std::string foldId = p.startRun(fold);
+        p.db().exec("PRAGMA foreign_keys=OFF");
+        p.db().exec("UPDATE runs SET parent_run = '..' || char(10) || char(27) || '[2J' WHERE id = '" + foldId + "'");
+        testutil::expectInputError([&] { p.runs(); }, { "ids.tgproj", "run '..\\x0a\\x1b[2J'", "not a run id" });
+        p.db().exec("UPDATE runs SET parent_run = '" + id + "', resumed_from = '/tmp' WHERE id = '" + foldId + "'");
+        testutil::expectInputError([&] { p.findRun(foldId); }, { "ids.tgproj", "run '/tmp'", "not a run id" });
+        p.db().exec("UPDATE runs SET resumed_from = NULL WHERE id = '" + foldId + "'");
+        p.db().exec("PRAGMA foreign_keys=ON");
+        QCOMPARE(p.runs().size(), size_t(2));
+
+        // files of runs: inside the data folder only, links resolved
+        const std::string data = p.dataDir();
+        fs::create_directories(data + "/runs/" + id);
+        std::ofstream(data + "/runs/" + id + "/last.npz") << "x";
+        const std::string stored = p.relativePath(data + "/runs/" + id + "/last.npz");
+        QCOMPARE(p.dataPath(stored, "ckpt"), fs::canonical(data + "/runs/" + id + "/last.npz").string());
+        for (const std::string& outside : { std::string("ids.tgproj"), std::string("elsewhere/last.npz"),
+                 std::string("ids.tgproj.d/../x.npz"), std::string("/etc/passwd"), std::string("ids.tgproj.d"),
+                 std::string() })
+            testutil::expectInputError([&] { p.dataPath(outside, "run " + id + " checkpoint"); },
+                { "ids.tgproj", "run " + QString::fromStdString(id) + " checkpoint",
+                    "leads outside the project's data folder" });
+        fs::create_symlink(spath("."), data + "/runs/" + id + "/out");
+        testutil::expectInputError([&] { p.dataPath(stored + "/../out/ids.tgproj", "artifact"); },
+            { "ids.tgproj", "leads outside" });
+
+        // runs/ itself a link out of the data folder: every run folder is refused
+        const std::string other = spath("ids-other");
+        fs::create_directories(other);
+        fs::rename(data + "/runs", data + "/runs.real");
+        fs::create_symlink(other, data + "/runs");
+        testutil::expectInputError([&] { p.runDir(id); }, { "ids.tgproj", "outside the project's run folders" });
+        testutil::expectInputError([&] { p.deleteRun(id); }, { "ids.tgproj", "outside the project's run folders" });
+        QVERIFY(p.findRun(id)); // refused before any row went
+        fs::remove(data + "/runs");
+        fs::rename(data + "/runs.real", data + "/runs");
+        // the data folder itself may be a link (to a larger disk): its runs are inside it
+        const std::string moved = spath("ids-data-elsewhere");
+        fs::rename(data, moved);
+        fs::create_directory_symlink(moved, data);
+        QCOMPARE(p.runDir(id), data + "/runs/" + id);
+        QCOMPARE(p.dataPath(stored, "ckpt"), fs::canonical(moved + "/runs/" + id + "/last.npz").string());
+        p.deleteRun(id);
+        QVERIFY(!fs::exists(moved + "/runs/" + id));
+        QVERIFY(fs::exists(spath("ids.tgproj"))); // the link "out" was removed, not followed
+    }
+
     void initTestCase() { QVERIFY(m_dir.isValid()); }
 };
 
