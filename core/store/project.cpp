@@ -13,7 +13,10 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <random>
+#include <set>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
@@ -225,6 +228,44 @@ void checkHeader(const std::string& path)
         throw InputError(path, "header", "an SQLite database of another application, not a TGraph Studio project");
 }
 
+// Project files whose integrity this process has checked or that it created itself, by device
+// and inode: the first open of a file in a process runs PRAGMA quick_check, later opens (the
+// studio's poller reopens its project every second) trust that check.
+class CheckedFiles
+{
+public:
+    static std::optional<std::pair<dev_t, ino_t>> identity(const std::string& path)
+    {
+        struct stat st { };
+        if (::stat(path.c_str(), &st) != 0)
+            return std::nullopt;
+        return std::make_pair(st.st_dev, st.st_ino);
+    }
+    bool contains(const std::string& path)
+    {
+        const auto id = identity(path);
+        std::lock_guard lock(m_mutex);
+        return id && m_files.count(*id);
+    }
+    void add(const std::string& path)
+    {
+        if (const auto id = identity(path)) {
+            std::lock_guard lock(m_mutex);
+            m_files.insert(*id);
+        }
+    }
+
+private:
+    std::mutex m_mutex;
+    std::set<std::pair<dev_t, ino_t>> m_files;
+};
+
+CheckedFiles& checkedFiles()
+{
+    static CheckedFiles files;
+    return files;
+}
+
 } // namespace
 
 // ---- helpers --------------------------------------------------------------------------------
@@ -332,6 +373,7 @@ Project Project::create(const std::string& path)
         db->exec("PRAGMA application_id=" + std::to_string(kApplicationId));
         db->exec("PRAGMA user_version=" + std::to_string(kSchemaVersion));
         t.commit();
+        checkedFiles().add(path); // made here: no integrity check when this process reopens it
         return Project(path, std::move(db), Access::Write);
     } catch (...) {
         // nothing half-written: a failed creation leaves no file
@@ -360,6 +402,25 @@ Project Project::open(const std::string& path, Access access)
                     + "; this version reads up to " + std::to_string(kSchemaVersion) + ")");
         if (version < 1)
             throw InputError(path, "schema", "project schema version " + std::to_string(version) + " is not valid");
+        // A file from elsewhere (or one a crash or a disk damaged) is checked whole before it is
+        // used: a damaged file is refused, not opened read-only, since reading damaged pages
+        // gives wrong runs and metrics or fails at a random later point, and writing would spread
+        // the damage. The error names the file and SQLite's first finding; the file is not
+        // touched (sqlite3's .recover can still salvage what it holds). quick_check is
+        // integrity_check without the index-content cross-checks: it reads every page once.
+        if (!checkedFiles().contains(path)) {
+            std::string verdict;
+            try {
+                verdict = probe.queryText("PRAGMA quick_check(1)");
+            } catch (const InputError& e) { // SQLite gave up reading (SQLITE_CORRUPT, ...)
+                verdict = e.problem();
+            }
+            if (verdict != "ok")
+                throw InputError(path, "integrity",
+                    "the project file is damaged (SQLite's quick_check: " + printable(verdict)
+                        + "); refused, nothing was changed");
+            checkedFiles().add(path);
+        }
         probe.queryInt("SELECT count(*) FROM runs"); // the core table must be readable
     }
     auto db = std::make_unique<SqliteDb>(
@@ -623,7 +684,18 @@ int Project::markCrashedRuns(int64_t staleMs)
 {
     requireWrite("markCrashedRuns");
     const int64_t now = nowMs();
+    {
+        // A look without the write lock first: most opens find no stale run and take no lock.
+        SqliteStatement any(*m_db,
+            "SELECT 1 FROM runs WHERE status = 'RUNNING' AND ?1 - coalesce(heartbeat_ms, 0) > ?2 LIMIT 1");
+        if (!any.bind(1, now).bind(2, staleMs).step())
+            return 0;
+    }
     const std::string host = hostName();
+    // What is marked is decided from rows read inside the write transaction: a run taken over
+    // (adoptRun: a new pid, a fresh heartbeat) between a read outside it and the update would
+    // otherwise be marked CRASHED while its new process runs.
+    SqliteTransaction t(*m_db);
     std::vector<std::string> crashed;
     {
         SqliteStatement s(*m_db, "SELECT id, heartbeat_ms, pid, pid_start, host FROM runs WHERE status = 'RUNNING'");
@@ -643,8 +715,7 @@ int Project::markCrashedRuns(int64_t staleMs)
         }
     }
     if (crashed.empty())
-        return 0;
-    SqliteTransaction t(*m_db);
+        return 0; // the transaction ends without a change
     SqliteStatement u(*m_db,
         "UPDATE runs SET status = 'CRASHED', end_ms = heartbeat_ms, message = ?2 WHERE id = ?1 AND status = "
         "'RUNNING'");

@@ -120,8 +120,10 @@ public:
     // A new, empty project; InputError when the file exists or cannot be created.
     static Project create(const std::string& path);
     // An existing project. Refused with an InputError naming the file, without modifying it: not an
-    // SQLite file, another application's database, a truncated file, a schema newer than this build.
-    // Write access migrates an older schema forward (only writers do) and marks crashed runs.
+    // SQLite file, another application's database, a truncated file, a schema newer than this build,
+    // a damaged file (PRAGMA quick_check at the first open in this process of a file it did not
+    // create: refused, not opened read-only; docs/store.md §2). Write access migrates an older
+    // schema forward (only writers do) and marks crashed runs.
     static Project open(const std::string& path, Access access);
     // Write access; creates the file when it does not exist.
     static Project openOrCreate(const std::string& path);

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // Hostile project files through the real command lines: a crafted .tgproj whose run id is
 // "../../victim" or an absolute path, a run folder that is a symbolic link leading out of the
-// project, a checkpoint path leading out. `tgraph runs delete|export|resume|list` must refuse with
-// a clear error naming the project file, the run and the problem, and leave the victim folder as it
-// was (docs/store.md §6).
+// project, a checkpoint path leading out, and a damaged page. `tgraph runs delete|export|resume|list`
+// must refuse with a clear error naming the project file, the run and the problem, and leave the
+// victim folder (and the damaged file) as they were (docs/store.md §6, §2).
 
 #include "core/store/project.h"
 #include "testutil.h"
 
+#include <QCryptographicHash>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -23,6 +24,13 @@ namespace {
 QString tgraphExe() { return testutil::binDir() + "/tgraph"; }
 
 testutil::ProcessResult tgraphRun(const QStringList& args) { return testutil::run(tgraphExe(), args); }
+
+QByteArray fileHash(const QString& path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? QCryptographicHash::hash(f.readAll(), QCryptographicHash::Sha256)
+                                       : QByteArray();
+}
 
 // Runs SQL on the file with the plain sqlite3 C API (not the store), as a crafter would.
 void craft(const std::string& file, const std::string& sql)
@@ -220,6 +228,36 @@ private Q_SLOTS:
         const Project p = Project::open(testutil::str(project), Project::Access::Read);
         testutil::expectInputError([&] { p.dataPath(p.findRun(id)->checkpoint, "run " + id + " checkpoint"); },
             { "p.tgproj", "checkpoint", "leads outside the project's data folder" });
+    }
+
+    // A page in the middle of the file overwritten: every command refuses the file with SQLite's
+    // finding, and the file stays byte for byte what it was.
+    void damagedPageIsRefused()
+    {
+        QString project, victim;
+        const std::string id = makeProject("damaged", &project, &victim);
+        {
+            Project p = Project::open(testutil::str(project), Project::Access::Write);
+            std::vector<std::pair<std::string, std::string>> params;
+            for (int k = 0; k < 3000; ++k)
+                params.emplace_back("param_" + std::to_string(k), std::string(40, char('a' + k % 26)));
+            p.setParams(id, params);
+            p.db().exec("PRAGMA wal_checkpoint(TRUNCATE)");
+        }
+        QByteArray bytes = testutil::readAll(project);
+        const qsizetype pages = bytes.size() / 4096;
+        QVERIFY2(pages >= 8, qPrintable(QString::number(pages)));
+        for (qsizetype i = (pages / 2) * 4096; i < (pages / 2) * 4096 + 4096; ++i)
+            bytes[i] = char(0xa5 ^ (i * 7));
+        testutil::writeAll(project, bytes);
+        QFile::remove(project + "-wal");
+        QFile::remove(project + "-shm");
+        const QByteArray before = fileHash(project);
+        for (const QStringList& args : { QStringList { "runs", "list", "--project", project },
+                 QStringList { "runs", "delete", QString::fromStdString(id), "--project", project },
+                 QStringList { "runs", "show", QString::fromStdString(id), "--project", project } })
+            expectRefused(tgraphRun(args), { "p.tgproj", "damaged", "quick_check" });
+        QCOMPARE(fileHash(project), before);
     }
 };
 

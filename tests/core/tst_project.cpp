@@ -26,6 +26,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <thread>
 #include <unistd.h>
 
 using namespace tgraph;
@@ -796,6 +797,91 @@ private Q_SLOTS:
         p.deleteRun(id);
         QVERIFY(!fs::exists(moved + "/runs/" + id));
         QVERIFY(fs::exists(spath("ids.tgproj"))); // the link "out" was removed, not followed
+    }
+
+    // Every connection distrusts the file it opens: SQLite's defensive mode (no writable_schema,
+    // no shadow-table writes) and trusted_schema=OFF, for writers and readers.
+    void connectionsDistrustTheFile()
+    {
+        const std::string file = spath("distrust.tgproj");
+        Project::create(file);
+        for (const Project::Access access : { Project::Access::Write, Project::Access::Read }) {
+            Project p = Project::open(file, access);
+            int defensive = -1;
+            QCOMPARE(sqlite3_db_config(p.db().handle(), SQLITE_DBCONFIG_DEFENSIVE, -1, &defensive), SQLITE_OK);
+            QCOMPARE(defensive, 1);
+            QCOMPARE(p.db().queryInt("PRAGMA trusted_schema"), int64_t(0));
+        }
+        Project p = Project::open(file, Project::Access::Write);
+        p.db().exec("PRAGMA writable_schema=ON"); // accepted, but without effect in defensive mode
+        testutil::expectInputError(
+            [&] { p.db().exec("UPDATE sqlite_master SET sql = 'CREATE TABLE runs(x)' WHERE name = 'runs'"); },
+            { "distrust.tgproj" });
+        QVERIFY(p.runs().empty()); // the schema is what it was
+    }
+
+    // A file with a damaged page in the middle is refused at open (PRAGMA quick_check, run at the
+    // first open of a file this process did not create), naming the file and SQLite's finding; it
+    // is not modified, and nothing crashes. The same file undamaged opens.
+    void damagedPageIsRefusedAtOpen()
+    {
+        const std::string made = spath("intact.tgproj");
+        {
+            Project p = Project::create(made);
+            const std::string id = p.startRun({});
+            std::vector<std::pair<std::string, std::string>> params;
+            for (int k = 0; k < 3000; ++k)
+                params.emplace_back("param_" + std::to_string(k), std::string(40, char('a' + k % 26)));
+            p.setParams(id, params);
+            p.db().exec("PRAGMA wal_checkpoint(TRUNCATE)");
+        }
+        const QByteArray intact = testutil::readAll(QString::fromStdString(made));
+        const qsizetype pages = intact.size() / 4096;
+        QVERIFY2(pages >= 8, qPrintable(QString::number(pages)));
+        // copies: files this process did not create (another inode), as a project from elsewhere
+        const QString good = path("copy-intact.tgproj"), bad = path("copy-damaged.tgproj");
+        testutil::writeAll(good, intact);
+        QByteArray damaged = intact;
+        for (qsizetype i = (pages / 2) * 4096; i < (pages / 2) * 4096 + 4096; ++i)
+            damaged[i] = char(0xa5 ^ (i * 7));
+        testutil::writeAll(bad, damaged);
+        const QByteArray before = fileHash(bad);
+        for (const Project::Access access : { Project::Access::Write, Project::Access::Read }) {
+            testutil::expectInputError([&] { Project::open(testutil::str(bad), access); },
+                { "copy-damaged.tgproj", "integrity", "damaged", "quick_check" });
+            QCOMPARE(fileHash(bad), before);
+            QCOMPARE(Project::open(testutil::str(good), access).runs().size(), size_t(1));
+        }
+    }
+
+    // markCrashedRuns decides from rows read inside its write transaction. Here another connection
+    // takes a stale run over (as adoptRun does: fresh heartbeat, a live pid) in a transaction that
+    // commits while markCrashedRuns waits for the write lock: the run must stay RUNNING. Reading
+    // before the transaction, as it used to, marked it CRASHED under its new process.
+    void crashMarkingReadsInsideItsTransaction()
+    {
+        const std::string file = spath("crashrace.tgproj");
+        Project p = Project::create(file);
+        pid_t gone = 0;
+        inChild([] { return 0; }, &gone);
+        RunStart s;
+        s.pid = gone;
+        const std::string id = p.startRun(s);
+        p.db().exec("UPDATE runs SET heartbeat_ms = heartbeat_ms - 600000 WHERE id = '" + id + "'");
+
+        SqliteDb other(file, SqliteDb::Mode::ReadWrite);
+        other.setBusyTimeout(10000);
+        other.exec("BEGIN IMMEDIATE");
+        other.exec("UPDATE runs SET heartbeat_ms = " + std::to_string(nowMs()) + ", pid = " + std::to_string(getpid())
+            + ", pid_start = " + std::to_string(processStartTicks(getpid())) + ", host = '" + hostName()
+            + "' WHERE id = '" + id + "'");
+        int marked = -1;
+        std::thread marker([&] { marked = p.markCrashedRuns(); });
+        std::this_thread::sleep_for(std::chrono::milliseconds(300)); // it reads the stale row, then waits
+        other.exec("COMMIT");
+        marker.join();
+        QCOMPARE(marked, 0);
+        QCOMPARE(p.findRun(id)->status, RunStatus::Running);
     }
 
     void initTestCase() { QVERIFY(m_dir.isValid()); }
