@@ -9,10 +9,12 @@
 #include "core/hlo/hloinput.h"
 #include "core/hlo/hloproto.h"
 #include "core/hlo/hlotext.h"
+#include "core/synth/hostileproto.h"
 
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <sys/resource.h>
 #include <unistd.h>
 
 namespace tgraph::bench {
@@ -34,7 +36,18 @@ int runHloParse(const std::vector<std::string>& args)
         return 2;
     }
     const int repeat = args.size() > 1 ? std::max(1, std::stoi(args[1])) : 1;
-    const bool parseOnly = args.size() > 2 && args[2] == "--parse-only";
+    bool parseOnly = false;
+    for (size_t i = 2; i < args.size(); ++i) {
+        if (args[i] == "--parse-only") {
+            parseOnly = true;
+        } else if (args[i] == "--limit-mb" && i + 1 < args.size()) {
+            // Address space capped at what the process maps now plus this much: a reader that
+            // would need far more fails with bad_alloc instead of taking the machine's memory.
+            const rlim_t limit = rlim_t(virtualSize() + (uint64_t(std::stoull(args[++i])) << 20));
+            const rlimit r { limit, limit };
+            ::setrlimit(RLIMIT_AS, &r);
+        }
+    }
     const uint64_t baseline = currentRss();
     double parse = 0, featurize = 0;
     uint64_t bytes = 0, instructions = 0;
@@ -139,6 +152,68 @@ int runHloBench(const std::vector<std::string>& args)
                 "featurizing drops the file and adds the graph, whose node_feat alone is 560 bytes per instruction.\n");
     std::filesystem::remove(textPath);
     std::filesystem::remove(protoPath);
+    return 0;
+}
+
+int runHloHostileBench(const std::vector<std::string>& args)
+{
+    std::filesystem::path dir = std::filesystem::temp_directory_path();
+    uint64_t limitMb = 4096;
+    for (size_t i = 0; i < args.size(); ++i) {
+        auto next = [&]() { return i + 1 < args.size() ? args[++i] : std::string(); };
+        if (args[i] == "--dir") {
+            dir = next();
+        } else if (args[i] == "--limit-mb") {
+            limitMb = std::stoull(next());
+        } else {
+            std::printf("Usage: tgraph-bench hlo-hostile [--dir DIR] [--limit-mb MB]\n"
+                        "Parse time and peak RSS of the protobuf reader on hostile but valid HloModuleProto files\n"
+                        "of 100 KB and 1 MB (core/synth/hostileproto.h: repeated fields interleaved, a shape\n"
+                        "repeated, tuning data of many tiny modules), each in a fresh process whose address space\n"
+                        "is capped at MB more than it maps at start (default 4096). Targets: under 1 s, and 64 MB\n"
+                        "above the start (256 MB for many-modules: a module costs ~1 KB however small).\n");
+            return args[i] == "--help" ? 0 : 2;
+        }
+    }
+    const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
+    const std::string tag = std::to_string(::getpid());
+    std::printf("tgraph-bench hlo-hostile: protobuf reader on hostile files (best of 3 processes; target < 1 s, "
+                "< 64 MB; many-modules < 256 MB)\n\n");
+    std::printf("  %-22s %9s %9s %10s %16s %s\n", "pattern", "size", "repeats", "parse", "peak RSS above", "");
+    bool allMet = true;
+    for (const HostileProtoKind kind : hostileProtoKinds())
+        for (const size_t size : { size_t(100) << 10, size_t(1) << 20 }) {
+            const HostileProto file = generateHostileHloProto(kind, size);
+            const std::string path = (dir / ("tgraph-bench-" + tag + "-" + hostileProtoKindName(kind) + ".pb")).string();
+            writeFile(path, file.bytes);
+            double best = 1e300, above = 0;
+            std::string failure;
+            for (int r = 0; r < 3 && failure.empty(); ++r) {
+                try {
+                    const std::string report
+                        = runChild({ self, "hlo-parse", path, "1", "--parse-only", "--limit-mb", std::to_string(limitMb) });
+                    best = std::min(best, reportValue(report, "parse"));
+                    above = std::max(above, reportValue(report, "peak_rss") - reportValue(report, "baseline_rss"));
+                } catch (const std::exception& e) {
+                    failure = e.what();
+                }
+            }
+            std::filesystem::remove(path);
+            if (!failure.empty()) {
+                allMet = false;
+                std::printf("  %-22s %9s %9lld  failed within %llu MB: %s\n", hostileProtoKindName(kind),
+                    formatBytes(file.bytes.size()).c_str(), (long long)file.repeats, (unsigned long long)limitMb,
+                    failure.substr(0, 120).c_str());
+                continue;
+            }
+            const double memoryTarget = double((kind == HostileProtoKind::ManyModules ? 256u : 64u) << 20);
+            const bool met = best < 1.0 && above < memoryTarget;
+            allMet = allMet && met;
+            std::printf("  %-22s %9s %9lld %8.3f s %16s %s\n", hostileProtoKindName(kind),
+                formatBytes(file.bytes.size()).c_str(), (long long)file.repeats, best,
+                formatBytes(uint64_t(std::max(0.0, above))).c_str(), met ? "ok" : "MISSED");
+        }
+    std::printf("\n%s\n", allMet ? "every figure within its target" : "some figures missed their target");
     return 0;
 }
 

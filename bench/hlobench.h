@@ -11,5 +11,8 @@ namespace tgraph::bench {
 // the real files in ../shared/data. `tgraph-bench hlo-parse FILE` is the child side.
 int runHloBench(const std::vector<std::string>& args);
 int runHloParse(const std::vector<std::string>& args);
+// `tgraph-bench hlo-hostile`: parse time and peak RSS of the protobuf reader on hostile files of
+// 100 KB and 1 MB (core/synth/hostileproto.h), in capped child processes.
+int runHloHostileBench(const std::vector<std::string>& args);
 
 } // namespace tgraph::bench

@@ -33,6 +33,7 @@ int main(int argc, char** argv)
                     "  npz        write and read a ~1 GiB layout npz (stored and deflated), compared with numpy\n"
                     "  hlo        parse + featurize HLO text and protobuf modules (generated >= 100k instructions, "
                     "real files)\n"
+                    "  hlo-hostile protobuf reader on hostile 100 KB and 1 MB files: time and peak RSS\n"
                     "  project    project store: logging rows/s with a polling reader, run table of 1 000 runs, "
                     "1 M-point history\n"
                     "  kernels    fused element-wise kernels of the TGraph layers vs the composed ATen ops\n"
@@ -49,6 +50,8 @@ int main(int argc, char** argv)
             return tgraph::bench::runNpzRead(rest);
         if (args[0] == "hlo")
             return tgraph::bench::runHloBench(rest);
+        if (args[0] == "hlo-hostile")
+            return tgraph::bench::runHloHostileBench(rest);
         if (args[0] == "hlo-parse")
             return tgraph::bench::runHloParse(rest);
         if (args[0] == "project")

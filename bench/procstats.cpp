@@ -24,6 +24,7 @@ uint64_t statusField(const char* name)
 
 uint64_t currentRss() { return statusField("VmRSS"); }
 uint64_t peakRss() { return statusField("VmHWM"); }
+uint64_t virtualSize() { return statusField("VmSize"); }
 
 std::string runChild(const std::vector<std::string>& argv)
 {

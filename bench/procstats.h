@@ -11,6 +11,8 @@ namespace tgraph::bench {
 // Resident set size now and its peak (VmRSS / VmHWM of /proc/self/status), in bytes.
 uint64_t currentRss();
 uint64_t peakRss();
+// Virtual memory size (VmSize), in bytes.
+uint64_t virtualSize();
 
 inline double secondsSince(std::chrono::steady_clock::time_point start)
 {

@@ -59,6 +59,17 @@ RunRecord requireRun(const Project& project, const std::string& key)
     return *run;
 }
 
+// A file path the run stored, for display: absolute inside the project's data folder, else not
+// the path (a crafted project may store any text) but why it is not used.
+std::string shownPath(const Project& project, const std::string& stored, const std::string& what)
+{
+    try {
+        return project.dataPath(stored, what);
+    } catch (const InputError& e) {
+        return "(not used: " + e.problem() + ")";
+    }
+}
+
 double latest(const std::vector<LatestMetric>& metrics, const std::string& run, const char* key, const char* context)
 {
     for (const LatestMetric& m : metrics)
@@ -116,7 +127,7 @@ int show(Project& project, const ArgParser& p)
     if (!r.resumedFrom.empty())
         std::printf("resumed      yes (appends to this run)\n");
     if (!r.checkpoint.empty())
-        std::printf("checkpoint   %s\n", project.absolutePath(r.checkpoint).c_str());
+        std::printf("checkpoint   %s\n", shownPath(project, r.checkpoint, "run " + r.id + " checkpoint").c_str());
     const auto params = project.params(r.id);
     if (!params.empty()) {
         std::printf("params\n");
@@ -152,7 +163,7 @@ int show(Project& project, const ArgParser& p)
                 "fold run     %s %s %s\n", fold.id.substr(0, 8).c_str(), fold.name.c_str(), runStatusName(fold.status));
     for (const ArtifactRecord& a : project.artifacts(r.id))
         std::printf("artifact     %-10s step %-8lld %s\n", a.kind.c_str(), (long long)a.step,
-            project.absolutePath(a.path).c_str());
+            shownPath(project, a.path, "run " + r.id + " artifact").c_str());
     return ExitOk;
 }
 
@@ -254,7 +265,8 @@ int exportRun(Project& project, const ArgParser& p)
         const std::string best = (fs::path(project.runDir(r.id)) / "best.npz").string();
         if (r.checkpoint.empty() && !fs::exists(best, ec))
             throw InputError(project.path(), "run " + r.id.substr(0, 8), "has no checkpoint to export weights from");
-        const std::string checkpoint = fs::exists(best, ec) ? best : project.absolutePath(r.checkpoint);
+        const std::string checkpoint
+            = fs::exists(best, ec) ? best : project.dataPath(r.checkpoint, "run " + r.id + " checkpoint");
         // `tgraph weights export` checks the checkpoint and writes exactly the weights keys.
         std::fflush(stdout);
         return execModelCommand({ "weights", "export", checkpoint, "-o", weights });

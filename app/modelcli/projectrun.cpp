@@ -98,6 +98,9 @@ std::unique_ptr<ProjectRun> ProjectRun::resume(
         Project project = Project::open(projectPath, Project::Access::Write);
         project.markCrashedRuns();
         const RunRecord run = requireRun(project, key);
+        // Its folder is where this process writes (train.log, checkpoints): refused here, before the
+        // run is truncated or adopted, when it leads out of the project (Project::runDir).
+        project.runDir(run.id);
         if (run.status == RunStatus::Running) {
             if (processAlive(run))
                 throw InputError(projectPath, "run " + run.id.substr(0, 8),
@@ -118,7 +121,12 @@ ProjectRun::ProjectRun(const std::string& projectPath, std::string id, bool appe
     , m_fold(fold)
 {
     Project& project = m_writer->project();
-    m_dir = project.runDir(m_id);
+    try {
+        m_dir = project.runDir(m_id);
+    } catch (const InputError& e) {
+        finish(RunStatus::Failed, e.problem());
+        throw;
+    }
     // A fold of another process's run logs into its own folder (processes do not share a file).
     const std::string logDir = m_fold < 0 ? m_dir : (fs::path(m_dir) / ("fold-" + std::to_string(m_fold))).string();
     std::error_code ec;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/hlo/hlomodule.h"
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <unordered_map>
@@ -94,9 +95,12 @@ const char* hloSourceFormatName(HloSourceFormat format)
 // Blocks of characters; views into them stay valid when the module moves.
 struct HloModule::Arena
 {
-    static constexpr size_t kBlock = 64 * 1024;
+    // Blocks start small and double up to kBlock: a module with a few short names (a crafted
+    // tuning record can hold 150 000 of them in 1 MB) does not take 64 KB each.
+    static constexpr size_t kBlock = 64 * 1024, kFirstBlock = 256;
     std::vector<std::unique_ptr<char[]>> blocks;
-    size_t used = kBlock;
+    size_t capacity = 0; // of the last block
+    size_t used = 0;
 
     std::string_view copy(std::string_view text)
     {
@@ -110,8 +114,9 @@ struct HloModule::Arena
             blocks.insert(blocks.empty() ? blocks.end() : blocks.end() - 1, std::move(own));
             return view;
         }
-        if (used + text.size() > kBlock) {
-            blocks.push_back(std::make_unique_for_overwrite<char[]>(kBlock));
+        if (used + text.size() > capacity) {
+            capacity = std::min(kBlock, std::max({ kFirstBlock, 2 * capacity, text.size() }));
+            blocks.push_back(std::make_unique_for_overwrite<char[]>(capacity));
             used = 0;
         }
         char* p = blocks.back().get() + used;

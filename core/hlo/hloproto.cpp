@@ -77,22 +77,21 @@ const char* rootMessageName(HloSourceFormat format)
     }
 }
 
-// Appends `value` to a pool run (offset, count), keeping the run contiguous: if something else was
-// appended to the pool since the run's last element (a field repeated non-adjacently), the run is
-// first copied to the end of the pool.
-template <class T> void appendToRun(std::vector<T>& pool, uint32_t& offset, uint32_t& count, const T& value)
+// The values of a pool run (offset, count into one of HloModule's pools) whose field came back
+// after something else had been appended to the same pool: a repeated field written unpacked and
+// interleaved with another one, or a message field repeated (protobuf merges its occurrences).
+// Copying the run to the pool's end at every return would be quadratic (100 KB of two int fields
+// alternating took 19 s and 6.4 GB), so the run's values are gathered here, each copied once, and
+// appended to the pool together when the message that owns the run ends (Decoder::joinStaged;
+// docs/formats.md §6).
+// While staged, the run's offset is kStaged and its count the number of values gathered so far.
+constexpr uint32_t kStaged = UINT32_MAX;
+template <class T> struct StagedRun
 {
-    if (count && size_t(offset) + count != pool.size()) {
-        const size_t from = offset;
-        offset = uint32_t(pool.size());
-        pool.resize(pool.size() + count);
-        std::copy(pool.begin() + ptrdiff_t(from), pool.begin() + ptrdiff_t(from + count), pool.begin() + offset);
-    }
-    if (!count)
-        offset = uint32_t(pool.size());
-    pool.push_back(value);
-    ++count;
-}
+    uint32_t* offset;
+    uint32_t* count;
+    std::vector<T> values;
+};
 
 bool validUtf8(std::string_view s)
 {
@@ -142,7 +141,9 @@ public:
     void module(HloModule& target)
     {
         m_module = &target;
-        target.reserveFor(m_r.remaining() / 48 + 16); // dense protos spend ~50 bytes per instruction
+        // Dense protos spend ~50 bytes per instruction; no minimum, so that a crafted file of many
+        // tiny modules reserves nothing for them (memory stays a small multiple of the input).
+        target.reserveFor(m_r.remaining() / 48);
         m_opcodes.clear();
         m_opcodeCache.fill({});
         std::string_view name, entryName;
@@ -287,15 +288,96 @@ public:
     }
 
 private:
+    // Marks of the staged-run lists: what a message that owns runs registered after it (stageMark()
+    // at its start, joinStaged() at its end).
+    struct StageMark
+    {
+        size_t ints, shapes, windows, slices, paddings;
+    };
+    StageMark stageMark() const
+    {
+        return { m_stagedInts.size(), m_stagedShapes.size(), m_stagedWindows.size(), m_stagedSlices.size(),
+            m_stagedPaddings.size() };
+    }
+    void joinStaged(const StageMark& mark)
+    {
+        join(m_stagedInts, m_module->ints, mark.ints);
+        join(m_stagedShapes, m_module->shapes, mark.shapes);
+        join(m_stagedWindows, m_module->windowDims, mark.windows);
+        join(m_stagedSlices, m_module->slices, mark.slices);
+        join(m_stagedPaddings, m_module->paddings, mark.paddings);
+    }
+    template <class T, class Pool> void join(std::vector<StagedRun<T>>& runs, Pool& pool, size_t from)
+    {
+        for (size_t k = from; k < runs.size(); ++k) {
+            const std::vector<T>& values = runs[k].values;
+            if (pool.size() + values.size() > UINT32_MAX) [[unlikely]]
+                m_r.fail(m_r.offset(), "module too large: a pool of more than 2^32 entries");
+            *runs[k].offset = uint32_t(pool.size());
+            *runs[k].count = uint32_t(values.size());
+            pool.insert(pool.end(), values.begin(), values.end());
+        }
+        runs.erase(runs.begin() + ptrdiff_t(from), runs.end());
+    }
+    // The values of run (offset, count) when it cannot grow in place: those staged so far, or the
+    // run's values in the pool copied out (once) when this is its first interruption.
+    template <class T, class Pool>
+    std::vector<T>& staged(std::vector<StagedRun<T>>& runs, const Pool& pool, uint32_t& offset, uint32_t& count)
+    {
+        if (offset == kStaged) {
+            for (size_t k = runs.size(); k-- > 0;) // a handful: the runs of one instruction
+                if (runs[k].offset == &offset)
+                    return runs[k].values;
+            m_r.fail(m_r.offset(), "internal error: a staged run was lost"); // not reached
+        }
+        StagedRun<T>& run = runs.emplace_back(StagedRun<T> { &offset, &count, {} });
+        run.values.assign(pool.begin() + ptrdiff_t(offset), pool.begin() + ptrdiff_t(offset + count));
+        offset = kStaged;
+        return run.values;
+    }
+    // Whether run (offset, count) cannot simply grow at the pool's end.
+    template <class Pool> static bool interrupted(const Pool& pool, uint32_t offset, uint32_t count)
+    {
+        return count && (offset == kStaged || size_t(offset) + count != pool.size());
+    }
+
+    // Appends values to a pool run (offset, count): in place when the run ends the pool (the only
+    // case in files XLA writes), else staged until the owning message ends.
+    template <class T, class Pool>
+    void appendToRun(Pool& pool, std::vector<StagedRun<T>>& stagedRuns, uint32_t& offset, uint32_t& count,
+        std::span<const T> values)
+    {
+        if (interrupted(pool, offset, count)) {
+            std::vector<T>& v = staged(stagedRuns, pool, offset, count);
+            v.insert(v.end(), values.begin(), values.end());
+            if (v.size() > UINT32_MAX) [[unlikely]]
+                m_r.fail(m_r.offset(), "module too large: a run of more than 2^32 entries");
+            count = uint32_t(v.size());
+            return;
+        }
+        if (!count)
+            offset = uint32_t(pool.size());
+        pool.insert(pool.end(), values.begin(), values.end());
+        if (pool.size() > UINT32_MAX) [[unlikely]]
+            m_r.fail(m_r.offset(), "module too large: a pool of more than 2^32 entries");
+        count += uint32_t(values.size());
+    }
+    template <class T, class Pool>
+    void appendToRun(Pool& pool, std::vector<StagedRun<T>>& stagedRuns, uint32_t& offset, uint32_t& count, const T& value)
+    {
+        appendToRun(pool, stagedRuns, offset, count, std::span<const T>(&value, 1));
+    }
+
     void appendInts(IntSpan& span, const char* name)
     {
         auto& ints = m_module->ints;
-        if (span.count && size_t(span.offset) + span.count != ints.size()) { // repeated non-adjacently
-            const size_t from = span.offset;
-            span.offset = uint32_t(ints.size());
-            ints.resize(ints.size() + span.count);
-            std::copy(ints.begin() + ptrdiff_t(from), ints.begin() + ptrdiff_t(from + span.count),
-                ints.begin() + span.offset);
+        if (interrupted(ints, span.offset, span.count)) { // a field repeated non-adjacently
+            std::vector<int64_t>& values = staged(m_stagedInts, ints, span.offset, span.count);
+            m_r.readRepeatedVarint(name, [&values](uint64_t v) { values.push_back(int64_t(v)); });
+            if (values.size() > UINT32_MAX) [[unlikely]]
+                m_r.failAtTag("module too large: more than 2^32 integers");
+            span.count = uint32_t(values.size());
+            return;
         }
         if (!span.count)
             span.offset = uint32_t(ints.size());
@@ -376,6 +458,9 @@ private:
         bool hasDetails = false;
         std::optional<HloConvolutionDims> conv;
         std::optional<HloDotDims> dot;
+        // The instruction owns every run read below (its own, its details', its shape's, its
+        // convolution and dot dimensions'): runs staged on the way are joined after its last field.
+        const StageMark mark = stageMark();
         while (m_r.next()) {
             switch (m_r.field()) {
             case F::InstName:
@@ -421,7 +506,7 @@ private:
                 m_r.enter("slice_dimensions", det.sliceCount);
                 slice(s);
                 m_r.leave();
-                appendToRun(m_module->slices, det.sliceOffset, det.sliceCount, s);
+                appendToRun(m_module->slices, m_stagedSlices, det.sliceOffset, det.sliceCount, s);
                 hasDetails = true;
                 break;
             }
@@ -457,6 +542,7 @@ private:
                 m_r.skip();
             }
         }
+        joinStaged(mark);
         inst.name = m_module->intern(name);
         inst.opcode = internOpcode(opcode);
         inst.shape = pushShape(shape);
@@ -484,15 +570,13 @@ private:
         return uint32_t(m_module->shapes.size() - 1);
     }
 
-    // Reads a ShapeProto into `s` (merging, as protobuf does when a message field repeats). Tuple
-    // elements are collected in a per-depth scratch list and appended to the pool together.
+    // Reads a ShapeProto into `s` (merging, as protobuf does when a message field repeats: the
+    // runs of `s` may then be staged until the caller, which owns `s`, joins them). Tuple elements
+    // are collected in a per-depth scratch list and appended to the pool together.
     void shape(HloShape& s)
     {
         std::vector<HloShape>& elements = m_tupleScratch[size_t(m_r.depth())];
         elements.clear();
-        if (s.tupleCount)
-            elements.assign(m_module->shapes.begin() + s.firstTupleShape,
-                m_module->shapes.begin() + s.firstTupleShape + s.tupleCount);
         while (m_r.next()) {
             switch (m_r.field()) {
             case F::ShapeElementType:
@@ -502,10 +586,12 @@ private:
                 appendInts(s.dims, "dimensions");
                 break;
             case F::ShapeTupleShapes: {
-                HloShape element;
-                m_r.enter("tuple_shapes", int64_t(elements.size()));
+                HloShape element; // owns its runs: they are joined before it is copied
+                const StageMark mark = stageMark();
+                m_r.enter("tuple_shapes", int64_t(s.tupleCount + elements.size()));
                 shape(element);
                 m_r.leave();
+                joinStaged(mark);
                 elements.push_back(element);
                 break;
             }
@@ -528,9 +614,8 @@ private:
         if (!elements.empty()) {
             if (m_module->shapes.size() + elements.size() > UINT32_MAX) [[unlikely]]
                 m_r.fail(m_r.offset(), "module too large: more than 2^32 shapes");
-            s.firstTupleShape = uint32_t(m_module->shapes.size());
-            s.tupleCount = uint32_t(elements.size());
-            m_module->shapes.insert(m_module->shapes.end(), elements.begin(), elements.end());
+            appendToRun(m_module->shapes, m_stagedShapes, s.firstTupleShape, s.tupleCount,
+                std::span<const HloShape>(elements));
             elements.clear();
         }
     }
@@ -575,7 +660,7 @@ private:
                 }
             }
             m_r.leave();
-            appendToRun(m_module->windowDims, det.windowOffset, det.windowCount, d);
+            appendToRun(m_module->windowDims, m_stagedWindows, det.windowOffset, det.windowCount, d);
         }
     }
 
@@ -682,7 +767,7 @@ private:
                 }
             }
             m_r.leave();
-            appendToRun(m_module->paddings, det.paddingOffset, det.paddingCount, p);
+            appendToRun(m_module->paddings, m_stagedPaddings, det.paddingOffset, det.paddingCount, p);
         }
     }
 
@@ -801,6 +886,11 @@ private:
     std::array<std::string_view, 256> m_opcodeCache {};
     size_t m_layoutNodesHint = 0;
     std::array<std::vector<HloShape>, ProtoReader::kMaxDepth + 1> m_tupleScratch;
+    std::vector<StagedRun<int64_t>> m_stagedInts;
+    std::vector<StagedRun<HloShape>> m_stagedShapes;
+    std::vector<StagedRun<HloWindowDimension>> m_stagedWindows;
+    std::vector<StagedRun<HloSliceDimension>> m_stagedSlices;
+    std::vector<StagedRun<HloPaddingDimension>> m_stagedPaddings;
 };
 
 HloProtoFile parseAs(HloSourceFormat format, std::span<const std::byte> bytes, const std::string& file)

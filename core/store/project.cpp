@@ -13,7 +13,10 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <random>
+#include <set>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
@@ -108,6 +111,7 @@ CREATE TABLE predictions(
 
 const char* const kMigrations[] = { nullptr }; // none yet: version 1 is the first
 
+// The only run ids this store makes: 32 lowercase hex digits (isRunId accepts exactly these).
 std::string randomRunId()
 {
     std::random_device device;
@@ -129,7 +133,36 @@ RunStatus statusFrom(const std::string& text)
 const char* kRunColumns = "r.id, e.name, r.name, r.parent_run, r.status, r.start_ms, r.end_ms, r.heartbeat_ms, r.pid, "
                           "r.host, r.cmdline, r.resumed_from, r.checkpoint, r.message";
 
-RunRecord readRun(const SqliteStatement& s)
+// `text` for an error message: control bytes and non-ASCII as \xNN, at most 80 bytes, so a
+// crafted value cannot break the one-line message or drive the terminal.
+std::string printable(std::string_view text)
+{
+    std::string out;
+    for (const char c : text.substr(0, 80)) {
+        const auto b = uint8_t(c);
+        if (b >= 0x20 && b < 0x7f) {
+            out += c;
+        } else {
+            static const char* hex = "0123456789abcdef";
+            out += "\\x";
+            out += hex[b >> 4];
+            out += hex[b & 15];
+        }
+    }
+    if (text.size() > 80)
+        out += "...";
+    return out;
+}
+
+InputError badRunId(const std::string& file, const std::string& id)
+{
+    return InputError(file, "run '" + printable(id) + "'",
+        "not a run id of a TGraph Studio project (32 hex digits): the project file was written by something "
+        "else; refused");
+}
+
+// A run as stored; its ids are checked (isRunId), since they become folder names.
+RunRecord readRun(const SqliteStatement& s, const std::string& file)
 {
     RunRecord r;
     r.id = s.text(0);
@@ -146,7 +179,17 @@ RunRecord readRun(const SqliteStatement& s)
     r.resumedFrom = s.text(11);
     r.checkpoint = s.text(12);
     r.message = s.text(13);
+    for (const std::string* id : { &r.id, &r.parentRun, &r.resumedFrom })
+        if (!isRunId(*id) && (id == &r.id || !id->empty()))
+            throw badRunId(file, *id);
     return r;
+}
+
+// Whether `path` is strictly inside `root` (both absolute and canonical).
+bool strictlyInside(const fs::path& root, const fs::path& path)
+{
+    const fs::path relative = path.lexically_relative(root);
+    return !relative.empty() && !relative.is_absolute() && *relative.begin() != ".." && relative != ".";
 }
 
 // Checks done on the raw bytes before SQLite sees the file, so a wrong file is never touched.
@@ -185,6 +228,44 @@ void checkHeader(const std::string& path)
         throw InputError(path, "header", "an SQLite database of another application, not a TGraph Studio project");
 }
 
+// Project files whose integrity this process has checked or that it created itself, by device
+// and inode: the first open of a file in a process runs PRAGMA quick_check, later opens (the
+// studio's poller reopens its project every second) trust that check.
+class CheckedFiles
+{
+public:
+    static std::optional<std::pair<dev_t, ino_t>> identity(const std::string& path)
+    {
+        struct stat st { };
+        if (::stat(path.c_str(), &st) != 0)
+            return std::nullopt;
+        return std::make_pair(st.st_dev, st.st_ino);
+    }
+    bool contains(const std::string& path)
+    {
+        const auto id = identity(path);
+        std::lock_guard lock(m_mutex);
+        return id && m_files.count(*id);
+    }
+    void add(const std::string& path)
+    {
+        if (const auto id = identity(path)) {
+            std::lock_guard lock(m_mutex);
+            m_files.insert(*id);
+        }
+    }
+
+private:
+    std::mutex m_mutex;
+    std::set<std::pair<dev_t, ino_t>> m_files;
+};
+
+CheckedFiles& checkedFiles()
+{
+    static CheckedFiles files;
+    return files;
+}
+
 } // namespace
 
 // ---- helpers --------------------------------------------------------------------------------
@@ -220,6 +301,12 @@ bool parseRunStatus(const std::string& text, RunStatus* status)
 }
 
 bool isTerminal(RunStatus status) { return status != RunStatus::Pending && status != RunStatus::Running; }
+
+bool isRunId(std::string_view id)
+{
+    return id.size() == 32
+        && std::all_of(id.begin(), id.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
 
 int64_t nowMs()
 {
@@ -286,6 +373,7 @@ Project Project::create(const std::string& path)
         db->exec("PRAGMA application_id=" + std::to_string(kApplicationId));
         db->exec("PRAGMA user_version=" + std::to_string(kSchemaVersion));
         t.commit();
+        checkedFiles().add(path); // made here: no integrity check when this process reopens it
         return Project(path, std::move(db), Access::Write);
     } catch (...) {
         // nothing half-written: a failed creation leaves no file
@@ -314,6 +402,25 @@ Project Project::open(const std::string& path, Access access)
                     + "; this version reads up to " + std::to_string(kSchemaVersion) + ")");
         if (version < 1)
             throw InputError(path, "schema", "project schema version " + std::to_string(version) + " is not valid");
+        // A file from elsewhere (or one a crash or a disk damaged) is checked whole before it is
+        // used: a damaged file is refused, not opened read-only, since reading damaged pages
+        // gives wrong runs and metrics or fails at a random later point, and writing would spread
+        // the damage. The error names the file and SQLite's first finding; the file is not
+        // touched (sqlite3's .recover can still salvage what it holds). quick_check is
+        // integrity_check without the index-content cross-checks: it reads every page once.
+        if (!checkedFiles().contains(path)) {
+            std::string verdict;
+            try {
+                verdict = probe.queryText("PRAGMA quick_check(1)");
+            } catch (const InputError& e) { // SQLite gave up reading (SQLITE_CORRUPT, ...)
+                verdict = e.problem();
+            }
+            if (verdict != "ok")
+                throw InputError(path, "integrity",
+                    "the project file is damaged (SQLite's quick_check: " + printable(verdict)
+                        + "); refused, nothing was changed");
+            checkedFiles().add(path);
+        }
         probe.queryInt("SELECT count(*) FROM runs"); // the core table must be readable
     }
     auto db = std::make_unique<SqliteDb>(
@@ -351,7 +458,46 @@ Project Project::openOrCreate(const std::string& path)
 
 std::string Project::folder() const { return fs::absolute(m_path).parent_path().string(); }
 std::string Project::dataDir() const { return fs::absolute(m_path).string() + ".d"; }
-std::string Project::runDir(const std::string& runId) const { return (fs::path(dataDir()) / "runs" / runId).string(); }
+std::string Project::runDir(const std::string& runId) const
+{
+    requireRunId(runId);
+    // The data folder itself may be a link (to a larger disk, say); below it, runs/ and the run's
+    // folder must stay inside it once links are resolved.
+    std::error_code rootError, dirError;
+    const fs::path dir = fs::path(dataDir()) / "runs" / runId;
+    const fs::path root = fs::weakly_canonical(dataDir(), rootError) / "runs";
+    const fs::path real = fs::weakly_canonical(dir, dirError);
+    if (rootError || dirError)
+        throw InputError(m_path, "run " + runId,
+            "its folder " + dir.string() + " cannot be resolved: " + (rootError ? rootError : dirError).message());
+    if (!strictlyInside(root, real))
+        throw InputError(m_path, "run " + runId,
+            "its folder " + dir.string() + " leads to " + real.string() + ", outside the project's run folders "
+                + root.string() + " (a symbolic link?); refused: nothing is read, written or deleted there");
+    return dir.string();
+}
+
+std::string Project::dataPath(const std::string& stored, const std::string& what) const
+{
+    std::error_code rootError, pathError;
+    const fs::path root = fs::weakly_canonical(dataDir(), rootError);
+    // Lexically normal first: in "a/missing/../link/x" weakly_canonical would resolve nothing after
+    // "missing" and leave "link" to be followed by whoever opens the result. An absolute `stored`
+    // replaces the folder.
+    const fs::path real = fs::weakly_canonical((fs::path(folder()) / stored).lexically_normal(), pathError);
+    if (stored.empty() || rootError || pathError || !strictlyInside(root, real))
+        throw InputError(m_path, what,
+            "the stored path '" + printable(stored) + "' leads outside the project's data folder " + root.string()
+                + "; refused");
+    return real.string();
+}
+
+void Project::requireRunId(const std::string& runId) const
+{
+    if (!isRunId(runId))
+        throw badRunId(m_path, runId);
+}
+
 int Project::schemaVersion() const { return int(m_db->queryInt("PRAGMA user_version")); }
 
 void Project::requireWrite(const char* what) const
@@ -510,29 +656,46 @@ void Project::addArtifact(const std::string& runId, const std::string& kind, con
 void Project::deleteRun(const std::string& runId)
 {
     requireWrite("deleteRun");
-    std::vector<std::string> ids { runId };
+    requireRunId(runId);
+    SqliteTransaction t(*m_db);
+    // The run and its folds, read inside the transaction that deletes them; every folder is
+    // checked before anything is deleted, so a refused run keeps its rows and its files.
+    std::vector<std::string> dirs { runDir(runId) };
     {
         SqliteStatement folds(*m_db, "SELECT id FROM runs WHERE parent_run = ?1");
         folds.bind(1, runId);
         while (folds.step())
-            ids.push_back(folds.text(0));
+            dirs.push_back(runDir(folds.text(0)));
     }
-    SqliteTransaction t(*m_db);
     SqliteStatement del(*m_db, "DELETE FROM runs WHERE id = ?1");
     del.bind(1, runId).run();
     if (m_db->changes() == 0)
         throw InputError(m_path, "run " + runId, "no such run");
     t.commit();
+    // Files only after the rows are gone (a crash leaves files, not rows). remove_all does not
+    // follow symbolic links: a run folder that is a link (to a place inside the data folder;
+    // runDir refused the others) loses the link, and links inside a folder are removed as links.
     std::error_code ec;
-    for (const std::string& id : ids) // files only after the rows are gone (a crash leaves files, not rows)
-        fs::remove_all(runDir(id), ec);
+    for (const std::string& dir : dirs)
+        fs::remove_all(dir, ec);
 }
 
 int Project::markCrashedRuns(int64_t staleMs)
 {
     requireWrite("markCrashedRuns");
     const int64_t now = nowMs();
+    {
+        // A look without the write lock first: most opens find no stale run and take no lock.
+        SqliteStatement any(*m_db,
+            "SELECT 1 FROM runs WHERE status = 'RUNNING' AND ?1 - coalesce(heartbeat_ms, 0) > ?2 LIMIT 1");
+        if (!any.bind(1, now).bind(2, staleMs).step())
+            return 0;
+    }
     const std::string host = hostName();
+    // What is marked is decided from rows read inside the write transaction: a run taken over
+    // (adoptRun: a new pid, a fresh heartbeat) between a read outside it and the update would
+    // otherwise be marked CRASHED while its new process runs.
+    SqliteTransaction t(*m_db);
     std::vector<std::string> crashed;
     {
         SqliteStatement s(*m_db, "SELECT id, heartbeat_ms, pid, pid_start, host FROM runs WHERE status = 'RUNNING'");
@@ -552,8 +715,7 @@ int Project::markCrashedRuns(int64_t staleMs)
         }
     }
     if (crashed.empty())
-        return 0;
-    SqliteTransaction t(*m_db);
+        return 0; // the transaction ends without a change
     SqliteStatement u(*m_db,
         "UPDATE runs SET status = 'CRASHED', end_ms = heartbeat_ms, message = ?2 WHERE id = ?1 AND status = "
         "'RUNNING'");
@@ -604,7 +766,7 @@ std::vector<RunRecord> Project::runs(const std::string& experiment) const
               "ORDER BY r.start_ms DESC, r.rowid DESC");
     s.bind(1, experiment);
     while (s.step())
-        out.push_back(readRun(s));
+        out.push_back(readRun(s, m_path));
     return out;
 }
 
@@ -619,7 +781,7 @@ std::optional<RunRecord> Project::findRun(const std::string& key) const
               "OR (length(?1) >= 4 AND substr(r.id, 1, length(?1)) = ?1) OR r.name = ?1");
     s.bind(1, key);
     while (s.step())
-        found.push_back(readRun(s));
+        found.push_back(readRun(s, m_path));
     for (const RunRecord& r : found)
         if (r.id == key)
             return r;

@@ -17,9 +17,15 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tgraph {
+
+// Whether `id` has the form of the run ids this store makes (32 lowercase hex digits, see
+// Project::startRun). A run id names a folder (NAME.tgproj.d/runs/<id>), so every id read from a
+// project file is checked against it: a crafted file must not slip "../.." or "/etc" into a path.
+bool isRunId(std::string_view id);
 
 enum class RunStatus { Pending, Running, Finished, Failed, Killed, Crashed };
 const char* runStatusName(RunStatus status); // "RUNNING", ...
@@ -28,7 +34,7 @@ bool isTerminal(RunStatus status); // Finished, Failed, Killed, Crashed
 
 struct RunRecord
 {
-    std::string id; // 32 hex digits
+    std::string id; // 32 hex digits (isRunId; a run read with another id is refused)
     std::string experiment;
     std::string name;
     std::string parentRun; // cross-validation folds: the run they belong to
@@ -114,8 +120,10 @@ public:
     // A new, empty project; InputError when the file exists or cannot be created.
     static Project create(const std::string& path);
     // An existing project. Refused with an InputError naming the file, without modifying it: not an
-    // SQLite file, another application's database, a truncated file, a schema newer than this build.
-    // Write access migrates an older schema forward (only writers do) and marks crashed runs.
+    // SQLite file, another application's database, a truncated file, a schema newer than this build,
+    // a damaged file (PRAGMA quick_check at the first open in this process of a file it did not
+    // create: refused, not opened read-only; docs/store.md §2). Write access migrates an older
+    // schema forward (only writers do) and marks crashed runs.
     static Project open(const std::string& path, Access access);
     // Write access; creates the file when it does not exist.
     static Project openOrCreate(const std::string& path);
@@ -127,7 +135,16 @@ public:
     const std::string& path() const { return m_path; }
     std::string folder() const; // the directory holding the project file
     std::string dataDir() const; // NAME.tgproj.d: runs' files
-    std::string runDir(const std::string& runId) const; // NAME.tgproj.d/runs/<id>
+    // NAME.tgproj.d/runs/<id>, where the run's files are written, read and deleted. InputError
+    // naming the project file, the run and the problem when `runId` is not a run id (isRunId) or
+    // the folder, with symbolic links resolved (weakly_canonical), is not inside the data folder's
+    // runs/ (a run folder that is a symbolic link leading elsewhere).
+    std::string runDir(const std::string& runId) const;
+    // A file path the project stores (a run's checkpoint, an artifact: relative to folder()), as
+    // an absolute canonical path inside dataDir(). InputError naming the project file, `what`
+    // (e.g. "run 1a2b3c4d checkpoint") and the problem when it leads elsewhere: `..`, an absolute
+    // path, a symbolic link out of the data folder. Every file a run writes is in the data folder.
+    std::string dataPath(const std::string& stored, const std::string& what) const;
     int schemaVersion() const;
 
     // ---- writing ----
@@ -148,7 +165,8 @@ public:
     void setTag(const std::string& runId, const std::string& key, const std::string& value);
     // `path` absolute or relative to the working directory; stored relative to the project folder.
     void addArtifact(const std::string& runId, const std::string& kind, const std::string& path, int64_t step);
-    // The run's rows and its folder under dataDir(); its fold runs too.
+    // The run's rows and its folder under dataDir(); its fold runs too. Every folder is checked
+    // (runDir) before anything is deleted, and a symbolic link is removed, never followed.
     void deleteRun(const std::string& runId);
     // RUNNING runs whose heartbeat is older than `staleMs` and whose process is gone (same host) or
     // whose host is another machine: CRASHED. Returns how many were marked.
@@ -186,6 +204,8 @@ public:
     bool runProcessAlive(const std::string& runId) const;
 
     // Path helpers. relativePath throws InputError when `path` leaves the project folder.
+    // absolutePath resolves a stored graph path (graphMetrics(), predictedGraphs()): graphs are
+    // the user's data and may be anywhere; they are only read. Files of runs: dataPath().
     std::string relativePath(const std::string& path) const;
     std::string absolutePath(const std::string& relative) const;
 
@@ -194,6 +214,7 @@ public:
 private:
     Project(std::string path, std::unique_ptr<SqliteDb> db, Access access);
     void requireWrite(const char* what) const;
+    void requireRunId(const std::string& runId) const;
     // Graph files: relative to the project folder when inside it, else absolute.
     std::string storedGraphPath(const std::string& path) const;
 

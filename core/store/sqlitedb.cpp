@@ -82,6 +82,23 @@ SqliteDb::SqliteDb(const std::string& path, Mode mode)
         throw InputError(path, "open", message);
     }
     sqlite3_extended_result_codes(m_db, 1);
+    // Project files come from anywhere (a colleague, a download), so every connection distrusts
+    // the file: defensive mode refuses what could corrupt a database on purpose (writable_schema,
+    // writes to shadow tables, journal_mode=OFF, ...), and trusted_schema=OFF keeps the schema of a
+    // crafted file (views, triggers, CHECK and DEFAULT expressions) from calling SQL functions or
+    // virtual tables with side effects. Neither touches the file.
+    if (const int config = sqlite3_db_config(m_db, SQLITE_DBCONFIG_DEFENSIVE, 1, nullptr); config != SQLITE_OK) {
+        sqlite3_close_v2(m_db);
+        m_db = nullptr;
+        throw InputError(path, "open", std::string("cannot enable SQLite's defensive mode: ") + sqlite3_errstr(config));
+    }
+    try {
+        exec("PRAGMA trusted_schema=OFF");
+    } catch (...) {
+        sqlite3_close_v2(m_db);
+        m_db = nullptr;
+        throw;
+    }
 }
 
 SqliteDb::~SqliteDb() { sqlite3_close_v2(m_db); }

@@ -59,6 +59,8 @@ public:
     enum class Mode { ReadOnly, ReadWrite, Create };
 
     // Opens without changing anything in the file (no journal mode, no schema); callers configure.
+    // Every connection distrusts the file: SQLite's defensive mode and trusted_schema=OFF
+    // (docs/store.md §2).
     SqliteDb(const std::string& path, Mode mode);
     ~SqliteDb();
     SqliteDb(const SqliteDb&) = delete;

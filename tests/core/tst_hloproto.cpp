@@ -5,13 +5,17 @@
 #include "core/util/error.h"
 #include "core/hlo/hloproto.h"
 #include "core/hlo/protowire.h"
+#include "core/synth/hostileproto.h"
 #include "testutil.h"
 
 #include <QElapsedTimer>
 #include <QtTest>
 
+#include <fstream>
 #include <map>
+#include <new>
 #include <random>
+#include <sys/resource.h>
 
 using namespace tgraph;
 
@@ -360,6 +364,47 @@ std::string moduleWithInstruction(const std::string& instruction)
 }
 
 QString byteAt(size_t offset) { return "byte " + QString::number(offset) + ": "; }
+
+// VmRSS / VmHWM / VmSize of this process in bytes (0 when /proc is not there).
+uint64_t procStatus(const char* field)
+{
+    std::ifstream in("/proc/self/status");
+    std::string line;
+    const std::string prefix = std::string(field) + ":";
+    while (std::getline(in, line))
+        if (line.rfind(prefix, 0) == 0)
+            return std::stoull(line.substr(prefix.size())) * 1024;
+    return 0;
+}
+
+// Resets VmHWM to the current RSS (Linux >= 4.0); false when not allowed.
+bool resetPeakRss()
+{
+    std::ofstream out("/proc/self/clear_refs");
+    out << "5";
+    out.flush();
+    return bool(out);
+}
+
+// The values a hostile pattern repeats: k % 100 for k = 0 .. repeats-1.
+std::vector<int64_t> hostileValues(int64_t repeats)
+{
+    std::vector<int64_t> v(static_cast<size_t>(repeats));
+    for (int64_t k = 0; k < repeats; ++k)
+        v[size_t(k)] = k % 100;
+    return v;
+}
+
+// First difference of two int lists, for a readable failure.
+QString firstDifference(std::span<const int64_t> got, const std::vector<int64_t>& want)
+{
+    if (got.size() != want.size())
+        return QStringLiteral("%1 values instead of %2").arg(got.size()).arg(want.size());
+    for (size_t k = 0; k < got.size(); ++k)
+        if (got[k] != want[k])
+            return QStringLiteral("value %1 is %2, not %3").arg(k).arg(got[k]).arg(want[k]);
+    return {};
+}
 
 QString realRecordPath()
 {
@@ -879,6 +924,140 @@ private Q_SLOTS:
         const std::string half(raw.constData(), size_t(raw.size() / 2));
         testutil::expectInputError([&] { readHloProto(bytesOf(half), "half.pb"); },
             { "half.pb: byte ", "ModuleTuningData.module: length ", "goes beyond the end of the data" });
+    }
+
+    // Valid files whose fields come in an order no XLA writer uses (core/synth/hostileproto.h):
+    // dimensions (14) and operand_ids (36) alternating unpacked; slices, windows, paddings,
+    // convolution and dot dimensions alternating with dynamic sizes; a shape repeated (merged).
+    // The reader used to copy a field's values to the end of its pool at every interruption: 100 KB
+    // of alternating ints took 6.4 GB and 19 s. Now it must stay linear: every value lands in its
+    // pool at most twice, and the parse takes well under a second and less than 64 MB above the
+    // start. Tuning data of 150 000 modules of 7 bytes (each module took a 64 KB name block and
+    // reservations for 16 instructions: > 8 GB of address space) must stay under 256 MB. The
+    // address space is capped meanwhile, so a reader that needs far more fails here with bad_alloc
+    // instead of taking the machine's memory.
+    void hostileFilesStayLinear_data()
+    {
+        QTest::addColumn<int>("kind");
+        QTest::addColumn<int>("size");
+        for (const HostileProtoKind kind : hostileProtoKinds())
+            for (const int size : { 100 << 10, 1 << 20 })
+                QTest::addRow("%s %d KB", hostileProtoKindName(kind), size >> 10) << int(kind) << size;
+    }
+
+    void hostileFilesStayLinear()
+    {
+        QFETCH(int, kind);
+        QFETCH(int, size);
+        const HostileProto file = generateHostileHloProto(HostileProtoKind(kind), size_t(size));
+        QVERIFY(file.bytes.size() <= size_t(size) && file.bytes.size() > size_t(size) * 9 / 10);
+        const std::vector<int64_t> values = hostileValues(file.repeats);
+
+        const bool peakReset = resetPeakRss();
+        const uint64_t startRss = procStatus("VmRSS");
+        rlimit saved {};
+        QVERIFY(::getrlimit(RLIMIT_AS, &saved) == 0);
+        const uint64_t cap = procStatus("VmSize") + (uint64_t(1) << 30);
+        const rlimit capped { rlim_t(cap), saved.rlim_max };
+        const bool limited = cap > (uint64_t(1) << 30) && ::setrlimit(RLIMIT_AS, &capped) == 0;
+        QElapsedTimer timer;
+        timer.start();
+        HloProtoFile parsed;
+        QString failure;
+        try {
+            parsed = readHloProto(bytesOf(file.bytes), "hostile.pb");
+        } catch (const std::bad_alloc&) {
+            failure = "out of memory (address space capped at 1 GB above the start)";
+        } catch (const std::exception& e) {
+            failure = QString::fromStdString(e.what());
+        }
+        const qint64 ms = timer.elapsed();
+        if (limited)
+            ::setrlimit(RLIMIT_AS, &saved);
+        QVERIFY2(failure.isEmpty(), qPrintable(failure));
+        const uint64_t above = procStatus("VmHWM") - std::min(startRss, procStatus("VmHWM"));
+        qInfo("%s: %zu bytes, %lld repeats: %lld ms, peak RSS %.1f MB above the start%s", hostileProtoKindName(HostileProtoKind(kind)),
+            file.bytes.size(), (long long)file.repeats, (long long)ms, double(above) / (1 << 20),
+            peakReset ? "" : " (peak not resettable: not checked)");
+
+        const uint64_t memoryBound = uint64_t(HostileProtoKind(kind) == HostileProtoKind::ManyModules ? 256 : 64) << 20;
+        QVERIFY2(ms < 1000, qPrintable(QStringLiteral("%1 ms").arg(ms)));
+        if (peakReset)
+            QVERIFY2(above < memoryBound, qPrintable(QStringLiteral("%1 MB above the start").arg(double(above) / (1 << 20))));
+        if (HostileProtoKind(kind) == HostileProtoKind::ManyModules) {
+            QCOMPARE(parsed.format, HloSourceFormat::TuningData);
+            QCOMPARE(parsed.modules.size(), size_t(file.repeats));
+            for (const ModuleTuningData& d : parsed.modules)
+                QVERIFY(d.hasModule && d.module.name == "m" && d.module.instructions.empty() && d.runs.empty());
+            return;
+        }
+        QCOMPARE(parsed.modules.size(), size_t(1));
+        const HloModule& m = parsed.modules[0].module;
+        QCOMPARE(m.instructions.size(), size_t(1));
+        const HloInstruction& inst = m.instructions[0];
+        QCOMPARE(inst.name, std::string_view("x"));
+        QCOMPARE(inst.id, int64_t(1));
+        size_t intValues = 0, shapeValues = 1; // the instruction's shape itself
+        switch (HostileProtoKind(kind)) {
+        case HostileProtoKind::ManyModules:
+            break; // checked above
+        case HostileProtoKind::AlternatingInts:
+            QCOMPARE(firstDifference(m.span(inst.dimensions), values), QString());
+            QCOMPARE(firstDifference(m.span(inst.operandIds), values), QString());
+            intValues = 2 * values.size();
+            break;
+        case HostileProtoKind::AlternatingMessages: {
+            const HloInstructionDetails& d = m.detailsOf(inst);
+            QCOMPARE(d.sliceCount, uint32_t(values.size()));
+            QCOMPARE(d.windowCount, uint32_t(values.size()));
+            QCOMPARE(d.paddingCount, uint32_t(values.size()));
+            for (size_t k = 0; k < values.size(); ++k) {
+                QCOMPARE(m.slices[d.sliceOffset + k].start, values[k]);
+                QCOMPARE(m.windowDims[d.windowOffset + k].size, values[k]);
+                QCOMPARE(m.paddings[d.paddingOffset + k].low, values[k]);
+            }
+            QCOMPARE(firstDifference(m.span(d.dynamicSliceSizes), values), QString());
+            QVERIFY(d.convolutionDims >= 0 && d.dotDims >= 0);
+            QCOMPARE(firstDifference(m.span(m.convolutionDims[size_t(d.convolutionDims)].inputSpatial), values), QString());
+            QCOMPARE(firstDifference(m.span(m.dotDims[size_t(d.dotDims)].lhsContracting), values), QString());
+            QVERIFY(m.slices.size() <= 2 * values.size() && m.windowDims.size() <= 2 * values.size()
+                && m.paddings.size() <= 2 * values.size());
+            intValues = 3 * values.size();
+            break;
+        }
+        case HostileProtoKind::RepeatedShapes: {
+            const HloShape& shape = m.shapeOf(inst);
+            QCOMPARE(firstDifference(m.span(shape.dims), values), QString());
+            QCOMPARE(firstDifference(m.span(shape.minorToMajor), values), QString());
+            QCOMPARE(firstDifference(m.span(inst.dimensions), values), QString());
+            QCOMPARE(shape.tupleCount, uint32_t(values.size()));
+            for (size_t k = 0; k < values.size(); ++k)
+                QCOMPARE(firstDifference(m.span(m.shapes[shape.firstTupleShape + k].dims), { values[k] }), QString());
+            intValues = 4 * values.size();
+            shapeValues += values.size();
+            break;
+        }
+        }
+        // Linear memory: every value is in its pool at most twice (where it was first appended,
+        // and where its run was joined after an interruption).
+        QVERIFY2(m.ints.size() <= 2 * intValues, qPrintable(QStringLiteral("%1 ints for %2 values").arg(m.ints.size()).arg(intValues)));
+        QVERIFY2(m.shapes.size() <= 2 * shapeValues, qPrintable(QStringLiteral("%1 shapes for %2").arg(m.shapes.size()).arg(shapeValues)));
+    }
+
+    // The hostile patterns are valid protobuf: a tuning record holding such a module reads too,
+    // and re-encoding the module (packed, in order) gives the same module back.
+    void hostileModuleRoundTrips()
+    {
+        for (const HostileProtoKind kind : hostileProtoKinds()) {
+            if (kind == HostileProtoKind::ManyModules)
+                continue; // tuning data of empty modules
+            const HostileProto file = generateHostileHloProto(kind, 4096);
+            const HloProtoFile parsed = readHloProto(bytesOf(file.bytes), "hostile.pb");
+            const std::string again = encodeHloModuleProto(parsed.modules[0].module);
+            QVERIFY(again.size() < file.bytes.size()); // packed: smaller
+            const HloProtoFile reread = readHloProto(bytesOf(again), "again.pb");
+            compareModules(parsed.modules[0].module, reread.modules[0].module);
+        }
     }
 
     void realTuningRecordThroughput()

@@ -26,6 +26,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <thread>
 #include <unistd.h>
 
 using namespace tgraph;
@@ -728,6 +729,159 @@ private Q_SLOTS:
         QCOMPARE(fileHash(QString::fromStdString(file)), before);
         Project p = Project::open(file, Project::Access::Read);
         QCOMPARE(p.runs().size(), size_t(1));
+    }
+
+    // Run ids name folders, so every id read from a file must have the form the store gives them
+    // (32 lowercase hex digits); paths of run files must stay in the data folder. The crafted
+    // cases through the command line are in tst_hostileproject.
+    void runIdsAndPathsAreChecked()
+    {
+        QVERIFY(isRunId("0123456789abcdef0123456789abcdef"));
+        for (const char* bad : { "", "0123456789ABCDEF0123456789ABCDEF", "0123456789abcdef0123456789abcde",
+                 "0123456789abcdef0123456789abcdef0", "../../victim", "/etc", "0123456789abcdef/../456789abcdef" })
+            QVERIFY2(!isRunId(bad), bad);
+
+        const std::string file = spath("ids.tgproj");
+        Project p = Project::create(file);
+        const std::string id = p.startRun({});
+        QVERIFY(isRunId(id));
+        QCOMPARE(p.runDir(id), p.dataDir() + "/runs/" + id);
+        QVERIFY(isRunId(p.runs().front().id));
+
+        // a parent (fold) or resumed-from id of another form: refused as well, escaped on one line
+        RunStart fold;
+        fold.parentRun = id;
+        fold.name = "fold-0";
+        const std::string foldId = p.startRun(fold);
+        p.db().exec("PRAGMA foreign_keys=OFF");
+        p.db().exec("UPDATE runs SET parent_run = '..' || char(10) || char(27) || '[2J' WHERE id = '" + foldId + "'");
+        testutil::expectInputError([&] { p.runs(); }, { "ids.tgproj", "run '..\\x0a\\x1b[2J'", "not a run id" });
+        p.db().exec("UPDATE runs SET parent_run = '" + id + "', resumed_from = '/tmp' WHERE id = '" + foldId + "'");
+        testutil::expectInputError([&] { p.findRun(foldId); }, { "ids.tgproj", "run '/tmp'", "not a run id" });
+        p.db().exec("UPDATE runs SET resumed_from = NULL WHERE id = '" + foldId + "'");
+        p.db().exec("PRAGMA foreign_keys=ON");
+        QCOMPARE(p.runs().size(), size_t(2));
+
+        // files of runs: inside the data folder only, links resolved
+        const std::string data = p.dataDir();
+        fs::create_directories(data + "/runs/" + id);
+        std::ofstream(data + "/runs/" + id + "/last.npz") << "x";
+        const std::string stored = p.relativePath(data + "/runs/" + id + "/last.npz");
+        QCOMPARE(p.dataPath(stored, "ckpt"), fs::canonical(data + "/runs/" + id + "/last.npz").string());
+        for (const std::string& outside : { std::string("ids.tgproj"), std::string("elsewhere/last.npz"),
+                 std::string("ids.tgproj.d/../x.npz"), std::string("/etc/passwd"), std::string("ids.tgproj.d"),
+                 std::string() })
+            testutil::expectInputError([&] { p.dataPath(outside, "run " + id + " checkpoint"); },
+                { "ids.tgproj", "run " + QString::fromStdString(id) + " checkpoint",
+                    "leads outside the project's data folder" });
+        fs::create_symlink(spath("."), data + "/runs/" + id + "/out");
+        testutil::expectInputError([&] { p.dataPath(stored + "/../out/ids.tgproj", "artifact"); },
+            { "ids.tgproj", "leads outside" });
+
+        // runs/ itself a link out of the data folder: every run folder is refused
+        const std::string other = spath("ids-other");
+        fs::create_directories(other);
+        fs::rename(data + "/runs", data + "/runs.real");
+        fs::create_symlink(other, data + "/runs");
+        testutil::expectInputError([&] { p.runDir(id); }, { "ids.tgproj", "outside the project's run folders" });
+        testutil::expectInputError([&] { p.deleteRun(id); }, { "ids.tgproj", "outside the project's run folders" });
+        QVERIFY(p.findRun(id)); // refused before any row went
+        fs::remove(data + "/runs");
+        fs::rename(data + "/runs.real", data + "/runs");
+        // the data folder itself may be a link (to a larger disk): its runs are inside it
+        const std::string moved = spath("ids-data-elsewhere");
+        fs::rename(data, moved);
+        fs::create_directory_symlink(moved, data);
+        QCOMPARE(p.runDir(id), data + "/runs/" + id);
+        QCOMPARE(p.dataPath(stored, "ckpt"), fs::canonical(moved + "/runs/" + id + "/last.npz").string());
+        p.deleteRun(id);
+        QVERIFY(!fs::exists(moved + "/runs/" + id));
+        QVERIFY(fs::exists(spath("ids.tgproj"))); // the link "out" was removed, not followed
+    }
+
+    // Every connection distrusts the file it opens: SQLite's defensive mode (no writable_schema,
+    // no shadow-table writes) and trusted_schema=OFF, for writers and readers.
+    void connectionsDistrustTheFile()
+    {
+        const std::string file = spath("distrust.tgproj");
+        Project::create(file);
+        for (const Project::Access access : { Project::Access::Write, Project::Access::Read }) {
+            Project p = Project::open(file, access);
+            int defensive = -1;
+            QCOMPARE(sqlite3_db_config(p.db().handle(), SQLITE_DBCONFIG_DEFENSIVE, -1, &defensive), SQLITE_OK);
+            QCOMPARE(defensive, 1);
+            QCOMPARE(p.db().queryInt("PRAGMA trusted_schema"), int64_t(0));
+        }
+        Project p = Project::open(file, Project::Access::Write);
+        p.db().exec("PRAGMA writable_schema=ON"); // accepted, but without effect in defensive mode
+        testutil::expectInputError(
+            [&] { p.db().exec("UPDATE sqlite_master SET sql = 'CREATE TABLE runs(x)' WHERE name = 'runs'"); },
+            { "distrust.tgproj" });
+        QVERIFY(p.runs().empty()); // the schema is what it was
+    }
+
+    // A file with a damaged page in the middle is refused at open (PRAGMA quick_check, run at the
+    // first open of a file this process did not create), naming the file and SQLite's finding; it
+    // is not modified, and nothing crashes. The same file undamaged opens.
+    void damagedPageIsRefusedAtOpen()
+    {
+        const std::string made = spath("intact.tgproj");
+        {
+            Project p = Project::create(made);
+            const std::string id = p.startRun({});
+            std::vector<std::pair<std::string, std::string>> params;
+            for (int k = 0; k < 3000; ++k)
+                params.emplace_back("param_" + std::to_string(k), std::string(40, char('a' + k % 26)));
+            p.setParams(id, params);
+            p.db().exec("PRAGMA wal_checkpoint(TRUNCATE)");
+        }
+        const QByteArray intact = testutil::readAll(QString::fromStdString(made));
+        const qsizetype pages = intact.size() / 4096;
+        QVERIFY2(pages >= 8, qPrintable(QString::number(pages)));
+        // copies: files this process did not create (another inode), as a project from elsewhere
+        const QString good = path("copy-intact.tgproj"), bad = path("copy-damaged.tgproj");
+        testutil::writeAll(good, intact);
+        QByteArray damaged = intact;
+        for (qsizetype i = (pages / 2) * 4096; i < (pages / 2) * 4096 + 4096; ++i)
+            damaged[i] = char(0xa5 ^ (i * 7));
+        testutil::writeAll(bad, damaged);
+        const QByteArray before = fileHash(bad);
+        for (const Project::Access access : { Project::Access::Write, Project::Access::Read }) {
+            testutil::expectInputError([&] { Project::open(testutil::str(bad), access); },
+                { "copy-damaged.tgproj", "integrity", "damaged", "quick_check" });
+            QCOMPARE(fileHash(bad), before);
+            QCOMPARE(Project::open(testutil::str(good), access).runs().size(), size_t(1));
+        }
+    }
+
+    // markCrashedRuns decides from rows read inside its write transaction. Here another connection
+    // takes a stale run over (as adoptRun does: fresh heartbeat, a live pid) in a transaction that
+    // commits while markCrashedRuns waits for the write lock: the run must stay RUNNING. Reading
+    // before the transaction, as it used to, marked it CRASHED under its new process.
+    void crashMarkingReadsInsideItsTransaction()
+    {
+        const std::string file = spath("crashrace.tgproj");
+        Project p = Project::create(file);
+        pid_t gone = 0;
+        inChild([] { return 0; }, &gone);
+        RunStart s;
+        s.pid = gone;
+        const std::string id = p.startRun(s);
+        p.db().exec("UPDATE runs SET heartbeat_ms = heartbeat_ms - 600000 WHERE id = '" + id + "'");
+
+        SqliteDb other(file, SqliteDb::Mode::ReadWrite);
+        other.setBusyTimeout(10000);
+        other.exec("BEGIN IMMEDIATE");
+        other.exec("UPDATE runs SET heartbeat_ms = " + std::to_string(nowMs()) + ", pid = " + std::to_string(getpid())
+            + ", pid_start = " + std::to_string(processStartTicks(getpid())) + ", host = '" + hostName()
+            + "' WHERE id = '" + id + "'");
+        int marked = -1;
+        std::thread marker([&] { marked = p.markCrashedRuns(); });
+        std::this_thread::sleep_for(std::chrono::milliseconds(300)); // it reads the stale row, then waits
+        other.exec("COMMIT");
+        marker.join();
+        QCOMPARE(marked, 0);
+        QCOMPARE(p.findRun(id)->status, RunStatus::Running);
     }
 
     void initTestCase() { QVERIFY(m_dir.isValid()); }

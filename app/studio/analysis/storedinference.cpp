@@ -25,12 +25,19 @@ StoredRunChoices storedRunChoices(const QStringList& projectPaths)
                 const bool inference = params.count("kind") && params.at("kind") == "inference";
                 std::string modelFile;
                 if (!inference) {
-                    for (const auto& a : project.artifacts(r.id))
-                        if (a.kind == "ensemble"
-                            || (modelFile.empty() && (a.kind == "weights" || a.kind == "checkpoint")))
-                            modelFile = project.absolutePath(a.path);
-                    if (modelFile.empty() && !r.checkpoint.empty())
-                        modelFile = project.absolutePath(r.checkpoint);
+                    // Model files only from the project's data folder (Project::dataPath): a run
+                    // whose stored path leads elsewhere is left out, with the reason.
+                    try {
+                        for (const auto& a : project.artifacts(r.id))
+                            if (a.kind == "ensemble"
+                                || (modelFile.empty() && (a.kind == "weights" || a.kind == "checkpoint")))
+                                modelFile = project.dataPath(a.path, "run " + r.id + " " + a.kind);
+                        if (modelFile.empty() && !r.checkpoint.empty())
+                            modelFile = project.dataPath(r.checkpoint, "run " + r.id + " checkpoint");
+                    } catch (const tgraph::InputError& e) {
+                        choices.problems << QString::fromStdString(e.what());
+                        continue;
+                    }
                     if (modelFile.empty())
                         continue;
                 }

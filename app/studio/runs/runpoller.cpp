@@ -4,6 +4,7 @@
 #include "widgets/common/jobchannel.h"
 
 #include "core/store/project.h"
+#include "core/util/error.h"
 
 #include <QDir>
 #include <QFile>
@@ -30,10 +31,17 @@ double bestTauOf(const Project& p, const std::string& runId)
     return best;
 }
 
-// The end of a run's train.log, from the first whole line.
+// The end of a run's train.log, from the first whole line; why it is not read when the run's
+// folder leads out of the project (Project::runDir), so the log pane shows the reason.
 QString logTail(const Project& p, const std::string& runId)
 {
-    QFile f(QDir(QString::fromStdString(p.runDir(runId))).filePath(QStringLiteral("train.log")));
+    std::string dir;
+    try {
+        dir = p.runDir(runId);
+    } catch (const tgraph::InputError& e) {
+        return QString::fromStdString(e.what()) + QLatin1Char('\n');
+    }
+    QFile f(QDir(QString::fromStdString(dir)).filePath(QStringLiteral("train.log")));
     if (!f.open(QIODevice::ReadOnly))
         return {};
     const qint64 size = f.size();

@@ -463,7 +463,8 @@ QString TrainingMonitor::weightsOf(const tgraph::Project& project, const tgraph:
         if (QFileInfo::exists(dir.filePath(QLatin1String(name))))
             return dir.filePath(QLatin1String(name));
     if (!run.checkpoint.empty()) {
-        const QString latest = QString::fromStdString(project.absolutePath(run.checkpoint));
+        // only inside the project's data folder: InputError otherwise (Project::dataPath)
+        const QString latest = QString::fromStdString(project.dataPath(run.checkpoint, "run " + run.id + " checkpoint"));
         if (QFileInfo::exists(latest))
             return latest;
     }

@@ -56,7 +56,8 @@ public:
     void pollNow();
 
     // The model a run offers to the inference panel: its ensemble.json, else best.npz, else its
-    // latest checkpoint; empty when it has none yet.
+    // latest checkpoint; empty when it has none yet. InputError when the run's folder or stored
+    // checkpoint leads out of the project's data folder (Project::runDir, Project::dataPath).
     static QString weightsOf(const tgraph::Project& project, const tgraph::RunRecord& run);
 
     RunTableModel* runsModel() const { return m_model; }
