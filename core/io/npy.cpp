@@ -3,6 +3,7 @@
 
 #include "core/util/atomicfile.h"
 #include "core/util/error.h"
+#include "core/util/memorybudget.h"
 
 #include <bit>
 #include <cmath>
@@ -590,7 +591,12 @@ NpyArray readNpyFile(const std::string& path)
         throw InputError(path, "", std::string("cannot open: ") + std::strerror(errno));
     std::vector<std::byte> bytes;
     std::byte buf[1 << 16];
+    const uint64_t budget = memoryBudgetBytes();
     for (;;) {
+        if (bytes.size() > budget) { // a FIFO or device never ends; a file may exceed memory
+            ::close(fd);
+            throw InputError(path, "", "larger than " + describeMemoryBudget(budget));
+        }
         const ssize_t got = ::read(fd, buf, sizeof buf);
         if (got < 0) {
             const int err = errno;

@@ -3,6 +3,8 @@
 
 #include "core/util/atomicfile.h"
 #include "core/util/error.h"
+#include "core/util/format.h"
+#include "core/util/memorybudget.h"
 #include "core/util/progress.h"
 
 #include <algorithm>
@@ -378,6 +380,12 @@ NpyHeader NpzReader::readNpyHeader(MemberStream& stream) const
         stream.fail("npy header lies about the size: shape " + shapeToString(h.shape) + " of " + h.dtype.name()
             + " needs " + std::to_string(h.dataBytes()) + " bytes of data but the member holds "
             + std::to_string(stream.size() - h.headerBytes));
+    // A deflated member may declare up to ~1000 times its compressed size (a few MiB of zeros
+    // inflate to gigabytes): the declared array must fit the memory budget before it is allocated.
+    const uint64_t budget = memoryBudgetBytes();
+    if (h.dataBytes() > budget)
+        stream.fail("shape " + shapeToString(h.shape) + " of " + h.dtype.name() + " declares " + formatBytes(h.dataBytes())
+            + ", more than " + describeMemoryBudget(budget));
     return h;
 }
 
@@ -575,6 +583,10 @@ template <class T> NdArray<T> NpzReader::read(std::string_view key, ProgressSink
     const bool cOrder = !h.fortranOrder || h.shape.size() <= 1;
     // Fortran-ordered arrays are read in storage order (= C order of the reversed shape), then reordered.
     std::vector<int64_t> storageShape = cOrder ? h.shape : std::vector<int64_t>(h.shape.rbegin(), h.shape.rend());
+    const uint64_t converted = uint64_t(shapeElementCount(h.shape)) * sizeof(T) * (cOrder ? 1 : 2);
+    if (converted > bytes && converted > memoryBudgetBytes()) // read as a wider type (or reordered)
+        stream.fail("shape " + shapeToString(h.shape) + " read as " + dtypeOf<T>().name() + " needs "
+            + formatBytes(converted) + ", more than " + describeMemoryBudget(memoryBudgetBytes()));
     NdArray<T> out(storageShape);
     if (native) {
         stream.readInto(out.data(), size_t(bytes), "array data", scope);

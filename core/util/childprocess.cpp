@@ -94,7 +94,9 @@ public:
     ~Reaper()
     {
         if (m_pid > 0) {
-            ::kill(m_pid, SIGKILL);
+            // The child leads its own process group (POSIX_SPAWN_SETPGROUP): kill the group, its
+            // children included; the group exists as long as the unreaped leader does.
+            ::kill(-m_pid, SIGKILL);
             int status = 0;
             while (::waitpid(m_pid, &status, 0) < 0 && errno == EINTR) { }
         }
@@ -102,6 +104,9 @@ public:
     int wait()
     {
         int status = 0;
+        siginfo_t info {};
+        while (::waitid(P_PID, id_t(m_pid), &info, WEXITED | WNOWAIT) < 0 && errno == EINTR) { }
+        ::kill(-m_pid, SIGKILL); // the leader is a zombie until reaped below: its group still exists
         while (::waitpid(m_pid, &status, 0) < 0) {
             if (errno != EINTR)
                 throw systemError("waitpid");
@@ -137,7 +142,8 @@ ChildProcessResult runChildProcess(
     sigemptyset(&defaults);
     sigaddset(&defaults, SIGPIPE);
     posix_spawnattr_setsigdefault(&attr, &defaults);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
+    posix_spawnattr_setpgroup(&attr, 0); // a new group, led by the child
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
 
     std::vector<char*> args;
     for (const std::string& a : argv)
@@ -165,7 +171,7 @@ ChildProcessResult runChildProcess(
     char buffer[65536];
     while (outOurs.get() >= 0 || errOurs.get() >= 0) {
         if (options.cancelled && options.cancelled())
-            throw Cancelled(); // the Reaper kills the child
+            throw Cancelled(); // the Reaper kills the group
         if (options.timeoutMs > 0
             && std::chrono::steady_clock::now() - start > std::chrono::milliseconds(options.timeoutMs))
             throw ChildProcessTimeout(argv[0] + " did not finish within " + std::to_string(options.timeoutMs) + " ms");
@@ -196,13 +202,20 @@ ChildProcessResult runChildProcess(
             }
             const bool isOut = fds[i].fd == outOurs.get();
             const ssize_t r = ::read(fds[i].fd, buffer, sizeof buffer);
-            if (r > 0)
-                (isOut ? result.out : result.err).append(buffer, size_t(r));
+            if (r > 0) {
+                std::string& kept = isOut ? result.out : result.err;
+                if (kept.size() + size_t(r) > options.maxOutputBytes)
+                    throw ChildProcessOutputLimit(argv[0] + " wrote more than " + std::to_string(options.maxOutputBytes)
+                        + " bytes to " + (isOut ? "stdout" : "stderr")); // the Reaper kills the group
+                kept.append(buffer, size_t(r));
+            }
             else if (r == 0 || (errno != EAGAIN && errno != EINTR))
                 (isOut ? outOurs : errOurs).reset();
         }
     }
     inOurs.reset();
+    // Both pipes are closed: the child has exited or is about to. Whatever it started and left
+    // behind in its group (a background job of a shell command) goes with it.
     const int status = reaper.wait();
     if (WIFEXITED(status))
         result.exitCode = WEXITSTATUS(status);

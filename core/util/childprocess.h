@@ -32,11 +32,21 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+// The child wrote more than ChildProcessOptions::maxOutputBytes to stdout or stderr and was killed.
+class ChildProcessOutputLimit : public std::runtime_error
+{
+public:
+    using std::runtime_error::runtime_error;
+};
+
 struct ChildProcessOptions
 {
     // Polled about every 20 ms while the child runs; true kills it (SIGKILL) and throws Cancelled.
     std::function<bool()> cancelled;
     int timeoutMs = 0; // 0 = no limit; on expiry the child is killed and ChildProcessTimeout thrown
+    // Most bytes kept of each of stdout and stderr; one more kills the child and throws
+    // ChildProcessOutputLimit, so a runaway child cannot fill our memory.
+    size_t maxOutputBytes = size_t(64) << 20;
 };
 
 // The GLIBC_TUNABLES value for a LibTorch process: the current value (if any) plus
@@ -49,7 +59,9 @@ std::string hugePageMallocTunables();
 
 // Runs `argv[0]` (searched on PATH) with `input` on its stdin, collecting stdout and stderr, without
 // a shell and without SIGPIPE if the child stops reading. Blocks the calling thread (call it from a
-// worker). Throws ChildProcessStartError when the program cannot be started.
+// worker). Throws ChildProcessStartError when the program cannot be started. The child leads a
+// process group of its own: on a timeout, a cancel, too much output or an exception the whole group
+// is killed (SIGKILL), so `/bin/sh -c` takes its children with it (docs/architecture.md).
 ChildProcessResult runChildProcess(
     const std::vector<std::string>& argv, std::string_view input, const ChildProcessOptions& options = {});
 

@@ -12,7 +12,9 @@
 #include "core/util/json.h"
 #include "core/util/progress.h"
 
+#include <charconv>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -51,6 +53,9 @@ double measureWithCommand(const std::string& command, const std::string& configF
     } catch (const ChildProcessTimeout&) {
         *note = "timed out after " + std::to_string(timeoutMs / 1000) + " s";
         return NAN;
+    } catch (const ChildProcessOutputLimit& e) {
+        *note = e.what();
+        return NAN;
     }
     if (r.exitCode != 0) {
         std::string err = r.err.substr(0, 200);
@@ -64,9 +69,9 @@ double measureWithCommand(const std::string& command, const std::string& configF
     std::string word;
     double last = NAN;
     while (words >> word) {
-        char* end = nullptr;
-        const double v = std::strtod(word.c_str(), &end);
-        if (end && *end == '\0' && std::isfinite(v))
+        double v = 0; // from_chars: a decimal point whatever the locale
+        const auto [end, ec] = std::from_chars(word.data(), word.data() + word.size(), v);
+        if (ec == std::errc() && end == word.data() + word.size() && std::isfinite(v))
             last = v;
     }
     if (!(last > 0)) {

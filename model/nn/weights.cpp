@@ -2,6 +2,8 @@
 #include "model/nn/weights.h"
 
 #include "core/util/error.h"
+#include "core/util/format.h"
+#include "core/util/memorybudget.h"
 #include "core/io/npz.h"
 
 #include <algorithm>
@@ -103,6 +105,14 @@ public:
     }
 
     const std::string& path() const { return m_npz.path(); }
+    // Bytes of array data the file declares (members' uncompressed sizes).
+    uint64_t arrayBytes() const
+    {
+        uint64_t total = 0;
+        for (const ZipMember& m : m_npz.members())
+            total += m.uncompressedSize;
+        return total;
+    }
     bool contains(const std::string& key) const { return m_keys.count(key) > 0; }
 
     void require(const std::string& key, const char* kind) const
@@ -253,6 +263,34 @@ void checkWidth(const WeightsFile& file, const std::string& key, const ModelOpti
                 + std::to_string(width) + " channels must be a multiple of " + std::to_string(kGateReduction) + ")");
 }
 
+// Every parameter of a model is loaded from its weights file, so a model the file cannot hold is
+// refused before it is built (docs/formats.md, "Declared sizes"): `minParameters` is a lower bound
+// of the parameters the declared width and block count give, checked against the file's arrays and
+// the memory budget.
+void checkModelFits(const WeightsFile& file, const std::string& key, const ModelOptions& options, uint64_t minParameters)
+{
+    const uint64_t needed = minParameters * sizeof(float);
+    const std::string model = "a model of width " + std::to_string(options.hidden)
+        + (options.blocks > 0 ? " with " + std::to_string(options.blocks) + " blocks" : std::string());
+    if (needed > file.arrayBytes())
+        throw InputError(file.path(), key,
+            model + " has at least " + std::to_string(minParameters) + " parameters (" + formatBytes(needed)
+                + ") but the file holds only " + formatBytes(file.arrayBytes()) + " of arrays");
+    const uint64_t budget = memoryBudgetBytes();
+    if (needed > budget)
+        throw InputError(file.path(), key, model + " needs at least " + formatBytes(needed) + ", more than "
+                + describeMemoryBudget(budget));
+}
+
+// Lower bound of a TGraph layout or tile model's parameters: its opcode table and, after the first,
+// each block's W x W projection (W the layer width).
+uint64_t minTGraphParameters(const ModelOptions& options)
+{
+    const uint64_t width = uint64_t(std::max<int64_t>(options.layerWidth(), 0));
+    const uint64_t blocks = uint64_t(std::max<int64_t>(options.blocks, 1));
+    return uint64_t(options.opTableSize) * uint64_t(kOpEmbedding) + (blocks - 1) * width * width;
+}
+
 // The width H is read from classifier.weight (1, H) for the layout model, head.3.weight (H, H) for
 // the tile model; each kind's signature key tells the other kind apart.
 void refuseZooFile(WeightsFile& file, const char* kind)
@@ -279,6 +317,7 @@ template <class Weights> Weights loadWeights(const std::string& path, bool tile)
     file.require(widthKey, kind);
     options.hidden = file.shapeOfRank(widthKey, 2)[tile ? 0 : 1];
     checkWidth(file, widthKey, options);
+    checkModelFits(file, widthKey, options, minTGraphParameters(options));
     Weights w;
     w.model = decltype(w.model)(options);
     file.loadInto(namedArrays(*w.model), options, kind);
@@ -347,6 +386,9 @@ ZooModel loadZoo(WeightsFile& file, Normalizer* normalizer)
     options.opTableSize = file.shapeOfRank("op_embedding.weight", 2)[0];
     if (options.opTableSize < 1)
         throw InputError(file.path(), "op_embedding.weight", "the opcode table has no rows");
+    // Every zoo model has at least one H x H layer besides its opcode table.
+    checkModelFits(file, kMetaHidden, options,
+        uint64_t(options.opTableSize) * uint64_t(kOpEmbedding) + uint64_t(options.hidden) * uint64_t(options.hidden));
     ZooModel model = makeZooModel(options, tile ? GraphKind::Tile : GraphKind::Layout);
     file.loadInto(namedArrays(*model), options, family.c_str());
     *normalizer = file.normalizer();

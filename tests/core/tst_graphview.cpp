@@ -115,6 +115,8 @@ private Q_SLOTS:
 
     void featureNamesCoverEveryColumn();
     void childProcessRunsAndTimesOut();
+    void childProcessGroupIsKilled();
+    void childProcessOutputIsCapped();
 
 private:
     std::shared_ptr<GraphDocument> openGenerated(const std::string& family, int64_t size);
@@ -768,6 +770,68 @@ void TestGraphView::childProcessRunsAndTimesOut()
     timer.start();
     QVERIFY_THROWS_EXCEPTION(Cancelled, runChildProcess({ "sleep", "10" }, "", cancel));
     QVERIFY(timer.elapsed() < 5000);
+}
+
+// Whether a process is gone (or a zombie waiting for whoever adopted it: it runs no more).
+static bool processGone(const std::string& pidText)
+{
+    std::ifstream stat("/proc/" + pidText + "/stat");
+    std::string line;
+    if (!std::getline(stat, line))
+        return true;
+    const size_t paren = line.rfind(')');
+    return paren != std::string::npos && paren + 2 < line.size() && line[paren + 2] == 'Z';
+}
+
+static bool waitGone(const std::string& pidText)
+{
+    for (int i = 0; i < 200 && !processGone(pidText); ++i)
+        QThread::msleep(10);
+    return processGone(pidText);
+}
+
+void TestGraphView::childProcessGroupIsKilled()
+{
+    QTemporaryDir dir;
+    const std::string pidFile = dir.filePath(QStringLiteral("pid")).toStdString();
+    // A shell command's own child outlives a kill of the shell alone; on a timeout the group goes.
+    ChildProcessOptions timeout;
+    timeout.timeoutMs = 300;
+    QVERIFY_THROWS_EXCEPTION(ChildProcessTimeout,
+        runChildProcess({ "/bin/sh", "-c", "sleep 30 & echo $! > '" + pidFile + "'; wait" }, "", timeout));
+    std::string pid;
+    std::ifstream(pidFile) >> pid;
+    QVERIFY(!pid.empty());
+    QVERIFY2(waitGone(pid), ("the shell's child " + pid + " still runs after the timeout").c_str());
+
+    // A background job left behind by a command that finished goes with it too.
+    const ChildProcessResult done = runChildProcess({ "/bin/sh", "-c", "sleep 30 >/dev/null 2>&1 & echo $!" }, "");
+    QCOMPARE(done.exitCode, 0);
+    std::string straggler = done.out;
+    while (!straggler.empty() && straggler.back() == '\n')
+        straggler.pop_back();
+    QVERIFY(!straggler.empty());
+    QVERIFY2(waitGone(straggler), ("the background job " + straggler + " still runs").c_str());
+}
+
+void TestGraphView::childProcessOutputIsCapped()
+{
+    ChildProcessOptions capped;
+    capped.maxOutputBytes = 1 << 20;
+    const ChildProcessResult small = runChildProcess({ "head", "-c", "1048576", "/dev/zero" }, "", capped);
+    QCOMPARE(small.out.size(), size_t(1) << 20); // exactly the cap is kept
+    try {
+        runChildProcess({ "yes" }, "", capped); // never ends by itself
+        QFAIL("an endless writer was not stopped");
+    } catch (const ChildProcessOutputLimit& e) {
+        QVERIFY2(std::string(e.what()).find("more than 1048576 bytes to stdout") != std::string::npos, e.what());
+    }
+    try {
+        runChildProcess({ "/bin/sh", "-c", "head -c 2000000 /dev/zero >&2" }, "", capped);
+        QFAIL("stderr over the cap was accepted");
+    } catch (const ChildProcessOutputLimit& e) {
+        QVERIFY2(std::string(e.what()).find("to stderr") != std::string::npos, e.what());
+    }
 }
 
 QTEST_GUILESS_MAIN(TestGraphView)

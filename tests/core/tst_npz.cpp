@@ -3,8 +3,10 @@
 
 #include "core/util/error.h"
 #include "core/io/npz.h"
+#include "core/util/memorybudget.h"
 #include "testutil.h"
 
+#include <QFileInfo>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -603,6 +605,43 @@ private Q_SLOTS:
         w.commit();
         NpzReader r(testutil::str(path("one.npz")));
         expectInputError([&] { r.read<float>("b"); }, path("one.npz"), { "b", "missing" });
+    }
+
+    // A few KiB of deflated zeros may declare a huge array: refused against the memory budget
+    // before anything is allocated, with the file and the member named; TGRAPH_MEMORY_BUDGET sets it.
+    void declaredSizesRespectTheMemoryBudget()
+    {
+        const QString f = path("zeros.npz");
+        {
+            NpzWriter w(testutil::str(f), NpzCompression::Deflated);
+            w.add("zeros", NdArray<float>({ 8 << 20 }, 0.0f)); // 32 MiB of data
+            w.commit();
+        }
+        QVERIFY(QFileInfo(f).size() < (1 << 20)); // deflate made it small
+        struct Unset
+        {
+            ~Unset() { qunsetenv("TGRAPH_MEMORY_BUDGET"); }
+        } unset;
+        qputenv("TGRAPH_MEMORY_BUDGET", "16M");
+        QCOMPARE(memoryBudgetBytes(), uint64_t(16) << 20);
+        {
+            NpzReader r(testutil::str(f));
+            expectInputError([&] { r.read<float>("zeros"); }, f, { "zeros", "32.0 MiB", "memory budget of 16.0 MiB" });
+            expectInputError([&] { r.readRaw("zeros"); }, f, { "memory budget" });
+        }
+        qputenv("TGRAPH_MEMORY_BUDGET", "64M");
+        QCOMPARE(NpzReader(testutil::str(f)).read<float>("zeros").size(), int64_t(8 << 20));
+        qputenv("TGRAPH_MEMORY_BUDGET", "lots");
+        expectInputError([&] { memoryBudgetBytes(); }, "TGRAPH_MEMORY_BUDGET", { "'lots' is not a size" });
+        qunsetenv("TGRAPH_MEMORY_BUDGET");
+        QVERIFY(memoryBudgetBytes() >= (uint64_t(64) << 20)); // the machine's memory
+        uint64_t bytes = 0;
+        QVERIFY(parseByteSize("4096", &bytes) && bytes == 4096);
+        QVERIFY(parseByteSize("512K", &bytes) && bytes == (uint64_t(512) << 10));
+        QVERIFY(parseByteSize("8G", &bytes) && bytes == (uint64_t(8) << 30));
+        QVERIFY(parseByteSize("1t", &bytes) && bytes == (uint64_t(1) << 40));
+        for (const char* bad : { "", "0", "-1", "1.5G", "8GB", "G", "99999999999T" })
+            QVERIFY2(!parseByteSize(bad, &bytes), bad);
     }
 };
 

@@ -957,6 +957,14 @@ private Q_SLOTS:
         QCOMPARE(scores(w.model, ok).size(0), int64_t(2));
 
         testutil::expectInputError([&] { loadWeightsNpz(path("does-not-exist.npz")); }, { "does-not-exist.npz" });
+
+        // Declared sizes: a block key far beyond the file's arrays, or a width whose model the file
+        // cannot hold, is refused before the model is built (building it would take gigabytes).
+        rewriteNpz(good, bad, {}, { { "convs.4000.conv.lin_l.weight", NpyArray::from(NdArray<float>({ 1 }, 0.0f)) } });
+        testutil::expectInputError([&] { loadWeightsNpz(bad); }, { "bad.npz", "4001 blocks", "but the file holds only" });
+        rewriteNpz(good, bad, {}, { { "classifier.weight", NpyArray::from(NdArray<float>({ 1, 1 << 20 }, 0.0f)) } });
+        testutil::expectInputError(
+            [&] { loadWeightsNpz(bad); }, { "bad.npz", "classifier.weight", "width 1048576", "but the file holds only" });
     }
 
     void parityWithPyTorchReference()
