@@ -368,7 +368,9 @@ private Q_SLOTS:
                  QStringList { "--world-size", "2", "--master", "h:70000" },
                  QStringList { "--launch-local", "2", "--rank", "0" }, QStringList { "--launch-local", "0" },
                  QStringList { "--world-size", "4", "--graphs-per-step", "2" },
-                 QStringList { "--folds", "5", "--launch-local", "2" } }) {
+                 QStringList { "--folds", "5", "--launch-local", "2" },
+                 QStringList { "--world-size", "2", "--rendezvous", path("rv"), "--master", "127.0.0.1:29500" },
+                 QStringList { "--launch-local", "2", "--rendezvous", path("rv") } }) {
             const auto r = testutil::run(tgraphExe(), trainArgs(2) + bad + QStringList { "--out", path("bad") });
             QVERIFY2(r.exitCode == 2, qPrintable(bad.join(' ') + ": " + r.err));
             QVERIFY(!QFileInfo::exists(path("bad")));
@@ -385,6 +387,15 @@ private Q_SLOTS:
         QCOMPARE(r.exitCode, 1);
         QVERIFY2(r.err.contains(QString("127.0.0.1:%1").arg(port).toUtf8()), r.err.constData());
         QVERIFY(clock.elapsed() < 30000);
+        QVERIFY2(!QFileInfo::exists(QString::fromStdString(project)), "no run record without the workers");
+        // the same through a rendezvous file: the message names the file
+        const QString file = path("alone.rendezvous");
+        const auto viaFile = testutil::run(tgraphExe(),
+            trainArgs(2)
+                + QStringList { "--world-size", "2", "--rank", "1", "--rendezvous", file, "--dist-timeout", "2",
+                    "--project", QString::fromStdString(project) });
+        QCOMPARE(viaFile.exitCode, 1);
+        QVERIFY2(viaFile.err.contains(("rendezvous file " + file).toUtf8()), viaFile.err.constData());
         QVERIFY2(!QFileInfo::exists(QString::fromStdString(project)), "no run record without the workers");
     }
 
