@@ -281,6 +281,7 @@ struct DistSettings
     int worldSize = 1;
     int rank = 0;
     MasterAddress master { "127.0.0.1", 29500 };
+    std::string rendezvous; // a rendezvous file instead of the master's TCP store
     std::chrono::milliseconds timeout { 300000 };
     bool distributed() const { return worldSize > 1; }
 };
@@ -293,7 +294,7 @@ bool readDistributed(const ArgParser& p, const CvSettings& cv, DistSettings* d, 
     };
     if (p.has("--launch-local")) {
         d->launchLocal = p.get<int>("--launch-local");
-        for (const char* o : { "--world-size", "--rank", "--master" })
+        for (const char* o : { "--world-size", "--rank", "--master", "--rendezvous" })
             if (p.has(o))
                 return bad(std::string(o) + ": --launch-local chooses the workers' ranks and master itself");
     }
@@ -305,6 +306,11 @@ bool readDistributed(const ArgParser& p, const CvSettings& cv, DistSettings* d, 
     if (d->rank >= d->worldSize)
         return bad("--rank must be an integer in 0..--world-size - 1");
     parseMasterAddress(p.value("--master"), &d->master); // checked by the parser
+    if (p.has("--rendezvous")) {
+        if (p.has("--master"))
+            return bad("--rendezvous: the workers meet through the file or at --master, not both");
+        d->rendezvous = p.value("--rendezvous");
+    }
     d->timeout = p.get<std::chrono::milliseconds>("--dist-timeout");
     if ((d->distributed() || d->launchLocal > 1) && cv.enabled)
         return bad("--folds with data-parallel workers is not supported: a cross-validation trains its folds one "
@@ -607,6 +613,7 @@ int train(const ArgParser& p)
         gloo.rank = dist.rank;
         gloo.worldSize = dist.worldSize;
         gloo.timeout = dist.timeout;
+        gloo.rendezvousFile = dist.rendezvous;
         try {
             comm = std::make_unique<GlooCommunicator>(gloo);
         } catch (const WorkerLost& e) {
@@ -918,6 +925,10 @@ int runTrain(const std::vector<std::string>& args)
             MasterAddress address;
             return parseMasterAddress(text, &address) ? std::string() : std::string("not an address");
         }));
+    p.addOption("--rendezvous", "", "FILE",
+        "instead of --master: the workers meet through this file (one machine, or a file system all of them "
+        "share) and no store port is opened; --launch-local uses a private one",
+        {});
     p.addOption("--dist-timeout", "", "SEC",
         "give up on a worker that does not answer (rendezvous, store and every all-reduce); the run ends CRASHED",
         "300", opt::duration(1, 86400));

@@ -3,15 +3,14 @@
 
 #include "core/store/project.h"
 
-#include <arpa/inet.h>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
-#include <netinet/in.h>
+#include <filesystem>
 #include <stdexcept>
 #include <sys/prctl.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -185,36 +184,29 @@ bool parseMasterAddress(const std::string& text, MasterAddress* out)
     return true;
 }
 
-int freeLoopbackPort()
-{
-    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    if (fd < 0)
-        return 0;
-    sockaddr_in address {};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    address.sin_port = 0;
-    socklen_t length = sizeof address;
-    int port = 0;
-    if (::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0
-        && ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0)
-        port = ntohs(address.sin_port);
-    ::close(fd);
-    return port;
-}
-
 int launchLocalWorkers(const LaunchOptions& options)
 {
     if (options.workers < 1 || options.workers > kMaxChildren)
         return 2;
-    const int port = freeLoopbackPort();
-    if (port == 0) {
-        std::fprintf(
-            stderr, "tgraph train: error: no free TCP port on 127.0.0.1 for the workers: %s\n", std::strerror(errno));
+    // The workers meet through a file in a private folder (0700): no store port is opened, and the
+    // Gloo connections between them bind 127.0.0.1, so nothing listens beyond loopback.
+    std::string folder = (std::filesystem::temp_directory_path() / "tgraph-workers-XXXXXX").string();
+    if (!::mkdtemp(folder.data())) {
+        std::fprintf(stderr, "tgraph train: error: cannot create a rendezvous folder for the workers in %s: %s\n",
+            std::filesystem::temp_directory_path().c_str(), std::strerror(errno));
         return 1;
     }
-    const std::string master = "127.0.0.1:" + std::to_string(port);
-    std::printf("starting %d workers (master %s)\n", options.workers, master.c_str());
+    struct RemoveFolder
+    {
+        std::string path;
+        ~RemoveFolder()
+        {
+            std::error_code ignored;
+            std::filesystem::remove_all(path, ignored);
+        }
+    } removeFolder { folder };
+    const std::string rendezvous = folder + "/rendezvous";
+    std::printf("starting %d workers (rendezvous %s)\n", options.workers, rendezvous.c_str());
     std::fflush(stdout);
 
     std::vector<ChildProcess> workers;
@@ -224,7 +216,7 @@ int launchLocalWorkers(const LaunchOptions& options)
         w.args = { "train" };
         w.args.insert(w.args.end(), options.trainArgs.begin(), options.trainArgs.end());
         for (const std::string& a : { std::string("--world-size"), std::to_string(options.workers),
-                 std::string("--rank"), std::to_string(r), std::string("--master"), master })
+                 std::string("--rank"), std::to_string(r), std::string("--rendezvous"), rendezvous })
             w.args.push_back(a);
         workers.push_back(std::move(w));
     }

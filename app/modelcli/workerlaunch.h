@@ -2,8 +2,8 @@
 #pragma once
 
 // Training processes started by `tgraph train` itself, all running this executable:
-// - `--launch-local W`: W data-parallel workers on this machine (ranks 0..W-1, a free loopback port
-//   as the master). When one fails, the others are given the collective timeout (plus a grace
+// - `--launch-local W`: W data-parallel workers on this machine (ranks 0..W-1, meeting through a
+//   rendezvous file in a private folder; nothing listens beyond loopback). When one fails, the others are given the collective timeout (plus a grace
 //   period) to notice and end, then killed.
 // - `--parallel-folds P`: the folds of a cross-validation as independent processes (`--fold K`),
 //   at most P at a time; a failed fold does not stop the others.
@@ -24,9 +24,6 @@ struct MasterAddress
 
 // "HOST:PORT" or "[IPv6]:PORT"; false for anything else (port 1..65535).
 bool parseMasterAddress(const std::string& text, MasterAddress* out);
-
-// A TCP port on 127.0.0.1 that is free now (the kernel's choice for port 0).
-int freeLoopbackPort();
 
 struct ChildProcess
 {

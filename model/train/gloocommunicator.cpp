@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "model/train/gloocommunicator.h"
 
+#include <torch/csrc/distributed/c10d/FileStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 #include <torch/torch.h>
@@ -11,7 +12,7 @@ namespace tgraph::model {
 
 struct GlooCommunicator::State
 {
-    c10::intrusive_ptr<c10d::TCPStore> store;
+    c10::intrusive_ptr<c10d::Store> store;
     c10::intrusive_ptr<c10d::ProcessGroupGloo> group;
 };
 
@@ -27,7 +28,11 @@ std::string messageOf(const std::exception& e)
 
 bool isLoopback(const std::string& host) { return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0; }
 
-std::string where(const GlooOptions& o) { return o.masterHost + ":" + std::to_string(o.masterPort); }
+std::string where(const GlooOptions& o)
+{
+    return o.rendezvousFile.empty() ? o.masterHost + ":" + std::to_string(o.masterPort)
+                                    : "the rendezvous file " + o.rendezvousFile;
+}
 
 std::string seconds(std::chrono::milliseconds t) { return std::to_string(t.count() / 1000) + " s"; }
 
@@ -42,13 +47,20 @@ GlooCommunicator::GlooCommunicator(const GlooOptions& options)
     if (options.masterPort < 1 || options.masterPort > 65535)
         throw std::invalid_argument("GlooCommunicator: port must be in 1..65535");
     try {
-        c10d::TCPStoreOptions storeOptions;
-        storeOptions.port = uint16_t(options.masterPort);
-        storeOptions.isServer = options.rank == 0;
-        storeOptions.numWorkers = size_t(options.worldSize);
-        storeOptions.waitWorkers = true;
-        storeOptions.timeout = options.timeout;
-        m_state->store = c10::make_intrusive<c10d::TCPStore>(options.masterHost, storeOptions);
+        if (!options.rendezvousFile.empty()) {
+            // No listening socket: LibTorch 1.13's TCPStore server binds every interface.
+            auto store = c10::make_intrusive<c10d::FileStore>(options.rendezvousFile, options.worldSize);
+            store->setTimeout(options.timeout);
+            m_state->store = store;
+        } else {
+            c10d::TCPStoreOptions storeOptions;
+            storeOptions.port = uint16_t(options.masterPort);
+            storeOptions.isServer = options.rank == 0;
+            storeOptions.numWorkers = size_t(options.worldSize);
+            storeOptions.waitWorkers = true;
+            storeOptions.timeout = options.timeout;
+            m_state->store = c10::make_intrusive<c10d::TCPStore>(options.masterHost, storeOptions);
+        }
     } catch (const std::exception& e) {
         throw WorkerLost("worker " + std::to_string(options.rank) + " of " + std::to_string(options.worldSize)
             + " could not meet the others at " + where(options) + " within " + seconds(options.timeout) + ": "

@@ -27,6 +27,10 @@ struct GlooOptions
     // Network interface of this worker's Gloo device ("" = GLOO_SOCKET_IFNAME, else the address
     // the master is reached from: loopback for a loopback master, the host's own name otherwise).
     std::string interface;
+    // Non-empty: the workers meet through this file (c10d FileStore, one machine or a shared file
+    // system) instead of a TCP store served by rank 0, so no store socket listens at all; a local
+    // launch uses it (docs/model.md, "Data-parallel workers").
+    std::string rendezvousFile;
 };
 
 class GlooCommunicator final : public Communicator

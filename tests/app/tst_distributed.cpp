@@ -12,6 +12,10 @@
 
 #include <QElapsedTimer>
 #include <QProcess>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QSet>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -109,6 +113,40 @@ pid_t workerPid(const std::string& project, const std::string& run, int rank)
     }
 }
 
+
+// The listening TCP sockets of a process that are bound beyond loopback ("ADDR:PORT" each), read
+// from /proc/net/tcp{,6} and the process's open file descriptors.
+QStringList nonLoopbackListeners(pid_t pid)
+{
+    QSet<QString> inodes;
+    const QDir fds(QStringLiteral("/proc/%1/fd").arg(pid));
+    for (const QFileInfo& fd : fds.entryInfoList(QDir::Files | QDir::System | QDir::NoDotAndDotDot)) {
+        const QString target = fd.symLinkTarget().isEmpty() ? QFile::symLinkTarget(fd.filePath()) : fd.symLinkTarget();
+        const QString name = QFileInfo(target).fileName();
+        if (name.startsWith(QLatin1String("socket:[")))
+            inodes.insert(name.mid(8, name.size() - 9));
+    }
+    QStringList found;
+    for (const char* table : { "/proc/net/tcp", "/proc/net/tcp6" }) {
+        QFile f(QString::fromLatin1(table));
+        if (!f.open(QIODevice::ReadOnly))
+            continue;
+        f.readLine(); // header
+        while (!f.atEnd()) {
+            const QStringList cols = QString::fromLatin1(f.readLine()).simplified().split(' ');
+            if (cols.size() < 10 || cols[3] != QLatin1String("0A") || !inodes.contains(cols[9]))
+                continue; // 0A = LISTEN
+            const QString address = cols[1].section(':', 0, 0);
+            const bool loopback = address == QLatin1String("0100007F") // 127.0.0.1 (little-endian words)
+                || (address.size() == 8 && address.endsWith(QLatin1String("7F"))) // 127.x.y.z
+                || address == QLatin1String("00000000000000000000000001000000") // ::1
+                || (address.startsWith(QLatin1String("0000000000000000FFFF0000")) && address.endsWith(QLatin1String("7F")));
+            if (!loopback)
+                found << cols[1];
+        }
+    }
+    return found;
+}
 } // namespace
 
 class TestDistributed : public QObject
@@ -237,6 +275,13 @@ private Q_SLOTS:
         // rank 0 records every worker's heartbeat, with its compute time per step
         const auto tags = Project::open(project, Project::Access::Read).tags(id);
         QVERIFY(tags.count("worker.0") && tags.at("worker.1").find("ms compute per step") != std::string::npos);
+        // Nothing of the run listens beyond loopback (LibTorch's TCP store would bind every interface).
+        const pid_t worker0 = workerPid(project, id, 0);
+        QVERIFY(worker0 > 0);
+        for (const pid_t pid : { worker0, worker1, pid_t(launcher.processId()) }) {
+            const QStringList open = nonLoopbackListeners(pid);
+            QVERIFY2(open.isEmpty(), qPrintable(QStringLiteral("pid %1 listens on %2").arg(pid).arg(open.join(", "))));
+        }
         QElapsedTimer clock;
         clock.start();
         ::kill(worker1, SIGKILL);
@@ -323,7 +368,9 @@ private Q_SLOTS:
                  QStringList { "--world-size", "2", "--master", "h:70000" },
                  QStringList { "--launch-local", "2", "--rank", "0" }, QStringList { "--launch-local", "0" },
                  QStringList { "--world-size", "4", "--graphs-per-step", "2" },
-                 QStringList { "--folds", "5", "--launch-local", "2" } }) {
+                 QStringList { "--folds", "5", "--launch-local", "2" },
+                 QStringList { "--world-size", "2", "--rendezvous", path("rv"), "--master", "127.0.0.1:29500" },
+                 QStringList { "--launch-local", "2", "--rendezvous", path("rv") } }) {
             const auto r = testutil::run(tgraphExe(), trainArgs(2) + bad + QStringList { "--out", path("bad") });
             QVERIFY2(r.exitCode == 2, qPrintable(bad.join(' ') + ": " + r.err));
             QVERIFY(!QFileInfo::exists(path("bad")));
@@ -340,6 +387,15 @@ private Q_SLOTS:
         QCOMPARE(r.exitCode, 1);
         QVERIFY2(r.err.contains(QString("127.0.0.1:%1").arg(port).toUtf8()), r.err.constData());
         QVERIFY(clock.elapsed() < 30000);
+        QVERIFY2(!QFileInfo::exists(QString::fromStdString(project)), "no run record without the workers");
+        // the same through a rendezvous file: the message names the file
+        const QString file = path("alone.rendezvous");
+        const auto viaFile = testutil::run(tgraphExe(),
+            trainArgs(2)
+                + QStringList { "--world-size", "2", "--rank", "1", "--rendezvous", file, "--dist-timeout", "2",
+                    "--project", QString::fromStdString(project) });
+        QCOMPARE(viaFile.exitCode, 1);
+        QVERIFY2(viaFile.err.contains(("rendezvous file " + file).toUtf8()), viaFile.err.constData());
         QVERIFY2(!QFileInfo::exists(QString::fromStdString(project)), "no run record without the workers");
     }
 
