@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: Apache-2.0
+// The studio's charts as the user reads them (docs/studio.md §8): the axis policy on its own
+// (nice ticks, 0 printed as 0, labels that differ, a range for a single point, integer and rank
+// axes), tick labels read back from the chart objects of the run curves, the rank scatter, the tau
+// strip and the run comparison; the heatmap's thinned labels and its colour range; runtimes shown
+// with the digits that tell them apart.
+
+#include "widgets/analysis/heatmapview.h"
+#include "widgets/analysis/rankscatterdata.h"
+#include "widgets/analysis/rankscatterview.h"
+#include "widgets/analysis/taustripview.h"
+#include "widgets/common/axispolicy.h"
+#include "widgets/common/formatting.h"
+#include "widgets/runs/runcomparisonview.h"
+#include "widgets/runs/runcurvesview.h"
+
+#include <QChart>
+#include <QChartView>
+#include <QImage>
+#include <QLineSeries>
+#include <QSet>
+#include <QTabWidget>
+#include <QTest>
+
+#include <cmath>
+#include <limits>
+#include <set>
+
+using AxisPolicy::Kind;
+using AxisPolicy::Request;
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+Request request(double lo, double hi, int maxTicks, Kind kind = Kind::Real)
+{
+    Request r;
+    r.lo = lo;
+    r.hi = hi;
+    r.maxTicks = maxTicks;
+    r.kind = kind;
+    return r;
+}
+
+// What every tick labelling must satisfy: labels differ, no "-0", no exponent for ordinary
+// numbers, ticks evenly spaced and inside the range, exact 0 printed as "0".
+void checkTicks(const AxisPolicy::Ticks& t)
+{
+    const QStringList labels = t.labels();
+    QCOMPARE(labels.size(), t.count);
+    QVERIFY2(QSet<QString>(labels.begin(), labels.end()).size() == labels.size(), qPrintable(labels.join(' ')));
+    QVERIFY(t.min < t.max);
+    for (int i = 0; i < t.count; ++i) {
+        QVERIFY2(t.value(i) >= t.min - 1e-12 && t.value(i) <= t.max + 1e-12, qPrintable(labels.join(' ')));
+        QVERIFY2(!labels[i].startsWith("-0") || labels[i].toDouble() < 0, qPrintable(labels[i]));
+        if (std::abs(t.value(i)) < t.interval * 1e-6)
+            QCOMPARE(labels[i], QStringLiteral("0"));
+    }
+}
+
+// The labels of a NiceAxis as the chart draws them, and the values they sit on.
+QStringList axisLabels(QAbstractAxis* axis)
+{
+    auto* nice = qobject_cast<NiceAxis*>(axis);
+    return nice ? nice->categoriesLabels() : QStringList {};
+}
+
+NiceAxis* niceAxis(QChart* chart, Qt::Orientation orientation)
+{
+    for (QAbstractAxis* a : chart->axes(orientation))
+        if (auto* n = qobject_cast<NiceAxis*>(a); n && n->isVisible())
+            return n;
+    return nullptr;
+}
+
+tgraph::MetricSeries series(const std::string& key, const std::vector<std::pair<int64_t, double>>& points)
+{
+    tgraph::MetricSeries s;
+    s.key = key;
+    s.context = key == "loss" ? "train" : "valid";
+    for (const auto& [step, value] : points)
+        s.points.push_back({ step, 1000 * step, value });
+    return s;
+}
+
+// With TGRAPH_SCREENSHOT_DIR set, the drawn widget is saved there to be looked at.
+void saveScreenshot(QWidget& widget, const QString& name)
+{
+    const QByteArray dir = qgetenv("TGRAPH_SCREENSHOT_DIR");
+    if (!dir.isEmpty())
+        QVERIFY(widget.grab().save(QString::fromLocal8Bit(dir) + "/" + name));
+}
+
+RunCurve curve(const QString& label, tgraph::MetricSeries s)
+{
+    RunCurve c;
+    c.label = label;
+    c.runId = label.toStdString();
+    c.series = std::move(s);
+    return c;
+}
+
+} // namespace
+
+class TestChartWidgets : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void ticksAroundRoundingNoise()
+    {
+        // The run curves once printed "-2.78e-17" (and "5.55e-17") for 0.
+        const AxisPolicy::Ticks t = AxisPolicy::ticks(request(-2.78e-17, 1, 6));
+        checkTicks(t);
+        QCOMPARE(t.min, 0.0);
+        QCOMPARE(t.max, 1.0);
+        QCOMPARE(t.interval, 0.2);
+        QCOMPARE(t.labels(), (QStringList { "0", "0.2", "0.4", "0.6", "0.8", "1.0" }));
+        const AxisPolicy::Ticks sym = AxisPolicy::ticks(request(-0.3, 0.3 + 5.55e-17, 7));
+        checkTicks(sym);
+        QCOMPARE(sym.labels(), (QStringList { "-0.3", "-0.2", "-0.1", "0", "0.1", "0.2", "0.3" }));
+    }
+
+    void integerTicksForSteps()
+    {
+        // A 30-step run once had x ticks "30 30 31 31 32".
+        const AxisPolicy::Ticks t = AxisPolicy::ticks(request(30, 32, 5, Kind::Integer));
+        checkTicks(t);
+        QCOMPARE(t.labels(), (QStringList { "30", "31", "32" }));
+        QCOMPARE(t.interval, 1.0);
+        const AxisPolicy::Ticks many = AxisPolicy::ticks(request(0, 1000, 6, Kind::Integer));
+        checkTicks(many);
+        QCOMPARE(many.labels(), (QStringList { "0", "200", "400", "600", "800", "1000" }));
+    }
+
+    void singlePointGetsARange()
+    {
+        // One logged value: a range around it with the value inside, not a zero-width axis.
+        const AxisPolicy::Ticks real = AxisPolicy::ticks(request(0.6931, 0.6931, 6));
+        checkTicks(real);
+        QVERIFY(real.min < 0.6931 && real.max > 0.6931);
+        QVERIFY(real.count >= 3);
+        const AxisPolicy::Ticks step = AxisPolicy::ticks(request(30, 30, 6, Kind::Integer));
+        checkTicks(step);
+        QCOMPARE(step.labels(), (QStringList { "29", "30", "31" }));
+        // [0, 0]: a single value at 0 is centred, printed "0".
+        const AxisPolicy::Ticks zero = AxisPolicy::ticks(request(0, 0, 5));
+        checkTicks(zero);
+        QCOMPARE(zero.labels(), (QStringList { "-1.0", "-0.5", "0", "0.5", "1.0" }));
+    }
+
+    void emptyAxes()
+    {
+        // No data: 0..1; on a count axis (the empty Tune chart once read "0 0 0 0 1") whole numbers.
+        const AxisPolicy::Ticks counts = AxisPolicy::ticks(request(kNaN, kNaN, 5, Kind::Integer));
+        checkTicks(counts);
+        QCOMPARE(counts.labels(), (QStringList { "0", "1" }));
+        const AxisPolicy::Ticks real = AxisPolicy::ticks(request(kNaN, kNaN, 6));
+        QCOMPARE(real.labels(), (QStringList { "0", "0.2", "0.4", "0.6", "0.8", "1.0" }));
+    }
+
+    void rankAxesStayWithinTheConfigs()
+    {
+        // The rank axis once ran -23 .. 1181 with uneven ticks; C = 1182 configs.
+        Request r = request(-23, 1181, 8, Kind::Integer);
+        r.lowerBound = 0;
+        r.upperBound = 1181;
+        const AxisPolicy::Ticks t = AxisPolicy::ticks(r);
+        checkTicks(t);
+        QCOMPARE(t.min, 0.0);
+        QCOMPARE(t.max, 1181.0);
+        QCOMPARE(t.labels(), (QStringList { "0", "200", "400", "600", "800", "1000" }));
+        // One config: rank 0 only, still a drawable range.
+        Request one = request(0, 0, 6, Kind::Integer);
+        one.lowerBound = 0;
+        one.upperBound = 0;
+        const AxisPolicy::Ticks single = AxisPolicy::ticks(one);
+        QCOMPARE(single.min, 0.0);
+        QVERIFY(single.max > 0);
+        QCOMPARE(single.label(0), QStringLiteral("0"));
+    }
+
+    void labelsCarryJustEnoughDigits()
+    {
+        const AxisPolicy::Ticks fine = AxisPolicy::ticks(request(0.00862, 0.0087, 5));
+        checkTicks(fine);
+        QCOMPARE(fine.interval, 0.00002);
+        QCOMPARE(fine.decimals, 5);
+        QCOMPARE(fine.label(0), QStringLiteral("0.00862"));
+        const AxisPolicy::Ticks tiny = AxisPolicy::ticks(request(1e-9, 5e-9, 5));
+        checkTicks(tiny);
+        QVERIFY(tiny.label(1).contains('e')); // scientific below 1e-6 steps
+        const AxisPolicy::Ticks big = AxisPolicy::ticks(request(1.5e9, 2.5e9, 6));
+        checkTicks(big);
+        QVERIFY(big.label(0).contains('e'));
+        QCOMPARE(AxisPolicy::maxTicksFor(0, 70), 2);
+        QCOMPARE(AxisPolicy::maxTicksFor(350, 70), 6);
+        QCOMPARE(AxisPolicy::maxTicksFor(1e6, 70), 11);
+        // Many random ranges: the invariants hold.
+        for (int i = 0; i < 500; ++i) {
+            const double a = std::ldexp(double((i * 7919) % 1000) - 500, (i % 40) - 20);
+            const double b = a + std::ldexp(double((i * 104729) % 997 + 1), (i % 37) - 25);
+            checkTicks(AxisPolicy::ticks(request(a, b, 2 + i % 10, i % 3 ? Kind::Real : Kind::Integer)));
+        }
+    }
+
+    void niceAxisLabelsAreTheTicks()
+    {
+        NiceAxis axis;
+        axis.setRequest(request(-2.78e-17, 1, 6));
+        QCOMPARE(axis.categoriesLabels(), axis.ticks().labels());
+        QCOMPARE(axis.min(), 0.0);
+        QCOMPARE(axis.max(), 1.0);
+        QCOMPARE(axis.endValue(QStringLiteral("0")), 0.0);
+        QCOMPARE(axis.endValue(QStringLiteral("0.4")), 0.4);
+        axis.setDataRange(30, 30);
+        QCOMPARE(axis.categoriesLabels().size(), axis.ticks().count);
+        QVERIFY(axis.min() < 30 && axis.max() > 30);
+    }
+};
+
+QTEST_MAIN(TestChartWidgets)
+#include "tst_chartwidgets.moc"
