@@ -218,6 +218,21 @@ private Q_SLOTS:
         QCOMPARE(axis.categoriesLabels().size(), axis.ticks().count);
         QVERIFY(axis.min() < 30 && axis.max() > 30);
     }
+
+    void runtimesCarryTheDigitsThatTellThemApart()
+    {
+        // "measured 911 ms vs 911 ms ... The measurements disagree".
+        QCOMPARE(Formatting::durations({ 911234567, 911456789 }), (QStringList { "911.2 ms", "911.5 ms" }));
+        QCOMPARE(Formatting::durations({ 911234567, 911234999 }), (QStringList { "911.2346 ms", "911.2350 ms" }));
+        QCOMPARE(Formatting::durations({ 911234567, 911234568 }), (QStringList { "911.234567 ms", "911.234568 ms" }));
+        QCOMPARE(Formatting::durations({ 911234567, 911234567 }), (QStringList { "911 ms", "911 ms" }));
+        QCOMPARE(Formatting::durations({ 1500, kNaN, 2500 }), (QStringList { "1.50 µs", "–", "2.50 µs" }));
+        QCOMPARE(Formatting::durations({ 870 }), QStringList { "870 ns" });
+        QCOMPARE(Formatting::durationDifference(911456789, 911234567), QStringLiteral("+0.22 ms (+0.024 %)"));
+        QCOMPARE(Formatting::durationDifference(911234567, 911456789), QStringLiteral("−0.22 ms (−0.024 %)"));
+        QCOMPARE(Formatting::durationDifference(5, 5), QStringLiteral("0 ns"));
+        QCOMPARE(Formatting::durationUnit(2.5e9).second, QStringLiteral("s"));
+    }
 };
 
 QTEST_MAIN(TestChartWidgets)
