@@ -219,6 +219,88 @@ private Q_SLOTS:
         QVERIFY(axis.min() < 30 && axis.max() > 30);
     }
 
+    void heatmapLabelsAreThinned()
+    {
+        QCOMPARE(HeatmapView::labelStride(4, 200, 15), int64_t(1));
+        QCOMPARE(HeatmapView::labelStride(128, 240, 15), int64_t(10));
+        QCOMPARE(HeatmapView::labelStride(128, 100, 15), int64_t(50)); // 7 labels every 20th need 105
+        QCOMPARE(HeatmapView::labelStride(3, 1, 15), int64_t(5)); // one label, the first
+        // The cross-config heatmap: 128 channel rows, 116 config columns, at its default size.
+        HeatmapData d;
+        d.columns = 116;
+        for (int c = 0; c < 128; ++c)
+            d.rowLabels << QStringLiteral("ch %1").arg(c);
+        for (int r = 0; r < 128; ++r)
+            for (int c = 0; c < 116; ++c)
+                d.values.push_back(float(1.0 / 116 + 1e-5 * ((r * 31 + c * 17) % 7)));
+        d.scale = HeatmapData::Scale::Auto;
+        HeatmapView view;
+        view.setData(d);
+        view.resize(view.sizeHint().width(), 320);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        const double lineHeight = view.fontMetrics().height();
+        const double cellHeight = view.matrixRect().height() / 128;
+        const std::vector<int64_t> rows = view.labelledRows();
+        QVERIFY(rows.size() >= 2 && rows.size() < 128);
+        QCOMPARE(rows.front(), int64_t(0));
+        for (size_t i = 1; i < rows.size(); ++i)
+            QVERIFY(double(rows[i] - rows[i - 1]) * cellHeight >= lineHeight);
+        const std::vector<int64_t> columns = view.labelledColumns();
+        QVERIFY(columns.size() >= 2);
+        const double cellWidth = view.matrixRect().width() / 116;
+        const double widest = view.fontMetrics().horizontalAdvance(QStringLiteral("115"));
+        for (size_t i = 1; i < columns.size(); ++i)
+            QVERIFY(double(columns[i] - columns[i - 1]) * cellWidth >= widest);
+        // The colour bar's labels, as long as they are, stay inside the widget.
+        for (const QString& label : view.colourBarLabels())
+            QVERIFY2(view.colourBarRect().right() + 3 + view.fontMetrics().horizontalAdvance(label) <= view.width(),
+                qPrintable(label));
+        saveScreenshot(view, QStringLiteral("heatmap-cross.png"));
+        // Narrower: fewer labels, still apart.
+        view.resize(300, 160);
+        QTRY_VERIFY(view.labelledRows().size() < rows.size());
+        QVERIFY(view.labelledColumns().size() <= columns.size());
+    }
+
+    void heatmapColourRangeHasAMinimumSpan()
+    {
+        HeatmapData d;
+        d.rowLabels << "ch 0";
+        d.columns = 3;
+        d.values = { 0.00862f, 0.0087f, 0.00866f };
+        d.scale = HeatmapData::Scale::Auto;
+        const auto [lo, hi] = d.colourRange();
+        QVERIFY(hi - lo >= HeatmapData::kMinimumRelativeSpan * 0.0087 * 0.999);
+        QVERIFY(lo <= 0.00862 && hi >= 0.0087);
+        QVERIFY(!d.allEqual());
+        d.values = { 0.1f, 0.9f, 0.5f }; // a real spread keeps its own range
+        QCOMPARE(d.colourRange(), std::make_pair(double(0.1f), double(0.9f)));
+        d.values = { 0.25f, 0.25f, std::nanf("") };
+        QVERIFY(d.allEqual());
+        d.scale = HeatmapData::Scale::Unit; // gates on the fixed 0..1 range are never "all equal"
+        QVERIFY(!d.allEqual());
+
+        // Drawn: the colour bar says "all 0.25" (checked on pixels: one colour across the bar).
+        d.scale = HeatmapData::Scale::Auto;
+        HeatmapView view;
+        view.setData(d);
+        view.resize(400, 160);
+        QCOMPARE(view.colourBarLabels(), QStringList { "all 0.25" });
+        const QImage image = view.grab().toImage();
+        const QRectF bar = view.colourBarRect();
+        QCOMPARE(image.pixelColor(int(bar.center().x()), int(bar.top()) + 4),
+            image.pixelColor(int(bar.center().x()), int(bar.bottom()) - 4));
+        saveScreenshot(view, QStringLiteral("heatmap-all-equal.png"));
+        // A spread of values: a gradient from top to bottom.
+        d.values = { 0.1f, 0.9f, 0.5f };
+        view.setData(d);
+        const QImage spread = view.grab().toImage();
+        const QRectF gradient = view.colourBarRect();
+        QVERIFY(spread.pixelColor(int(gradient.center().x()), int(gradient.top()) + 4)
+            != spread.pixelColor(int(gradient.center().x()), int(gradient.bottom()) - 4));
+    }
+
     void runtimesCarryTheDigitsThatTellThemApart()
     {
         // "measured 911 ms vs 911 ms ... The measurements disagree".
