@@ -219,6 +219,120 @@ private Q_SLOTS:
         QVERIFY(axis.min() < 30 && axis.max() > 30);
     }
 
+    void runCurvesOfAThirtyStepRun()
+    {
+        // A 30-step run logs its loss once (at step 30) and its tau at 10, 20 and 30, tau from -0.3.
+        RunCurvesView view;
+        view.resize(640, 420);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.setCurves({ curve("short", series("loss", { { 30, 0.6931 } })) });
+        QChart* chart = view.chart();
+        NiceAxis* x = niceAxis(chart, Qt::Horizontal);
+        NiceAxis* y = niceAxis(chart, Qt::Vertical);
+        QVERIFY(x && y);
+        QTRY_VERIFY(x->length() > 0); // fitted to the plot area
+        const QStringList xs = axisLabels(x);
+        QVERIFY2(xs.contains("30"), qPrintable(xs.join(' ')));
+        for (const QString& label : xs) {
+            bool integer = false;
+            label.toLongLong(&integer);
+            QVERIFY2(integer, qPrintable(xs.join(' ')));
+        }
+        QVERIFY(x->min() < 30 && x->max() > 30 && x->min() >= 0);
+        QVERIFY(y->min() < 0.6931 && y->max() > 0.6931);
+        QCOMPARE(QSet<QString>(xs.begin(), xs.end()).size(), xs.size());
+        QCOMPARE(view.rawSeries(0)->count(), 1);
+        QVERIFY(view.smoothedSeries(0)->pointsVisible()); // a lone point is drawn as a marker
+        saveScreenshot(view, QStringLiteral("curves-single-point.png"));
+
+        view.setCurves({ curve("short", series("tau", { { 10, -0.3 }, { 20, 0.1 + 0.2 - 0.3 }, { 30, 0.5 } })) });
+        y = niceAxis(chart, Qt::Vertical);
+        QVERIFY(!view.smoothedSeries(0)->pointsVisible());
+        QTest::qWait(50);
+        saveScreenshot(view, QStringLiteral("curves-tau.png"));
+        const QStringList ys = axisLabels(y);
+        QVERIFY2(ys.contains("0"), qPrintable(ys.join(' ')));
+        for (const QString& label : ys)
+            QVERIFY2(!label.contains('e') && label != "-0" && !label.startsWith("-0.0"), qPrintable(ys.join(' ')));
+        QCOMPARE(QSet<QString>(ys.begin(), ys.end()).size(), ys.size());
+        QVERIFY(y->min() <= -0.3 && y->max() >= 0.5);
+        // The step axis: whole steps from 0 on.
+        const QStringList steps = axisLabels(niceAxis(chart, Qt::Horizontal));
+        QVERIFY(niceAxis(chart, Qt::Horizontal)->min() >= 0);
+        for (const QString& label : steps)
+            QVERIFY2(!label.contains('.'), qPrintable(steps.join(' ')));
+
+        // Nothing logged: 0..1.
+        view.setCurves({ curve("empty", series("loss", {})) });
+        QCOMPARE(axisLabels(niceAxis(chart, Qt::Horizontal)).first(), QStringLiteral("0"));
+        QCOMPARE(niceAxis(chart, Qt::Horizontal)->max(), 1.0);
+    }
+
+    void rankScatterAxesAreRanks()
+    {
+        const int n = 1182;
+        std::vector<double> scores(n), runtimes(n);
+        for (int i = 0; i < n; ++i) {
+            scores[size_t(i)] = double((i * 7919) % n) / n;
+            runtimes[size_t(i)] = 9.1e8 + 1000.0 * i;
+        }
+        RankScatterView view;
+        view.resize(620, 560);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.setData(makeRankScatterData("g", scores, runtimes));
+        QChart* chart = view.rankChart();
+        for (const Qt::Orientation o : { Qt::Horizontal, Qt::Vertical }) {
+            NiceAxis* axis = niceAxis(chart, o);
+            QVERIFY(axis);
+            QCOMPARE(axis->min(), 0.0);
+            QCOMPARE(axis->max(), double(n - 1));
+            const QStringList labels = axisLabels(axis);
+            QVERIFY(labels.size() >= 3);
+            QCOMPARE(labels.first(), QStringLiteral("0"));
+            // Even steps of 1, 2 or 5 x 10^k between all labels.
+            const double step = axis->endValue(labels[1]) - axis->endValue(labels[0]);
+            for (int i = 1; i < labels.size(); ++i) {
+                QCOMPARE(axis->endValue(labels[i]) - axis->endValue(labels[i - 1]), step);
+                QCOMPARE(labels[i], QString::number(qint64(axis->endValue(labels[i]))));
+                QVERIFY(axis->endValue(labels[i]) <= n - 1);
+            }
+        }
+        QTest::qWait(50);
+        saveScreenshot(view, QStringLiteral("scatter-rank.png"));
+        // Runtimes within a decade: a linear runtime axis with labelled ticks, in ms.
+        view.tabs()->setCurrentIndex(1);
+        QTest::qWait(50);
+        saveScreenshot(view, QStringLiteral("scatter-score.png"));
+        NiceAxis* runtime = niceAxis(view.scoreChart(), Qt::Vertical);
+        QVERIFY(runtime);
+        QVERIFY(runtime->titleText().contains("ms"));
+        QVERIFY(axisLabels(runtime).size() >= 2);
+        QVERIFY(runtime->min() <= 910.0 && runtime->max() >= 910.0 + 1181e-3);
+    }
+
+    void tauAxesFollowThePolicy()
+    {
+        TauStripView strip;
+        strip.setEntries({ { "a", "a.npz", "x", -0.25 }, { "b", "b.npz", "x", 0.5 } });
+        const QStringList tau = axisLabels(niceAxis(strip.chart(), Qt::Vertical));
+        QVERIFY2(tau.contains("0") && tau.contains("1.0"), qPrintable(tau.join(' ')));
+        QVERIFY(niceAxis(strip.chart(), Qt::Vertical)->min() <= -0.25);
+        QVERIFY(niceAxis(strip.chart(), Qt::Vertical)->max() <= 1.0);
+
+        RunComparisonView comparison;
+        tgraph::RunComparison c;
+        c.graphs = { "g1", "g2" };
+        tgraph::ComparedRun r;
+        r.id = "r";
+        r.graphTau = { { "g1", 0.3 }, { "g2", -0.1 } };
+        c.runs.push_back(r);
+        comparison.setComparison(c);
+        const QStringList labels = axisLabels(niceAxis(comparison.chart(), Qt::Vertical));
+        QVERIFY2(labels.contains("-1.0") && labels.contains("0") && labels.contains("1.0"), qPrintable(labels.join(' ')));
+    }
+
     void heatmapLabelsAreThinned()
     {
         QCOMPARE(HeatmapView::labelStride(4, 200, 15), int64_t(1));
