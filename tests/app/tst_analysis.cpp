@@ -488,6 +488,25 @@ private Q_SLOTS:
         QCOMPARE(QString::fromStdString(a.labelB), QStringLiteral("compiler default (config 0)"));
         QVERIFY(std::abs(a.shareSumA() - (a.scoreA - a.bias)) <= 1e-5 * std::max(std::abs(a.scoreA - a.bias), 1e-2));
         QCOMPARE(g.configIds[size_t(panel.outcome()->rowB)], int64_t(0)); // synth files: row 0 is the default
+        // A synthetic collection's runtimes are the simulator's: labelled so, never "measured"; A and B
+        // shown with the digits that tell them apart, the verdict decided on the numbers with the
+        // difference.
+        QVERIFY(context.runtimesSimulated);
+        QVERIFY(panel.outcome()->runtimesSimulated);
+        const QString summary = panel.summary()->text();
+        QVERIFY2(!summary.contains(QStringLiteral("measured")), qPrintable(summary));
+        const QStringList shown = Formatting::durations({ double(a.runtimeA), double(a.runtimeB) });
+        QVERIFY2(summary.contains(QStringLiteral("simulated ") + shown[0]), qPrintable(summary));
+        QVERIFY2(summary.contains(QStringLiteral("simulated ") + shown[1]), qPrintable(summary));
+        if (a.runtimeA != a.runtimeB) {
+            QVERIFY(shown[0] != shown[1]);
+            QVERIFY2(summary.contains(QStringLiteral("The simulated runtimes "))
+                    && summary.contains(QStringLiteral("runtime A − B = ")
+                        + Formatting::durationDifference(double(a.runtimeA), double(a.runtimeB))),
+                qPrintable(summary));
+            const bool agree = (a.scoreA < a.scoreB) == (a.runtimeA < a.runtimeB);
+            QCOMPARE(summary.contains(QStringLiteral(" agree: ")), agree && a.scoreA != a.scoreB);
+        }
 
         // The ranked list is the attribution's order; the simulator column is there (synth module).
         AttributionTableModel* table = panel.tableModel();

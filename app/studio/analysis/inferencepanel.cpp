@@ -175,6 +175,7 @@ ExplainRequest InferencePanel::explainContext() const
             r.configurableNodes = g.configurableNodes;
             r.configIds = g.configIds;
             r.runtimes = g.runtimes;
+            r.runtimesSimulated = g.simulated;
             r.idsAreFileConfigs = !g.generated;
         }
         return r;

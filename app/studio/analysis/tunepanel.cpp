@@ -450,6 +450,7 @@ ExplainRequest TunePanel::explainContext() const
     }
     if (std::any_of(request.runtimes.begin(), request.runtimes.end(), [](double t) { return !std::isfinite(t); }))
         request.runtimes.clear();
+    request.runtimesSimulated = m_view->verification == "simulated";
     request.configurableNodes = m_view->configurableNodes;
     request.idsAreFileConfigs = false;
     request.a.role = tgraph::ConfigRole::Index;
