@@ -15,7 +15,9 @@
 #include "core/store/project.h"
 #include "model/facade/runtime.h"
 #include "widgets/analysis/attributiontablemodel.h"
+#include "widgets/common/axispolicy.h"
 #include "widgets/common/errorbanner.h"
+#include "widgets/common/formatting.h"
 #include "widgets/graph/graphpane.h"
 #include "widgets/analysis/heatmapview.h"
 #include "widgets/analysis/predictiontablemodel.h"
@@ -486,6 +488,25 @@ private Q_SLOTS:
         QCOMPARE(QString::fromStdString(a.labelB), QStringLiteral("compiler default (config 0)"));
         QVERIFY(std::abs(a.shareSumA() - (a.scoreA - a.bias)) <= 1e-5 * std::max(std::abs(a.scoreA - a.bias), 1e-2));
         QCOMPARE(g.configIds[size_t(panel.outcome()->rowB)], int64_t(0)); // synth files: row 0 is the default
+        // A synthetic collection's runtimes are the simulator's: labelled so, never "measured"; A and B
+        // shown with the digits that tell them apart, the verdict decided on the numbers with the
+        // difference.
+        QVERIFY(context.runtimesSimulated);
+        QVERIFY(panel.outcome()->runtimesSimulated);
+        const QString summary = panel.summary()->text();
+        QVERIFY2(!summary.contains(QStringLiteral("measured")), qPrintable(summary));
+        const QStringList shown = Formatting::durations({ double(a.runtimeA), double(a.runtimeB) });
+        QVERIFY2(summary.contains(QStringLiteral("simulated ") + shown[0]), qPrintable(summary));
+        QVERIFY2(summary.contains(QStringLiteral("simulated ") + shown[1]), qPrintable(summary));
+        if (a.runtimeA != a.runtimeB) {
+            QVERIFY(shown[0] != shown[1]);
+            QVERIFY2(summary.contains(QStringLiteral("The simulated runtimes "))
+                    && summary.contains(QStringLiteral("runtime A − B = ")
+                        + Formatting::durationDifference(double(a.runtimeA), double(a.runtimeB))),
+                qPrintable(summary));
+            const bool agree = (a.scoreA < a.scoreB) == (a.runtimeA < a.runtimeB);
+            QCOMPARE(summary.contains(QStringLiteral(" agree: ")), agree && a.scoreA != a.scoreB);
+        }
 
         // The ranked list is the attribution's order; the simulator column is there (synth module).
         AttributionTableModel* table = panel.tableModel();
@@ -618,6 +639,31 @@ private Q_SLOTS:
         QVERIFY(!parseTensorLayout("1,,0", six, &error));
     }
 
+    // The Tune chart before any search: whole candidates 0 and 1 (it once read "0 0 0 0 1").
+    void tuneChartStartsEmpty()
+    {
+        TunePanel panel;
+        panel.resize(1000, 600);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        auto* x = qobject_cast<NiceAxis*>(panel.chart()->axes(Qt::Horizontal).value(0));
+        QVERIFY(x);
+        QCOMPARE(x->categoriesLabels(), (QStringList { "0", "1" }));
+        QCOMPARE(x->min(), 0.0);
+        QCOMPARE(x->max(), 1.0);
+        int shown = 0;
+        for (QAbstractAxis* axis : panel.chart()->axes(Qt::Vertical)) {
+            auto* y = qobject_cast<NiceAxis*>(axis);
+            QVERIFY(y);
+            if (!y->isVisible())
+                continue; // the runtime axis waits for a simulated runtime
+            ++shown;
+            QStringList labels = y->categoriesLabels();
+            QVERIFY2(labels.contains("0") && labels.removeDuplicates() == 0, qPrintable(labels.join(' ')));
+        }
+        QCOMPARE(shown, 1);
+    }
+
     // The Tune panel: a live search, the top-k re-scored and simulated, the overlay, the explain link.
     void tunePanelSearchesLive()
     {
@@ -660,6 +706,17 @@ private Q_SLOTS:
             QVERIFY(scores->at(i).y() <= scores->at(i - 1).y());
         }
         QCOMPARE(runtimes->count(), scores->count());
+        // Its axes: whole candidates up to the budget; the runtime axis in the unit of the runtimes.
+        auto* candidates = qobject_cast<NiceAxis*>(panel.chart()->axes(Qt::Horizontal).value(0));
+        QVERIFY(candidates && candidates->min() == 0 && candidates->max() >= 192);
+        for (const QString& label : candidates->categoriesLabels())
+            QVERIFY2(!label.contains('.'), qPrintable(candidates->categoriesLabels().join(' ')));
+        QCOMPARE(panel.tableModel()->item(1, 3)->text(), Formatting::durations([&] {
+            std::vector<double> all;
+            for (const TuneView::Row& row : v->rows)
+                all.push_back(row.runtime);
+            return all;
+        }())[1]);
         // The overlay of #1: its changed tensors on the configurable nodes only.
         QVERIFY(!overlays.isEmpty());
         panel.selectRow(1);

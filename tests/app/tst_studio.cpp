@@ -6,6 +6,7 @@
 
 #include "app/studio/window/aboutdialog.h"
 #include "app/studio/render/headlessrender.h"
+#include "app/studio/analysis/inferencepanel.h"
 #include "app/studio/window/mainwindow.h"
 #include "core/graph/graphio.h"
 #include "core/synth/hlogen.h"
@@ -24,6 +25,9 @@
 #include "graphtestutil.h"
 #include "testutil.h"
 #include "widgets/graph/arraytablemodel.h"
+#include "widgets/analysis/rankscatterdata.h"
+#include "widgets/analysis/rankscatterview.h"
+#include "widgets/common/axispolicy.h"
 #include "widgets/common/errorbanner.h"
 #include "widgets/graph/graphpage.h"
 #include "widgets/graph/graphpane.h"
@@ -34,6 +38,9 @@
 #include "widgets/graph/opcodetablemodel.h"
 
 #include <QAbstractButton>
+#include <QChart>
+#include <QLegend>
+#include <QTextDocument>
 #include <QAction>
 #include <QApplication>
 #include <QClipboard>
@@ -86,6 +93,7 @@ private Q_SLOTS:
     void recentFilesRememberOpenedFiles();
     void geometryIsRestored();
     void tuneDockFitsSmallScreens();
+    void analysisDocksAreReadable();
     void dropOpensFiles();
     void screenshot();
     // The main window and the studio's renderer with graph views (from tst_graphwidgets, which
@@ -518,6 +526,59 @@ void TestStudio::tuneDockFitsSmallScreens()
     QCOMPARE(window.size(), available); // not grown past the screen
     QTest::qWait(50);
     saveScreenshot(window, QStringLiteral("studio-tune-1366.png"));
+}
+
+void TestStudio::analysisDocksAreReadable()
+{
+    // The rank scatter docked below the graphs, at the default window size and on a 1366x768 laptop
+    // screen: the dock opens at half the window's height, the run settings fold away once results are
+    // shown, and the chart keeps a plot that can be read, labelled on both axes (it once was about
+    // 50 pixels high, its title elided and its legend without text).
+    const int n = 1182;
+    std::vector<double> scores(n), runtimes(n);
+    for (int i = 0; i < n; ++i) {
+        scores[size_t(i)] = double((i * 7919) % n) / n + 0.001 * i;
+        runtimes[size_t(i)] = 9.1e8 + 1500.0 * i;
+    }
+    for (const QSize size : { QSize(1200, 800), QSize(1366, 768 - 72) }) {
+        QSettings().clear();
+        MainWindow window;
+        window.resize(size);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        window.inferenceDock()->show();
+        window.inferenceDock()->raise();
+        InferencePanel* panel = window.inferencePanel();
+        panel->scatter()->setData(makeRankScatterData(QStringLiteral("layout graph"), scores, runtimes));
+        panel->setSettingsShown(false);
+        QTRY_VERIFY(window.inferenceDock()->height() >= size.height() / 2 - 20);
+        QChart* chart = panel->scatter()->rankChart();
+        QTRY_VERIFY2(chart->plotArea().height() >= 160,
+            qPrintable(QStringLiteral("plot %1x%2").arg(chart->plotArea().width()).arg(chart->plotArea().height())));
+        for (const Qt::Orientation o : { Qt::Horizontal, Qt::Vertical }) {
+            auto* axis = qobject_cast<NiceAxis*>(chart->axes(o).value(0));
+            QVERIFY(axis);
+            QVERIFY2(axis->categoriesLabels().size() >= 3, qPrintable(axis->categoriesLabels().join(' ')));
+        }
+        // The title whole: each of its lines fits the width the chart leaves it.
+        const double titleRoom = chart->size().width() - chart->margins().left() - chart->margins().right();
+        const QStringList titleLines = chart->title().split(QStringLiteral("<br>"));
+        QVERIFY(titleLines.join(' ').contains(QStringLiteral("top-5 slowdown")));
+        for (const QString& line : titleLines) {
+            QTextDocument text;
+            text.setHtml(line);
+            QVERIFY2(QFontMetricsF(chart->titleFont()).horizontalAdvance(text.toPlainText()) <= titleRoom,
+                qPrintable(line));
+        }
+        // The legend beside the square plot, wide enough for its longest entry.
+        QCOMPARE(chart->legend()->alignment(), Qt::AlignRight);
+        QVERIFY(chart->legend()->geometry().width()
+            >= QFontMetricsF(chart->legend()->font()).horizontalAdvance(QStringLiteral("predicted top-5")));
+        QCOMPARE(window.size(), size); // not grown past the screen
+        QTest::qWait(100);
+        if (const QString shots = testutil::env("TGRAPH_SCREENSHOT_DIR"); !shots.isEmpty())
+            window.grab().save(shots + QStringLiteral("/studio-scatter-%1x%2.png").arg(size.width()).arg(size.height()));
+    }
 }
 
 void TestStudio::dropOpensFiles()

@@ -15,7 +15,8 @@ constexpr double kLabelWidth = 90;
 constexpr double kTitleHeight = 28;
 constexpr double kAxisHeight = 30;
 constexpr double kBarWidth = 16;
-constexpr double kBarArea = 80;
+constexpr double kBarGap = 14; // between the matrix and the colour bar
+constexpr double kBarTitle = 20; // the colour bar's rotated title
 } // namespace
 
 std::pair<double, double> HeatmapData::colourRange() const
@@ -40,7 +41,29 @@ std::pair<double, double> HeatmapData::colourRange() const
         return { 0.0, 1.0 };
     if (hi <= lo)
         return { lo - 0.5, lo + 0.5 };
+    const double minimum = kMinimumRelativeSpan * magnitude;
+    if (hi - lo < minimum) {
+        const double centre = (lo + hi) / 2;
+        return { centre - minimum / 2, centre + minimum / 2 };
+    }
     return { lo, hi };
+}
+
+bool HeatmapData::allEqual() const
+{
+    if (scale == Scale::Unit)
+        return false;
+    bool any = false;
+    float first = 0;
+    for (const float v : values) {
+        if (std::isnan(v))
+            continue;
+        if (any && v != first)
+            return false;
+        first = any ? first : v;
+        any = true;
+    }
+    return any;
 }
 
 HeatmapView::HeatmapView(QWidget* parent)
@@ -58,22 +81,84 @@ void HeatmapView::setData(HeatmapData data)
     update();
 }
 
+int64_t HeatmapView::labelStride(int64_t count, double available, double perLabel)
+{
+    if (count <= 0 || !(perLabel > 0))
+        return 1;
+    for (int64_t base = 1;; base *= 10)
+        for (const int64_t m : { 1, 2, 5 }) {
+            const int64_t k = m * base;
+            const int64_t labels = (count + k - 1) / k;
+            if (double(labels) * perLabel <= available || k >= count)
+                return k;
+        }
+}
+
+std::vector<int64_t> HeatmapView::labelledRows() const
+{
+    std::vector<int64_t> rows;
+    if (m_data.rows() == 0 || m_data.columns == 0)
+        return rows;
+    const int64_t k = labelStride(m_data.rows(), matrixRect().height(), fontMetrics().height());
+    for (int64_t r = 0; r < m_data.rows(); r += k)
+        rows.push_back(r);
+    return rows;
+}
+
+std::vector<int64_t> HeatmapView::labelledColumns() const
+{
+    std::vector<int64_t> columns;
+    if (m_data.rows() == 0 || m_data.columns == 0)
+        return columns;
+    // Room for the widest label that may be drawn, with a gap.
+    int widest = fontMetrics().horizontalAdvance(QString::number(m_data.columns - 1));
+    for (const QString& name : m_data.columnNames)
+        widest = std::max(widest, fontMetrics().horizontalAdvance(name));
+    const int64_t k = labelStride(m_data.columns, matrixRect().width(), widest + 12);
+    for (int64_t c = 0; c < m_data.columns; c += k)
+        columns.push_back(c);
+    return columns;
+}
+
 QSize HeatmapView::sizeHint() const
 {
     return { 720, int(kTitleHeight + kAxisHeight + 26 * std::max<int64_t>(m_data.rows(), 4)) };
 }
 QSize HeatmapView::minimumSizeHint() const { return { 260, 120 }; }
 
+QStringList HeatmapView::colourBarLabels() const
+{
+    if (m_data.allEqual()) {
+        for (const float v : m_data.values)
+            if (!std::isnan(v))
+                return { tr("all %1").arg(double(v), 0, 'g', 4) };
+    }
+    const auto number = [](double v) { return QString::number(v, 'g', 3); };
+    QStringList labels { number(m_range.second), number(m_range.first) };
+    if (m_data.scale == HeatmapData::Scale::Diverging)
+        labels << QStringLiteral("0");
+    return labels;
+}
+
+double HeatmapView::colourBarArea() const
+{
+    // The bar, its labels (as wide as they are) and its title.
+    int widest = 0;
+    for (const QString& label : colourBarLabels())
+        widest = std::max(widest, fontMetrics().horizontalAdvance(label));
+    return kBarGap + kBarWidth + 4 + widest + kBarTitle;
+}
+
 QRectF HeatmapView::matrixRect() const
 {
-    return QRectF(kLabelWidth, kTitleHeight, std::max(10.0, width() - kLabelWidth - kBarArea),
+    return QRectF(kLabelWidth, kTitleHeight, std::max(10.0, width() - kLabelWidth - colourBarArea()),
         std::max(10.0, height() - kTitleHeight - kAxisHeight));
 }
 
 QRectF HeatmapView::colourBarRect() const
 {
     const QRectF m = matrixRect();
-    return QRectF(m.right() + 14, m.top(), kBarWidth, m.height());
+    return QRectF(m.right() + kBarGap, m.top(), kBarWidth, m.height());
 }
 
 QColor HeatmapView::colourOf(float value) const
@@ -136,26 +221,50 @@ void HeatmapView::paintEvent(QPaintEvent*)
             painter.fillRect(
                 QRectF(m.left() + double(c) * cellW, m.top() + double(r) * cellH, cellW + 0.6, cellH + 0.6), colour);
         }
-        painter.setPen(palette().text().color());
-        painter.drawText(QRectF(0, m.top() + double(r) * cellH, kLabelWidth - 6, cellH),
-            Qt::AlignRight | Qt::AlignVCenter, m_data.rowLabels[int(r)]);
     }
+    // Row labels, thinned to fit the font's height, each centred on its row.
+    painter.setPen(palette().text().color());
+    const double lineHeight = fontMetrics().height();
+    for (const int64_t r : labelledRows())
+        painter.drawText(QRectF(0, m.top() + (double(r) + 0.5) * cellH - lineHeight / 2, kLabelWidth - 6, lineHeight),
+            Qt::AlignRight | Qt::AlignVCenter, m_data.rowLabels[int(r)]);
     painter.setPen(palette().mid().color());
     painter.drawRect(m);
-    // Column axis: a few ticks and the axis title.
+    // Column axis: labels thinned to fit their width, and the axis title.
     painter.setPen(palette().text().color());
-    const int64_t ticks = std::min<int64_t>(m_data.columns, 8);
-    for (int64_t t = 0; t < ticks; ++t) {
-        const int64_t column = ticks > 1 ? t * (m_data.columns - 1) / (ticks - 1) : 0;
+    const std::vector<int64_t> columns = labelledColumns();
+    const double columnStep = columns.size() > 1 ? double(columns[1] - columns[0]) * cellW : m.width();
+    for (const int64_t column : columns) {
         const double x = m.left() + (double(column) + 0.5) * cellW;
         const QString label
             = column < m_data.columnNames.size() ? m_data.columnNames[int(column)] : QString::number(column);
-        painter.drawText(QRectF(x - 40, m.bottom() + 2, 80, 14), Qt::AlignHCenter | Qt::AlignTop, label);
+        painter.drawText(QRectF(x - columnStep / 2, m.bottom() + 2, columnStep, 14), Qt::AlignHCenter | Qt::AlignTop,
+            label);
     }
     painter.drawText(QRectF(m.left(), m.bottom() + 14, m.width(), 16), Qt::AlignCenter, m_data.columnLabel);
 
-    // Colour bar with its range.
+    // Colour bar with its range; one colour and "all v" when every value is the same.
     const QRectF bar = colourBarRect();
+    if (m_data.allEqual()) {
+        float value = 0;
+        for (const float v : m_data.values)
+            if (!std::isnan(v)) {
+                value = v;
+                break;
+            }
+        painter.fillRect(bar, colourOf(value));
+        painter.setPen(palette().mid().color());
+        painter.drawRect(bar);
+        painter.setPen(palette().text().color());
+        painter.drawText(QRectF(bar.right() + 3, bar.top() - 7, width(), 14), Qt::AlignLeft | Qt::AlignVCenter,
+            colourBarLabels().front());
+        painter.save();
+        painter.translate(width() - 6, bar.center().y());
+        painter.rotate(-90);
+        painter.drawText(QRectF(-bar.height() / 2, -14, bar.height(), 14), Qt::AlignCenter, m_data.valueLabel);
+        painter.restore();
+        return;
+    }
     const int steps = std::max(2, int(bar.height()));
     for (int i = 0; i < steps; ++i) {
         const double t = 1.0 - double(i) / double(steps - 1);
@@ -167,14 +276,13 @@ void HeatmapView::paintEvent(QPaintEvent*)
     painter.setPen(palette().mid().color());
     painter.drawRect(bar);
     painter.setPen(palette().text().color());
-    const auto number = [](double v) { return QString::number(v, 'g', 3); };
+    const QStringList labels = colourBarLabels();
+    painter.drawText(QRectF(bar.right() + 3, bar.top() - 7, width(), 14), Qt::AlignLeft | Qt::AlignVCenter, labels[0]);
     painter.drawText(
-        QRectF(bar.right() + 3, bar.top() - 7, kBarArea, 14), Qt::AlignLeft | Qt::AlignVCenter, number(m_range.second));
-    painter.drawText(QRectF(bar.right() + 3, bar.bottom() - 7, kBarArea, 14), Qt::AlignLeft | Qt::AlignVCenter,
-        number(m_range.first));
-    if (m_data.scale == HeatmapData::Scale::Diverging)
-        painter.drawText(QRectF(bar.right() + 3, bar.center().y() - 7, kBarArea, 14), Qt::AlignLeft | Qt::AlignVCenter,
-            QStringLiteral("0"));
+        QRectF(bar.right() + 3, bar.bottom() - 7, width(), 14), Qt::AlignLeft | Qt::AlignVCenter, labels[1]);
+    if (labels.size() > 2)
+        painter.drawText(
+            QRectF(bar.right() + 3, bar.center().y() - 7, width(), 14), Qt::AlignLeft | Qt::AlignVCenter, labels[2]);
     painter.save();
     painter.translate(width() - 6, bar.center().y());
     painter.rotate(-90);

@@ -26,13 +26,23 @@ struct HeatmapData
 
     int64_t rows() const { return rowLabels.size(); }
     float at(int64_t row, int64_t column) const { return values[size_t(row * columns + column)]; }
-    // The range the colours span: 0..1 for Unit, min..max for Auto, -m..m for Diverging with m the
-    // largest magnitude (1 when all values are 0 or NaN).
+    // The smallest span of an Auto colour range, relative to the values' largest magnitude: values
+    // that differ by less (softmax weights of 0.00862 to 0.0087) are noise, not structure, and get a
+    // range this wide around their centre instead of stripes across the whole colour map
+    // (docs/studio.md §8.2).
+    static constexpr double kMinimumRelativeSpan = 0.1;
+    // The range the colours span: 0..1 for Unit; for Auto min..max, widened around its centre to at
+    // least kMinimumRelativeSpan of the largest magnitude (v ± 0.5 when all values are v); -m..m
+    // for Diverging with m the largest magnitude (1 when all values are 0 or NaN).
     std::pair<double, double> colourRange() const;
+    // Auto or Diverging values that are all the same (and not NaN): the colour bar says "all v"
+    // instead of showing a range.
+    bool allEqual() const;
 };
 
 // Heatmap with an always visible colour bar; hover shows row, column and value; a click emits
-// cellClicked. Draws any number of columns by letting cells shrink to a pixel.
+// cellClicked. Draws any number of columns by letting cells shrink to a pixel. Row and column
+// labels are thinned to every k-th (k = 1, 2, 5, 10, 20, ...) so that they never overlap.
 class HeatmapView : public QWidget
 {
     Q_OBJECT
@@ -44,6 +54,17 @@ public:
     // The cell under a widget position (row, column), (-1, -1) outside.
     std::pair<int64_t, int64_t> cellAt(const QPoint& position) const;
     QString describeCell(int64_t row, int64_t column) const;
+    // The rows and columns whose labels are drawn at the current size.
+    std::vector<int64_t> labelledRows() const;
+    std::vector<int64_t> labelledColumns() const;
+    // The smallest k of 1, 2, 5, 10, 20, 50, ... such that every k-th of `count` labels, each
+    // needing `perLabel` pixels, fits in `available` pixels.
+    static int64_t labelStride(int64_t count, double available, double perLabel);
+    // Where the cells and the colour bar are drawn, and the colour bar's labels (top, bottom, and
+    // "0" in the middle of a diverging one; one "all v" when all values are v).
+    QRectF matrixRect() const;
+    QRectF colourBarRect() const;
+    QStringList colourBarLabels() const;
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override;
 
@@ -56,8 +77,7 @@ protected:
     void mousePressEvent(QMouseEvent* event) override;
 
 private:
-    QRectF matrixRect() const;
-    QRectF colourBarRect() const;
+    double colourBarArea() const;
     QColor colourOf(float value) const;
 
     HeatmapData m_data;

@@ -16,6 +16,8 @@ void PredictionTableModel::setResult(const RankScatterData& data)
 {
     beginResetModel();
     m_data = data;
+    // One column of runtimes: the digits that tell its rows apart (docs/studio.md §8.3).
+    m_runtimeText = m_data.hasRuntimes() ? Formatting::durations(m_data.runtimes) : QStringList {};
     m_extraNames.clear();
     m_extra.clear();
     endResetModel();
@@ -86,7 +88,7 @@ QVariant PredictionTableModel::data(const QModelIndex& index, int role) const
         case Score:
             return QString::number(m_data.scores[r], 'g', 6);
         case Runtime:
-            return measured ? Formatting::duration(int64_t(m_data.runtimes[r])) : QStringLiteral("—");
+            return measured ? m_runtimeText[qsizetype(r)] : QStringLiteral("—");
         case TrueRank:
             return measured ? QVariant(qlonglong(m_data.trueRank[r] + 1)) : QVariant(QStringLiteral("—"));
         default:
@@ -115,7 +117,7 @@ QVariant PredictionTableModel::headerData(int section, Qt::Orientation orientati
     case Score:
         return tr("Score");
     case Runtime:
-        return m_data.simulated ? tr("Runtime (sim.)") : tr("Runtime");
+        return m_data.simulated ? tr("Runtime (simulated)") : tr("Runtime (measured)");
     case TrueRank:
         return tr("True rank");
     default:

@@ -39,4 +39,5 @@ private:
     RankScatterData m_data;
     QStringList m_extraNames;
     std::vector<float> m_extra;
+    QStringList m_runtimeText; // per row of m_data, Formatting::durations of the runtimes
 };

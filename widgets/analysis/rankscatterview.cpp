@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "widgets/analysis/rankscatterview.h"
 
+#include "widgets/common/axispolicy.h"
 #include "widgets/common/chartstyle.h"
 #include "widgets/common/formatting.h"
 
@@ -8,6 +9,8 @@
 #include <QChartView>
 #include <QCursor>
 #include <QGraphicsLayout>
+#include <QLegend>
+#include <QResizeEvent>
 #include <QLineSeries>
 #include <QLogValueAxis>
 #include <QScatterSeries>
@@ -18,6 +21,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 namespace {
 
@@ -30,6 +34,7 @@ class SquareChartView : public QChartView
 public:
     explicit SquareChartView(QChart* chart, bool square)
         : QChartView(chart)
+        , m_square(square)
     {
         setRenderHint(QPainter::Antialiasing);
         if (!square)
@@ -45,6 +50,19 @@ public:
         });
     }
 
+protected:
+    void resizeEvent(QResizeEvent* event) override
+    {
+        // A square plot leaves width to spare in a wide view (a dock below the graphs): the legend
+        // goes there instead of taking height from the plot.
+        if (m_square) {
+            const Qt::Alignment side = width() > height() + 160 ? Qt::AlignRight : Qt::AlignTop;
+            if (chart()->legend()->alignment() != side)
+                chart()->legend()->setAlignment(side);
+        }
+        QChartView::resizeEvent(event);
+    }
+
 private:
     void squarePlotArea()
     {
@@ -57,12 +75,17 @@ private:
         const double width = area.width() + (m.left() + m.right() - 2 * kBase);
         const double height = area.height() + (m.top() + m.bottom() - 2 * kBase);
         const double side = std::max(10.0, std::min(width, height));
-        const int h = kBase + int((width - side) / 2);
-        const int v = kBase + int((height - side) / 2);
-        if (std::abs(h - m.left()) > 1 || std::abs(v - m.top()) > 1)
-            c->setMargins(QMargins(h, v, h, v));
+        // Whole pixels, split between the two sides (one more on the right or bottom when odd), so
+        // that width and height end up within half a pixel.
+        const int extraWidth = int(std::lround(width - side));
+        const int extraHeight = int(std::lround(height - side));
+        const QMargins wanted(kBase + extraWidth / 2, kBase + extraHeight / 2, kBase + extraWidth - extraWidth / 2,
+            kBase + extraHeight - extraHeight / 2);
+        if (wanted != m)
+            c->setMargins(wanted);
     }
 
+    bool m_square = false;
     bool m_pending = false;
     static constexpr int kBase = 10;
 };
@@ -70,8 +93,7 @@ private:
 QChart* newChart()
 {
     auto* chart = new QChart;
-    chart->legend()->setAlignment(Qt::AlignTop);
-    chart->setAnimationOptions(QChart::NoAnimation);
+    ChartStyle::setUp(chart);
     return chart;
 }
 
@@ -99,6 +121,9 @@ RankScatterView::RankScatterView(QWidget* parent)
     m_tabs->addTab(m_rankView, tr("Rank"));
     m_tabs->addTab(m_scoreView, tr("Runtime vs score"));
     m_tabs->setDocumentMode(true);
+    // The titles follow the room the charts leave them.
+    for (QChart* chart : { rankChart(), scoreChart() })
+        connect(chart, &QChart::plotAreaChanged, this, &RankScatterView::applyTitles, Qt::QueuedConnection);
 }
 
 QChart* RankScatterView::rankChart() const { return m_rankView->chart(); }
@@ -108,6 +133,7 @@ void RankScatterView::setData(RankScatterData data)
 {
     m_data = std::move(data);
     m_selected = -1;
+    m_runtimeText = m_data.hasRuntimes() ? Formatting::durations(m_data.runtimes) : QStringList {};
     rebuild();
 }
 
@@ -121,9 +147,8 @@ QString RankScatterView::describeRow(int64_t row) const
                        .arg(m_data.scores[r], 0, 'g', 6)
                        .arg(m_data.predictedRank[r]);
     if (m_data.hasRuntimes())
-        text += tr("\nruntime %1%2\ntrue rank %3")
-                    .arg(Formatting::duration(int64_t(m_data.runtimes[r])),
-                        m_data.simulated ? tr(" (simulated)") : QString())
+        text += (m_data.simulated ? tr("\nsimulated runtime %1\ntrue rank %2") : tr("\nmeasured runtime %1\ntrue rank %2"))
+                    .arg(m_runtimeText[qsizetype(r)])
                     .arg(m_data.trueRank[r]);
     return text;
 }
@@ -147,18 +172,21 @@ void RankScatterView::fillRankChart()
     ChartStyle::clear(chart);
     m_rankSelection = nullptr;
     const int64_t n = m_data.size();
-    QString title = m_data.graph.toHtmlEscaped();
+    QString title = m_data.graph;
     if (n > int64_t(m_drawnRows.size()))
         title += tr(" (%1 of %2 configs drawn)")
                      .arg(Formatting::count(int64_t(m_drawnRows.size())), Formatting::count(n));
     if (!m_data.hasRuntimes()) {
-        chart->setTitle(title + QStringLiteral("<br>") + tr("no measured runtimes: only the predicted order is known"));
+        m_rankTitle = { title, tr("no measured runtimes: only the predicted order is known") };
+        applyTitles();
         return;
     }
-    chart->setTitle(title + QStringLiteral("<br>") + m_data.metricsTitle());
+    m_rankTitle = { title, m_data.metricsTitle() };
+    applyTitles();
 
     const bool many = n >= 1000;
-    auto* all = newScatter(tr("configs"), QColor(31, 119, 180, many ? 70 : 170), Qt::transparent, many ? 4 : 7);
+    auto* all = newScatter(
+        tr("configs (%1)").arg(Formatting::count(n)), QColor(31, 119, 180, many ? 70 : 170), Qt::transparent, many ? 4 : 7);
     auto* trueTop = newScatter(tr("true top-5"), Qt::transparent, QColor(255, 127, 14), 12);
     trueTop->setPen(QPen(QColor(255, 127, 14), 2));
     auto* predTop = newScatter(tr("predicted top-5"), QColor(214, 39, 40), QColor(214, 39, 40), 7);
@@ -178,15 +206,18 @@ void RankScatterView::fillRankChart()
     m_rankSelection = newScatter(tr("selected"), Qt::transparent, Qt::black, 14);
     m_rankSelection->setPen(QPen(Qt::black, 2));
 
-    auto* x = new QValueAxis;
+    // Ranks as the axis policy has them: whole numbers at nice steps within [0, C - 1], the same on
+    // both axes so that the square plot keeps y = x on its diagonal.
+    AxisPolicy::Request ranks;
+    ranks.kind = AxisPolicy::Kind::Integer;
+    ranks.lo = 0;
+    ranks.hi = double(n - 1);
+    ranks.lowerBound = 0;
+    ranks.upperBound = double(n - 1);
+    auto* x = new NiceAxis;
     x->setTitleText(tr("true rank (0 = fastest)"));
-    auto* y = new QValueAxis;
+    auto* y = new NiceAxis;
     y->setTitleText(tr("predicted rank"));
-    const double top = double(std::max<int64_t>(n - 1, 1));
-    x->setRange(-0.02 * top, top * 1.02);
-    y->setRange(-0.02 * top, top * 1.02);
-    x->setLabelFormat(QStringLiteral("%d"));
-    y->setLabelFormat(QStringLiteral("%d"));
     chart->addAxis(x, Qt::AlignBottom);
     chart->addAxis(y, Qt::AlignLeft);
     for (QAbstractSeries* s :
@@ -195,6 +226,8 @@ void RankScatterView::fillRankChart()
         s->attachAxis(x);
         s->attachAxis(y);
     }
+    x->setRequest(ranks);
+    y->setRequest(ranks);
     for (QScatterSeries* s : { all, trueTop, predTop })
         connectPoints(s, true);
 }
@@ -206,11 +239,31 @@ void RankScatterView::fillScoreChart()
     m_scoreSelection = nullptr;
     const int64_t n = m_data.size();
     const bool many = n >= 1000;
-    chart->setTitle(m_data.graph.toHtmlEscaped() + QStringLiteral("<br>") + m_data.metricsTitle());
+    m_scoreTitle = { m_data.graph, m_data.metricsTitle() };
+    applyTitles();
     auto* all = newScatter(tr("configs"), QColor(31, 119, 180, many ? 70 : 170), Qt::transparent, many ? 4 : 7);
     auto* predTop = newScatter(tr("predicted top-5"), QColor(214, 39, 40), QColor(214, 39, 40), 7);
     m_scoreSelection = newScatter(tr("selected"), Qt::transparent, Qt::black, 14);
     m_scoreSelection->setPen(QPen(Qt::black, 2));
+
+    // y: the runtime in a unit that suits it, on a linear axis while the runtimes span less than a
+    // decade (a log axis would have no labelled tick in between), else on a log axis over whole
+    // decades; without runtimes the predicted rank.
+    m_scoreUnit = 1;
+    m_scoreLog = false;
+    QString unitName;
+    if (m_data.hasRuntimes()) {
+        double rlo = 0, rhi = 0;
+        bool any = false;
+        for (const int64_t row : m_drawnRows) {
+            const double r = std::max(1.0, m_data.runtimes[size_t(row)]);
+            rlo = any ? std::min(rlo, r) : r;
+            rhi = any ? std::max(rhi, r) : r;
+            any = true;
+        }
+        m_scoreLog = any && rhi >= 10 * rlo;
+        std::tie(m_scoreUnit, unitName) = Formatting::durationUnit(m_scoreLog ? rlo : rhi);
+    }
 
     double lo = 0, hi = 1, ylo = 0, yhi = 1;
     bool first = true;
@@ -226,24 +279,39 @@ void RankScatterView::fillScoreChart()
         if (m_data.isPredictedTop(row))
             predTop->append(s, v);
     }
-    auto* x = new QValueAxis;
+    auto* x = new NiceAxis;
     x->setTitleText(tr("score (lower = predicted faster)"));
-    const double pad = hi > lo ? (hi - lo) * 0.03 : 1;
-    x->setRange(lo - pad, hi + pad);
     QAbstractAxis* y = nullptr;
-    if (m_data.hasRuntimes()) {
+    NiceAxis* niceY = nullptr;
+    AxisPolicy::Request yRequest;
+    if (m_data.hasRuntimes() && m_scoreLog) {
         auto* log = new QLogValueAxis;
         log->setBase(10);
-        log->setTitleText(m_data.simulated ? tr("runtime, ns (simulated, log)") : tr("runtime, ns (log)"));
-        log->setLabelFormat(QStringLiteral("%.3g"));
-        log->setRange(ylo / 1.05, yhi * 1.05);
+        log->setTitleText(m_data.simulated ? tr("simulated runtime, %1 (log)").arg(unitName)
+                                           : tr("measured runtime, %1 (log)").arg(unitName));
+        log->setLabelFormat(QStringLiteral("%g"));
+        log->setMinorTickCount(8);
+        // Whole decades, so that the axis always has labelled ticks.
+        log->setRange(std::pow(10.0, std::floor(std::log10(ylo))) * 0.999,
+            std::pow(10.0, std::ceil(std::log10(yhi))) * 1.001);
         y = log;
     } else {
-        auto* ranks = new QValueAxis;
-        ranks->setTitleText(tr("predicted rank"));
-        ranks->setRange(ylo - 1, yhi + 1);
-        ranks->setLabelFormat(QStringLiteral("%d"));
-        y = ranks;
+        niceY = new NiceAxis;
+        if (m_data.hasRuntimes()) {
+            niceY->setTitleText(m_data.simulated ? tr("simulated runtime, %1").arg(unitName)
+                                                 : tr("measured runtime, %1").arg(unitName));
+            const double pad = (yhi - ylo) * 0.03;
+            yRequest.lo = ylo - pad;
+            yRequest.hi = yhi + pad;
+        } else {
+            niceY->setTitleText(tr("predicted rank"));
+            yRequest.kind = AxisPolicy::Kind::Integer;
+            yRequest.lo = ylo;
+            yRequest.hi = yhi;
+            yRequest.lowerBound = 0;
+            yRequest.upperBound = double(std::max<int64_t>(0, n - 1));
+        }
+        y = niceY;
     }
     chart->addAxis(x, Qt::AlignBottom);
     chart->addAxis(y, Qt::AlignLeft);
@@ -252,14 +320,51 @@ void RankScatterView::fillScoreChart()
         s->attachAxis(x);
         s->attachAxis(y);
     }
+    const double pad = (hi - lo) * 0.03; // markers on the first and last score stay whole
+    AxisPolicy::Request xRequest;
+    xRequest.lo = first ? NAN : lo - pad;
+    xRequest.hi = first ? NAN : hi + pad;
+    x->setRequest(xRequest);
+    if (niceY) {
+        if (first)
+            yRequest.lo = yRequest.hi = NAN;
+        niceY->setRequest(yRequest);
+    }
     connectPoints(all, false);
     connectPoints(predTop, false);
 }
 
+void RankScatterView::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    applyTitles();
+}
+
+void RankScatterView::applyTitles()
+{
+    // The graph and its metrics on one line when that fits the chart's width (a wide dock), else
+    // on two: a title that does not fit is elided by Qt Charts.
+    const auto apply = [](QChartView* view, const std::pair<QString, QString>& parts) {
+        // The title gets the chart's width less its margins (which keep the rank plot square).
+        const QChart* chart = view->chart();
+        const double available = chart->size().width() - chart->margins().left() - chart->margins().right();
+        const QString oneLine = parts.first + QStringLiteral(" — ") + parts.second;
+        const QFontMetrics metrics(chart->titleFont());
+        const bool fits = metrics.horizontalAdvance(oneLine) + 20 <= available;
+        const QString title = fits ? oneLine.toHtmlEscaped()
+                                   : parts.first.toHtmlEscaped() + QStringLiteral("<br>") + parts.second.toHtmlEscaped();
+        if (view->chart()->title() != title)
+            view->chart()->setTitle(title);
+    };
+    apply(m_rankView, m_rankTitle);
+    apply(m_scoreView, m_scoreTitle);
+}
+
 double RankScatterView::scoreChartY(int64_t row) const
 {
-    // The runtime on the log axis (at least 1 ns); without runtimes the predicted rank.
-    return m_data.hasRuntimes() ? std::max(1.0, m_data.runtimes[size_t(row)])
+    // The runtime in the axis' unit (at least 1 ns, for the log axis); without runtimes the
+    // predicted rank.
+    return m_data.hasRuntimes() ? std::max(1.0, m_data.runtimes[size_t(row)]) / m_scoreUnit
                                 : double(m_data.predictedRank[size_t(row)]);
 }
 
@@ -270,12 +375,25 @@ int64_t RankScatterView::rowAt(const QPointF& point, bool rankChart) const
         const auto rank = int64_t(std::llround(point.x()));
         return m_data.hasRuntimes() && rank >= 0 && rank < m_data.size() ? m_data.trueOrder[size_t(rank)] : -1;
     }
+    // The nearest drawn point, distances measured in fractions of the axes' spans (log on a log axis).
+    const auto axisOf = [this](Qt::Orientation o) -> const QAbstractAxis* {
+        const auto axes = scoreChart()->axes(o);
+        return axes.isEmpty() ? nullptr : axes.front();
+    };
+    const auto* xAxis = qobject_cast<const QValueAxis*>(axisOf(Qt::Horizontal));
+    const QAbstractAxis* yAxis = axisOf(Qt::Vertical);
+    const double xSpan = xAxis && xAxis->max() > xAxis->min() ? xAxis->max() - xAxis->min() : 1.0;
+    double ySpan = 1.0;
+    if (const auto* v = qobject_cast<const QValueAxis*>(yAxis); v && v->max() > v->min())
+        ySpan = v->max() - v->min();
+    else if (const auto* l = qobject_cast<const QLogValueAxis*>(yAxis); l && l->max() > l->min() && l->min() > 0)
+        ySpan = std::log(l->max() / l->min());
     int64_t best = -1;
     double bestDistance = 0;
     for (const int64_t row : m_drawnRows) {
         const double y = scoreChartY(row);
-        const double d = std::abs(m_data.scores[size_t(row)] - point.x())
-            + std::abs(std::log(y) - std::log(std::max(point.y(), 1e-300)));
+        const double dy = m_scoreLog ? std::log(y) - std::log(std::max(point.y(), 1e-300)) : y - point.y();
+        const double d = std::abs(m_data.scores[size_t(row)] - point.x()) / xSpan + std::abs(dy) / ySpan;
         if (best < 0 || d < bestDistance) {
             best = row;
             bestDistance = d;

@@ -3,8 +3,10 @@
 
 #include "widgets/analysis/rankscatterdata.h"
 
+#include <QStringList>
 #include <QWidget>
 
+#include <utility>
 #include <vector>
 
 class QChart;
@@ -16,7 +18,9 @@ class QTabWidget;
 // The rank scatter of one graph (docs/studio.md §5): tab "Rank" draws x = true rank (0 =
 // fastest) against y = predicted rank with the y = x diagonal at equal aspect, the true top-5 and
 // the predicted top-5 highlighted and the metrics in the title; tab "Runtime vs score" draws
-// log(runtime) against the raw score. Small translucent markers from 1,000 points on; above
+// the runtime against the raw score (on a log axis when the runtimes span a decade or more).
+// Linear axes follow AxisPolicy (widgets/common/axispolicy.h): ranks at whole numbers within
+// [0, C - 1]. Small translucent markers from 1,000 points on; above
 // maxDrawnPoints() a uniform subset is drawn (the top-5s always). Hover shows a config's index,
 // runtime and score; a click selects it (configSelected).
 class RankScatterView : public QWidget
@@ -43,7 +47,11 @@ public:
 Q_SIGNALS:
     void configSelected(qint64 config);
 
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+
 private:
+    void applyTitles();
     void rebuild();
     void fillRankChart();
     void fillScoreChart();
@@ -60,4 +68,9 @@ private:
     QChartView* m_scoreView = nullptr;
     QScatterSeries* m_rankSelection = nullptr;
     QScatterSeries* m_scoreSelection = nullptr;
+    QStringList m_runtimeText; // per row: Formatting::durations of the runtimes
+    std::pair<QString, QString> m_rankTitle; // the graph, and its metrics (plain text)
+    std::pair<QString, QString> m_scoreTitle;
+    double m_scoreUnit = 1; // ns per unit of the score chart's runtime axis
+    bool m_scoreLog = false; // the score chart's runtime axis is logarithmic
 };

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "widgets/analysis/taustripview.h"
 
+#include "widgets/common/axispolicy.h"
 #include "widgets/common/chartstyle.h"
 
 #include <QBarCategoryAxis>
@@ -32,8 +33,7 @@ TauStripView::TauStripView(QWidget* parent)
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_view);
     m_view->setRenderHint(QPainter::Antialiasing);
-    chart()->setAnimationOptions(QChart::NoAnimation);
-    chart()->legend()->setAlignment(Qt::AlignTop);
+    ChartStyle::setUp(chart());
 }
 
 QChart* TauStripView::chart() const { return m_view->chart(); }
@@ -104,16 +104,22 @@ void TauStripView::rebuild()
     x->setTitleText(m_order.size() <= 40 ? tr("graph (sorted by τ)") : tr("graph rank by τ"));
     x->setLabelsAngle(m_order.size() > 8 ? -60 : 0);
     x->setLabelsVisible(m_order.size() <= 40);
-    auto* y = new QValueAxis;
+    auto* y = new NiceAxis;
     y->setTitleText(tr("Kendall τ"));
     double lo = 0;
     for (const size_t i : m_order)
         lo = std::min(lo, m_entries[i].kendallTau);
-    y->setRange(std::min(0.0, std::floor(lo * 10) / 10), 1.0);
     c->addAxis(x, Qt::AlignBottom);
     c->addAxis(y, Qt::AlignLeft);
     bars->attachAxis(x);
     bars->attachAxis(y);
+    // From 0 (or the lowest τ) to 1, within τ's own range [-1, 1].
+    AxisPolicy::Request range;
+    range.lo = lo;
+    range.hi = 1.0;
+    range.lowerBound = -1.0;
+    range.upperBound = 1.0;
+    y->setRequest(range);
     connect(bars, &QStackedBarSeries::clicked, this, [this](int index, QBarSet*) {
         if (index >= 0 && size_t(index) < m_order.size())
             Q_EMIT graphActivated(int(m_order[size_t(index)]));

@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "widgets/common/chartstyle.h"
 
+#include "widgets/common/axispolicy.h"
+
 #include <QAbstractAxis>
 #include <QChart>
+#include <QGraphicsLayout>
+#include <QLegend>
 
 #include <iterator>
 
@@ -20,6 +24,18 @@ void clear(QChart* chart)
     chart->removeAllSeries();
     for (QAbstractAxis* axis : chart->axes())
         chart->removeAxis(axis);
+}
+
+void setUp(QChart* chart)
+{
+    chart->setAnimationOptions(QChart::NoAnimation);
+    chart->legend()->setAlignment(Qt::AlignTop);
+    // The plot gets the room: no rounded frame inset from the view (Qt's default spends about 20
+    // pixels on each side of a docked chart on it).
+    chart->setBackgroundRoundness(0);
+    if (chart->layout())
+        chart->layout()->setContentsMargins(0, 0, 0, 0);
+    AxisPolicy::fitToPlotArea(chart);
 }
 
 } // namespace ChartStyle

@@ -14,5 +14,8 @@ namespace ChartStyle {
 QColor category(size_t index);
 // Removes every series and axis of `chart`, before it is filled again.
 void clear(QChart* chart);
+// What every chart of the studio starts with: no animation, the legend on top, no frame inset, its NiceAxis
+// objects re-ticked to the plot area (AxisPolicy::fitToPlotArea, widgets/common/axispolicy.h).
+void setUp(QChart* chart);
 
 } // namespace ChartStyle

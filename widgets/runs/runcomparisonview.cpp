@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "widgets/runs/runcomparisonview.h"
 
+#include "widgets/common/axispolicy.h"
 #include "widgets/common/chartstyle.h"
 
 #include <QChart>
@@ -82,8 +83,7 @@ RunComparisonView::RunComparisonView(QWidget* parent)
     m_pairs = makeTable({ tr("A"), tr("B"), tr("A ranks better"), tr("B ranks better"), tr("Ties") });
 
     m_chartView->setRenderHint(QPainter::Antialiasing);
-    chart()->setAnimationOptions(QChart::NoAnimation);
-    chart()->legend()->setAlignment(Qt::AlignTop);
+    ChartStyle::setUp(chart());
     m_chartView->setMinimumHeight(220);
 
     auto* split = new QSplitter(Qt::Vertical);
@@ -174,14 +174,18 @@ void RunComparisonView::fillChart()
     if (m_graphOrder.empty())
         return;
 
+    // x is a graph's slot (no numbers to read: hover names the graph); y is τ over its whole range.
     auto* x = new QValueAxis;
     x->setRange(-0.5, double(m_graphOrder.size()) - 0.5);
-    x->setLabelsVisible(m_graphOrder.size() <= 1);
+    x->setLabelsVisible(false);
     x->setTitleText(tr("graph (hover a marker for its name)"));
     x->setGridLineVisible(false);
-    auto* y = new QValueAxis;
-    y->setRange(-1.0, 1.0);
+    auto* y = new NiceAxis;
     y->setTitleText(tr("Kendall τ"));
+    AxisPolicy::Request tau;
+    tau.lo = -1.0;
+    tau.hi = 1.0;
+    y->setRequest(tau);
     c->addAxis(x, Qt::AlignBottom);
     c->addAxis(y, Qt::AlignLeft);
     for (size_t k = 0; k < m_comparison.runs.size(); ++k) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "widgets/runs/runcurvesview.h"
 
+#include "widgets/common/axispolicy.h"
 #include "widgets/common/chartstyle.h"
 #include "widgets/runs/smoothing.h"
 
@@ -15,7 +16,6 @@
 #include <QScatterSeries>
 #include <QToolTip>
 #include <QVBoxLayout>
-#include <QValueAxis>
 
 #include <algorithm>
 #include <cmath>
@@ -44,8 +44,7 @@ RunCurvesView::RunCurvesView(QWidget* parent)
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_view);
     m_view->setRenderHint(QPainter::Antialiasing);
-    chart()->setAnimationOptions(QChart::NoAnimation);
-    chart()->legend()->setAlignment(Qt::AlignTop);
+    ChartStyle::setUp(chart());
     chart()->setMargins(QMargins(4, 4, 4, 4));
     rebuild();
     refresh();
@@ -113,21 +112,18 @@ void RunCurvesView::rebuild()
         t->setTitleText(tr("wall time"));
         m_x = t;
     } else {
-        auto* v = new QValueAxis;
-        v->setLabelFormat(QStringLiteral("%.0f"));
+        auto* v = new NiceAxis;
         v->setTitleText(m_xAxis == XAxis::Step ? tr("step") : tr("seconds since the run started"));
         m_x = v;
     }
     if (m_logY) {
         auto* l = new QLogValueAxis;
         l->setBase(10);
-        l->setLabelFormat(QStringLiteral("%.3g"));
+        l->setLabelFormat(QStringLiteral("%g"));
         l->setMinorTickCount(8);
         m_y = l;
     } else {
-        auto* v = new QValueAxis;
-        v->setLabelFormat(QStringLiteral("%.3g"));
-        m_y = v;
+        m_y = new NiceAxis;
     }
     c->addAxis(m_x, Qt::AlignBottom);
     c->addAxis(m_y, Qt::AlignLeft);
@@ -202,6 +198,9 @@ void RunCurvesView::refresh()
         const Drawn& d = m_drawn[k];
         d.raw->replace(raw);
         d.smoothed->replace(line);
+        // A line through one point draws nothing: a run shorter than its logging interval logs once.
+        if (d.smoothed->pointsVisible() != (line.size() == 1))
+            d.smoothed->setPointsVisible(line.size() == 1);
         const int64_t b = RunCurveData::bestIndex(curve.series);
         QString name = curve.label;
         if (b >= 0) {
@@ -219,21 +218,26 @@ void RunCurvesView::refresh()
         y = RunCurveData::unite(y, RunCurveData::valueRange(values, m_ignoreOutliers, m_logY));
     }
 
-    // Axis ranges: the data with a margin, or a unit range when there is nothing to draw.
-    if (!x.valid)
-        x = { 0, 1, true };
-    if (x.hi <= x.lo)
-        x.hi = x.lo + 1;
+    // Axis ranges: the data with a margin, on the axis policy's ticks (steps whole, steps and
+    // seconds from 0, a single point in a range around it, nothing to draw: 0..1).
     if (auto* t = qobject_cast<QDateTimeAxis*>(m_x)) {
-        t->setRange(QDateTime::fromMSecsSinceEpoch(qint64(x.lo)), QDateTime::fromMSecsSinceEpoch(qint64(x.hi)));
-    } else if (auto* v = qobject_cast<QValueAxis*>(m_x)) {
-        const double pad = (x.hi - x.lo) * 0.02; // stars on the first or last point stay whole
-        v->setRange(x.lo - pad, x.hi + pad);
-        v->applyNiceNumbers(); // ticks at round steps and seconds
-        if (x.lo >= 0 && v->min() < 0) { // steps and seconds start at 0
-            v->setMin(0);
-            v->applyNiceNumbers();
+        if (!x.valid)
+            x = { 0, 1, true };
+        if (x.hi <= x.lo) { // one point: a minute around it
+            x.lo -= 30000;
+            x.hi += 30000;
         }
+        t->setRange(QDateTime::fromMSecsSinceEpoch(qint64(x.lo)), QDateTime::fromMSecsSinceEpoch(qint64(x.hi)));
+    } else if (auto* n = qobject_cast<NiceAxis*>(m_x)) {
+        AxisPolicy::Request r;
+        r.kind = m_xAxis == XAxis::Step ? AxisPolicy::Kind::Integer : AxisPolicy::Kind::Real;
+        r.lowerBound = 0;
+        if (x.valid) {
+            const double pad = (x.hi - x.lo) * 0.02; // stars on the first or last point stay whole
+            r.lo = x.lo - pad;
+            r.hi = x.hi + pad;
+        }
+        n->setRequest(r);
     }
     if (m_logY) {
         if (!y.valid)
@@ -245,13 +249,14 @@ void RunCurvesView::refresh()
         if (hi <= lo)
             hi = lo * 10;
         m_y->setRange(lo * 0.999, hi * 1.001); // both end ticks labelled despite rounding
-    } else {
-        if (!y.valid)
-            y = { 0, 1, true };
-        const double pad = y.hi > y.lo ? (y.hi - y.lo) * 0.05 : std::max(std::abs(y.lo) * 0.1, 0.5);
-        auto* v = static_cast<QValueAxis*>(m_y);
-        v->setRange(y.lo - pad, y.hi + pad);
-        v->applyNiceNumbers();
+    } else if (auto* n = qobject_cast<NiceAxis*>(m_y)) {
+        AxisPolicy::Request r;
+        if (y.valid) {
+            const double pad = (y.hi - y.lo) * 0.05;
+            r.lo = y.lo - pad;
+            r.hi = y.hi + pad;
+        }
+        n->setRequest(r);
     }
 
     QString title;

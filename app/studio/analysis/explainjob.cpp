@@ -89,6 +89,7 @@ ExplainOutcome runExplain(const ExplainRequest& request, tgraph::ProgressSink* p
     options.explain.gradients = false;
     options.rankAll = true;
     ExplainOutcome outcome;
+    outcome.runtimesSimulated = request.runtimesSimulated || !graph.syntheticMeta.empty();
     auto attribution = std::make_shared<tgraph::Attribution>(tgraph::facade::explainLayoutGraph(session->models, graph,
         session->pruned, doc.path, request.a, request.b, options, doc.module, &outcome.moduleNote, progress));
     outcome.rowA = attribution->configA;

@@ -35,6 +35,9 @@ struct ExplainRequest
     std::vector<int64_t> configurableNodes;
     std::vector<int64_t> configIds;
     std::vector<double> runtimes;
+    // The runtimes come from the simulator (generated candidates, a synthetic collection, a tune
+    // verified with the simulator), not from a measurement; they are labelled "simulated".
+    bool runtimesSimulated = false;
     bool idsAreFileConfigs = true;
     // A and B as rows of the config set (ConfigRole::Index = a row), or fastest / slowest / default.
     tgraph::ConfigSelector a;
@@ -58,6 +61,9 @@ struct ExplainOutcome
 {
     std::shared_ptr<const tgraph::Attribution> attribution; // labels use the shown config ids
     std::string moduleNote; // why there is no simulator side ("" when there is)
+    // attribution->runtimeA / runtimeB are simulated (the request said so, or the graph file is a
+    // synthetic one, whose runtimes the simulator made), not measured.
+    bool runtimesSimulated = false;
     std::shared_ptr<ExplainSession> session;
     tgraph::GraphDocumentPtr document;
     int64_t rowA = 0; // rows of the config set (attribution->configA / configB are rows too)

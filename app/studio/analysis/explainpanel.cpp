@@ -8,6 +8,7 @@
 #include "core/util/format.h"
 #include "widgets/analysis/attributiontablemodel.h"
 #include "widgets/common/errorbanner.h"
+#include "widgets/common/formatting.h"
 #include "widgets/graph/graphpane.h"
 
 #include <QCheckBox>
@@ -38,19 +39,20 @@ QString layoutText(const std::array<int8_t, 18>& values, int tensor)
     return QString::fromStdString(tgraph::tensorLayoutText(values, tensor));
 }
 
+// One config's line of the summary: score, predicted rank, and the runtimes as shown (text already
+// formatted, empty when unknown).
 QString scoreLine(const QString& which, const std::string& label, double score, int64_t rank, int64_t configs,
-    int64_t runtime, double simulated)
+    const QString& runtime, const QString& simulator)
 {
     QString line = QStringLiteral("<b>%1</b> %2: score %3")
                        .arg(which, QString::fromStdString(label).toHtmlEscaped())
                        .arg(score, 0, 'f', 5);
     if (rank > 0)
         line += QObject::tr(", predicted rank %1 of %2").arg(rank).arg(configs);
-    if (runtime > 0)
-        line += QObject::tr(", measured %1").arg(QString::fromStdString(tgraph::formatDuration(runtime)));
-    if (std::isfinite(simulated))
-        line += QObject::tr(", simulated %1")
-                    .arg(QString::fromStdString(tgraph::formatDuration(std::llround(simulated))));
+    if (!runtime.isEmpty())
+        line += QStringLiteral(", ") + runtime;
+    if (!simulator.isEmpty())
+        line += QStringLiteral(", ") + simulator;
     return line;
 }
 
@@ -365,18 +367,49 @@ void ExplainPanel::updateSummary()
     if (!m_outcome)
         return;
     const tgraph::Attribution& a = *m_outcome->attribution;
+    // Runtimes of the config set (measured, or simulated: generated candidates, synthetic graphs),
+    // and the simulator's noise-free total when the module is known; each pair with the digits that
+    // tell A from B (docs/studio.md §5.5).
+    const bool simulated = m_outcome->runtimesSimulated;
+    const bool haveRuntimes = a.runtimeA > 0 && a.runtimeB > 0;
+    const QStringList runtimes = Formatting::durations({ a.runtimeA > 0 ? double(a.runtimeA) : NAN,
+        a.runtimeB > 0 ? double(a.runtimeB) : NAN });
+    const QStringList simulator = Formatting::durations({ a.simulatedTotalA, a.simulatedTotalB });
+    const auto runtimeText = [&](int i, int64_t runtime) {
+        return runtime > 0 ? (simulated ? tr("simulated %1") : tr("measured %1")).arg(runtimes[i]) : QString();
+    };
+    const auto simulatorText = [&](int i, double total) {
+        if (!std::isfinite(total))
+            return QString();
+        if (!simulated)
+            return tr("simulated %1").arg(simulator[i]);
+        // Already simulated runtimes: the simulator's own total only when it reads differently.
+        return simulator[i] == runtimes[i] ? QString() : tr("noise-free simulation %1").arg(simulator[i]);
+    };
     QStringList lines;
-    lines << scoreLine(tr("A"), a.labelA, a.scoreA, a.rankA, a.configs, a.runtimeA, a.simulatedTotalA);
-    lines << scoreLine(tr("B"), a.labelB, a.scoreB, a.rankB, a.configs, a.runtimeB, a.simulatedTotalB);
+    lines << scoreLine(tr("A"), a.labelA, a.scoreA, a.rankA, a.configs, runtimeText(0, a.runtimeA),
+        simulatorText(0, a.simulatedTotalA));
+    lines << scoreLine(tr("B"), a.labelB, a.scoreB, a.rankB, a.configs, runtimeText(1, a.runtimeB),
+        simulatorText(1, a.simulatedTotalB));
     const double d = a.scoreA - a.scoreB;
-    QString verdict = d < 0 ? tr("The model predicts A faster than B (score A − B = %1).")
-                            : tr("The model predicts A slower than B (score A − B = %1).");
-    verdict = verdict.arg(d, 0, 'g', 4);
-    if (a.runtimeA > 0 && a.runtimeB > 0) {
-        const bool right = (d < 0) == (a.runtimeA < a.runtimeB);
-        verdict += QStringLiteral(" ")
-            + (right ? tr("The measurements agree.")
-                     : tr("<span style='color:#b00020'>The measurements disagree.</span>"));
+    QString verdict = d < 0 ? tr("The model predicts A faster than B (score A − B = %1).").arg(d, 0, 'g', 4)
+        : d > 0             ? tr("The model predicts A slower than B (score A − B = %1).").arg(d, 0, 'g', 4)
+                            : tr("The model scores A and B the same.");
+    if (haveRuntimes) {
+        // Decided on the numbers, not on their rounded text; the difference is shown either way.
+        const QString which = simulated ? tr("The simulated runtimes") : tr("The measurements");
+        const QString difference = Formatting::durationDifference(double(a.runtimeA), double(a.runtimeB));
+        QString judgement;
+        if (a.runtimeA == a.runtimeB)
+            judgement = tr("%1 cannot tell A from B (both %2).").arg(which, runtimes[0]);
+        else if (d == 0)
+            judgement = tr("%1: runtime A − B = %2.").arg(which, difference);
+        else if ((d < 0) == (a.runtimeA < a.runtimeB))
+            judgement = tr("%1 agree: runtime A − B = %2.").arg(which, difference);
+        else
+            judgement = QStringLiteral("<span style='color:#b00020'>%1</span>")
+                            .arg(tr("%1 disagree: runtime A − B = %2.").arg(which, difference));
+        verdict += QStringLiteral(" ") + judgement;
     }
     lines << verdict;
     int64_t configurable = 0;

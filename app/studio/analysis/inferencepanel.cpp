@@ -20,6 +20,8 @@
 #include <QLineEdit>
 #include <QMenu>
 #include <QProgressBar>
+#include <QScrollArea>
+#include <QToolButton>
 #include <QVBoxLayout>
 
 InferencePanel::InferencePanel(QWidget* parent)
@@ -29,8 +31,26 @@ InferencePanel::InferencePanel(QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     m_banner = new ErrorBanner(this);
     layout->addWidget(m_banner);
+    // The form folds away once results are shown, so that in the dock's height the charts get the
+    // room (docs/studio.md §5.1); "Run settings" unfolds it again, and so does a new run.
+    m_settingsToggle = new QToolButton;
+    m_settingsToggle->setText(tr("Run settings"));
+    m_settingsToggle->setToolTip(tr("Show or hide the model, graph and config choices"));
+    m_settingsToggle->setCheckable(true);
+    m_settingsToggle->setChecked(true);
+    m_settingsToggle->setAutoRaise(true);
+    m_settingsToggle->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    m_settingsToggle->setArrowType(Qt::DownArrow);
+    layout->addWidget(m_settingsToggle);
+    // In a scroll area: on a small screen the dock may be lower than the form.
     m_form = new InferenceForm;
-    layout->addWidget(m_form);
+    m_formArea = new QScrollArea;
+    m_formArea->setWidget(m_form);
+    m_formArea->setWidgetResizable(true);
+    m_formArea->setFrameShape(QFrame::NoFrame);
+    m_formArea->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    layout->addWidget(m_formArea);
+    connect(m_settingsToggle, &QToolButton::toggled, this, &InferencePanel::setSettingsShown);
     m_results = new InferenceResults;
     layout->addWidget(m_results, 1);
 
@@ -98,6 +118,7 @@ void InferencePanel::run()
         return;
     }
     m_runDocument = request.document;
+    setSettingsShown(true); // its progress bar and Cancel
     qCDebug(lcStudio) << "inference on"
                       << (request.document ? QString::fromStdString(request.document->path) : m_form->collection());
     m_runner->start(std::move(request));
@@ -111,6 +132,8 @@ void InferencePanel::onFinished(const std::shared_ptr<const InferenceOutcome>& o
     for (const std::string& p : outcome->problems)
         m_banner->addMessage(QString::fromStdString(p), ErrorBanner::Severity::Warning);
     m_results->showOutcome(outcome, m_runDocument);
+    if (!outcome->graphs.empty() && !isRunning())
+        setSettingsShown(false);
     QString message
         = tr("Scored %n graph(s) in %1 s", nullptr, int(outcome->graphs.size())).arg(outcome->seconds, 0, 'f', 2);
     if (!outcome->runId.empty())
@@ -123,6 +146,18 @@ void InferencePanel::onFinished(const std::shared_ptr<const InferenceOutcome>& o
 }
 
 const InferenceOutcome* InferencePanel::outcome() const { return m_results->outcome().get(); }
+
+void InferencePanel::setSettingsShown(bool shown)
+{
+    m_formArea->setVisible(shown);
+    m_settingsToggle->setArrowType(shown ? Qt::DownArrow : Qt::RightArrow);
+    if (m_settingsToggle->isChecked() != shown) {
+        const QSignalBlocker block(m_settingsToggle);
+        m_settingsToggle->setChecked(shown);
+    }
+}
+
+bool InferencePanel::settingsShown() const { return m_settingsToggle->isChecked(); }
 
 int InferencePanel::currentGraph() const { return m_results->currentGraph(); }
 
@@ -175,6 +210,7 @@ ExplainRequest InferencePanel::explainContext() const
             r.configurableNodes = g.configurableNodes;
             r.configIds = g.configIds;
             r.runtimes = g.runtimes;
+            r.runtimesSimulated = g.simulated;
             r.idsAreFileConfigs = !g.generated;
         }
         return r;
@@ -190,6 +226,7 @@ bool InferencePanel::openStoredRun(const QString& projectPath, const QString& ru
         QString runName;
         std::shared_ptr<const InferenceOutcome> stored = readStoredInference(projectPath, runId, &runName);
         m_results->showOutcome(std::move(stored), nullptr);
+        setSettingsShown(false);
         Q_EMIT statusMessage(tr("Opened the stored results of run %1").arg(runName));
         return true;
     } catch (const std::exception& e) {

@@ -20,6 +20,8 @@ class InferenceRunner;
 class PredictionTableModel;
 class QTableView;
 class QTabWidget;
+class QScrollArea;
+class QToolButton;
 class RankScatterView;
 class TauStripView;
 
@@ -53,6 +55,9 @@ public:
     bool isRunning() const;
     // Shows the results of a stored inference run (no model needed).
     bool openStoredRun(const QString& projectPath, const QString& runId);
+    // The run settings (the form) fold away when results are shown and unfold for a new run.
+    void setSettingsShown(bool shown);
+    bool settingsShown() const;
 
     // Exports: the first k rows of the table (rank,config,score,runtime_ns) and the Kaggle
     // submission of the shown graphs. False with a banner message on failure.
@@ -109,7 +114,9 @@ private:
 
     InferenceRunner* m_runner = nullptr;
     ErrorBanner* m_banner = nullptr;
+    QToolButton* m_settingsToggle = nullptr;
     InferenceForm* m_form = nullptr;
+    QScrollArea* m_formArea = nullptr; // holds m_form
     InferenceResults* m_results = nullptr;
     tgraph::GraphDocumentPtr m_runDocument; // the document of the running (or last) single-graph request
 };

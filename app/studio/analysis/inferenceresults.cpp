@@ -35,6 +35,7 @@ InferenceResults::InferenceResults(QWidget* parent)
     m_summary = new QLabel;
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_summary->setWordWrap(true);
+    m_summary->hide(); // until there is a result to summarise
     layout->addWidget(m_summary);
 
     auto* splitter = new QSplitter(Qt::Horizontal);
@@ -161,6 +162,7 @@ void InferenceResults::showOutcome(std::shared_ptr<const InferenceOutcome> outco
                            ? QFileInfo(QString::fromStdString(m_outcome->members.front())).fileName()
                            : tr("ensemble of %1").arg(m_outcome->members.size()));
     m_summary->setText(summary);
+    m_summary->setVisible(!summary.isEmpty());
     showGraph(m_outcome->graphs.empty() ? -1 : 0);
     if (m_outcome->graphs.size() > 1)
         m_viewTabs->setCurrentWidget(m_tauStrip);

@@ -6,9 +6,11 @@
 #include "app/studio/common/jobrunner.h"
 #include "app/studio/common/studiolog.h"
 
-#include "core/util/format.h"
 #include "model/facade/autotuner.h"
+#include "widgets/common/axispolicy.h"
+#include "widgets/common/chartstyle.h"
 #include "widgets/common/errorbanner.h"
+#include "widgets/common/formatting.h"
 
 #include <QChart>
 #include <QChartView>
@@ -25,7 +27,6 @@
 #include <QStandardItemModel>
 #include <QTableView>
 #include <QTimer>
-#include <QValueAxis>
 
 #include <cmath>
 #include <limits>
@@ -34,9 +35,15 @@ namespace {
 
 constexpr int kLivePollMs = 200;
 
-QString durationText(double ns)
+// The "candidates scored" axis: whole numbers from 0; 0..1 before the first batch.
+AxisPolicy::Request candidatesAxis(double last)
 {
-    return std::isfinite(ns) ? QString::fromStdString(tgraph::formatDuration(std::llround(ns))) : QStringLiteral("–");
+    AxisPolicy::Request r;
+    r.kind = AxisPolicy::Kind::Integer;
+    r.lowerBound = 0;
+    r.lo = 0;
+    r.hi = std::isfinite(last) ? std::max(1.0, last) : 1.0;
+    return r;
 }
 
 } // namespace
@@ -67,20 +74,21 @@ TunePanel::TunePanel(QWidget* parent)
     m_summary = m_ui->summary;
 
     m_chart = m_ui->chartView->chart();
+    ChartStyle::setUp(m_chart);
     m_chart->setTitle(tr("Best so far"));
     m_scoreSeries = new QLineSeries;
-    m_scoreSeries->setName(tr("predicted score (lower = faster)"));
+    m_scoreSeries->setName(tr("predicted score"));
     m_runtimeSeries = new QLineSeries;
-    m_runtimeSeries->setName(tr("simulated runtime of the best (µs)"));
+    m_runtimeSeries->setName(tr("its simulated runtime"));
     m_chart->addSeries(m_scoreSeries);
     m_chart->addSeries(m_runtimeSeries);
-    m_xAxis = new QValueAxis;
+    m_xAxis = new NiceAxis;
     m_xAxis->setTitleText(tr("candidates scored"));
-    m_xAxis->setLabelFormat(QStringLiteral("%d"));
-    m_scoreAxis = new QValueAxis;
-    m_scoreAxis->setTitleText(tr("score"));
-    m_runtimeAxis = new QValueAxis;
-    m_runtimeAxis->setTitleText(tr("µs"));
+    m_scoreAxis = new NiceAxis;
+    m_scoreAxis->setTitleText(tr("score (lower = faster)"));
+    m_runtimeAxis = new NiceAxis;
+    m_runtimeAxis->setTitleText(tr("simulated runtime"));
+    m_runtimeAxis->setGridLineVisible(false); // the score's grid only: two grids would not line up
     m_chart->addAxis(m_xAxis, Qt::AlignBottom);
     m_chart->addAxis(m_scoreAxis, Qt::AlignLeft);
     m_chart->addAxis(m_runtimeAxis, Qt::AlignRight);
@@ -88,6 +96,11 @@ TunePanel::TunePanel(QWidget* parent)
     m_scoreSeries->attachAxis(m_scoreAxis);
     m_runtimeSeries->attachAxis(m_xAxis);
     m_runtimeSeries->attachAxis(m_runtimeAxis);
+    // Empty until the first batch: 0..1 on whole candidates, no runtime axis.
+    m_xAxis->setRequest(candidatesAxis(NAN));
+    m_scoreAxis->setRequest({});
+    m_runtimeAxis->setVisible(false);
+    m_runtimeSeries->setVisible(false);
     m_ui->chartView->setRenderHint(QPainter::Antialiasing);
 
     m_table = new QStandardItemModel(this);
@@ -220,6 +233,10 @@ void TunePanel::run()
     m_livePoints = 0;
     m_scoreSeries->clear();
     m_runtimeSeries->clear();
+    m_xAxis->setRequest(candidatesAxis(NAN));
+    m_scoreAxis->setRequest({});
+    m_runtimeAxis->setVisible(false);
+    m_runtimeSeries->setVisible(false);
     m_table->removeRows(0, m_table->rowCount());
     m_summary->clear();
     m_runButton->setEnabled(false);
@@ -291,6 +308,12 @@ void TunePanel::updateLive()
         runtimes = m_live->bestRuntime;
         evaluations = m_live->evaluations;
     }
+    // Runtimes in the unit of the largest (ms for most modules), so the axis reads like the table.
+    double largest = 0;
+    for (const double r : runtimes)
+        if (std::isfinite(r))
+            largest = std::max(largest, r);
+    const auto [unit, unitName] = Formatting::durationUnit(largest);
     QList<QPointF> scorePoints, runtimePoints;
     double lo = std::numeric_limits<double>::infinity(), hi = -lo, rlo = lo, rhi = -lo;
     for (size_t i = 0; i < scores.size(); ++i) {
@@ -300,24 +323,31 @@ void TunePanel::updateLive()
             hi = std::max(hi, scores[i]);
         }
         if (std::isfinite(runtimes[i])) {
-            runtimePoints.append(QPointF(double(evaluations[i]), runtimes[i] / 1000.0));
-            rlo = std::min(rlo, runtimes[i] / 1000.0);
-            rhi = std::max(rhi, runtimes[i] / 1000.0);
+            const double r = runtimes[i] / unit;
+            runtimePoints.append(QPointF(double(evaluations[i]), r));
+            rlo = std::min(rlo, r);
+            rhi = std::max(rhi, r);
         }
     }
     m_livePoints = scores.size();
     m_scoreSeries->replace(scorePoints); // one update per poll: no flicker
     m_runtimeSeries->replace(runtimePoints);
-    m_xAxis->setRange(0, std::max<double>(1, double(evaluations.back())));
+    m_xAxis->setRequest(candidatesAxis(evaluations.empty() ? NAN : double(evaluations.back())));
+    // The axis policy pads a single value and rounds outwards to nice ticks.
+    AxisPolicy::Request score;
     if (std::isfinite(lo)) {
-        const double pad = std::max(1e-6, (hi - lo) * 0.05);
-        m_scoreAxis->setRange(lo - pad, hi + pad);
+        score.lo = lo - (hi - lo) * 0.05;
+        score.hi = hi + (hi - lo) * 0.05;
     }
+    m_scoreAxis->setRequest(score);
     m_runtimeAxis->setVisible(std::isfinite(rlo));
     m_runtimeSeries->setVisible(std::isfinite(rlo));
     if (std::isfinite(rlo)) {
-        const double pad = std::max(1e-6, (rhi - rlo) * 0.05);
-        m_runtimeAxis->setRange(rlo - pad, rhi + pad);
+        m_runtimeAxis->setTitleText(tr("simulated runtime, %1").arg(unitName));
+        AxisPolicy::Request runtime;
+        runtime.lo = rlo - (rhi - rlo) * 0.05;
+        runtime.hi = rhi + (rhi - rlo) * 0.05;
+        m_runtimeAxis->setRequest(runtime);
     }
 }
 
@@ -326,12 +356,17 @@ void TunePanel::showView()
     const TuneView& v = *m_view;
     m_table->removeRows(0, m_table->rowCount());
     const double base = v.rows.front().runtime;
+    // Verified runtimes with the digits that tell the rows apart (docs/studio.md §8.3).
+    std::vector<double> verified;
+    for (const TuneView::Row& row : v.rows)
+        verified.push_back(row.runtime);
+    const QStringList verifiedText = Formatting::durations(verified);
     for (const TuneView::Row& row : v.rows) {
         QList<QStandardItem*> items;
         items << new QStandardItem(row.rank == 0 ? tr("default") : QStringLiteral("#%1").arg(row.rank));
         items << new QStandardItem(QString::number(row.score, 'f', 6));
         items << new QStandardItem(QString::number(row.searchScore, 'f', 6));
-        items << new QStandardItem(durationText(row.runtime));
+        items << new QStandardItem(verifiedText[int(&row - v.rows.data())]);
         items << new QStandardItem(std::isfinite(row.runtime) && std::isfinite(base)
                 ? QStringLiteral("%1x").arg(base / row.runtime, 0, 'f', 3)
                 : QStringLiteral("–"));
@@ -350,10 +385,10 @@ void TunePanel::showView()
     if (v.verification.empty())
         text += tr(" Not verified (tick \"Verify with the simulator\" or use tgraph tune --measure).");
     else if (v.winner > 0)
-        text += tr(" Apply #%1: %2 %3 vs the default's %4 (%5x).")
+        text += tr(" Apply #%1: %2 %3 vs the default's %4, %5 (%6x).")
                     .arg(v.winner)
-                    .arg(QString::fromStdString(v.verification), durationText(v.rows[size_t(v.winner)].runtime),
-                        durationText(base))
+                    .arg(QString::fromStdString(v.verification), verifiedText[v.winner], verifiedText[0],
+                        Formatting::durationDifference(v.rows[size_t(v.winner)].runtime, base))
                     .arg(base / v.rows[size_t(v.winner)].runtime, 0, 'f', 3);
     else
         text += tr(" Keep the compiler default: no %1 candidate of the top-k is faster.")
@@ -415,6 +450,7 @@ ExplainRequest TunePanel::explainContext() const
     }
     if (std::any_of(request.runtimes.begin(), request.runtimes.end(), [](double t) { return !std::isfinite(t); }))
         request.runtimes.clear();
+    request.runtimesSimulated = m_view->verification == "simulated";
     request.configurableNodes = m_view->configurableNodes;
     request.idsAreFileConfigs = false;
     request.a.role = tgraph::ConfigRole::Index;

@@ -26,7 +26,7 @@ class QSpinBox;
 class QStandardItemModel;
 class QTableView;
 class QTimer;
-class QValueAxis;
+class NiceAxis;
 
 namespace Ui {
 class TunePanel;
@@ -138,9 +138,9 @@ private:
     QChart* m_chart = nullptr;
     QLineSeries* m_scoreSeries = nullptr;
     QLineSeries* m_runtimeSeries = nullptr;
-    QValueAxis* m_xAxis = nullptr;
-    QValueAxis* m_scoreAxis = nullptr;
-    QValueAxis* m_runtimeAxis = nullptr;
+    NiceAxis* m_xAxis = nullptr;
+    NiceAxis* m_scoreAxis = nullptr;
+    NiceAxis* m_runtimeAxis = nullptr;
     QStandardItemModel* m_table = nullptr;
     QTableView* m_tableView = nullptr;
     QTimer* m_liveTimer = nullptr;

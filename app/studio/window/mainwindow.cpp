@@ -416,6 +416,14 @@ void MainWindow::setupDocks()
     connect(m_monitor, &TrainingMonitor::openWeightsRequested, this,
         [this](const QString& path) { m_tunePanel->setModelFiles({ path }); });
 
+    // The analysis docks share the bottom area; the first time one opens it gets half the window's
+    // height, so that its charts are readable there (docs/studio.md §5).
+    for (QDockWidget* dock : { m_inferenceDock, m_explainDock, m_trainingDock, m_tuneDock })
+        connect(dock, &QDockWidget::visibilityChanged, this, [this](bool visible) {
+            if (visible && !m_analysisDocksSized)
+                QMetaObject::invokeMethod(this, &MainWindow::sizeAnalysisDocks, Qt::QueuedConnection);
+        });
+
     m_viewMenu->addSeparator();
     m_viewMenu->addAction(m_sidebarDock->toggleViewAction());
     m_viewMenu->addAction(m_inspectorDock->toggleViewAction());
@@ -808,7 +816,22 @@ void MainWindow::restoreSettings()
     const QByteArray geometry = settings.value(kGeometryKey).toByteArray();
     if (geometry.isEmpty() || !restoreGeometry(geometry))
         resize(1200, 800);
-    restoreState(settings.value(kStateKey).toByteArray());
+    // A saved layout keeps the docks' heights the user gave them.
+    m_analysisDocksSized = restoreState(settings.value(kStateKey).toByteArray());
+}
+
+void MainWindow::sizeAnalysisDocks()
+{
+    if (m_analysisDocksSized)
+        return;
+    for (QDockWidget* dock : { m_inferenceDock, m_explainDock, m_trainingDock, m_tuneDock })
+        if (dock->isVisible() && !dock->isFloating()) {
+            m_analysisDocksSized = true;
+            const int wanted = height() / 2;
+            if (dock->height() < wanted)
+                resizeDocks({ dock }, { wanted }, Qt::Vertical);
+            return;
+        }
 }
 
 void MainWindow::saveSettings() const

@@ -92,6 +92,7 @@ private:
     void updateCentralPage();
     void restoreSettings();
     void saveSettings() const;
+    void sizeAnalysisDocks();
 
     void onJobStarted(const QString& path, int queued);
     void onProgress(const QString& label, quint64 done, quint64 total);
@@ -146,6 +147,7 @@ private:
     TunePanel* m_tunePanel = nullptr;
     QDockWidget* m_tuneDock = nullptr;
     TrainingMonitor* m_monitor = nullptr;
+    bool m_analysisDocksSized = false; // the bottom docks got their default height (or a saved one)
     QPointer<GraphPage> m_connectedPage;
     std::vector<ProjectInfoPtr> m_projects; // opened project files, shown in the sidebar
 

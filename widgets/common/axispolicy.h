@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <QCategoryAxis>
+#include <QString>
+#include <QStringList>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+class QChart;
+
+// One axis policy for every linear chart axis of the studio (docs/studio.md §8): nice ticks (1, 2 or
+// 5 x 10^k apart), labels with just enough digits that neighbours differ, 0 printed as "0", a
+// padded range for a single value, integer ticks for steps and counts, and ranks kept within
+// [0, C - 1].
+namespace AxisPolicy {
+
+enum class Kind {
+    Real,
+    Integer, // steps, ranks, counts: ticks at whole numbers only
+};
+
+struct Request
+{
+    // The data range; NaN or infinite ends mean "no data" (the axis shows 0..1).
+    double lo = std::numeric_limits<double>::quiet_NaN();
+    double hi = std::numeric_limits<double>::quiet_NaN();
+    Kind kind = Kind::Real;
+    // The axis never leaves [lowerBound, upperBound] (e.g. ranks: 0 and C - 1); NaN = unbounded.
+    double lowerBound = std::numeric_limits<double>::quiet_NaN();
+    double upperBound = std::numeric_limits<double>::quiet_NaN();
+    int maxTicks = 6; // at least 2
+};
+
+struct Ticks
+{
+    double min = 0; // the axis range
+    double max = 1;
+    double interval = 0.2; // 1, 2 or 5 x 10^k
+    int64_t firstIndex = 0; // the first tick is firstIndex * interval
+    int count = 6; // ticks from the first on, all within [min, max]
+    int decimals = 1; // digits after the point in fixed notation; -1: scientific
+    int significant = 0; // significant digits when scientific
+
+    // Tick i's value: an integer multiple of the interval, exactly 0 at the multiple 0.
+    double value(int i) const;
+    // Tick i's label; "0" for the tick at 0.
+    QString label(int i) const;
+    QStringList labels() const;
+    // A number in this axis' format (tooltips next to the axis).
+    QString format(double value) const;
+};
+
+// The ticks for `request` (pure arithmetic; tested on its own).
+Ticks ticks(const Request& request);
+// How many ticks fit along `pixels` when labels need `spacing` pixels each (at least 2, at most 11).
+int maxTicksFor(double pixels, double spacing);
+// Pixels a label needs along a horizontal and a vertical axis.
+constexpr double kHorizontalSpacing = 70;
+constexpr double kVerticalSpacing = 36;
+
+} // namespace AxisPolicy
+
+// A linear chart axis that follows AxisPolicy: give it the data range (setRequest) and it labels
+// itself at nice ticks, as many as its length on screen holds. The labels are its categories
+// (QCategoryAxis, positioned on their values), so what the chart prints is exactly
+// AxisPolicy::Ticks::labels(), read back with categoriesLabels() and endValue().
+// AxisPolicy::fitToPlotArea(chart) re-ticks a chart's NiceAxis objects when its plot area resizes.
+class NiceAxis : public QCategoryAxis
+{
+    Q_OBJECT
+public:
+    explicit NiceAxis(QObject* parent = nullptr);
+
+    void setRequest(const AxisPolicy::Request& request);
+    // The data range only, keeping kind and bounds.
+    void setDataRange(double lo, double hi);
+    const AxisPolicy::Request& request() const { return m_request; }
+    const AxisPolicy::Ticks& ticks() const { return m_ticks; }
+    // The axis' length on screen (pixels), which decides how many ticks fit.
+    void setLength(double pixels);
+    double length() const { return m_length; }
+
+private:
+    void relabel();
+
+    AxisPolicy::Request m_request;
+    AxisPolicy::Ticks m_ticks;
+    double m_length = -1; // unknown: the Request's maxTicks applies
+};
+
+namespace AxisPolicy {
+// Re-ticks every NiceAxis of `chart` to its plot area's width (horizontal axes) or height
+// (vertical ones) whenever the plot area changes; call once per chart.
+void fitToPlotArea(QChart* chart);
+} // namespace AxisPolicy
