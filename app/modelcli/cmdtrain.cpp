@@ -22,10 +22,13 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <limits>
 #include <thread>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace tgraph::cli {
@@ -282,6 +285,7 @@ struct DistSettings
     int rank = 0;
     MasterAddress master { "127.0.0.1", 29500 };
     std::string rendezvous; // a rendezvous file instead of the master's TCP store
+    std::string token; // the workers' shared secret (--token-file, else TGRAPH_WORKER_TOKEN)
     std::chrono::milliseconds timeout { 300000 };
     bool distributed() const { return worldSize > 1; }
 };
@@ -306,6 +310,22 @@ bool readDistributed(const ArgParser& p, const CvSettings& cv, DistSettings* d, 
     if (d->rank >= d->worldSize)
         return bad("--rank must be an integer in 0..--world-size - 1");
     parseMasterAddress(p.value("--master"), &d->master); // checked by the parser
+    if (p.has("--token-file")) {
+        const std::string file = p.value("--token-file");
+        struct stat st {};
+        if (::stat(file.c_str(), &st) != 0)
+            return bad("--token-file " + file + ": " + std::strerror(errno));
+        if (!S_ISREG(st.st_mode) || st.st_size > 4096)
+            return bad("--token-file " + file + ": not a small regular file");
+        if (st.st_mode & 077)
+            return bad("--token-file " + file + ": readable or writable by others (chmod 600 it)");
+        std::ifstream in(file);
+        std::getline(in, d->token);
+        if (d->token.empty())
+            return bad("--token-file " + file + ": the first line is empty");
+    } else if (const char* env = std::getenv("TGRAPH_WORKER_TOKEN")) {
+        d->token = env;
+    }
     if (p.has("--rendezvous")) {
         if (p.has("--master"))
             return bad("--rendezvous: the workers meet through the file or at --master, not both");
@@ -614,6 +634,7 @@ int train(const ArgParser& p)
         gloo.worldSize = dist.worldSize;
         gloo.timeout = dist.timeout;
         gloo.rendezvousFile = dist.rendezvous;
+        gloo.token = dist.token;
         try {
             comm = std::make_unique<GlooCommunicator>(gloo);
         } catch (const WorkerLost& e) {
@@ -928,6 +949,11 @@ int runTrain(const std::vector<std::string>& args)
     p.addOption("--rendezvous", "", "FILE",
         "instead of --master: the workers meet through this file (one machine, or a file system all of them "
         "share) and no store port is opened; --launch-local uses a private one",
+        {});
+    p.addOption("--token-file", "", "FILE",
+        "the workers' shared secret (first line; the file must be private, mode 600), else the environment "
+        "variable TGRAPH_WORKER_TOKEN: every worker proves it holds the same token before the run starts "
+        "(--launch-local draws one for its workers)",
         {});
     p.addOption("--dist-timeout", "", "SEC",
         "give up on a worker that does not answer (rendezvous, store and every all-reduce); the run ends CRASHED",

@@ -3,12 +3,14 @@
 
 #include "core/store/project.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <random>
 #include <stdexcept>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -206,6 +208,15 @@ int launchLocalWorkers(const LaunchOptions& options)
         }
     } removeFolder { folder };
     const std::string rendezvous = folder + "/rendezvous";
+    // Without a token of the user's, the workers share one drawn here (passed in the environment).
+    if (!std::getenv("TGRAPH_WORKER_TOKEN")
+        && std::find(options.trainArgs.begin(), options.trainArgs.end(), "--token-file") == options.trainArgs.end()) {
+        std::random_device random;
+        std::string token;
+        for (int i = 0; i < 32; ++i)
+            token += "0123456789abcdef"[random() & 15];
+        ::setenv("TGRAPH_WORKER_TOKEN", token.c_str(), 1);
+    }
     std::printf("starting %d workers (rendezvous %s)\n", options.workers, rendezvous.c_str());
     std::fflush(stdout);
 

@@ -7,6 +7,11 @@
 #include <torch/torch.h>
 
 #include <cstdlib>
+#include <random>
+
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
 
 namespace tgraph::model {
 
@@ -35,6 +40,79 @@ std::string where(const GlooOptions& o)
 }
 
 std::string seconds(std::chrono::milliseconds t) { return std::to_string(t.count() / 1000) + " s"; }
+
+std::string hex(const unsigned char* bytes, size_t n)
+{
+    static const char* digits = "0123456789abcdef";
+    std::string out;
+    for (size_t i = 0; i < n; ++i) {
+        out += digits[bytes[i] >> 4];
+        out += digits[bytes[i] & 15];
+    }
+    return out;
+}
+
+// What worker `rank` presents for `nonce`: HMAC-SHA256 keyed by the token.
+std::string proof(const std::string& token, const std::string& nonce, int rank)
+{
+    const std::string message = "tgraph-worker/" + nonce + "/" + std::to_string(rank);
+    unsigned char digest[EVP_MAX_MD_SIZE];
+    unsigned int length = 0;
+    if (!HMAC(EVP_sha256(), token.data(), int(token.size()), reinterpret_cast<const unsigned char*>(message.data()),
+            message.size(), digest, &length))
+        throw std::runtime_error("HMAC-SHA256 failed");
+    return hex(digest, length);
+}
+
+bool sameProof(const std::string& a, const std::string& b)
+{
+    return a.size() == b.size() && CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
+}
+
+std::string storeText(c10d::Store& store, const std::string& key)
+{
+    const std::vector<uint8_t> v = store.get(key);
+    return std::string(v.begin(), v.end());
+}
+
+void storeSet(c10d::Store& store, const std::string& key, const std::string& value)
+{
+    store.set(key, std::vector<uint8_t>(value.begin(), value.end()));
+}
+
+// Every worker proves to rank 0 that it holds the token and rank 0 proves it back, before any
+// connection between workers or gradient (docs/model.md, "Data-parallel workers").
+void checkToken(c10d::Store& store, const GlooOptions& o)
+{
+    if (o.worldSize < 2)
+        return;
+    const std::string hint = " (the workers must share one token: --token-file or TGRAPH_WORKER_TOKEN)";
+    if (o.rank == 0) {
+        std::random_device random;
+        unsigned char bytes[16];
+        for (unsigned char& b : bytes)
+            b = static_cast<unsigned char>(random());
+        const std::string nonce = hex(bytes, sizeof bytes);
+        storeSet(store, "tgraph/auth/nonce", nonce);
+        storeSet(store, "tgraph/auth/proof/0", proof(o.token, nonce, 0));
+        std::string refused;
+        for (int r = 1; r < o.worldSize; ++r)
+            if (!sameProof(storeText(store, "tgraph/auth/proof/" + std::to_string(r)), proof(o.token, nonce, r)))
+                refused += (refused.empty() ? "" : ", ") + std::to_string(r);
+        storeSet(store, "tgraph/auth/verdict", refused.empty() ? "ok" : "refused " + refused);
+        if (!refused.empty())
+            throw WorkerLost("worker " + refused + " presented a wrong token; the run does not start" + hint);
+        return;
+    }
+    const std::string nonce = storeText(store, "tgraph/auth/nonce");
+    storeSet(store, "tgraph/auth/proof/" + std::to_string(o.rank), proof(o.token, nonce, o.rank));
+    if (!sameProof(storeText(store, "tgraph/auth/proof/0"), proof(o.token, nonce, 0)))
+        throw WorkerLost("rank 0 at " + where(o) + " presented a wrong token; this worker does not join" + hint);
+    const std::string verdict = storeText(store, "tgraph/auth/verdict");
+    if (verdict != "ok")
+        throw WorkerLost("rank 0 at " + where(o) + " " + verdict.substr(0, 7) + " worker "
+            + verdict.substr(std::min<size_t>(verdict.size(), 8)) + ": a wrong token" + hint);
+}
 
 } // namespace
 
@@ -65,6 +143,14 @@ GlooCommunicator::GlooCommunicator(const GlooOptions& options)
         throw WorkerLost("worker " + std::to_string(options.rank) + " of " + std::to_string(options.worldSize)
             + " could not meet the others at " + where(options) + " within " + seconds(options.timeout) + ": "
             + messageOf(e));
+    }
+    try {
+        checkToken(*m_state->store, options);
+    } catch (const WorkerLost&) {
+        throw;
+    } catch (const std::exception& e) {
+        throw WorkerLost("worker " + std::to_string(options.rank) + " could not check the workers' token at "
+            + where(options) + " within " + seconds(options.timeout) + ": " + messageOf(e));
     }
     try {
         auto groupOptions = c10d::ProcessGroupGloo::Options::create(options.timeout);

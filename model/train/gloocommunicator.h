@@ -31,6 +31,10 @@ struct GlooOptions
     // system) instead of a TCP store served by rank 0, so no store socket listens at all; a local
     // launch uses it (docs/model.md, "Data-parallel workers").
     std::string rendezvousFile;
+    // The workers' shared secret: before the Gloo group forms, every worker proves it holds the same
+    // token (HMAC-SHA256 of a nonce rank 0 draws) and rank 0 proves it back; a mismatch ends the
+    // rendezvous with WorkerLost naming the worker. Empty is a token too (the default for all).
+    std::string token;
 };
 
 class GlooCommunicator final : public Communicator

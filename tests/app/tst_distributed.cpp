@@ -399,6 +399,44 @@ private Q_SLOTS:
         QVERIFY2(!QFileInfo::exists(QString::fromStdString(project)), "no run record without the workers");
     }
 
+    // Workers holding different tokens never form a run: rank 0 names the worker, the worker
+    // names rank 0, both end with status 1 and no run record; a token file open to others is refused.
+    void wrongTokenIsRefused()
+    {
+        const QString rendezvous = path("token.rendezvous");
+        const std::string project = testutil::str(path("token.tgproj"));
+        QProcess workers[2];
+        for (int r = 0; r < 2; ++r) {
+            QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+            env.insert(QStringLiteral("TGRAPH_WORKER_TOKEN"), r == 0 ? QStringLiteral("right") : QStringLiteral("wrong"));
+            workers[r].setProcessEnvironment(env);
+            workers[r].start(tgraphExe(),
+                trainArgs(2)
+                    + QStringList { "--world-size", "2", "--rank", QString::number(r), "--rendezvous", rendezvous,
+                        "--dist-timeout", "30", "--project", QString::fromStdString(project) });
+        }
+        for (QProcess& w : workers)
+            QVERIFY(w.waitForFinished(120000));
+        const QByteArray err0 = workers[0].readAllStandardError();
+        const QByteArray err1 = workers[1].readAllStandardError();
+        QVERIFY2(workers[0].exitCode() == 1, err0.constData());
+        QVERIFY2(workers[1].exitCode() == 1, err1.constData());
+        QVERIFY2(err0.contains("worker 1 presented a wrong token"), err0.constData());
+        QVERIFY2(err1.contains("rank 0") && err1.contains("wrong token"), err1.constData());
+        QVERIFY2(!QFileInfo::exists(QString::fromStdString(project)), "no run record for a refused group");
+
+        const QString open = path("open.token");
+        QFile f(open);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("secret\n");
+        f.close();
+        QVERIFY(f.setPermissions(QFile::ReadOwner | QFile::WriteOwner | QFile::ReadOther));
+        const auto r = testutil::run(tgraphExe(),
+            trainArgs(2) + QStringList { "--world-size", "2", "--token-file", open, "--out", path("bad") });
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("chmod 600"), r.err.constData());
+    }
+
     // The folds of one protocol trained in one process, as parallel processes, and one by one
     // (--fold K, as on separate machines) then --assemble: the same checkpoints and ensemble.
     void parallelFoldsMatchSequential()
