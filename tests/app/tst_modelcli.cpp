@@ -51,8 +51,15 @@ QStringList filesBelow(const QString& dir)
 {
     QStringList out;
     QDirIterator it(dir, QDir::Files | QDir::Hidden, QDirIterator::Subdirectories);
-    while (it.hasNext())
-        out << QDir(dir).relativeFilePath(it.next());
+    while (it.hasNext()) {
+        const QString file = QDir(dir).relativeFilePath(it.next());
+        // SQLite's companions of a project come and go with its connections: a read-only reader
+        // of a WAL database creates them when a writer (`runs show` records crashed runs) has
+        // removed them on closing. They are not outputs of a command.
+        if (file.endsWith(".tgproj-wal") || file.endsWith(".tgproj-shm"))
+            continue;
+        out << file;
+    }
     out.sort();
     return out;
 }
