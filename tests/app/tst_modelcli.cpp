@@ -8,6 +8,7 @@
 #include "core/graph/graphio.h"
 #include "core/metrics/metrics.h"
 #include "core/io/npz.h"
+#include "core/store/project.h"
 #include "testutil.h"
 
 #include <QDirIterator>
@@ -866,7 +867,11 @@ private Q_SLOTS:
             QVERIFY2(u.exitCode == 2, qPrintable(QString("exit %1: %2").arg(u.exitCode).arg(QString(u.err))));
             QVERIFY2(u.err.contains(part.toUtf8()), u.err.constData());
         };
-        usage({ "compare", "--project", project }, "--runs");
+        // Without --runs: every run of the project.
+        r = tg({ "compare", "--project", project, "--json" });
+        VERIFY_OK(r);
+        QCOMPARE(QJsonDocument::fromJson(r.out).object().value("runs").toArray().size(),
+            qsizetype(Project::open(project.toStdString(), Project::Access::Read).runs().size()));
         usage({ "train", "--data", m_layout, "--model", "gpt", "--steps", "1", "-o", path("x") }, "--model");
         usage({ "train", "--data", m_layout, "--reduction", "lstm", "--steps", "1", "-o", path("x") }, "kaufman");
         usage(
