@@ -28,6 +28,7 @@ InferenceForm::InferenceForm(QWidget* parent)
     connect(m_ui->openStored, &QPushButton::clicked, this, &InferenceForm::storedRunRequested);
     connect(m_ui->browseCollection, &QPushButton::clicked, this, &InferenceForm::browseCollection);
     connect(m_ui->model, &QComboBox::currentTextChanged, this, &InferenceForm::updateMembers);
+    connect(m_ui->model, &QComboBox::currentTextChanged, this, [this] { Q_EMIT modelChanged(modelFiles()); });
     connect(m_ui->target, &QComboBox::currentIndexChanged, this, &InferenceForm::updateControls);
     connect(m_ui->configSet, &QComboBox::currentIndexChanged, this, &InferenceForm::updateControls);
     connect(m_ui->run, &QPushButton::clicked, this, &InferenceForm::runRequested);
@@ -157,6 +158,14 @@ std::vector<std::string> InferenceForm::weights() const
     for (const QString& e : m_ui->model->currentText().split(QLatin1Char(';'), Qt::SkipEmptyParts))
         entries.push_back(e.trimmed().toStdString());
     return entries;
+}
+
+QStringList InferenceForm::modelFiles() const
+{
+    QStringList files;
+    for (const std::string& w : weights())
+        files << QString::fromStdString(w);
+    return files;
 }
 
 tgraph::GraphDocumentPtr InferenceForm::chosenDocument() const

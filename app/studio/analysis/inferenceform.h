@@ -46,6 +46,7 @@ public:
     // The model entries as typed (';'-separated), the chosen graph (null for a collection), configs
     // per pass, and the projects of the store choice.
     std::vector<std::string> weights() const;
+    QStringList modelFiles() const; // the same, as typed
     tgraph::GraphDocumentPtr chosenDocument() const;
     QString collection() const;
     int batchConfigs() const;
@@ -57,6 +58,8 @@ Q_SIGNALS:
     void cancelRequested();
     // "From project run…" or "Open stored…": pick a run of a project (a model or stored results).
     void storedRunRequested();
+    // The model entries changed (typed, browsed, set from a run): the Tune panel follows them.
+    void modelChanged(const QStringList& files);
 
 private:
     void updateMembers();

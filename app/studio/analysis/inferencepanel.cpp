@@ -37,6 +37,7 @@ InferencePanel::InferencePanel(QWidget* parent)
     connect(m_form, &InferenceForm::runRequested, this, &InferencePanel::run);
     connect(m_form, &InferenceForm::cancelRequested, this, &InferencePanel::cancel);
     connect(m_form, &InferenceForm::storedRunRequested, this, &InferencePanel::chooseStoredRun);
+    connect(m_form, &InferenceForm::modelChanged, this, &InferencePanel::modelFilesChanged);
     connect(m_results, &InferenceResults::configSelected, this, &InferencePanel::configSelected);
     connect(m_results, &InferenceResults::openGraphRequested, this, &InferencePanel::openGraphRequested);
     connect(m_results, &InferenceResults::explainRequested, this, &InferencePanel::explainRequested);
@@ -81,6 +82,7 @@ void InferencePanel::setProjects(const QStringList& projectPaths) { m_form->setP
 void InferencePanel::setStoreInProject(const QString& projectPath) { m_form->setStoreInProject(projectPath); }
 
 void InferencePanel::setModelFiles(const QStringList& files) { m_form->setModelFiles(files); }
+QStringList InferencePanel::modelFiles() const { return m_form->modelFiles(); }
 
 void InferencePanel::setCollection(const QString& directory) { m_form->setCollection(directory); }
 
