@@ -41,8 +41,14 @@ public:
     void setBusy(bool busy);
 
     // The request the form describes; false with `problem` set when it is incomplete (no model, no
-    // member checked, no graph or collection).
-    bool makeRequest(InferenceRequest* request, QString* problem) const;
+    // member checked, no graph or collection, a directory without graphs). A collection root (the
+    // train/ valid/ test/ folders New run takes) is scored through its valid/ graphs (else its
+    // train/ graphs); `note` then says so.
+    bool makeRequest(InferenceRequest* request, QString* problem, QString* note = nullptr) const;
+    // The directory of graphs a collection directory stands for: DIR itself when it holds .npz
+    // files, DIR/valid (else DIR/train) for a collection root (docs/studio.md §5.1); empty with
+    // `problem` in the studio's words otherwise.
+    static QString collectionToScore(const QString& directory, QString* problem, QString* note = nullptr);
     // The model entries as typed (';'-separated), the chosen graph (null for a collection), configs
     // per pass, and the projects of the store choice.
     std::vector<std::string> weights() const;

@@ -95,10 +95,13 @@ void InferencePanel::run()
     m_banner->dismiss();
     InferenceRequest request;
     QString problem;
-    if (!m_form->makeRequest(&request, &problem)) {
+    QString note;
+    if (!m_form->makeRequest(&request, &problem, &note)) {
         m_banner->addMessage(problem);
         return;
     }
+    if (!note.isEmpty())
+        Q_EMIT statusMessage(note);
     m_runDocument = request.document;
     qCDebug(lcStudio) << "inference on"
                       << (request.document ? QString::fromStdString(request.document->path) : m_form->collection());
