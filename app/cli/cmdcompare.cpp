@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// `tgraph compare --project P --runs A B C`: training runs side by side (core/store/runcomparison.h).
+// `tgraph compare --project P [--runs A B C]`: training runs side by side (core/store/runcomparison.h);
+// without runs named, every run of the project.
 #include "argparser.h"
 #include "commands.h"
 
@@ -22,6 +23,15 @@ int compare(const ArgParser& p)
     for (const std::string& key : p.positionals())
         keys.push_back(key);
     const Project project = Project::open(p.value("--project"), Project::Access::Read);
+    if (keys.empty()) {
+        // All runs of the project, oldest first; the fold runs of a cross-validation run are left out.
+        const std::vector<RunRecord> runs = project.runs();
+        for (auto it = runs.rbegin(); it != runs.rend(); ++it)
+            if (it->parentRun.empty())
+                keys.push_back(it->id);
+        if (keys.empty())
+            throw InputError(project.path(), "", "the project has no runs to compare");
+    }
     const RunComparison comparison = compareRuns(project, keys);
     const std::string report = p.has("--json") ? comparisonJson(comparison) : comparisonText(comparison);
     if (p.has("--output"))
@@ -40,19 +50,18 @@ int runCompare(const std::vector<std::string>& args)
         "Kendall tau, OPA, top-1 and top-5 slowdown and APE (tile) at the run's best evaluation (else its\n"
         "latest), parameter count, training time per step (median), inference time per 128 configs (in\n"
         "validation) and peak memory; then each graph's tau per run, and for every pair of runs on how many\n"
-        "graphs each ranks better. Runs are named by id, unique id prefix (4+ digits) or unique name.",
-        "--project P.tgproj --runs RUN [RUN...] [--json] [-o FILE]");
+        "graphs each ranks better. Runs are named by id, unique id prefix (4+ digits) or unique name;\n"
+        "without --runs, every run of the project is compared, oldest first (fold runs left out).",
+        "--project P.tgproj [--runs RUN [RUN...]] [--json] [-o FILE]");
     p.addPositional("RUN...", "more runs after --runs");
     p.addOption("--project", "-p", "P", "the project file");
-    p.addOption("--runs", "", "RUN", "the first run to compare (more follow as arguments)");
+    p.addOption("--runs", "", "RUN", "the first run to compare (more follow as arguments; default: all runs)");
     p.addOption("--json", "", "", "write JSON instead of tables");
     p.addOption("--output", "-o", "FILE", "write the report to FILE instead of standard output");
     if (const int rc = parseOrExit(p, args); rc >= 0)
         return rc;
     if (p.value("--project").empty())
         return usageError("compare", "missing --project P.tgproj");
-    if (!p.has("--runs") && p.positionals().empty())
-        return usageError("compare", "name the runs to compare: --runs A B ...");
     return guarded("compare", compare, p);
 }
 

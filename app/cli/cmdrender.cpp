@@ -20,7 +20,8 @@ int runRender(const std::vector<std::string>& args)
         "graph), attention (channel gates per layer), cross-attention (softmax over configs), node-attention (the\n"
         "model's graph coloured by each node's channel gate, mean over layers and configs), explain (why config\n"
         "--config ranks against --vs: the ranked nodes and the model's graph coloured by share A - B, blue where\n"
-        "a node favours A); curves draws the training curves of project runs (--metric context/key, e.g. valid/tau).",
+        "a node favours A); curves draws the training curves of project runs (--metric context/key, e.g. valid/tau;\n"
+        "without --run, of every run of the project).",
         "FILE -o OUT.png|OUT.svg [--view graph|pruned|split|computations] [--node NAME|#ID [--radius R]] "
         "[--module K]\n"
         "       tgraph render FILE|DIR --view scatter|scatter-score|tau-strip|attention|cross-attention --weights W "
@@ -28,7 +29,7 @@ int runRender(const std::vector<std::string>& args)
         "       tgraph render FILE --view node-attention --weights W -o OUT\n"
         "       tgraph render FILE --view explain --weights W [--config fastest] [--vs default] -o OUT\n"
         "       tgraph render --view scatter|tau-strip --project P.tgproj --run RUN -o OUT\n"
-        "       tgraph render --view curves --project P.tgproj --run RUN[,RUN...] [--metric train/loss]\n"
+        "       tgraph render --view curves --project P.tgproj [--run RUN[,RUN...]] [--metric train/loss]\n"
         "             [--smoothing 0.6] [--x step|relative|wall] [--log-y] -o OUT");
     p.addPositional("FILE", "the graph or module to draw");
     p.addOption("--output", "-o", "OUT", "the .png or .svg file to write");
@@ -41,7 +42,8 @@ int runRender(const std::vector<std::string>& args)
     p.addOption(
         "--weights", "", "W", "analysis views: the model (weights .npz, checkpoint, ensemble.json; repeatable)");
     p.addOption("--project", "", "P", "analysis views: a project with a stored inference run (with --run)");
-    p.addOption("--run", "", "RUN", "with --project: the run (id, id prefix or name; curves: comma-separated runs)");
+    p.addOption("--run", "", "RUN",
+        "with --project: the run (id, id prefix or name; curves: comma-separated runs, default all runs)");
     p.addOption("--metric", "", "M", "--view curves: the metric as context/key", "train/loss");
     p.addOption("--config", "", "A", "--view explain: config A (an index, fastest, slowest or default)", "fastest");
     p.addOption("--vs", "", "B", "--view explain: config B (an index, default, slowest or fastest)", "default");
@@ -52,8 +54,11 @@ int runRender(const std::vector<std::string>& args)
     if (const int rc = parseOrExit(p, args); rc >= 0)
         return rc;
     const bool stored = p.has("--project") || p.has("--run");
-    if (stored && !(p.has("--project") && p.has("--run")))
-        return usageError("render", "--project and --run go together");
+    const bool curves = p.value("--view") == "curves"; // all runs of the project when none are named
+    if (stored && !p.has("--project"))
+        return usageError("render", "--run needs --project P.tgproj");
+    if (stored && !curves && !p.has("--run"))
+        return usageError("render", "--project needs --run RUN (the stored inference run to draw)");
     if (p.positionals().size() != (stored ? 0u : 1u) && !(stored && p.positionals().size() == 1))
         return usageError("render", "give exactly one FILE (or --project P --run RUN)");
     if (p.value("--output").empty())

@@ -98,10 +98,7 @@ int list(Project& project, const ArgParser& p)
     std::printf("%-10s %-16s %-14s %-9s %-19s %-8s %9s %9s %8s\n", "ID", "EXPERIMENT", "NAME", "STATUS", "STARTED",
         "TIME", "STEP", "LOSS", "TAU");
     for (const RunRecord& r : runs) {
-        int64_t step = 0;
-        for (const LatestMetric& m : metrics)
-            if (m.runId == r.id)
-                step = std::max(step, m.step);
+        const int64_t step = r.lastStep; // what the project records: metrics and checkpoints
         const int64_t end = r.endMs > 0 ? r.endMs : (isTerminal(r.status) ? r.heartbeatMs : nowMs());
         const std::string name = r.parentRun.empty() ? r.name : "  " + r.name;
         std::printf("%-10s %-16.16s %-14.14s %-9s %-19s %-8s %9lld %9s %8s\n", r.id.substr(0, 8).c_str(),
@@ -121,6 +118,7 @@ int show(Project& project, const ArgParser& p)
         r.message.c_str());
     if (!r.parentRun.empty())
         std::printf("fold of      %s\n", r.parentRun.c_str());
+    std::printf("step         %lld\n", (long long)r.lastStep);
     std::printf("started      %s\nended        %s\nheartbeat    %s\nprocess      %lld on %s\ncommand      %s\n",
         formatTime(r.startMs).c_str(), formatTime(r.endMs).c_str(), formatTime(r.heartbeatMs).c_str(), (long long)r.pid,
         r.host.c_str(), r.commandLine.c_str());
@@ -173,7 +171,8 @@ int stop(Project& project, const ArgParser& p)
 {
     const RunRecord r = requireRun(project, p.positionals().size() > 1 ? p.positionals()[1] : std::string());
     if (r.status != RunStatus::Running) {
-        std::printf("run %s is not running (%s)\n", r.id.substr(0, 8).c_str(), runStatusName(r.status));
+        std::printf("run %s is not running (%s%s%s)\n", r.id.substr(0, 8).c_str(), runStatusName(r.status),
+            r.message.empty() ? "" : ": ", r.message.c_str());
         return ExitOk;
     }
     if (r.host != hostName())
@@ -278,17 +277,13 @@ int runs(const ArgParser& p)
 {
     const std::string action = p.positionals().front();
     const std::string file = p.value("--project");
-    if (action == "list") {
-        // listing also marks crashed runs, which needs write access; read-only projects still list
-        std::error_code ec;
+    if (action == "list" || action == "show") {
+        // Reading records the runs whose process is gone as CRASHED (opening for writing runs
+        // markCrashedRuns, docs/store.md §5); a read-only project still reads them as CRASHED.
         const bool writable
             = ::access(file.c_str(), W_OK) == 0 && ::access(fs::absolute(file).parent_path().c_str(), W_OK) == 0;
         Project project = Project::open(file, writable ? Project::Access::Write : Project::Access::Read);
-        return list(project, p);
-    }
-    if (action == "show") {
-        Project project = Project::open(file, Project::Access::Read);
-        return show(project, p);
+        return action == "list" ? list(project, p) : show(project, p);
     }
     if (action == "export") {
         Project project = Project::open(file, Project::Access::Read);

@@ -39,7 +39,7 @@ void setupParser(QCommandLineParser& parser)
             "With --render: graph, pruned, split (before / after pruning), computations (each computation "
             "one box); with --weights or --project/--run: scatter, scatter-score, tau-strip (FILE may be a "
             "collection directory), attention, cross-attention, node-attention, explain (with --config / --vs); with "
-            "--project/--run: curves. Default: graph."),
+            "--project [--run]: curves (all runs of the project when --run is not given). Default: graph."),
         QStringLiteral("VIEW"), QStringLiteral("graph") });
     parser.addOption({ QStringLiteral("node"),
         QCoreApplication::translate("main", "With --render: draw the neighbourhood of this node (name or #id)."),
@@ -57,7 +57,8 @@ void setupParser(QCommandLineParser& parser)
         QCoreApplication::translate("main", "With an analysis view and --run: a project holding stored results."),
         QStringLiteral("P") });
     parser.addOption({ QStringLiteral("run"),
-        QCoreApplication::translate("main", "With --project: the inference run (id, prefix or name)."),
+        QCoreApplication::translate("main",
+            "With --project: the inference run (id, prefix or name); curves: comma-separated runs, default all."),
         QStringLiteral("RUN") });
     parser.addOption({ QStringLiteral("metric"),
         QCoreApplication::translate("main", "With --view curves: the metric as context/key. Default: train/loss."),

@@ -130,8 +130,18 @@ RunStatus statusFrom(const std::string& text)
     return s;
 }
 
-const char* kRunColumns = "r.id, e.name, r.name, r.parent_run, r.status, r.start_ms, r.end_ms, r.heartbeat_ms, r.pid, "
-                          "r.host, r.cmdline, r.resumed_from, r.checkpoint, r.message";
+// The last column is the furthest step the project records for the run: its series' last steps
+// and its checkpoints' steps (both by the run's index; no scan of the histories).
+const char* kRunColumns
+    = "r.id, e.name, r.name, r.parent_run, r.status, r.start_ms, r.end_ms, r.heartbeat_ms, r.pid, "
+      "r.host, r.cmdline, r.resumed_from, r.checkpoint, r.message, r.pid_start, "
+      "max(coalesce((SELECT max(last_step) FROM series WHERE run_id = r.id AND points > 0), 0), "
+      "coalesce((SELECT max(step) FROM artifacts WHERE run_id = r.id AND kind = 'checkpoint'), 0))";
+
+std::string goneMessage(int64_t pid)
+{
+    return "its process (pid " + std::to_string(pid) + ") is gone: killed, out of memory or a crash";
+}
 
 // `text` for an error message: control bytes and non-ASCII as \xNN, at most 80 bytes, so a
 // crafted value cannot break the one-line message or drive the terminal.
@@ -179,6 +189,8 @@ RunRecord readRun(const SqliteStatement& s, const std::string& file)
     r.resumedFrom = s.text(11);
     r.checkpoint = s.text(12);
     r.message = s.text(13);
+    r.pidStart = s.int64(14);
+    r.lastStep = s.int64(15);
     for (const std::string* id : { &r.id, &r.parentRun, &r.resumedFrom })
         if (!isRunId(*id) && (id == &r.id || !id->empty()))
             throw badRunId(file, *id);
@@ -190,6 +202,42 @@ bool strictlyInside(const fs::path& root, const fs::path& path)
 {
     const fs::path relative = path.lexically_relative(root);
     return !relative.empty() && !relative.is_absolute() && *relative.begin() != ".." && relative != ".";
+}
+
+// A RUNNING run of this host whose process is gone reads as CRASHED, whatever the connection: the
+// pid decides on this host, at once (docs/store.md §5). markCrashedRuns records it.
+void readProcessState(RunRecord& r, const std::string& thisHost)
+{
+    if (r.status != RunStatus::Running || r.pid <= 0 || r.host != thisHost || !localProcessGone(r.pid, r.pidStart))
+        return;
+    r.status = RunStatus::Crashed;
+    r.endMs = r.heartbeatMs > 0 ? r.heartbeatMs : r.startMs;
+    r.message = goneMessage(r.pid);
+    r.crashNotRecorded = true;
+}
+
+// Fields 3 (state) and 22 (start time in clock ticks since boot) of /proc/PID/stat; false when the
+// file cannot be read (no such process, no /proc).
+bool readProcStat(int64_t pid, char* state, int64_t* startTicks)
+{
+    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+    std::string text;
+    if (!in || !std::getline(in, text))
+        return false;
+    // "pid (comm) state ppid ..." - comm may hold spaces and parentheses: fields after the last ')'
+    const size_t close = text.rfind(')');
+    if (close == std::string::npos || close + 2 >= text.size())
+        return false;
+    *state = text[close + 2];
+    size_t at = close + 2;
+    for (int field = 3; field < 22; ++field) { // skip to field 22, starttime
+        at = text.find(' ', at);
+        if (at == std::string::npos)
+            return false;
+        ++at;
+    }
+    *startTicks = std::strtoll(text.c_str() + at, nullptr, 10);
+    return true;
 }
 
 // Checks done on the raw bytes before SQLite sees the file, so a wrong file is never touched.
@@ -324,22 +372,26 @@ std::string hostName()
 
 int64_t processStartTicks(int64_t pid)
 {
-    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-    std::string text;
-    if (!in || !std::getline(in, text))
-        return 0;
-    // "pid (comm) state ppid ..." - comm may hold spaces and parentheses: fields after the last ')'
-    const size_t close = text.rfind(')');
-    if (close == std::string::npos)
-        return 0;
-    size_t at = close + 2;
-    for (int field = 3; field < 22; ++field) { // skip to field 22, starttime
-        at = text.find(' ', at);
-        if (at == std::string::npos)
-            return 0;
-        ++at;
+    char state = 0;
+    int64_t started = 0;
+    return readProcStat(pid, &state, &started) ? started : 0;
+}
+
+bool localProcessGone(int64_t pid, int64_t startTicks)
+{
+    if (pid <= 0)
+        return false;
+    if (::kill(pid_t(pid), 0) != 0 && errno == ESRCH)
+        return true;
+    char state = 0;
+    int64_t started = 0;
+    if (readProcStat(pid, &state, &started)) {
+        if (state == 'Z' || state == 'X') // exited, not yet reaped by its parent
+            return true;
+        if (startTicks != 0 && started != 0 && started != startTicks) // a recycled pid: another process
+            return true;
     }
-    return std::strtoll(text.c_str() + at, nullptr, 10);
+    return false; // alive, or another user's process (EPERM); without /proc the pid decides
 }
 
 // ---- open / create --------------------------------------------------------------------------
@@ -685,10 +737,11 @@ int Project::markCrashedRuns(int64_t staleMs)
     requireWrite("markCrashedRuns");
     const int64_t now = nowMs();
     {
-        // A look without the write lock first: most opens find no stale run and take no lock.
-        SqliteStatement any(*m_db,
-            "SELECT 1 FROM runs WHERE status = 'RUNNING' AND ?1 - coalesce(heartbeat_ms, 0) > ?2 LIMIT 1");
-        if (!any.bind(1, now).bind(2, staleMs).step())
+        // A look without the write lock first: most opens find no running run and take no lock. (A
+        // run of this host whose process is gone is marked whatever its heartbeat, so every RUNNING
+        // run is a candidate.)
+        SqliteStatement any(*m_db, "SELECT 1 FROM runs WHERE status = 'RUNNING' LIMIT 1");
+        if (!any.step())
             return 0;
     }
     const std::string host = hostName();
@@ -696,33 +749,35 @@ int Project::markCrashedRuns(int64_t staleMs)
     // (adoptRun: a new pid, a fresh heartbeat) between a read outside it and the update would
     // otherwise be marked CRASHED while its new process runs.
     SqliteTransaction t(*m_db);
-    std::vector<std::string> crashed;
+    std::vector<std::pair<std::string, std::string>> crashed; // id, message
     {
         SqliteStatement s(*m_db, "SELECT id, heartbeat_ms, pid, pid_start, host FROM runs WHERE status = 'RUNNING'");
         while (s.step()) {
-            if (now - s.int64(1) <= staleMs)
-                continue;
             const int64_t pid = s.int64(2);
-            bool alive = false;
             if (s.text(4) == host && pid > 0) {
-                alive = ::kill(pid_t(pid), 0) == 0 || errno == EPERM;
-                // a recycled pid: another process now
-                if (alive && s.int64(3) != 0 && processStartTicks(pid) != s.int64(3))
-                    alive = false;
+                // This host: the process decides, whatever the heartbeat says.
+                if (localProcessGone(pid, s.int64(3)))
+                    crashed.emplace_back(s.text(0), goneMessage(pid));
+            } else if (now - s.int64(1) > staleMs) {
+                // Another host (or no pid): only the heartbeat tells.
+                crashed.emplace_back(s.text(0),
+                    "no heartbeat from host " + (s.text(4).empty() ? std::string("?") : s.text(4))
+                        + " any more: killed, out of memory, a crash or the host is gone");
             }
-            if (!alive)
-                crashed.push_back(s.text(0));
         }
     }
     if (crashed.empty())
         return 0; // the transaction ends without a change
     SqliteStatement u(*m_db,
-        "UPDATE runs SET status = 'CRASHED', end_ms = heartbeat_ms, message = ?2 WHERE id = ?1 AND status = "
-        "'RUNNING'");
-    for (const std::string& id : crashed)
-        u.bind(1, id).bind(2, "no heartbeat since the process ended (killed, out of memory or a crash)").run();
+        "UPDATE runs SET status = 'CRASHED', end_ms = coalesce(heartbeat_ms, start_ms), message = ?2 WHERE id = ?1 "
+        "AND status = 'RUNNING'");
+    int marked = 0;
+    for (const auto& [id, message] : crashed) {
+        u.bind(1, id).bind(2, message).run();
+        marked += int(m_db->changes());
+    }
     t.commit();
-    return int(crashed.size());
+    return marked;
 }
 
 std::string Project::storedGraphPath(const std::string& path) const
@@ -765,8 +820,11 @@ std::vector<RunRecord> Project::runs(const std::string& experiment) const
             + " FROM runs r JOIN experiments e ON e.id = r.experiment_id WHERE ?1 = '' OR e.name = ?1 "
               "ORDER BY r.start_ms DESC, r.rowid DESC");
     s.bind(1, experiment);
-    while (s.step())
+    const std::string host = hostName();
+    while (s.step()) {
         out.push_back(readRun(s, m_path));
+        readProcessState(out.back(), host);
+    }
     return out;
 }
 
@@ -782,12 +840,16 @@ std::optional<RunRecord> Project::findRun(const std::string& key) const
     s.bind(1, key);
     while (s.step())
         found.push_back(readRun(s, m_path));
+    const auto withProcessState = [](RunRecord r) {
+        readProcessState(r, hostName());
+        return r;
+    };
     for (const RunRecord& r : found)
         if (r.id == key)
-            return r;
+            return withProcessState(r);
     if (found.size() != 1)
         return std::nullopt;
-    return found.front();
+    return withProcessState(found.front());
 }
 
 std::map<std::string, std::string> Project::params(const std::string& runId) const
@@ -999,11 +1061,7 @@ bool Project::runProcessAlive(const std::string& runId) const
     if (s.text(2) != hostName())
         return true;
     const int64_t pid = s.int64(0);
-    if (pid <= 0 || (::kill(pid_t(pid), 0) != 0 && errno == ESRCH))
-        return false;
-    const int64_t recorded = s.int64(1);
-    const int64_t started = processStartTicks(pid);
-    return recorded == 0 || started == 0 || recorded == started; // 0: not known, the pid decides
+    return pid > 0 && !localProcessGone(pid, s.int64(1));
 }
 
 } // namespace tgraph

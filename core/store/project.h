@@ -41,12 +41,19 @@ struct RunRecord
     RunStatus status = RunStatus::Pending;
     int64_t startMs = 0, endMs = 0, heartbeatMs = 0; // Unix epoch ms; 0 = not set
     int64_t pid = 0;
+    int64_t pidStart = 0; // the process's start time in clock ticks since boot; 0 = not recorded
     std::string host;
     std::string commandLine;
     std::string resumedFrom; // the run this one continued (a new process appending to the same run
                              // records itself here as its own id; see docs/store.md §5)
     std::string checkpoint; // latest checkpoint, relative to the project folder
     std::string message; // why it failed, stopped or crashed
+    // The furthest step the project records for the run: the last step of any of its metric
+    // series and the step of its latest checkpoint (0 when it has none). What "Step" shows.
+    int64_t lastStep = 0;
+    // Read as CRASHED although the row still says RUNNING: its process on this host is gone
+    // (docs/store.md §5). markCrashedRuns, run by every writer that opens the project, records it.
+    bool crashNotRecorded = false;
 };
 
 struct RunStart
@@ -168,16 +175,21 @@ public:
     // The run's rows and its folder under dataDir(); its fold runs too. Every folder is checked
     // (runDir) before anything is deleted, and a symbolic link is removed, never followed.
     void deleteRun(const std::string& runId);
-    // RUNNING runs whose heartbeat is older than `staleMs` and whose process is gone (same host) or
-    // whose host is another machine: CRASHED. Returns how many were marked.
+    // RUNNING runs whose process is gone: on this host, at once when its pid no longer runs (or now
+    // belongs to a process with another start time); on another host (or without a pid), when the
+    // heartbeat is older than `staleMs`. They become CRASHED with end_ms = the last heartbeat.
+    // Returns how many were marked (docs/store.md §5).
     int markCrashedRuns(int64_t staleMs = kStaleHeartbeatMs);
     // A graph file the project refers to (evaluations, predictions); returns its id.
     int64_t graphId(const std::string& path, const std::string& collection = {});
 
     // ---- reading ----
     std::vector<std::string> experiments() const;
-    std::vector<RunRecord> runs(const std::string& experiment = {}) const; // newest first
-    // By id, unique id prefix (>= 4 digits) or unique name; nullopt when none or ambiguous.
+    // Newest first. A RUNNING run of this host whose process is gone reads as CRASHED
+    // (crashNotRecorded set) on any connection, read-only ones too (docs/store.md §5).
+    std::vector<RunRecord> runs(const std::string& experiment = {}) const;
+    // By id, unique id prefix (>= 4 digits) or unique name; nullopt when none or ambiguous. Reads
+    // a run of this host whose process is gone as CRASHED, as runs() does.
     std::optional<RunRecord> findRun(const std::string& idPrefixOrName) const;
     std::map<std::string, std::string> params(const std::string& runId) const;
     std::map<std::string, std::string> tags(const std::string& runId) const;
@@ -229,5 +241,9 @@ std::string hostName();
 // This process's start time in clock ticks since boot (/proc/self/stat field 22), to tell a live
 // run from a recycled pid; 0 when unknown.
 int64_t processStartTicks(int64_t pid);
+// Whether the process `pid` of this host, started at `startTicks` (0: not recorded), is gone: no
+// such process (kill(pid, 0) fails with ESRCH), a zombie, or the pid now belongs to a process
+// that started at another time (a recycled pid). False for pid <= 0 (nothing to check).
+bool localProcessGone(int64_t pid, int64_t startTicks);
 
 } // namespace tgraph

@@ -31,7 +31,7 @@ public:
     // Opens its own connection to `projectPath` (write access) for run `runId`, which must exist.
     RunWriter(const std::string& projectPath, std::string runId, RunWriterOptions options = {});
     // Flushes; the status stays as it is (a run destroyed without finish() is still RUNNING and
-    // becomes CRASHED once its heartbeat is stale).
+    // becomes CRASHED once its process is gone; docs/store.md §5).
     ~RunWriter() override;
     RunWriter(const RunWriter&) = delete;
     RunWriter& operator=(const RunWriter&) = delete;

@@ -698,59 +698,64 @@ TrainResult Trainer::run(int64_t untilStep)
         taken = 0;
     };
 
-    while (m_counters.step < end) {
-        const auto start = std::chrono::steady_clock::now();
-        const StepOutcome o = step();
-        intervalSeconds += seconds(start);
-        ++interval.intervalSteps;
-        interval.learningRate = o.learningRate;
-        tokens += double(o.configs) * double(o.nodes);
-        if (o.skipped) {
-            ++interval.skippedSteps;
-        } else {
-            lossSum += o.loss;
-            normSum += o.gradNorm;
-            ++taken;
-        }
-        const int64_t t = m_counters.step;
-        if (m_counters.nonFiniteRun >= m_options.maxNonFiniteRun) {
-            flush();
-            result.diverged = true;
-            result.message = "stopped at step " + std::to_string(t) + ": " + std::to_string(m_counters.nonFiniteRun)
-                + " consecutive steps with a non-finite loss or gradient (last on " + m_data.graphs[o.graph].path
-                + "); the model diverged or the data hold non-finite values. Try a lower --lr.";
-            emit(RunEventKind::Stopped, result.message);
-            break;
-        }
-        if (t % m_options.logEvery == 0 || t == end)
-            flush();
-        const bool milestone = (m_options.evalEvery > 0 && t % m_options.evalEvery == 0) || t == m_total;
-        if (milestone && !m_valid.empty()) {
-            EvalMetrics e = evaluate();
-            const bool better
-                = m_counters.bestStep < 0 || (std::isfinite(e.meanTau) && !(e.meanTau <= m_counters.bestTau));
-            if (better) {
-                m_counters.bestTau = e.meanTau;
-                m_counters.bestStep = t;
-                e.best = true;
+    try {
+        while (m_counters.step < end) {
+            const auto start = std::chrono::steady_clock::now();
+            const StepOutcome o = step();
+            intervalSeconds += seconds(start);
+            ++interval.intervalSteps;
+            interval.learningRate = o.learningRate;
+            tokens += double(o.configs) * double(o.nodes);
+            if (o.skipped) {
+                ++interval.skippedSteps;
+            } else {
+                lossSum += o.loss;
+                normSum += o.gradNorm;
+                ++taken;
             }
-            if (m_sink)
-                m_sink->evalMetrics(e);
-            if (better && !m_outDir.empty()) {
-                saveCheckpoint(path("best.npz"));
-                result.bestCheckpoint = path("best.npz");
-                emit(RunEventKind::Checkpoint, "best mean tau so far", result.bestCheckpoint);
+            const int64_t t = m_counters.step;
+            if (m_counters.nonFiniteRun >= m_options.maxNonFiniteRun) {
+                flush();
+                result.diverged = true;
+                result.message = "stopped at step " + std::to_string(t) + ": " + std::to_string(m_counters.nonFiniteRun)
+                    + " consecutive steps with a non-finite loss or gradient (last on " + m_data.graphs[o.graph].path
+                    + "); the model diverged or the data hold non-finite values. Try a lower --lr.";
+                emit(RunEventKind::Stopped, result.message);
+                break;
             }
-            result.lastEval = std::move(e);
+            if (t % m_options.logEvery == 0 || t == end)
+                flush();
+            const bool milestone = (m_options.evalEvery > 0 && t % m_options.evalEvery == 0) || t == m_total;
+            if (milestone && !m_valid.empty()) {
+                EvalMetrics e = evaluate();
+                const bool better
+                    = m_counters.bestStep < 0 || (std::isfinite(e.meanTau) && !(e.meanTau <= m_counters.bestTau));
+                if (better) {
+                    m_counters.bestTau = e.meanTau;
+                    m_counters.bestStep = t;
+                    e.best = true;
+                }
+                if (m_sink)
+                    m_sink->evalMetrics(e);
+                if (better && !m_outDir.empty()) {
+                    saveCheckpoint(path("best.npz"));
+                    result.bestCheckpoint = path("best.npz");
+                    emit(RunEventKind::Checkpoint, "best mean tau so far", result.bestCheckpoint);
+                }
+                result.lastEval = std::move(e);
+            }
+            if (milestone && !m_outDir.empty()) {
+                saveCheckpoint(path("last.npz"));
+                result.lastCheckpoint = path("last.npz");
+                emit(RunEventKind::Checkpoint, "latest state", result.lastCheckpoint);
+            }
+            progress.advanceTo(uint64_t(t));
+            if (m_stopAgreed) // every worker leaves after the same step
+                throw Cancelled();
         }
-        if (milestone && !m_outDir.empty()) {
-            saveCheckpoint(path("last.npz"));
-            result.lastCheckpoint = path("last.npz");
-            emit(RunEventKind::Checkpoint, "latest state", result.lastCheckpoint);
-        }
-        progress.advanceTo(uint64_t(t));
-        if (m_stopAgreed) // every worker leaves after the same step
-            throw Cancelled();
+    } catch (const Cancelled&) {
+        flush(); // the steps since the last logging interval: a stopped run's history reaches its last step
+        throw;
     }
     result.steps = m_counters.step;
     result.finished = m_counters.step == m_total;

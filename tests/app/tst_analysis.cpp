@@ -26,6 +26,8 @@
 
 #include <QAbstractAxis>
 #include <QChart>
+#include <QDir>
+#include <QFile>
 #include <QLabel>
 #include <QLineSeries>
 #include <QScatterSeries>
@@ -884,6 +886,44 @@ private Q_SLOTS:
         QCOMPARE(panel.tauStrip()->entries().size(), graphs);
         QCOMPARE(panel.viewTabs()->currentWidget(),
             graphs > 1 ? static_cast<QWidget*>(panel.tauStrip()) : panel.viewTabs()->currentWidget());
+
+        // A collection root, as New run takes it (train/ and valid/): its valid/ graphs are scored.
+        const QString root = path("root");
+        QVERIFY(QDir().mkpath(root + "/train") && QDir().mkpath(root + "/valid") && QDir().mkpath(root + "/test"));
+        QStringList train = QDir(m_layoutData + "/train").entryList({ "*.npz" }, QDir::Files, QDir::Name);
+        QVERIFY(train.size() >= 3);
+        QVERIFY(QFile::copy(m_layoutData + "/train/" + train[0], root + "/train/" + train[0]));
+        for (int k = 1; k < 3; ++k)
+            QVERIFY(QFile::copy(m_layoutData + "/train/" + train[k], root + "/valid/" + train[k]));
+        QSignalSpy messages(&panel, &InferencePanel::statusMessage);
+        panel.banner()->dismiss();
+        panel.setCollection(root);
+        QVERIFY(runAndWait(panel));
+        QVERIFY2(panel.outcome(), qPrintable(panel.banner()->text()));
+        QCOMPARE(panel.outcome()->graphs.size(), size_t(2));
+        for (const GraphInference& g : panel.outcome()->graphs)
+            QVERIFY2(QString::fromStdString(g.path).contains("/valid/"), g.path.c_str());
+        bool said = false;
+        for (const QList<QVariant>& m : messages)
+            said = said || m.at(0).toString().contains("valid/");
+        QVERIFY(said);
+        // A root with train/ only: its train/ graphs.
+        panel.setCollection(m_layoutData);
+        QVERIFY(runAndWait(panel));
+        QVERIFY2(panel.outcome(), qPrintable(panel.banner()->text()));
+        QCOMPARE(panel.outcome()->graphs.size(), size_t(train.size()));
+        // Folders that are no collection splits: the studio's words, no command-line option.
+        const QString other = path("other");
+        QVERIFY(QDir().mkpath(other + "/a") && QDir().mkpath(other + "/b"));
+        QVERIFY(QFile::copy(m_layoutData + "/train/" + train[0], other + "/a/" + train[0]));
+        panel.banner()->dismiss();
+        panel.setCollection(other);
+        panel.run();
+        QVERIFY(!panel.isRunning());
+        const QString text = panel.banner()->text();
+        QVERIFY2(text.contains("choose one of its folders") && text.contains("a/") && !text.contains("b/")
+                && !text.contains("--data"),
+            qPrintable(text));
     }
 };
 

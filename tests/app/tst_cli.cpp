@@ -7,6 +7,7 @@
 #include "core/hlo/hlotext.h"
 #include "core/io/npz.h"
 #include "core/store/project.h"
+#include "core/store/runwriter.h"
 #include "core/synth/hlogen.h"
 #include "core/synth/synthetic.h"
 #include "testutil.h"
@@ -202,18 +203,98 @@ private Q_SLOTS:
             id = p.startRun(start);
         }
         const QString file = QString::fromStdString(project);
+        const auto rowStatus
+            = [&] { return Project::open(project, Project::Access::Read).db().queryText("SELECT status FROM runs"); };
         for (const char* bad : { "abc", "5x", "-1", "nan", "inf", "1e999", "86401", "1,5", "" }) {
             const auto r = tgraphRun({ "runs", "stop", "orphan", "--project", file, "--timeout", bad });
             QVERIFY2(r.exitCode == 2, qPrintable(QString(bad) + ": " + r.err));
             QVERIFY2(r.err.contains("--timeout '" + QByteArray(bad) + "'") && r.err.contains("0..86400 s"),
                 r.err.constData());
-            QCOMPARE(Project::open(project, Project::Access::Read).findRun(id)->status, RunStatus::Running);
+            QCOMPARE(rowStatus(), std::string("RUNNING")); // refused before anything happened
         }
-        // a good value goes through; the run's process is gone (the store says so): CRASHED
-        const auto r = tgraphRun({ "runs", "stop", "orphan", "--project", file, "--timeout", "1.5m" });
+        // The run's pid is gone on this host: CRASHED at the next read, 30 s of heartbeat or not,
+        // and `runs show` (like `runs list`) records it in the file.
+        auto r = tgraphRun({ "runs", "show", "orphan", "--project", file });
         QVERIFY2(r.exitCode == 0, r.err.constData());
-        QVERIFY2(r.out.contains("had no process any more: marked CRASHED"), r.out.constData());
+        QVERIFY2(
+            r.out.contains("CRASHED - its process (pid " + QByteArray::number(gone) + ") is gone"), r.out.constData());
+        QCOMPARE(rowStatus(), std::string("CRASHED"));
+        r = tgraphRun({ "runs", "list", "--project", file });
+        QVERIFY2(r.exitCode == 0 && r.out.contains("CRASHED") && !r.out.contains("RUNNING"), r.out.constData());
+        // a good value goes through; there is nothing to stop
+        r = tgraphRun({ "runs", "stop", "orphan", "--project", file, "--timeout", "1.5m" });
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QVERIFY2(r.out.contains("is not running (CRASHED: its process"), r.out.constData());
         QCOMPARE(Project::open(project, Project::Access::Read).findRun(id)->status, RunStatus::Crashed);
+    }
+
+    // `tgraph compare --project P` and `tgraph render --view curves --project P` without runs named
+    // take every run of the project (fold runs through their run); a project without runs is refused.
+    void compareAndCurvesTakeAllRuns()
+    {
+        const std::string project = testutil::str(path("all.tgproj"));
+        const QString file = QString::fromStdString(project);
+        {
+            Project p = Project::create(project);
+            const std::vector<std::pair<std::string, std::vector<double>>> runs { { "alpha", { 0.2, 0.6 } },
+                { "beta", { 0.4, 0.1 } }, { "gamma", { 0.5, 0.5 } } };
+            for (const auto& [name, taus] : runs) {
+                RunStart start;
+                start.name = name;
+                const std::string id = p.startRun(start);
+                RunWriter w(project, id);
+                for (int64_t step = 1; step <= 5; ++step)
+                    w.logMetric("loss", step, 1.0 / double(step), "train");
+                EvalMetrics e;
+                e.step = 5;
+                e.meanTau = (taus[0] + taus[1]) / 2;
+                e.meanTileScore = std::nan("");
+                e.graphs = { { "g1.npz", 10, taus[0], 0.5, 0.1, std::nan("") },
+                    { "g2.npz", 10, taus[1], 0.5, 0.1, std::nan("") } };
+                w.evalMetrics(e);
+                w.finish(RunStatus::Finished);
+            }
+            RunStart fold;
+            fold.name = "fold-0";
+            fold.parentRun = p.findRun("alpha")->id;
+            p.setRunStatus(p.startRun(fold), RunStatus::Finished);
+        }
+        auto r = tgraphRun({ "compare", "--project", file, "--json" });
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QJsonObject report = QJsonDocument::fromJson(r.out).object();
+        const QJsonArray compared = report.value("runs").toArray();
+        QStringList names;
+        for (const QJsonValue& run : compared)
+            names << run.toObject().value("name").toString();
+        QCOMPARE(names, (QStringList { "alpha", "beta", "gamma" })); // every run, oldest first, no fold
+        QCOMPARE(report.value("pairs").toArray().size(), 3);
+        r = tgraphRun({ "compare", "--project", file });
+        QVERIFY2(r.exitCode == 0 && r.out.contains("alpha vs gamma"), r.out.constData());
+        const QString empty = path("empty.tgproj");
+        Project::create(testutil::str(empty));
+        r = tgraphRun({ "compare", "--project", empty });
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains("empty.tgproj") && r.err.contains("no runs"), r.err.constData());
+
+        if (!QFileInfo(testutil::binDir() + "/tgraph-studio").isExecutable())
+            QSKIP("built without the GUI (-DTGRAPH_BUILD_GUI=OFF): no tgraph render");
+        const QString svg = path("all-curves.svg");
+        r = tgraphRun({ "render", "--view", "curves", "--project", file, "-o", svg });
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QByteArray drawing = testutil::readAll(svg);
+        for (const char* name : { "alpha", "beta", "gamma" }) // one legend entry per run
+            QVERIFY2(drawing.contains(QByteArray(">") + name), name);
+        const QString png = path("all-curves.png");
+        r = tgraphRun({ "render", "--view", "curves", "--project", file, "-o", png });
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QVERIFY(testutil::readAll(png).startsWith("\x89PNG\r\n\x1a\n"));
+        r = tgraphRun({ "render", "--view", "curves", "--project", empty, "-o", path("none.png") });
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains("no runs"), r.err.constData());
+        // The stored views still need their run.
+        r = tgraphRun({ "render", "--view", "scatter", "--project", file, "-o", path("s.png") });
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("--run"), r.err.constData());
     }
 
     // The model commands (tgraph-model) check option values before any work, so no file is needed:

@@ -4,9 +4,10 @@
 // the window's docks, actions and graph views (a 40 000-instruction module, project files, real
 // files) and the studio's offscreen renderer of graph views.
 
+#include "app/studio/analysis/inferencepanel.h"
+#include "app/studio/analysis/tunepanel.h"
 #include "app/studio/window/aboutdialog.h"
 #include "app/studio/render/headlessrender.h"
-#include "app/studio/analysis/inferencepanel.h"
 #include "app/studio/window/mainwindow.h"
 #include "core/graph/graphio.h"
 #include "core/synth/hlogen.h"
@@ -94,6 +95,8 @@ private Q_SLOTS:
     void geometryIsRestored();
     void tuneDockFitsSmallScreens();
     void analysisDocksAreReadable();
+    void dockShortcutsBringDocksForward();
+    void tuneReusesTheInferenceModel();
     void dropOpensFiles();
     void screenshot();
     // The main window and the studio's renderer with graph views (from tst_graphwidgets, which
@@ -581,6 +584,74 @@ void TestStudio::analysisDocksAreReadable()
     }
 }
 
+// Ctrl+U (like Ctrl+I, Ctrl+Y, Ctrl+T) brings its dock forward: it opens a hidden dock and raises
+// one that is open behind another dock's tab (the Tune, Inference, Explain and Training docks
+// share the bottom area); only a dock already in front is closed by it.
+void TestStudio::dockShortcutsBringDocksForward()
+{
+    MainWindow window;
+    window.resize(1200, 800);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    window.activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(&window));
+    QDockWidget* tuneDock = window.tuneDock();
+    QDockWidget* inferenceDock = window.inferenceDock();
+    QAction* tune = window.dockAction(tuneDock);
+    QVERIFY(tune);
+    QCOMPARE(tune->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_U));
+    QCOMPARE(window.dockAction(inferenceDock)->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_I));
+    const auto inFront = [](QDockWidget* dock) { return dock->isVisible() && !dock->visibleRegion().isEmpty(); };
+
+    QVERIFY(tuneDock->isHidden());
+    QTest::keyClick(&window, Qt::Key_U, Qt::ControlModifier); // closed: opened
+    QTRY_VERIFY(inFront(tuneDock));
+    QVERIFY(tune->isChecked());
+
+    QTest::keyClick(&window, Qt::Key_I, Qt::ControlModifier); // the inference panel on top of it
+    QTRY_VERIFY(inFront(inferenceDock));
+    QTRY_VERIFY(!inFront(tuneDock));
+    QVERIFY(!tuneDock->isHidden()); // open, behind the inference tab
+    QVERIFY(window.tabifiedDockWidgets(tuneDock).contains(inferenceDock));
+
+    QTest::keyClick(&window, Qt::Key_U, Qt::ControlModifier); // behind: raised, not closed
+    QTRY_VERIFY(inFront(tuneDock));
+    QVERIFY(!tuneDock->isHidden());
+    QVERIFY(tune->isChecked());
+    QTRY_VERIFY(!inFront(inferenceDock));
+    QVERIFY(!inferenceDock->isHidden());
+
+    QTest::keyClick(&window, Qt::Key_U, Qt::ControlModifier); // in front: closed
+    QTRY_VERIFY(tuneDock->isHidden());
+    QVERIFY(!tune->isChecked());
+    QTRY_VERIFY(inFront(inferenceDock));
+    // The View menu's entry is the same action.
+    tune->trigger();
+    QTRY_VERIFY(inFront(tuneDock));
+}
+
+// The Tune panel takes the model chosen in the inference panel, and keeps following it until
+// another model is chosen for Tune itself.
+void TestStudio::tuneReusesTheInferenceModel()
+{
+    MainWindow window;
+    InferencePanel* inference = window.inferencePanel();
+    TunePanel* tune = window.tunePanel();
+    QVERIFY(tune->modelFiles().isEmpty());
+    const QString first = m_dir.filePath(QStringLiteral("first.npz"));
+    const QString second = m_dir.filePath(QStringLiteral("second.npz"));
+    inference->setModelFiles({ first });
+    QCOMPARE(inference->modelFiles(), QStringList { first });
+    QCOMPARE(tune->modelFiles(), QStringList { first });
+    inference->setModelFiles({ first, second }); // an ensemble
+    QCOMPARE(tune->modelFiles(), (QStringList { first, second }));
+    // A model chosen for Tune itself stays.
+    const QString own = m_dir.filePath(QStringLiteral("tune-only.npz"));
+    tune->setModelFiles({ own });
+    inference->setModelFiles({ second });
+    QCOMPARE(tune->modelFiles(), QStringList { own });
+}
+
 void TestStudio::dropOpensFiles()
 {
     MainWindow window;
@@ -750,6 +821,31 @@ void TestStudio::projectFilesListTheirRuns()
     for (int i = 0; i < top->childCount(); ++i)
         names << top->child(i)->text(0) + QLatin1Char(' ') + top->child(i)->text(2);
     QVERIFY2(names.contains(QStringLiteral("second-run FINISHED")), qPrintable(names.join(QLatin1Char(','))));
+    QCOMPARE(top->text(2), QStringLiteral("2 run(s)"));
+    // The sidebar follows the project file: a run added elsewhere (with a fold run, which counts in
+    // its run) and a run that ended show up without reopening the project.
+    {
+        tgraph::Project project = tgraph::Project::open(path.toStdString(), tgraph::Project::Access::Write);
+        tgraph::RunStart start;
+        start.name = "third-run";
+        const std::string third = project.startRun(start);
+        start.name = "fold-0";
+        start.parentRun = third;
+        project.startRun(start);
+        project.setRunStatus(project.findRun("first-run")->id, tgraph::RunStatus::Killed);
+    }
+    const auto sidebarText = [&window] {
+        QTreeWidgetItem* project = window.sidebar()->topLevelItem(0);
+        QStringList rows { project ? project->text(2) : QString() };
+        for (int i = 0; project && i < project->childCount(); ++i)
+            rows << project->child(i)->text(0) + QLatin1Char(' ') + project->child(i)->text(2);
+        return rows.join(QLatin1Char(','));
+    };
+    QTRY_VERIFY2_WITH_TIMEOUT(sidebarText().startsWith(QStringLiteral("3 run(s),")), qPrintable(sidebarText()),
+        3 * MainWindow::kProjectPollMs + 5000);
+    QVERIFY2(sidebarText().contains(QStringLiteral("third-run RUNNING")), qPrintable(sidebarText()));
+    QVERIFY2(sidebarText().contains(QStringLiteral("first-run KILLED")), qPrintable(sidebarText()));
+    QVERIFY2(!sidebarText().contains(QStringLiteral("fold-0")), qPrintable(sidebarText()));
     // A broken project: a banner naming it, the window keeps working.
     QVERIFY(window.errorBanner()->isVisible());
     QVERIFY2(window.errorBanner()->text().contains(QStringLiteral("broken.tgproj")),

@@ -16,7 +16,9 @@
 #include "core/store/sqlitedb.h"
 #include "widgets/common/errorbanner.h"
 #include "widgets/runs/runcomparisonview.h"
+#include "widgets/runs/runcomparisonwindow.h"
 #include "widgets/runs/runcurvesview.h"
+#include "widgets/runs/runparamsmodel.h"
 #include "widgets/runs/runtablemodel.h"
 
 #include <QChart>
@@ -26,6 +28,7 @@
 #include <QPlainTextEdit>
 #include <QScatterSeries>
 #include <QScopeGuard>
+#include <QScreen>
 #include <QSignalSpy>
 #include <QTableView>
 #include <QTableWidget>
@@ -441,6 +444,23 @@ private Q_SLOTS:
         QSignalSpy shown(&monitor, &TrainingMonitor::comparisonShown);
         monitor.compareSelected();
         QVERIFY(shown.wait(10000));
+        // Compare opens a window of its own, not a tab of the side pane, sized to the screen it is
+        // on; on a 1366x768 laptop screen less a title bar and a task bar it fits, and so does its
+        // minimum size.
+        RunComparisonWindow* window = monitor.comparisonWindow();
+        QVERIFY(window->isVisible() && window->isWindow());
+        QCOMPARE(window->view(), monitor.comparisonView());
+        const QSize screen = window->screen()->availableGeometry().size();
+        qInfo("Compare window: %dx%d on a %dx%d screen, minimum %dx%d", window->width(), window->height(),
+            screen.width(), screen.height(), window->minimumSizeHint().width(), window->minimumSizeHint().height());
+        QCOMPARE(window->size(), RunComparisonWindow::initialSize(screen));
+        QVERIFY(window->width() <= screen.width() && window->height() <= screen.height());
+        const QSize laptop(1366, 768 - 72);
+        const QSize onLaptop = RunComparisonWindow::initialSize(laptop);
+        QVERIFY(onLaptop.width() <= laptop.width() && onLaptop.height() <= laptop.height());
+        QVERIFY(onLaptop.width() >= 1000 && onLaptop.height() >= 600); // far more than a side pane
+        QVERIFY(window->minimumSizeHint().width() <= laptop.width()
+            && window->minimumSizeHint().height() <= laptop.height());
         const RunComparisonView* view = monitor.comparisonView();
         const RunComparison& cmp = view->comparison();
         QCOMPARE(cmp.runs.size(), size_t(2));
@@ -464,10 +484,12 @@ private Q_SLOTS:
             QCOMPARE(qobject_cast<QScatterSeries*>(series[k])->count(), cmp.runs[size_t(k)].graphs);
         QCOMPARE(view->graphOrder().size(), cmp.graphs.size());
         QVERIFY(monitor.banner()->messages().isEmpty());
-        const QImage shot = monitor.grab().toImage();
+        const QImage shot = window->grab().toImage();
         QVERIFY(!shot.isNull());
         if (const QString shots = testutil::env("TGRAPH_SCREENSHOT_DIR"); !shots.isEmpty())
             shot.save(shots + "/compare-runs.png");
+        // Its Parameters tab lists what differs between the runs (the model at least).
+        QVERIFY(window->paramsModel()->rowCount() > 0);
     }
 
     void deleteRemovesARunAndItsFiles()

@@ -431,6 +431,8 @@ private Q_SLOTS:
         QCOMPARE(fileHash(file), before);
     }
 
+    // markCrashedRuns: on this host the process decides at once (a gone, recycled or zombie pid),
+    // whatever the heartbeat says; for another host only a stale heartbeat tells.
     void crashedRunsAreMarked()
     {
         Project p = Project::create(spath("crash.tgproj"));
@@ -442,16 +444,124 @@ private Q_SLOTS:
         const std::string dead = p.startRun(s);
         const std::string recycled = p.startRun({}); // our own pid, but another process start time
         p.db().exec("UPDATE runs SET pid_start = pid_start + 1 WHERE id = '" + recycled + "'");
-        const std::string fresh = p.startRun(s); // dead pid, but a fresh heartbeat: not yet
-        p.db().exec("UPDATE runs SET heartbeat_ms = heartbeat_ms - 600000 WHERE id <> '" + fresh + "'");
-        QCOMPARE(p.markCrashedRuns(), 2);
+        const std::string fresh = p.startRun(s); // dead pid, fresh heartbeat: this host's pid decides
+        // A process that ended but was not reaped yet (a zombie) is gone too.
+        pid_t zombie = 0;
+        inChild([] { return 0; }, &zombie, false);
+        siginfo_t info {};
+        QCOMPARE(waitid(P_PID, id_t(zombie), &info, WEXITED | WNOWAIT), 0); // exited, left unreaped
+        RunStart z;
+        z.pid = zombie;
+        const std::string unreaped = p.startRun(z);
+        const std::string elsewhereFresh = p.startRun(s);
+        const std::string elsewhereStale = p.startRun(s);
+        p.db().exec("UPDATE runs SET host = 'another-host.invalid' WHERE id IN ('" + elsewhereFresh + "', '"
+            + elsewhereStale + "')");
+        p.db().exec("UPDATE runs SET heartbeat_ms = heartbeat_ms - 600000 WHERE id NOT IN ('" + fresh + "', '"
+            + elsewhereFresh + "', '" + unreaped + "')");
+        QCOMPARE(p.markCrashedRuns(), 5);
+        waitpid(zombie, nullptr, 0);
         QCOMPARE(p.findRun(live)->status, RunStatus::Running); // stale heartbeat, but the process lives
         QCOMPARE(p.findRun(dead)->status, RunStatus::Crashed);
-        QVERIFY(p.findRun(dead)->message.find("heartbeat") != std::string::npos);
+        QVERIFY2(p.findRun(dead)->message.find("(pid " + std::to_string(gone) + ") is gone") != std::string::npos,
+            p.findRun(dead)->message.c_str());
         QVERIFY(p.findRun(dead)->endMs > 0);
+        QVERIFY(!p.findRun(dead)->crashNotRecorded);
         QCOMPARE(p.findRun(recycled)->status, RunStatus::Crashed);
-        QCOMPARE(p.findRun(fresh)->status, RunStatus::Running);
+        QCOMPARE(p.findRun(fresh)->status, RunStatus::Crashed);
+        QCOMPARE(p.findRun(unreaped)->status, RunStatus::Crashed);
+        QCOMPARE(p.findRun(elsewhereFresh)->status, RunStatus::Running); // the heartbeat decides there
+        QCOMPARE(p.findRun(elsewhereStale)->status, RunStatus::Crashed);
+        QVERIFY2(p.findRun(elsewhereStale)->message.find("no heartbeat") != std::string::npos,
+            p.findRun(elsewhereStale)->message.c_str());
         QCOMPARE(p.markCrashedRuns(), 0);
+    }
+
+    // A RUNNING row of this host whose pid is gone reads as CRASHED at once, on a read-only
+    // connection too, without waiting for the heartbeat to go stale; the row itself changes when a
+    // writer opens the project. A run of another host with a fresh heartbeat stays RUNNING.
+    void deadProcessReadsAsCrashed()
+    {
+        const std::string file = spath("dead.tgproj");
+        std::string dead, elsewhere;
+        {
+            Project p = Project::create(file);
+            pid_t gone = 0;
+            inChild([] { return 0; }, &gone);
+            RunStart s;
+            s.pid = gone;
+            s.name = "dead";
+            dead = p.startRun(s); // heartbeat: now
+            s.name = "elsewhere";
+            elsewhere = p.startRun(s);
+            p.db().exec("UPDATE runs SET host = 'another-host.invalid' WHERE id = '" + elsewhere + "'");
+        }
+        {
+            Project reader = Project::open(file, Project::Access::Read);
+            const auto run = reader.findRun("dead");
+            QVERIFY(run);
+            QCOMPARE(run->status, RunStatus::Crashed);
+            QVERIFY(run->crashNotRecorded);
+            QVERIFY(run->endMs > 0);
+            QVERIFY2(run->message.find("is gone") != std::string::npos, run->message.c_str());
+            for (const RunRecord& r : reader.runs())
+                QCOMPARE(r.status, r.id == dead ? RunStatus::Crashed : RunStatus::Running);
+            QCOMPARE(reader.findRun("elsewhere")->status, RunStatus::Running);
+            // reading changed nothing in the file
+            QCOMPARE(
+                reader.db().queryText("SELECT status FROM runs WHERE id = '" + dead + "'"), std::string("RUNNING"));
+        }
+        Project writer = Project::open(file, Project::Access::Write); // marks it
+        QCOMPARE(writer.db().queryText("SELECT status FROM runs WHERE id = '" + dead + "'"), std::string("CRASHED"));
+        QVERIFY(!writer.findRun(dead)->crashNotRecorded);
+        QCOMPARE(writer.findRun(elsewhere)->status, RunStatus::Running);
+    }
+
+    // The step a run shows is the furthest the project records for it: any metric series (not
+    // only the loss) and its checkpoints. A run stopped after an evaluation or a checkpoint that
+    // came after its last loss point shows that step, not the loss's or 0.
+    void stepOfAStoppedRun()
+    {
+        const std::string file = spath("steps.tgproj");
+        std::string lossOnly, stopped, checkpointed, empty;
+        {
+            Project p = Project::create(file);
+            lossOnly = p.startRun({});
+            stopped = p.startRun({});
+            checkpointed = p.startRun({});
+            empty = p.startRun({});
+        }
+        {
+            RunWriter w(file, lossOnly);
+            for (int64_t step = 1; step <= 4; ++step)
+                w.stepMetrics(stepAt(step, 1.0 / double(step)));
+            w.finish(RunStatus::Finished);
+        }
+        {
+            RunWriter w(file, stopped);
+            for (int64_t step = 1; step <= 4; ++step)
+                w.stepMetrics(stepAt(step, 1.0));
+            w.logMetric("tau", 10, 0.4, "valid"); // an evaluation after the last loss interval
+            w.finish(RunStatus::Killed, "stopped at step 10");
+        }
+        {
+            RunWriter w(file, checkpointed);
+            w.stepMetrics(stepAt(3, 1.0));
+            w.flush();
+            const std::string dir = w.project().runDir(checkpointed);
+            fs::create_directories(dir);
+            writeText(QString::fromStdString(dir + "/last.npz"), "x");
+            w.project().setCheckpoint(checkpointed, dir + "/last.npz", 12);
+            w.finish(RunStatus::Killed, "stopped at step 12");
+        }
+        const Project p = Project::open(file, Project::Access::Read);
+        QCOMPARE(p.findRun(lossOnly)->lastStep, int64_t(4));
+        QCOMPARE(p.findRun(stopped)->lastStep, int64_t(10));
+        QCOMPARE(p.findRun(stopped)->status, RunStatus::Killed);
+        QCOMPARE(p.findRun(checkpointed)->lastStep, int64_t(12));
+        QCOMPARE(p.findRun(empty)->lastStep, int64_t(0));
+        for (const RunRecord& r : p.runs())
+            QCOMPARE(r.lastStep, p.findRun(r.id)->lastStep);
     }
 
     // Whether a run's recorded process still runs (what `tgraph runs stop` asks before signalling
@@ -483,11 +593,13 @@ private Q_SLOTS:
         QVERIFY(!p.runProcessAlive(noPid));
         QVERIFY(p.runProcessAlive(elsewhere));
         QVERIFY(!p.runProcessAlive("0123456789abcdef0123456789abcdef"));
-        // a read-only connection answers the same, and asking changes nothing
-        const Project reader = Project::open(file, Project::Access::Read);
+        // a read-only connection answers the same, and asking changes nothing (the run reads as
+        // CRASHED, its row stays as it is)
+        Project reader = Project::open(file, Project::Access::Read);
         QVERIFY(reader.runProcessAlive(live));
         QVERIFY(!reader.runProcessAlive(dead));
-        QCOMPARE(reader.findRun(dead)->status, RunStatus::Running);
+        QCOMPARE(reader.findRun(dead)->status, RunStatus::Crashed);
+        QCOMPARE(reader.db().queryText("SELECT status FROM runs WHERE id = '" + dead + "'"), std::string("RUNNING"));
     }
 
     // Two processes write runs into one project while this process polls it: no "database is
@@ -622,10 +734,13 @@ private Q_SLOTS:
             waitpid(pid, &status, 0);
             QVERIFY(WIFSIGNALED(status));
 
+            // CRASHED at the next read (this host: the pid decides, not the heartbeat), and recorded
+            // by the next writer that opens the project.
+            QCOMPARE(Project::open(file, Project::Access::Read).findRun(id)->status, RunStatus::Crashed);
             Project p = Project::open(file, Project::Access::Write);
             QCOMPARE(p.db().queryText("PRAGMA integrity_check"), std::string("ok"));
-            QCOMPARE(p.markCrashedRuns(0), 1);
-            QCOMPARE(p.findRun(id)->status, RunStatus::Crashed);
+            QCOMPARE(p.db().queryText("SELECT status FROM runs WHERE id = '" + id + "'"), std::string("CRASHED"));
+            QCOMPARE(p.markCrashedRuns(0), 0);
             // the committed steps are exactly first..last, each with all of its series
             SqliteStatement s(p.db(),
                 "SELECT min(m.step), max(m.step), count(DISTINCT m.step), count(*) FROM metrics m JOIN series s ON "

@@ -11,16 +11,20 @@
 #include "widgets/runs/runcurvedata.h"
 #include "widgets/runs/runcurvesview.h"
 #include "widgets/runs/runparamsmodel.h"
+#include "widgets/runs/runparamsview.h"
 #include "widgets/runs/runtablemodel.h"
 #include "widgets/runs/smoothing.h"
 
 #include <QAbstractItemModelTester>
 #include <QChart>
+#include <QCheckBox>
+#include <QLabel>
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QScatterSeries>
 #include <QSortFilterProxyModel>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -28,6 +32,8 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <sys/wait.h>
+#include <unistd.h>
 
 using namespace tgraph;
 
@@ -78,7 +84,7 @@ private Q_SLOTS:
     {
         QVERIFY(m_dir.isValid());
         // Three runs: alpha finished (loss 1/step, tau 0.3 then 0.2), beta running (loss only),
-        // gamma killed before logging anything.
+        // gamma killed after one evaluation at step 10, before its first loss interval was logged.
         m_project = m_dir.filePath("runs.tgproj");
         Project p = Project::create(m_project.toStdString());
         const auto start = [&p](const char* name, const char* lr, const char* seed) {
@@ -112,6 +118,11 @@ private Q_SLOTS:
                 w.logMetric("loss", step, 2.0 - 0.1 * step, "train");
             w.flush();
         } // beta stays RUNNING (this process, fresh heartbeat)
+        {
+            RunWriter w(m_project.toStdString(), m_gamma);
+            w.logMetric("tau", 10, 0.25, "valid");
+            w.flush();
+        }
         p.setRunStatus(m_gamma, RunStatus::Killed, "stopped");
     }
 
@@ -208,6 +219,9 @@ private Q_SLOTS:
         QCOMPARE(cell(gamma, RunTableModel::Loss).toString(), QString("—"));
         QVERIFY(!cell(gamma, RunTableModel::Loss, Qt::UserRole).isValid()); // sorts last
         QCOMPARE(cell(beta, RunTableModel::Step).toLongLong(), 4LL);
+        // A stopped run shows the step the project records for it (its evaluation), not 0 for
+        // want of a loss point.
+        QCOMPARE(cell(gamma, RunTableModel::Step).toLongLong(), 10LL);
         QVERIFY(cell(alpha, RunTableModel::Params).toString().contains("10 steps"));
         QVERIFY(cell(alpha, RunTableModel::Params).toString().contains("seed 1"));
         QCOMPARE(cell(gamma, RunTableModel::Id, RunTableModel::RunIdRole).toString(), QString::fromStdString(m_gamma));
@@ -377,9 +391,62 @@ private Q_SLOTS:
         QVERIFY(!model.index(rowOf("seed"), 0).data(RunParamsModel::DifferentRole).toBool());
         model.setOnlyDifferences(true);
         QCOMPARE(model.keys(), (std::vector<std::string> { "hparams.lr", "lr" }));
+        QVERIFY(model.emptyText().isEmpty());
+        // Runs with the same parameters: no empty table, a line that says there are no differences.
+        RunParamsView view(&model);
+        view.resize(500, 300);
+        view.show();
+        QVERIFY(view.onlyDifferences()->isChecked());
+        QVERIFY(view.table()->isVisibleTo(&view) && !view.note()->isVisibleTo(&view));
+        model.setRuns({ { "alpha", params["alpha"] }, { "alpha again", params["alpha"] } });
+        QCOMPARE(model.rowCount(), 0);
+        QVERIFY2(model.emptyText().startsWith("No differences"), qPrintable(model.emptyText()));
+        QVERIFY(view.note()->isVisibleTo(&view) && !view.table()->isVisibleTo(&view));
+        QCOMPARE(view.note()->text(), model.emptyText());
+        view.onlyDifferences()->setChecked(false); // all parameters again
+        QVERIFY(!model.onlyDifferences());
+        QVERIFY(model.rowCount() > 0 && view.table()->isVisibleTo(&view) && !view.note()->isVisibleTo(&view));
+        model.setOnlyDifferences(true);
+        model.setRuns({ { "alpha", params["alpha"] } });
+        QVERIFY2(model.emptyText().contains("two or more"), qPrintable(model.emptyText()));
+        QVERIFY(view.onlyDifferences()->isChecked());
         // A run without a key differs on it.
         const auto diff = RunParamsModel::differingKeys({ { { "a", "1" }, { "b", "2" } }, { { "a", "1" } } });
         QCOMPARE(diff, (std::set<std::string> { "b" }));
+    }
+
+    // The poller reads a RUNNING run of this host whose process is gone as CRASHED at once (the
+    // heartbeat is fresh) and records it in the file; a run of another host with a fresh heartbeat
+    // is RUNNING.
+    void pollerMarksRunsWhoseProcessIsGone()
+    {
+        const QString path = m_dir.filePath("gone.tgproj");
+        std::string dead, elsewhere;
+        {
+            Project p = Project::create(path.toStdString());
+            const pid_t gone = fork();
+            if (gone == 0)
+                _exit(0);
+            waitpid(gone, nullptr, 0);
+            RunStart s;
+            s.pid = gone;
+            s.name = "dead";
+            dead = p.startRun(s);
+            s.name = "elsewhere";
+            elsewhere = p.startRun(s);
+            p.db().exec("UPDATE runs SET host = 'another-host.invalid' WHERE id = '" + elsewhere + "'");
+        }
+        const RunSnapshot snap = RunPoller::read(path, {}, "train/loss");
+        QVERIFY2(snap.error.isEmpty(), qPrintable(snap.error));
+        RunTableModel model;
+        model.setRuns(snap.runs, snap.nowMs);
+        QCOMPARE(model.rowCount(), 2);
+        QCOMPARE(model.index(model.rowOfRun(dead), RunTableModel::Status).data().toString(), QString("crashed"));
+        QCOMPARE(model.index(model.rowOfRun(elsewhere), RunTableModel::Status).data().toString(), QString("running"));
+        Project reader = Project::open(path.toStdString(), Project::Access::Read);
+        QCOMPARE(reader.db().queryText("SELECT status FROM runs WHERE id = '" + dead + "'"), std::string("CRASHED"));
+        QCOMPARE(
+            reader.db().queryText("SELECT status FROM runs WHERE id = '" + elsewhere + "'"), std::string("RUNNING"));
     }
 
     // CTest runs this again as tst_runwidgets_locale with LC_ALL=de_DE.UTF-8, which QApplication

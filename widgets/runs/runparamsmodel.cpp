@@ -139,6 +139,22 @@ void RunParamsModel::rebuildKeys()
             m_keys.push_back(key);
 }
 
+QString RunParamsModel::emptyText() const
+{
+    if (!m_keys.empty())
+        return {};
+    if (m_runs.empty())
+        return tr("Select runs to see their parameters.");
+    bool anyParams = false;
+    for (const Run& r : m_runs)
+        anyParams = anyParams || !r.params.empty();
+    if (!anyParams)
+        return tr("The selected runs record no parameters.");
+    if (m_runs.size() == 1)
+        return tr("Select two or more runs to see which parameters differ.");
+    return tr("No differences: the %n selected runs have the same parameters.", nullptr, int(m_runs.size()));
+}
+
 int RunParamsModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : int(m_keys.size()); }
 int RunParamsModel::columnCount(const QModelIndex& parent) const
 {

@@ -31,6 +31,10 @@ public:
     bool onlyDifferences() const { return m_onlyDifferences; }
     // The keys shown, in row order.
     const std::vector<std::string>& keys() const { return m_keys; }
+    int runCount() const { return int(m_runs.size()); }
+    // What to say instead of an empty table ("" while it has rows): no runs chosen, one run under
+    // "only differences", no differences between the runs, no parameters recorded.
+    QString emptyText() const;
 
     // JSON objects among the values become one entry per leaf ("hparams.model.hidden" = "128").
     static std::map<std::string, std::string> flatten(const std::map<std::string, std::string>& params);

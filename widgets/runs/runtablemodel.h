@@ -16,7 +16,7 @@ struct RunRow
 {
     tgraph::RunRecord record;
     std::map<std::string, std::string> params;
-    int64_t step = 0; // latest logged training step
+    int64_t step = 0; // the furthest step the project records (RunRecord::lastStep; a CV run: its latest fold's)
     double loss = std::nan(""); // latest training loss
     double tau = std::nan(""); // latest validation mean tau
     double bestTau = std::nan(""); // best validation mean tau so far (over its folds for a CV run)

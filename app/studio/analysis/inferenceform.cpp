@@ -5,6 +5,7 @@
 
 #include "widgets/common/formatting.h"
 
+#include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QLineEdit>
@@ -28,6 +29,7 @@ InferenceForm::InferenceForm(QWidget* parent)
     connect(m_ui->openStored, &QPushButton::clicked, this, &InferenceForm::storedRunRequested);
     connect(m_ui->browseCollection, &QPushButton::clicked, this, &InferenceForm::browseCollection);
     connect(m_ui->model, &QComboBox::currentTextChanged, this, &InferenceForm::updateMembers);
+    connect(m_ui->model, &QComboBox::currentTextChanged, this, [this] { Q_EMIT modelChanged(modelFiles()); });
     connect(m_ui->target, &QComboBox::currentIndexChanged, this, &InferenceForm::updateControls);
     connect(m_ui->configSet, &QComboBox::currentIndexChanged, this, &InferenceForm::updateControls);
     connect(m_ui->run, &QPushButton::clicked, this, &InferenceForm::runRequested);
@@ -159,6 +161,48 @@ std::vector<std::string> InferenceForm::weights() const
     return entries;
 }
 
+QStringList InferenceForm::modelFiles() const
+{
+    QStringList files;
+    for (const std::string& w : weights())
+        files << QString::fromStdString(w);
+    return files;
+}
+
+QString InferenceForm::collectionToScore(const QString& directory, QString* problem, QString* note)
+{
+    const QDir dir(directory);
+    if (!dir.exists()) {
+        *problem = tr("The collection directory %1 does not exist").arg(QDir::toNativeSeparators(directory));
+        return {};
+    }
+    const QStringList npz = QStringList { QStringLiteral("*.npz") };
+    if (!dir.entryList(npz, QDir::Files).isEmpty())
+        return directory;
+    // A collection root as `tgraph synth --collection` and the TpuGraphs data lay it out, which New
+    // run takes (it trains on train/ and validates on valid/): its valid/ graphs, held out of
+    // training, else its train/ graphs. test/ has no published runtimes; choose it by itself.
+    for (const QString& split : { QStringLiteral("valid"), QStringLiteral("train") }) {
+        const QDir sub(dir.filePath(split));
+        if (sub.exists() && !sub.entryList(npz, QDir::Files).isEmpty()) {
+            if (note)
+                *note = tr("%1 is a collection: scoring its %2/ graphs")
+                            .arg(QDir::toNativeSeparators(dir.dirName()), split);
+            return sub.path();
+        }
+    }
+    QStringList withGraphs;
+    for (const QString& sub : dir.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name))
+        if (!QDir(dir.filePath(sub)).entryList(npz, QDir::Files).isEmpty())
+            withGraphs << sub + QLatin1Char('/');
+    if (withGraphs.isEmpty())
+        *problem = tr("%1 holds no .npz graphs").arg(QDir::toNativeSeparators(directory));
+    else
+        *problem = tr("%1 holds no .npz graphs itself; choose one of its folders as the collection: %2")
+                       .arg(QDir::toNativeSeparators(directory), withGraphs.join(QStringLiteral(", ")));
+    return {};
+}
+
 tgraph::GraphDocumentPtr InferenceForm::chosenDocument() const
 {
     const int index = m_ui->target->currentIndex();
@@ -179,7 +223,7 @@ QStringList InferenceForm::projects() const
 
 QProgressBar* InferenceForm::progressBar() const { return m_ui->progress; }
 
-bool InferenceForm::makeRequest(InferenceRequest* request, QString* problem) const
+bool InferenceForm::makeRequest(InferenceRequest* request, QString* problem, QString* note) const
 {
     *request = {};
     request->weights = weights();
@@ -202,7 +246,10 @@ bool InferenceForm::makeRequest(InferenceRequest* request, QString* problem) con
             *problem = tr("Choose a graph or a collection directory");
             return false;
         }
-        request->files.push_back(m_ui->collection->text().toStdString());
+        const QString graphs = collectionToScore(m_ui->collection->text(), problem, note);
+        if (graphs.isEmpty())
+            return false;
+        request->files.push_back(graphs.toStdString());
     }
     request->configSet = request->document ? ConfigSetKind(m_ui->configSet->currentData().toInt()) : ConfigSetKind::All;
     request->sampleCount = m_ui->count->value();

@@ -41,11 +41,18 @@ public:
     void setBusy(bool busy);
 
     // The request the form describes; false with `problem` set when it is incomplete (no model, no
-    // member checked, no graph or collection).
-    bool makeRequest(InferenceRequest* request, QString* problem) const;
+    // member checked, no graph or collection, a directory without graphs). A collection root (the
+    // train/ valid/ test/ folders New run takes) is scored through its valid/ graphs (else its
+    // train/ graphs); `note` then says so.
+    bool makeRequest(InferenceRequest* request, QString* problem, QString* note = nullptr) const;
+    // The directory of graphs a collection directory stands for: DIR itself when it holds .npz
+    // files, DIR/valid (else DIR/train) for a collection root (docs/studio.md §5.1); empty with
+    // `problem` in the studio's words otherwise.
+    static QString collectionToScore(const QString& directory, QString* problem, QString* note = nullptr);
     // The model entries as typed (';'-separated), the chosen graph (null for a collection), configs
     // per pass, and the projects of the store choice.
     std::vector<std::string> weights() const;
+    QStringList modelFiles() const; // the same, as typed
     tgraph::GraphDocumentPtr chosenDocument() const;
     QString collection() const;
     int batchConfigs() const;
@@ -57,6 +64,8 @@ Q_SIGNALS:
     void cancelRequested();
     // "From project run…" or "Open stored…": pick a run of a project (a model or stored results).
     void storedRunRequested();
+    // The model entries changed (typed, browsed, set from a run): the Tune panel follows them.
+    void modelChanged(const QStringList& files);
 
 private:
     void updateMembers();

@@ -57,6 +57,7 @@ InferencePanel::InferencePanel(QWidget* parent)
     connect(m_form, &InferenceForm::runRequested, this, &InferencePanel::run);
     connect(m_form, &InferenceForm::cancelRequested, this, &InferencePanel::cancel);
     connect(m_form, &InferenceForm::storedRunRequested, this, &InferencePanel::chooseStoredRun);
+    connect(m_form, &InferenceForm::modelChanged, this, &InferencePanel::modelFilesChanged);
     connect(m_results, &InferenceResults::configSelected, this, &InferencePanel::configSelected);
     connect(m_results, &InferenceResults::openGraphRequested, this, &InferencePanel::openGraphRequested);
     connect(m_results, &InferenceResults::explainRequested, this, &InferencePanel::explainRequested);
@@ -101,6 +102,7 @@ void InferencePanel::setProjects(const QStringList& projectPaths) { m_form->setP
 void InferencePanel::setStoreInProject(const QString& projectPath) { m_form->setStoreInProject(projectPath); }
 
 void InferencePanel::setModelFiles(const QStringList& files) { m_form->setModelFiles(files); }
+QStringList InferencePanel::modelFiles() const { return m_form->modelFiles(); }
 
 void InferencePanel::setCollection(const QString& directory) { m_form->setCollection(directory); }
 
@@ -113,10 +115,13 @@ void InferencePanel::run()
     m_banner->dismiss();
     InferenceRequest request;
     QString problem;
-    if (!m_form->makeRequest(&request, &problem)) {
+    QString note;
+    if (!m_form->makeRequest(&request, &problem, &note)) {
         m_banner->addMessage(problem);
         return;
     }
+    if (!note.isEmpty())
+        Q_EMIT statusMessage(note);
     m_runDocument = request.document;
     setSettingsShown(true); // its progress bar and Cancel
     qCDebug(lcStudio) << "inference on"

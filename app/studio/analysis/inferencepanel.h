@@ -46,6 +46,7 @@ public:
     void setProjects(const QStringList& projectPaths);
     // Model files (a weights .npz, a checkpoint or an ensemble.json).
     void setModelFiles(const QStringList& files);
+    QStringList modelFiles() const;
     void setCollection(const QString& directory); // graph choice: this collection
     void setConfigSet(ConfigSetKind kind, int64_t count);
     void setStoreInProject(const QString& projectPath); // "" = do not store
@@ -100,6 +101,8 @@ Q_SIGNALS:
     void configSelected(const QString& graphPath, qint64 config);
     void openGraphRequested(const QString& path);
     void statusMessage(const QString& message);
+    // The chosen model changed (the Tune panel reuses it, docs/studio.md §5.6).
+    void modelFilesChanged(const QStringList& files);
     void finished();
     // "Why is A ranked as it is against B?" (A and B: a config id, fastest, slowest or default).
     void explainRequested(const QString& configA, const QString& configB);

@@ -182,6 +182,14 @@ void TunePanel::setDocuments(
 
 void TunePanel::setModelFiles(const QStringList& files) { m_model->setCurrentText(files.join(QLatin1Char(';'))); }
 
+QStringList TunePanel::modelFiles() const
+{
+    QStringList files;
+    for (const QString& entry : m_model->currentText().split(QLatin1Char(';'), Qt::SkipEmptyParts))
+        files << entry.trimmed();
+    return files;
+}
+
 void TunePanel::setStrategy(tgraph::TuneStrategy strategy)
 {
     m_strategy->setCurrentIndex(std::max(0, m_strategy->findData(int(strategy))));

@@ -79,6 +79,7 @@ public:
 
     void setDocuments(const std::vector<tgraph::GraphDocumentPtr>& documents, const tgraph::GraphDocumentPtr& current);
     void setModelFiles(const QStringList& files);
+    QStringList modelFiles() const; // as typed (';'-separated entries)
     void setStrategy(tgraph::TuneStrategy strategy);
     void setBudget(int budget);
     void setBatch(int batch);

@@ -55,8 +55,8 @@ bool renderAnalysis(const AnalysisRenderRequest& request, QString* error)
         return fail(QStringLiteral("unknown view '%1'").arg(request.view));
 
     if (request.view == QStringLiteral("curves")) {
-        if (request.project.isEmpty() || request.run.isEmpty())
-            return fail(QStringLiteral("--view curves needs --project P --run RUN[,RUN...]"));
+        if (request.project.isEmpty())
+            return fail(QStringLiteral("--view curves needs --project P [--run RUN[,RUN...]]"));
         RunCurvesRenderOptions options;
         options.metric = request.metric;
         options.smoothing = request.smoothing;
@@ -65,6 +65,7 @@ bool renderAnalysis(const AnalysisRenderRequest& request, QString* error)
             return fail(QStringLiteral("--x must be step, relative or wall, not '%1'").arg(request.xAxis));
         options.width = request.width;
         options.height = request.height;
+        // No run named: every run of the project (renderRunCurves).
         return renderRunCurves(
             request.project, request.run.split(QLatin1Char(','), Qt::SkipEmptyParts), request.output, error, options);
     }

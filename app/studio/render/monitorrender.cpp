@@ -34,15 +34,24 @@ bool renderRunCurves(const QString& projectPath, const QStringList& runIdsOrName
     const QString suffix = QFileInfo(outputPngOrSvg).suffix().toLower();
     if (suffix != QStringLiteral("png") && suffix != QStringLiteral("svg"))
         return fail(outputPngOrSvg + QStringLiteral(": the output must end in .png or .svg"));
-    if (runIdsOrNames.isEmpty())
-        return fail(projectPath + QStringLiteral(": no run to draw (give run ids, id prefixes or names)"));
     if (!QFileInfo(projectPath).isFile())
         return fail(projectPath + QStringLiteral(": no such project file"));
     if (!options.metric.contains(QLatin1Char('/')))
         return fail(
             QStringLiteral("metric '%1': give it as context/key, e.g. train/loss or valid/tau").arg(options.metric));
 
-    const RunSnapshot snapshot = RunPoller::read(projectPath, runIdsOrNames, options.metric);
+    QStringList runs = runIdsOrNames;
+    if (runs.isEmpty()) {
+        // Every run of the project (the table's runs: folds are drawn with their run), oldest first.
+        const RunSnapshot all = RunPoller::read(projectPath, {}, options.metric);
+        if (!all.error.isEmpty())
+            return fail(all.error);
+        for (auto it = all.runs.rbegin(); it != all.runs.rend(); ++it)
+            runs << QString::fromStdString(it->record.id);
+        if (runs.isEmpty())
+            return fail(projectPath + QStringLiteral(": the project has no runs to draw"));
+    }
+    const RunSnapshot snapshot = RunPoller::read(projectPath, runs, options.metric);
     if (!snapshot.error.isEmpty())
         return fail(snapshot.error);
     if (!snapshot.missingRuns.isEmpty())

@@ -21,11 +21,11 @@ struct RunCurvesRenderOptions
 // "step", "relative" or "wall" (as `--x` would take them); false for anything else.
 bool parseCurveXAxis(const QString& name, CurveXAxis* axis);
 
-// The training monitor's curves of project runs (ids, unique id prefixes or names; a
-// cross-validation run draws its folds) drawn offscreen into a PNG or SVG file, for
-// `tgraph render --view curves`. False with `error` naming the file and the problem: the output
-// is neither .png nor .svg, the project cannot be read, a run is not in it, no run logged the
-// metric (the error lists the ones they did log). Needs a QApplication (the offscreen platform
-// does).
+// The training monitor's curves of project runs (ids, unique id prefixes or names; none: every
+// run of the project, oldest first; a cross-validation run draws its folds) drawn offscreen into a
+// PNG or SVG file, for `tgraph render --view curves`. False with `error` naming the file and the
+// problem: the output is neither .png nor .svg, the project cannot be read or has no runs, a run
+// is not in it, no run logged the metric (the error lists the ones they did log). Needs a
+// QApplication (the offscreen platform does).
 bool renderRunCurves(const QString& projectPath, const QStringList& runIdsOrNames, const QString& outputPngOrSvg,
     QString* error, const RunCurvesRenderOptions& options = {});

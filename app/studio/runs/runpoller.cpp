@@ -127,6 +127,17 @@ RunSnapshot RunPoller::read(const QString& project, const QStringList& runIds, c
     try {
         const Project p = Project::open(project.toStdString(), Project::Access::Read);
         const std::vector<RunRecord> all = p.runs();
+        // A run of this host whose process is gone reads as CRASHED already; record it in the file
+        // too (opening for writing runs markCrashedRuns, docs/store.md §5). A project the studio
+        // cannot write keeps its rows; the runs still read as CRASHED.
+        if (std::any_of(all.begin(), all.end(), [](const RunRecord& r) { return r.crashNotRecorded; })
+            && QFileInfo(project).isWritable() && QFileInfo(QFileInfo(project).absolutePath()).isWritable()) {
+            try {
+                Project::open(project.toStdString(), Project::Access::Write);
+            } catch (const std::exception&) {
+                // busy or read-only after all: the next writer records it
+            }
+        }
         std::map<std::string, std::vector<const RunRecord*>> folds; // oldest first
         for (auto it = all.rbegin(); it != all.rend(); ++it)
             if (!it->parentRun.empty())
@@ -151,13 +162,22 @@ RunSnapshot RunPoller::read(const QString& project, const QStringList& runIds, c
             const LatestMetric* loss = latestOf(r.id, "train/loss");
             const LatestMetric* tau = latestOf(r.id, "valid/tau");
             row.bestTau = bestTauOf(p, r.id);
+            // The step the project records (metrics of any series, checkpoints), not only the last
+            // loss point: a run stopped between two logging intervals has its checkpoint's step.
+            row.step = r.lastStep;
             // A cross-validation run logs through its folds: show the fold written last.
             if (const auto f = folds.find(r.id); f != folds.end()) {
                 row.folds = int(f->second.size());
+                bool stepOfFold = false;
                 for (const RunRecord* fold : f->second) {
                     const LatestMetric* foldLoss = latestOf(fold->id, "train/loss");
-                    if (foldLoss && (!loss || foldLoss->wallMs >= loss->wallMs))
+                    if (foldLoss && (!loss || foldLoss->wallMs >= loss->wallMs)) {
                         loss = foldLoss;
+                        row.step = fold->lastStep;
+                        stepOfFold = true;
+                    } else if (!stepOfFold) {
+                        row.step = std::max(row.step, fold->lastStep); // folds without a loss yet
+                    }
                     const LatestMetric* foldTau = latestOf(fold->id, "valid/tau");
                     if (foldTau && (!tau || foldTau->wallMs >= tau->wallMs))
                         tau = foldTau;
@@ -166,10 +186,8 @@ RunSnapshot RunPoller::read(const QString& project, const QStringList& runIds, c
                         row.bestTau = foldBest;
                 }
             }
-            if (loss) {
+            if (loss)
                 row.loss = loss->value;
-                row.step = loss->step;
-            }
             if (tau)
                 row.tau = tau->value;
             row.stale = r.status == tgraph::RunStatus::Running && r.heartbeatMs

@@ -10,12 +10,13 @@
 #include "widgets/common/errorbanner.h"
 #include "widgets/common/jobchannel.h"
 #include "widgets/runs/runcomparisonview.h"
+#include "widgets/runs/runcomparisonwindow.h"
 #include "widgets/runs/runcurvespanel.h"
 #include "widgets/runs/runcurvesview.h"
 #include "widgets/runs/runparamsmodel.h"
+#include "widgets/runs/runparamsview.h"
 #include "widgets/runs/runtablemodel.h"
 
-#include <QCheckBox>
 #include <QDir>
 #include <QFileInfo>
 #include <QHBoxLayout>
@@ -36,7 +37,7 @@
 
 namespace {
 
-enum SideTab { OutputTab, ParamsTab, CompareTab };
+enum SideTab { OutputTab, ParamsTab };
 
 } // namespace
 
@@ -125,8 +126,8 @@ QWidget* TrainingMonitor::createToolbar()
     m_weights->setToolTip(tr("Send the run's ensemble or best checkpoint to the inference panel"));
     m_compare = new QPushButton(tr("Compare"));
     m_compare->setToolTip(
-        tr("The selected runs side by side (metrics, tau per graph, which ranks which graphs better); for two runs "
-           "also the parameters that differ"));
+        tr("The selected runs side by side in a window of their own (metrics, tau per graph, which ranks which "
+           "graphs better, the parameters that differ)"));
     m_filter = new QLineEdit;
     m_filter->setPlaceholderText(tr("Filter runs (regular expression over all columns)"));
     m_filter->setClearButtonEnabled(true);
@@ -156,29 +157,19 @@ QWidget* TrainingMonitor::createSidePanel()
     connect(m_logPane, &RunLogPane::fileRunChanged, m_poller, &RunPoller::setLogRun);
     m_side->addTab(m_logPane, tr("Output"));
 
-    auto* params = new QWidget;
-    auto* paramsLayout = new QVBoxLayout(params);
-    paramsLayout->setContentsMargins(2, 2, 2, 2);
-    m_onlyDifferences = new QCheckBox(tr("Only parameters that differ"));
-    auto* view = new QTableView;
-    view->setModel(m_params);
-    view->verticalHeader()->hide();
-    view->horizontalHeader()->setStretchLastSection(true);
-    view->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    paramsLayout->addWidget(m_onlyDifferences);
-    paramsLayout->addWidget(view, 1);
-    m_side->addTab(params, tr("Parameters"));
-    connect(m_onlyDifferences, &QCheckBox::toggled, m_params, &RunParamsModel::setOnlyDifferences);
-    connect(m_params, &QAbstractItemModel::modelReset, view, [view] { view->resizeColumnToContents(0); });
+    m_paramsView = new RunParamsView(m_params);
+    m_side->addTab(m_paramsView, tr("Parameters"));
 
-    m_comparison = new RunComparisonView;
-    m_side->addTab(m_comparison, tr("Compare"));
-    connect(m_comparison, &RunComparisonView::graphActivated, this,
+    // Compare needs room (a metrics table of 15 columns, the τ strip, the pairs): a window of its
+    // own instead of a tab of this side pane (docs/studio.md §2.7).
+    m_comparison = new RunComparisonWindow(this);
+    connect(m_comparison, &RunComparisonWindow::graphActivated, this,
         [this](const QString& graph) { Q_EMIT statusMessage(graph); });
     return m_side;
 }
 
 RunCurvesView* TrainingMonitor::curves() const { return m_curves->view(); }
+RunComparisonView* TrainingMonitor::comparisonView() const { return m_comparison->view(); }
 QPlainTextEdit* TrainingMonitor::logPane() const { return m_logPane->text(); }
 QString TrainingMonitor::project() const { return m_poller->project(); }
 void TrainingMonitor::setPollInterval(int ms) { m_poller->setInterval(ms); }
@@ -207,7 +198,8 @@ void TrainingMonitor::setProject(const QString& path)
     m_curves->view()->setCurves({});
     m_params->setRuns({});
     m_compareJobs->cancel();
-    m_comparison->setComparison({});
+    m_comparison->setComparison({}, {});
+    m_comparison->hide();
     m_logPane->clear();
     m_poller->setProject(path);
     updateButtons();
@@ -498,24 +490,26 @@ void TrainingMonitor::compareSelected()
     const QStringList ids = selectedRunIds();
     if (ids.size() < 2 || project().isEmpty())
         return;
-    if (ids.size() == 2)
-        m_onlyDifferences->setChecked(true);
+    std::vector<RunParamsModel::Run> params;
+    for (const QString& id : ids)
+        if (const RunRow* r = rowOf(id))
+            params.push_back({ QString::fromStdString(r->record.name), r->params });
     // The project is read on a worker thread with its own connection; a newer Compare (or another
     // project) drops this one's result.
     std::vector<std::string> keys;
     for (const QString& id : ids)
         keys.push_back(id.toStdString());
-    m_compareJobs->start([this, path = project().toStdString(), keys, ids](JobProgress&) -> JobTracker::Continuation {
-        const tgraph::Project p = tgraph::Project::open(path, tgraph::Project::Access::Read);
-        auto comparison = std::make_shared<tgraph::RunComparison>(tgraph::compareRuns(p, keys));
-        return [this, comparison, ids] {
-            m_comparison->setComparison(std::move(*comparison));
-            m_side->setCurrentIndex(CompareTab);
-            QString message = tr("%n run(s) compared", nullptr, int(ids.size()));
-            if (ids.size() == 2)
-                message += tr("; %n parameter(s) differ", nullptr, m_params->rowCount());
-            Q_EMIT statusMessage(message);
-            Q_EMIT comparisonShown();
-        };
-    });
+    m_compareJobs->start(
+        [this, path = project().toStdString(), keys, ids, params](JobProgress&) -> JobTracker::Continuation {
+            const tgraph::Project p = tgraph::Project::open(path, tgraph::Project::Access::Read);
+            auto comparison = std::make_shared<tgraph::RunComparison>(tgraph::compareRuns(p, keys));
+            return [this, comparison, ids, params] {
+                m_comparison->setComparison(std::move(*comparison), params, QFileInfo(project()).fileName());
+                m_comparison->showInFront();
+                const QString message = tr("%n run(s) compared", nullptr, int(ids.size()))
+                    + tr("; %n parameter(s) differ", nullptr, m_comparison->paramsModel()->rowCount());
+                Q_EMIT statusMessage(message);
+                Q_EMIT comparisonShown();
+            };
+        });
 }

@@ -9,7 +9,6 @@
 
 class ErrorBanner;
 class JobChannel;
-class QCheckBox;
 class QLineEdit;
 class QPlainTextEdit;
 class QPushButton;
@@ -17,9 +16,11 @@ class QSortFilterProxyModel;
 class QTabWidget;
 class QTableView;
 class RunComparisonView;
+class RunComparisonWindow;
 class RunCurvesPanel;
 class RunCurvesView;
 class RunParamsModel;
+class RunParamsView;
 class RunLogPane;
 class RunProcesses;
 class RunTableModel;
@@ -28,7 +29,8 @@ class RunTableModel;
 // latest metrics, best validation τ; sort, filter, multi-select), live curves of the selected
 // runs with TensorBoard smoothing, the selected run's output (live for runs started here, its
 // train.log otherwise), the parameters of the selected runs side by side, and the actions New
-// run, Stop (graceful, then kill), Resume, Delete, Open weights and Compare. The project is polled
+// run, Stop (graceful, then kill), Resume, Delete, Open weights and Compare (in a window of its
+// own, RunComparisonWindow, docs/studio.md §2.7). The project is polled
 // on a background thread while the monitor is visible; runs started by `tgraph train --project`
 // elsewhere show up too. Errors appear in the inline banner.
 class TrainingMonitor : public QWidget
@@ -64,7 +66,9 @@ public:
     RunCurvesView* curves() const;
     RunCurvesPanel* curvesPanel() const { return m_curves; }
     RunParamsModel* paramsModel() const { return m_params; }
-    RunComparisonView* comparisonView() const { return m_comparison; }
+    RunParamsView* paramsView() const { return m_paramsView; }
+    RunComparisonView* comparisonView() const;
+    RunComparisonWindow* comparisonWindow() const { return m_comparison; }
     RunProcesses* processes() const { return m_processes; }
     ErrorBanner* banner() const { return m_banner; }
     QPlainTextEdit* logPane() const;
@@ -74,7 +78,7 @@ Q_SIGNALS:
     void openWeightsRequested(const QString& path);
     void statusMessage(const QString& message);
     void snapshotShown(); // after each poll result is shown (tests wait for it)
-    void comparisonShown(); // compareSelected()'s result is in the Compare tab
+    void comparisonShown(); // compareSelected()'s result is in the Compare window
 
 protected:
     void showEvent(QShowEvent* event) override;
@@ -104,8 +108,8 @@ private:
     RunCurvesPanel* m_curves = nullptr;
     QTabWidget* m_side = nullptr;
     RunLogPane* m_logPane = nullptr;
-    QCheckBox* m_onlyDifferences = nullptr;
-    RunComparisonView* m_comparison = nullptr;
+    RunParamsView* m_paramsView = nullptr;
+    RunComparisonWindow* m_comparison = nullptr;
     JobChannel* m_compareJobs = nullptr; // a newer Compare drops an older one's result
     QLineEdit* m_filter = nullptr;
     QPushButton* m_newRun = nullptr;

@@ -12,6 +12,7 @@
 
 #include "widgets/common/errorbanner.h"
 #include "widgets/common/formatting.h"
+#include "widgets/common/jobchannel.h"
 #include "widgets/graph/graphpage.h"
 #include "widgets/graph/graphpane.h"
 #include "widgets/graph/graphsummaryview.h"
@@ -42,6 +43,7 @@
 #include <QStyle>
 #include <QTabBar>
 #include <QTabWidget>
+#include <QTimer>
 #include <QToolButton>
 
 #include <QTreeWidget>
@@ -81,6 +83,8 @@ MainWindow::MainWindow(QWidget* parent)
     , m_banner(new ErrorBanner(this))
     , m_pages(new QStackedWidget(this))
     , m_tabs(new QTabWidget(this))
+    , m_projectPoll(new JobChannel(JobLane::Io, QStringLiteral("Projects"), this))
+    , m_projectTimer(new QTimer(this))
 {
     setObjectName(QStringLiteral("MainWindow"));
     setWindowTitle(tr("TGraph Studio"));
@@ -122,6 +126,10 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_loader, &GraphLoader::cancelled, this, &MainWindow::onCancelled);
     connect(m_loader, &GraphLoader::idle, this, &MainWindow::onIdle);
     connect(m_recent, &RecentFiles::changed, this, &MainWindow::updateRecentMenu);
+    // The sidebar's projects follow their files: runs started, ended or deleted elsewhere too.
+    m_projectTimer->setInterval(kProjectPollMs);
+    connect(m_projectTimer, &QTimer::timeout, this, &MainWindow::refreshProjects);
+    m_projectTimer->start();
 
     updateRecentMenu();
     updateCentralPage();
@@ -415,6 +423,31 @@ void MainWindow::setupDocks()
     });
     connect(m_monitor, &TrainingMonitor::openWeightsRequested, this,
         [this](const QString& path) { m_tunePanel->setModelFiles({ path }); });
+    // Tune reuses the model chosen in Inference, unless another one was chosen for Tune itself.
+    connect(m_inferencePanel, &InferencePanel::modelFilesChanged, this, [this](const QStringList& files) {
+        const QStringList tune = m_tunePanel->modelFiles();
+        if (tune.isEmpty() || tune == m_sharedModel)
+            m_tunePanel->setModelFiles(files);
+        m_sharedModel = files;
+    });
+    // A poll of the monitored project that shows other runs than the sidebar: re-read at once.
+    connect(m_monitor, &TrainingMonitor::snapshotShown, this, [this] {
+        const QString monitored = QFileInfo(m_monitor->project()).absoluteFilePath();
+        for (const ProjectInfoPtr& p : m_projects) {
+            if (QFileInfo(QString::fromStdString(p->path)).absoluteFilePath() != monitored)
+                continue;
+            std::vector<std::pair<std::string, tgraph::RunStatus>> shown, listed;
+            for (const RunRow& r : m_monitor->runsModel()->runs())
+                shown.emplace_back(r.record.id, r.record.status);
+            for (const tgraph::RunRecord& r : p->runs)
+                if (r.parentRun.empty())
+                    listed.emplace_back(r.id, r.status);
+            std::sort(shown.begin(), shown.end());
+            std::sort(listed.begin(), listed.end());
+            if (shown != listed)
+                refreshProjects();
+        }
+    });
 
     // The analysis docks share the bottom area; the first time one opens it gets half the window's
     // height, so that its charts are readable there (docs/studio.md §5).
@@ -427,23 +460,59 @@ void MainWindow::setupDocks()
     m_viewMenu->addSeparator();
     m_viewMenu->addAction(m_sidebarDock->toggleViewAction());
     m_viewMenu->addAction(m_inspectorDock->toggleViewAction());
-    QAction* inference = m_inferenceDock->toggleViewAction();
-    inference->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_I));
-    m_viewMenu->addAction(inference);
-    QAction* explain = m_explainDock->toggleViewAction();
-    explain->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Y));
-    m_viewMenu->addAction(explain);
-    connect(explain, &QAction::triggered, this, [this](bool shown) {
-        if (shown)
+    addDockAction(m_inferenceDock, QKeySequence(Qt::CTRL | Qt::Key_I));
+    QAction* explain = addDockAction(m_explainDock, QKeySequence(Qt::CTRL | Qt::Key_Y));
+    connect(explain, &QAction::triggered, this, [this] {
+        if (!m_explainDock->isHidden())
             m_explainPanel->setContext(m_inferencePanel->explainContext());
     });
-    QAction* tune = m_tuneDock->toggleViewAction();
-    tune->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_U));
-    m_viewMenu->addAction(tune);
-    QAction* training = m_trainingDock->toggleViewAction();
-    training->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_T));
-    m_viewMenu->addAction(training);
+    QAction* tune = addDockAction(m_tuneDock, QKeySequence(Qt::CTRL | Qt::Key_U));
+    connect(tune, &QAction::triggered, this, [this] {
+        if (!m_tuneDock->isHidden() && m_tunePanel->modelFiles().isEmpty() && !m_sharedModel.isEmpty())
+            m_tunePanel->setModelFiles(m_sharedModel);
+    });
+    addDockAction(m_trainingDock, QKeySequence(Qt::CTRL | Qt::Key_T));
     updateActions();
+}
+
+QAction* MainWindow::addDockAction(QDockWidget* dock, const QKeySequence& keys)
+{
+    // Not the dock's own toggleViewAction: toggling hid a dock that was open but behind another
+    // dock's tab, which is exactly when its shortcut is pressed to bring it forward.
+    auto* action = new QAction(dock->windowTitle(), this);
+    action->setObjectName(dock->objectName() + QStringLiteral("Action"));
+    action->setCheckable(true);
+    action->setChecked(!dock->isHidden());
+    action->setShortcut(keys);
+    connect(dock->toggleViewAction(), &QAction::toggled, action, &QAction::setChecked);
+    connect(action, &QAction::triggered, this, [this, dock, action] {
+        // In front: shown, and not a tab behind another dock (Qt moves those out of sight).
+        const bool inFront = !dock->isHidden() && dock->isVisible() && !dock->visibleRegion().isEmpty();
+        if (inFront)
+            dock->hide();
+        else
+            showDock(dock);
+        action->setChecked(!dock->isHidden());
+    });
+    m_viewMenu->addAction(action);
+    m_dockActions.emplace_back(dock, action);
+    return action;
+}
+
+void MainWindow::showDock(QDockWidget* dock)
+{
+    dock->show();
+    dock->raise();
+    if (QWidget* content = dock->widget())
+        content->setFocus(Qt::ShortcutFocusReason);
+}
+
+QAction* MainWindow::dockAction(QDockWidget* dock) const
+{
+    for (const auto& [d, action] : m_dockActions)
+        if (d == dock)
+            return action;
+    return nullptr;
 }
 
 std::vector<tgraph::GraphDocumentPtr> MainWindow::documents() const
@@ -511,16 +580,22 @@ void MainWindow::updateSidebar()
         if (i == m_tabs->currentIndex())
             m_sidebar->setCurrentItem(item);
     }
-    // Projects: their runs, newest first (View > Training runs shows them in full).
+    // Projects: their runs, newest first, as the runs table lists them (a cross-validation run's
+    // folds count in their run); re-read every kProjectPollMs (View > Training runs shows them in full).
     for (const ProjectInfoPtr& project : m_projects) {
+        std::vector<const tgraph::RunRecord*> runs;
+        for (const tgraph::RunRecord& run : project->runs)
+            if (run.parentRun.empty())
+                runs.push_back(&run);
         auto* top = new QTreeWidgetItem(m_sidebar,
             { QFileInfo(QString::fromStdString(project->path)).fileName(), QString(),
-                tr("%n run(s)", nullptr, int(project->runs.size())) });
+                tr("%n run(s)", nullptr, int(runs.size())) });
         top->setToolTip(0, QDir::toNativeSeparators(QString::fromStdString(project->path)));
         QFont bold = top->font(0);
         bold.setBold(true);
         top->setFont(0, bold);
-        for (const tgraph::RunRecord& run : project->runs) {
+        for (const tgraph::RunRecord* r : runs) {
+            const tgraph::RunRecord& run = *r;
             auto* item = new QTreeWidgetItem(top,
                 { QString::fromStdString(run.name.empty() ? run.id.substr(0, 8) : run.name), QString(),
                     QString::fromLatin1(tgraph::runStatusName(run.status)) });
@@ -531,6 +606,45 @@ void MainWindow::updateSidebar()
     }
     m_sidebar->setRootIsDecorated(!m_projects.empty());
     updateAnalysisPanels();
+}
+
+void MainWindow::refreshProjects()
+{
+    if (m_projects.empty() || m_projectPoll->isBusy())
+        return;
+    std::vector<std::string> paths;
+    for (const ProjectInfoPtr& p : m_projects)
+        paths.push_back(p->path);
+    m_projectPoll->start([this, paths](JobProgress&) -> JobTracker::Continuation {
+        std::vector<ProjectInfoPtr> infos;
+        for (const std::string& path : paths) {
+            try {
+                infos.push_back(readProjectInfo(path));
+            } catch (const std::exception&) {
+                // gone or being replaced: the sidebar keeps what it showed
+            }
+        }
+        return [this, infos] { onProjectsRead(infos); };
+    });
+}
+
+void MainWindow::onProjectsRead(const std::vector<ProjectInfoPtr>& infos)
+{
+    const auto sameRuns = [](const ProjectInfo& a, const ProjectInfo& b) {
+        return std::equal(a.runs.begin(), a.runs.end(), b.runs.begin(), b.runs.end(),
+            [](const tgraph::RunRecord& x, const tgraph::RunRecord& y) {
+                return x.id == y.id && x.name == y.name && x.status == y.status && x.parentRun == y.parentRun;
+            });
+    };
+    bool changed = false;
+    for (const ProjectInfoPtr& info : infos)
+        for (ProjectInfoPtr& shown : m_projects)
+            if (shown->path == info->path && !sameRuns(*shown, *info)) {
+                shown = info;
+                changed = true;
+            }
+    if (changed)
+        updateSidebar();
 }
 
 void MainWindow::onProjectLoaded(const QString& path, const ProjectInfoPtr& project, qint64 elapsedMs)
@@ -546,7 +660,9 @@ void MainWindow::onProjectLoaded(const QString& path, const ProjectInfoPtr& proj
     m_trainingDock->raise();
     updateSidebar();
     m_recent->add(absolute);
-    statusBar()->showMessage(tr("Opened project %1 (%n run(s)) in %2", nullptr, int(project->runs.size()))
+    const auto runs = std::count_if(
+        project->runs.begin(), project->runs.end(), [](const tgraph::RunRecord& r) { return r.parentRun.empty(); });
+    statusBar()->showMessage(tr("Opened project %1 (%n run(s)) in %2", nullptr, int(runs))
                                  .arg(QFileInfo(path).fileName(), Formatting::duration(elapsedMs * 1000000)),
         kStatusTimeoutMs);
 }

@@ -10,6 +10,7 @@
 
 class AboutDialog;
 class ErrorBanner;
+class JobChannel;
 class GraphLoader;
 class GraphPage;
 class GraphSummaryView;
@@ -26,6 +27,7 @@ class QMenu;
 class QProgressBar;
 class QStackedWidget;
 class QTabWidget;
+class QTimer;
 class QToolButton;
 class RecentFiles;
 
@@ -63,6 +65,12 @@ public:
     // Every open graph, in tab order.
     std::vector<tgraph::GraphDocumentPtr> documents() const;
     const std::vector<ProjectInfoPtr>& projects() const { return m_projects; }
+    // The View menu's action for a dock (Ctrl+I, Ctrl+Y, Ctrl+U, Ctrl+T): it brings the dock forward
+    // when it is hidden or behind another dock's tab, and hides it when it is already in front.
+    QAction* dockAction(QDockWidget* dock) const;
+    // Re-reads the open projects for the sidebar now (it does so every kProjectPollMs anyway).
+    void refreshProjects();
+    static constexpr int kProjectPollMs = 2000;
     bool isLoading() const;
     // Existing recently opened files, newest first.
     QStringList recentFiles() const;
@@ -107,6 +115,9 @@ private:
     void onCancelled(const QString& path);
     void onIdle();
     void updateAnalysisPanels();
+    QAction* addDockAction(QDockWidget* dock, const QKeySequence& keys);
+    void showDock(QDockWidget* dock);
+    void onProjectsRead(const std::vector<ProjectInfoPtr>& infos);
     // Colours the configurable nodes of `graphPath`'s tab by config `config`'s layout choices.
     void overlayConfig(const QString& graphPath, qint64 config);
 
@@ -150,6 +161,10 @@ private:
     bool m_analysisDocksSized = false; // the bottom docks got their default height (or a saved one)
     QPointer<GraphPage> m_connectedPage;
     std::vector<ProjectInfoPtr> m_projects; // opened project files, shown in the sidebar
+    JobChannel* m_projectPoll = nullptr; // re-reads them, so the sidebar follows runs added or ended
+    QTimer* m_projectTimer = nullptr;
+    std::vector<std::pair<QDockWidget*, QAction*>> m_dockActions;
+    QStringList m_sharedModel; // the model Inference last passed to Tune (Tune follows while it has it)
 
     QLabel* m_progressLabel = nullptr;
     QProgressBar* m_progressBar = nullptr;
