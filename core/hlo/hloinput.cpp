@@ -4,6 +4,7 @@
 #include "core/util/error.h"
 #include "core/io/filebytes.h"
 #include "core/hlo/hloproto.h"
+#include "core/hlo/hloverify.h"
 
 #include <cstring>
 
@@ -86,7 +87,7 @@ HloInputFile readHloInput(const std::string& path, const HloTextOptions& options
         in.format = HloSourceFormat::Text;
         ModuleTuningData d;
         d.hasModule = true;
-        d.module = parseHloText(bytes, path, options);
+        d.module = parseHloText(bytes, path, options); // verified by the parser
         in.modules.push_back(std::move(d));
         return in;
     }
@@ -95,6 +96,9 @@ HloInputFile readHloInput(const std::string& path, const HloTextOptions& options
     HloProtoFile proto = readHloProto(std::as_bytes(std::span(bytes.data(), bytes.size())), path);
     in.format = proto.format;
     in.modules = std::move(proto.modules);
+    for (const ModuleTuningData& d : in.modules)
+        if (d.hasModule)
+            verifyHloModule(d.module, path);
     return in;
 }
 

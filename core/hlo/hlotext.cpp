@@ -3,6 +3,7 @@
 
 #include "core/util/error.h"
 #include "core/io/filebytes.h"
+#include "core/hlo/hloverify.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -11,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace tgraph {
 
@@ -52,140 +54,6 @@ bool isDigit(char c) { return charClass(c) & kDigit; }
 bool isIdentStart(char c) { return (charClass(c) & kAlpha) || c == '_'; }
 bool isIdentChar(char c) { return charClass(c) & (kAlpha | kDigit | kIdentPunct); }
 bool isSpace(char c) { return charClass(c) & kSpace; }
-
-// Operand counts fixed by the opcode (only opcodes whose count never varies).
-int fixedArity(std::string_view op)
-{
-    static const std::unordered_map<std::string_view, int> arity = {
-        { "abs", 1 },
-        { "bitcast", 1 },
-        { "bitcast-convert", 1 },
-        { "broadcast", 1 },
-        { "cbrt", 1 },
-        { "ceil", 1 },
-        { "cholesky", 1 },
-        { "convert", 1 },
-        { "copy", 1 },
-        { "copy-done", 1 },
-        { "cosine", 1 },
-        { "count-leading-zeros", 1 },
-        { "exponential", 1 },
-        { "exponential-minus-one", 1 },
-        { "fft", 1 },
-        { "floor", 1 },
-        { "get-dimension-size", 1 },
-        { "get-tuple-element", 1 },
-        { "imag", 1 },
-        { "is-finite", 1 },
-        { "log", 1 },
-        { "log-plus-one", 1 },
-        { "logistic", 1 },
-        { "negate", 1 },
-        { "not", 1 },
-        { "popcnt", 1 },
-        { "real", 1 },
-        { "reduce-precision", 1 },
-        { "reshape", 1 },
-        { "reverse", 1 },
-        { "round-nearest-afz", 1 },
-        { "round-nearest-even", 1 },
-        { "rsqrt", 1 },
-        { "sign", 1 },
-        { "sine", 1 },
-        { "slice", 1 },
-        { "sqrt", 1 },
-        { "tan", 1 },
-        { "tanh", 1 },
-        { "transpose", 1 },
-        { "while", 1 },
-        { "add", 2 },
-        { "and", 2 },
-        { "atan2", 2 },
-        { "complex", 2 },
-        { "compare", 2 },
-        { "convolution", 2 },
-        { "divide", 2 },
-        { "dot", 2 },
-        { "maximum", 2 },
-        { "minimum", 2 },
-        { "multiply", 2 },
-        { "or", 2 },
-        { "pad", 2 },
-        { "power", 2 },
-        { "remainder", 2 },
-        { "set-dimension-size", 2 },
-        { "shift-left", 2 },
-        { "shift-right-arithmetic", 2 },
-        { "shift-right-logical", 2 },
-        { "stochastic-convert", 2 },
-        { "subtract", 2 },
-        { "triangular-solve", 2 },
-        { "xor", 2 },
-        { "clamp", 3 },
-        { "select", 3 },
-        { "iota", 0 },
-        { "partition-id", 0 },
-        { "replica-id", 0 },
-        { "rng-get-and-update-state", 0 },
-    };
-    auto it = arity.find(op);
-    return it == arity.end() ? -1 : it->second;
-}
-
-// Element-wise opcodes: every operand has the result's dimensions (select/clamp allow scalars).
-bool isElementwise(std::string_view op)
-{
-    static const std::unordered_map<std::string_view, bool> ops = {
-        { "abs", true },
-        { "cbrt", true },
-        { "ceil", true },
-        { "convert", true },
-        { "copy", true },
-        { "cosine", true },
-        { "count-leading-zeros", true },
-        { "exponential", true },
-        { "exponential-minus-one", true },
-        { "floor", true },
-        { "imag", true },
-        { "is-finite", true },
-        { "log", true },
-        { "log-plus-one", true },
-        { "logistic", true },
-        { "negate", true },
-        { "not", true },
-        { "popcnt", true },
-        { "real", true },
-        { "reduce-precision", true },
-        { "round-nearest-afz", true },
-        { "round-nearest-even", true },
-        { "rsqrt", true },
-        { "sign", true },
-        { "sine", true },
-        { "sqrt", true },
-        { "tan", true },
-        { "tanh", true },
-        { "add", true },
-        { "and", true },
-        { "atan2", true },
-        { "complex", true },
-        { "compare", true },
-        { "divide", true },
-        { "maximum", true },
-        { "minimum", true },
-        { "multiply", true },
-        { "or", true },
-        { "power", true },
-        { "remainder", true },
-        { "shift-left", true },
-        { "shift-right-arithmetic", true },
-        { "shift-right-logical", true },
-        { "subtract", true },
-        { "xor", true },
-        { "select", true },
-        { "clamp", true },
-    };
-    return ops.count(op) > 0;
-}
 
 // Attributes naming called computations, in the order XLA lists called_computation_ids.
 enum CallSlot {
@@ -256,6 +124,7 @@ public:
         m.entryComputationName = m.computations[entry].name;
         m.entryComputationId = m.computations[entry].id;
         m.format = HloSourceFormat::Text;
+        verifyHloModule(m, m_file);
         return std::move(m);
     }
 
@@ -689,7 +558,6 @@ private:
         comp.line = line;
         m_names.clear();
         m_operands.clear();
-        m_infos.clear();
         int64_t root = -1;
         while (peek() != '}') {
             if (m_pos >= m_text.size())
@@ -714,7 +582,8 @@ private:
                 comp.executionThread = m.intern(value);
             }
         }
-        // Operands name instructions of this computation, in any order.
+        // Operands name instructions of this computation. They are resolved here, once the whole
+        // body is read, so that a forward reference gets verifyHloModule's message (docs/formats.md §8.6).
         for (const NameRef& ref : m_operands) {
             auto it = m_names.find(ref.name);
             if (it == m_names.end())
@@ -727,7 +596,6 @@ private:
         comp.rootId = m.instructions[rootIndex].id;
         m_computationIndex.emplace(comp.name, m.computations.size());
         m.computations.push_back(comp);
-        checkOperands(m.computations.back());
     }
 
     // Returns true for a ROOT instruction.
@@ -754,9 +622,7 @@ private:
         inst.shape = parseShape(false);
         const size_t opcodePos = m_pos;
         const std::string_view opcode = identifier("an opcode");
-        const OpcodeInfo& info = opcodeInfo(opcode);
-        inst.opcode = info.name;
-        m_infos.push_back(&info);
+        inst.opcode = internOpcode(opcode);
         inst.id = int64_t(m.instructions.size());
         uint32_t line, column;
         lineColumn(start, line, column);
@@ -828,21 +694,13 @@ private:
         m_sawFeatureGroupCount = m_sawBatchGroupCount = false;
     }
 
-    struct OpcodeInfo
-    {
-        std::string_view name; // interned
-        int arity; // -1 = any
-        bool elementwise;
-    };
-
-    const OpcodeInfo& opcodeInfo(std::string_view opcode)
+    // Opcode names are interned once per distinct opcode.
+    std::string_view internOpcode(std::string_view opcode)
     {
         auto it = m_opcodes.find(opcode);
         if (it != m_opcodes.end())
-            return it->second;
-        const std::string_view interned = m.intern(opcode);
-        return m_opcodes.emplace(interned, OpcodeInfo { interned, fixedArity(opcode), isElementwise(opcode) })
-            .first->second;
+            return *it;
+        return *m_opcodes.insert(m.intern(opcode)).first;
     }
 
     void parseOperands(HloInstruction& inst, std::string_view opcode, size_t opcodePos)
@@ -1312,57 +1170,6 @@ private:
         setDetails();
     }
 
-    // ---- checks the opcode fixes ----------------------------------------------------------------
-    void checkOperands(const HloComputation& comp)
-    {
-        const auto instructions = m.instructionsOf(comp);
-        for (size_t index = 0; index < instructions.size(); ++index) {
-            const HloInstruction& inst = instructions[index];
-            const OpcodeInfo& info = *m_infos[index];
-            const int arity = info.arity;
-            if (arity >= 0 && int(inst.operandIds.count) != arity)
-                failAt(positionOf(inst),
-                    "'" + std::string(inst.name) + "': " + std::string(inst.opcode) + " takes " + std::to_string(arity)
-                        + " operand" + (arity == 1 ? "" : "s") + ", got " + std::to_string(inst.operandIds.count));
-            const HloShape& result = m.shapes[inst.shape];
-            if (inst.opcode == "tuple" && result.elementType == PrimitiveType::Tuple
-                && result.tupleCount != inst.operandIds.count)
-                failAt(positionOf(inst),
-                    "'" + std::string(inst.name) + "': tuple shape has " + std::to_string(result.tupleCount)
-                        + " elements but " + std::to_string(inst.operandIds.count) + " operands");
-            if (!info.elementwise)
-                continue;
-            const bool scalarsAllowed = inst.opcode == "select" || inst.opcode == "clamp";
-            const auto resultDims = m.span(result.dims);
-            const auto operands = m.span(inst.operandIds);
-            for (size_t k = 0; k < operands.size(); ++k) {
-                const HloInstruction& operand = m.instructions[size_t(operands[k])];
-                const HloShape& s = m.shapes[operand.shape];
-                const auto dims = m.span(s.dims);
-                const bool same = s.elementType != PrimitiveType::Tuple
-                    && std::equal(dims.begin(), dims.end(), resultDims.begin(), resultDims.end());
-                if (!same && !(scalarsAllowed && dims.empty() && s.elementType != PrimitiveType::Tuple))
-                    failAt(positionOf(inst),
-                        "'" + std::string(inst.name) + "': " + std::string(inst.opcode) + " operand "
-                            + std::to_string(k) + " ('" + std::string(operand.name) + "') has shape "
-                            + m.shapeToText(operand.shape) + " but the result is " + m.shapeToText(inst.shape));
-            }
-        }
-    }
-
-    size_t positionOf(const HloInstruction& inst) const
-    {
-        // line/column back to an offset: rescan lines (only on errors)
-        size_t pos = 0;
-        for (uint32_t line = 1; line < inst.line && pos < m_text.size(); ++line) {
-            const size_t nl = m_text.find('\n', pos);
-            if (nl == std::string_view::npos)
-                break;
-            pos = nl + 1;
-        }
-        return pos + inst.column - 1;
-    }
-
     std::string_view m_text;
     const std::string& m_file;
     HloTextOptions m_options;
@@ -1375,8 +1182,7 @@ private:
     int64_t m_entry = -1;
     std::unordered_map<std::string_view, size_t> m_computationIndex;
     std::unordered_map<std::string_view, uint32_t> m_names; // of the computation being parsed
-    std::unordered_map<std::string_view, OpcodeInfo> m_opcodes; // node-based: pointers stay valid
-    std::vector<const OpcodeInfo*> m_infos; // per instruction of the computation
+    std::unordered_set<std::string_view> m_opcodes; // interned opcode names
     std::vector<NameRef> m_operands;
     std::vector<NameRef> m_calls;
     HloInstructionDetails m_details;
