@@ -87,6 +87,65 @@ int callSlot(std::string_view attribute)
     return it == slots.end() ? -1 : it->second;
 }
 
+// Skips whitespace and comments from `i`: the position of the next token, text.size() at the end,
+// npos inside a /* comment that is never closed.
+size_t skipSpaceAndComments(std::string_view text, size_t i)
+{
+    while (i < text.size()) {
+        const char c = text[i];
+        if (isSpace(c)) {
+            ++i;
+        } else if (c == '/' && i + 1 < text.size() && text[i + 1] == '/') {
+            const size_t nl = text.find('\n', i);
+            i = nl == std::string_view::npos ? text.size() : nl + 1;
+        } else if (c == '/' && i + 1 < text.size() && text[i + 1] == '*') {
+            const size_t end = text.find("*/", i + 2);
+            if (end == std::string_view::npos)
+                return std::string_view::npos;
+            i = end + 2;
+        } else {
+            break;
+        }
+    }
+    return i;
+}
+
+// True when `text` starts, after whitespace and comments, a module without its `HloModule` line as
+// XLA's parser accepts one (docs/formats.md §8.2): with the keyword ENTRY, or with a name followed
+// by '{' (a computation written without a signature).
+bool startsHeaderlessModule(std::string_view text)
+{
+    size_t i = skipSpaceAndComments(text, 0);
+    if (i >= text.size())
+        return false;
+    const size_t start = i;
+    if (text[i] == '%')
+        ++i;
+    if (i >= text.size() || !(isIdentStart(text[i]) || (i > start && isDigit(text[i]))))
+        return false;
+    size_t end = i;
+    while (end < text.size() && isIdentChar(text[end]) && text.compare(end, 2, "->") != 0)
+        ++end;
+    if (i == start && text.substr(i, end - i) == "ENTRY")
+        return true;
+    const size_t next = skipSpaceAndComments(text, end);
+    return next < text.size() && text[next] == '{';
+}
+
+// A line that separates modules: `// -----`, with nothing else but spaces and tabs around it.
+bool isSeparatorLine(std::string_view line)
+{
+    size_t i = 0;
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t'))
+        ++i;
+    if (line.compare(i, kHloModuleSeparator.size(), kHloModuleSeparator) != 0)
+        return false;
+    i += kHloModuleSeparator.size();
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r'))
+        ++i;
+    return i == line.size();
+}
+
 struct NameRef
 {
     uint32_t intsIndex; // where the resolved id goes in HloModule::ints
@@ -97,15 +156,23 @@ struct NameRef
 class TextParser
 {
 public:
-    TextParser(std::string_view text, const std::string& file, const HloTextOptions& options)
-        : m_text(text)
+    // Parses text[part.begin, part.end): one module of a file, whose positions are reported as
+    // positions in the whole file.
+    TextParser(std::string_view text, const HloTextPart& part, const std::string& file, const HloTextOptions& options)
+        : m_text(text.substr(0, part.end))
         , m_file(file)
         , m_options(options)
+        , m_pos(part.begin)
+        , m_basePos(part.begin)
+        , m_baseLine(part.firstLine)
+        , m_cachePos(part.begin)
+        , m_cacheLine(part.firstLine)
+        , m_cacheLineStart(part.begin)
     { }
 
     HloModule parse()
     {
-        const size_t estimate = m_text.size() / 96 + 16; // instructions, from typical dump line lengths
+        const size_t estimate = (m_text.size() - m_basePos) / 96 + 16; // instructions, from typical dump line lengths
         m.reserveFor(estimate);
         m_names.reserve(estimate);
         parseHeader();
@@ -123,6 +190,8 @@ public:
         const size_t entry = m_entry >= 0 ? size_t(m_entry) : m.computations.size() - 1;
         m.entryComputationName = m.computations[entry].name;
         m.entryComputationId = m.computations[entry].id;
+        if (m_headerless) // XLA's parser names such a module after its entry computation
+            m.name = m.intern("module_" + std::string(m.entryComputationName));
         m.format = HloSourceFormat::Text;
         verifyHloModule(m, m_file);
         return std::move(m);
@@ -133,9 +202,9 @@ private:
     void lineColumn(size_t pos, uint32_t& line, uint32_t& column)
     {
         if (pos < m_cachePos) {
-            m_cachePos = 0;
-            m_cacheLine = 1;
-            m_cacheLineStart = 0;
+            m_cachePos = m_basePos;
+            m_cacheLine = m_baseLine;
+            m_cacheLineStart = m_basePos;
         }
         for (size_t i = m_cachePos; i < pos; ++i) {
             const void* nl = std::memchr(m_text.data() + i, '\n', pos - i);
@@ -338,8 +407,16 @@ private:
     // ---- module structure ---------------------------------------------------------------------
     void parseHeader()
     {
-        if (!consumeKeyword("HloModule"))
-            failAt(m_pos, "expected 'HloModule' at the start of an HLO text module");
+        if (!consumeKeyword("HloModule")) {
+            // Without its header line XLA's parser takes a module that starts with ENTRY or with a
+            // computation written without a signature, `NAME {` (docs/formats.md §8.2).
+            if (!startsHeaderlessModule(m_text.substr(m_pos)))
+                failAt(m_pos,
+                    "expected 'HloModule' at the start of an HLO text module (without that line XLA's parser "
+                    "accepts a module only when it starts with 'ENTRY' or with a computation 'NAME {')");
+            m_headerless = true;
+            return;
+        }
         m.name = m.intern(identifier("a module name"));
         while (consume(',')) {
             identifier("a module attribute name");
@@ -517,6 +594,10 @@ private:
         const bool entry = consumeKeyword("ENTRY");
         const size_t namePos = m_pos;
         const std::string_view name = identifier("a computation name (or ENTRY)");
+        if (name == "HloModule" && !entry)
+            failAt(namePos,
+                "a second 'HloModule' line: the modules of one file must be separated by a line '"
+                    + std::string(kHloModuleSeparator) + "'");
         if (m_computationIndex.count(name))
             failAt(namePos, "duplicate computation name '" + std::string(name) + "'");
         if (entry) {
@@ -1170,13 +1251,16 @@ private:
         setDetails();
     }
 
-    std::string_view m_text;
+    std::string_view m_text; // the file up to the end of this module
     const std::string& m_file;
     HloTextOptions m_options;
     size_t m_pos = 0;
+    size_t m_basePos = 0; // where this module starts in the file, at the start of line m_baseLine
+    uint32_t m_baseLine = 1;
     size_t m_cachePos = 0;
     uint32_t m_cacheLine = 1;
     size_t m_cacheLineStart = 0;
+    bool m_headerless = false;
 
     HloModule m;
     int64_t m_entry = -1;
@@ -1198,9 +1282,64 @@ private:
 
 } // namespace
 
+bool looksLikeHloText(std::string_view text)
+{
+    const size_t i = skipSpaceAndComments(text, 0);
+    if (i >= text.size())
+        return false;
+    return text.compare(i, 9, "HloModule") == 0 || startsHeaderlessModule(text.substr(i));
+}
+
+std::vector<HloTextPart> splitHloText(std::string_view text)
+{
+    const HloTextPart whole { 0, text.size(), 1 };
+    // memmem: '/' is frequent in metadata, where a first-character search would stop at each one.
+    if (!memmem(text.data(), text.size(), kHloModuleSeparator.data(), kHloModuleSeparator.size()))
+        return { whole };
+    std::vector<HloTextPart> parts;
+    HloTextPart part = whole;
+    uint32_t line = 1;
+    for (size_t pos = 0; pos < text.size(); ++line) {
+        const size_t nl = text.find('\n', pos);
+        const size_t lineEnd = nl == std::string_view::npos ? text.size() : nl;
+        const size_t next = nl == std::string_view::npos ? text.size() : nl + 1;
+        if (isSeparatorLine(text.substr(pos, lineEnd - pos))) {
+            part.end = pos;
+            parts.push_back(part);
+            part.begin = next;
+            part.firstLine = line + 1;
+        }
+        pos = next;
+    }
+    part.end = text.size();
+    parts.push_back(part);
+    // Parts holding nothing but whitespace and comments (before the first separator, after the
+    // last, between two) are no modules.
+    std::vector<HloTextPart> modules;
+    for (const HloTextPart& p : parts)
+        if (skipSpaceAndComments(text.substr(0, p.end), p.begin) < p.end)
+            modules.push_back(p);
+    if (modules.empty())
+        return { whole }; // the parser says what is missing
+    return modules;
+}
+
 HloModule parseHloText(std::string_view text, const std::string& file, const HloTextOptions& options)
 {
-    return TextParser(text, file, options).parse();
+    const std::vector<HloTextPart> parts = splitHloText(text);
+    if (parts.size() > 1)
+        throw InputError(file, "line " + std::to_string(parts[1].firstLine - 1),
+            "a '// -----' line separates several modules where one module was expected");
+    return TextParser(text, parts.front(), file, options).parse();
+}
+
+std::vector<HloModule> parseHloTextModules(
+    std::string_view text, const std::string& file, const HloTextOptions& options)
+{
+    std::vector<HloModule> modules;
+    for (const HloTextPart& part : splitHloText(text))
+        modules.push_back(TextParser(text, part, file, options).parse());
+    return modules;
 }
 
 HloModule parseHloTextFile(const std::string& path, const HloTextOptions& options)

@@ -250,8 +250,10 @@ private Q_SLOTS:
         QTest::addColumn<QString>("text");
         QTest::addColumn<QStringList>("expected");
         const QString head = "HloModule m\nENTRY e {\n";
-        QTest::newRow("no header") << "ENTRY e {\n ROOT p = f32[] parameter(0)\n}"
-                                   << QStringList { "line 1, column 1", "HloModule" };
+        // Without its HloModule line a module must start as XLA's parser accepts it: ENTRY or `NAME {`.
+        QTest::newRow("no header, signature first")
+            << "%c (x: f32[]) -> f32[] {\n  ROOT x = f32[] parameter(0)\n}\nENTRY e {\n  ROOT p = f32[] parameter(0)\n}"
+            << QStringList { "line 1, column 1", "HloModule", "'ENTRY'" };
         QTest::newRow("unterminated string") << head + "  ROOT p = f32[] parameter(0), metadata={op_name=\"abc}\n}\n"
                                              << QStringList { "line 3, column 50", "unterminated string" };
         QTest::newRow("unbalanced braces") << head + "  ROOT p = f32[] parameter(0), metadata={op_name=\"a\" x={1}\n"
@@ -413,6 +415,88 @@ private Q_SLOTS:
             QCOMPARE(QString::fromStdString(e.place()), QString("module 'm', computation 'e', instruction 'a' (id 1)"));
             QVERIFY2(QString(e.what()).contains("'a' (id 1) -> 'b' (id 2) -> 'a' (id 1)"), e.what());
         }
+    }
+
+    // docs/formats.md §8.2: a module without its HloModule line, where XLA's parser accepts one.
+    void headerlessModules()
+    {
+        const HloModule entryOnly = parse("ENTRY main {\n  p = f32[] parameter(0)\n  ROOT n = f32[] negate(p)\n}\n");
+        QCOMPARE(std::string(entryOnly.name), std::string("module_main")); // XLA's name for it
+        QCOMPARE(entryOnly.instructions.size(), size_t(2));
+        QCOMPARE(byName(entryOnly, "n").line, 3u);
+        const HloModule withCallee
+            = parse("// a comment first\n%add.1 {\n  x = f32[] parameter(0)\n  y = f32[] parameter(1)\n"
+                    "  ROOT s = f32[] add(x, y)\n}\n\n"
+                    "e {\n  p = f32[] parameter(0)\n  ROOT r = f32[] call(p, p), to_apply=%add.1\n}\n");
+        QCOMPARE(std::string(withCallee.name), std::string("module_e")); // no ENTRY: the last computation is the entry
+        QCOMPARE(withCallee.computations.size(), size_t(2));
+        QVERIFY(looksLikeHloText("ENTRY e {"));
+        QVERIFY(looksLikeHloText("  /* c */ %fused.2 /* c */ {"));
+        QVERIFY(looksLikeHloText("\nHloModule m"));
+        QVERIFY(!looksLikeHloText("%c (x: f32[]) -> f32[] {")); // XLA's parser refuses this start
+        QVERIFY(looksLikeHloText("ENTRYX {")); // a computation named ENTRYX
+        QVERIFY(!looksLikeHloText("ENTRYX (x"));
+        QVERIFY(!looksLikeHloText("x = {"));
+        QVERIFY(!looksLikeHloText("{\"json\": 1}"));
+        QVERIFY(!looksLikeHloText(""));
+    }
+
+    // docs/formats.md §8.2: files of several modules separated by `// -----` lines (hlo-opt --split-input-file).
+    void splitFiles()
+    {
+        const std::string text = "// -----\n"                                                   // 1: nothing before it
+                                 "HloModule first\nENTRY e {\n  ROOT p = f32[] parameter(0)\n}\n" // 2-5
+                                 "  // -----  \n"                                               // 6
+                                 "ENTRY main {\n  p = f32[] parameter(0)\n  ROOT n = f32[] negate(p)\n}\n" // 7-10
+                                 "// ------ not a separator, a comment\n"                       // 11
+                                 "// -----\n"                                                   // 12
+                                 "// only a comment here\n"                                     // 13
+                                 "// -----\n"                                                   // 14
+                                 "HloModule first\nENTRY e {\n  ROOT q = s32[] parameter(0)\n}\n" // 15-18
+                                 "// -----\n";                                                  // 19
+        const std::vector<HloTextPart> parts = splitHloText(text);
+        QCOMPARE(parts.size(), size_t(3));
+        QCOMPARE(parts[0].firstLine, 2u);
+        QCOMPARE(parts[1].firstLine, 7u);
+        QCOMPARE(parts[2].firstLine, 15u);
+        QCOMPARE(std::string(text.substr(parts[1].begin, 11)), std::string("ENTRY main "));
+        const std::vector<HloModule> modules = parseHloTextModules(text, "split.hlo");
+        QCOMPARE(modules.size(), size_t(3));
+        QCOMPARE(std::string(modules[0].name), std::string("first"));
+        QCOMPARE(std::string(modules[1].name), std::string("module_main"));
+        QCOMPARE(std::string(modules[2].name), std::string("first"));
+        QCOMPARE(byName(modules[1], "n").line, 9u); // lines of the file, not of the part
+        QCOMPARE(byName(modules[2], "q").line, 17u);
+        QCOMPARE(modules[2].shapeToText(byName(modules[2], "q").shape), std::string("s32[]"));
+        // One module where one is expected: the separator is named.
+        try {
+            parse(text);
+            QFAIL("no error");
+        } catch (const InputError& e) {
+            QVERIFY2(
+                QString(e.what()).contains("test.hlo: line 6: a '// -----' line separates several modules"), e.what());
+        }
+        // Errors name the line in the file.
+        const std::string bad = "HloModule a\nENTRY e {\n  ROOT p = f32[] parameter(0)\n}\n// -----\n"
+                                "HloModule b\nENTRY e {\n  p = f32[] parameter(0)\n  x = f32[] add(y, p)\n"
+                                "  y = f32[] add(x, p)\n  ROOT r = f32[] add(x, y)\n}\n";
+        try {
+            parseHloTextModules(bad, "bad.hlo");
+            QFAIL("no error");
+        } catch (const InputError& e) {
+            QVERIFY2(QString(e.what()).startsWith("bad.hlo: line 9, column 3: instructions form a cycle"), e.what());
+        }
+        // Without a separator: one module, as before.
+        QCOMPARE(parseHloTextModules("HloModule m\nENTRY e {\n  ROOT p = f32[] parameter(0)\n}\n", "one.hlo").size(),
+            size_t(1));
+        // A second header without a separator is an error that says so.
+        testutil::expectInputError(
+            [] {
+                parseHloTextModules("HloModule a\nENTRY e {\n  ROOT p = f32[] parameter(0)\n}\n"
+                                    "HloModule b\nENTRY e {\n  ROOT p = f32[] parameter(0)\n}\n",
+                    "two.hlo");
+            },
+            { "two.hlo: line 5, column 1: a second 'HloModule' line", "separated by a line '// -----'" });
     }
 
     void deepNestingIsAnErrorNotACrash()
