@@ -4,35 +4,13 @@
 #include "core/util/error.h"
 #include "core/io/filebytes.h"
 #include "core/hlo/hloproto.h"
+#include "core/hlo/hloverify.h"
 
 #include <cstring>
 
 namespace tgraph {
 
 namespace {
-
-// True when the text starts, after whitespace and comments, with the keyword HloModule.
-bool looksLikeHloText(std::string_view text)
-{
-    size_t i = 0;
-    while (i < text.size()) {
-        const char c = text[i];
-        if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
-            ++i;
-        } else if (text.compare(i, 2, "//") == 0) {
-            const size_t nl = text.find('\n', i);
-            i = nl == std::string_view::npos ? text.size() : nl + 1;
-        } else if (text.compare(i, 2, "/*") == 0) {
-            const size_t end = text.find("*/", i + 2);
-            if (end == std::string_view::npos)
-                return false;
-            i = end + 2;
-        } else {
-            return text.compare(i, 9, "HloModule") == 0;
-        }
-    }
-    return false;
-}
 
 bool looksLikeZip(std::string_view head)
 {
@@ -71,7 +49,8 @@ InputKind detectInputKind(const std::string& path)
     if (head.empty())
         throw InputError(path, "", "empty file");
     throw InputError(path, "",
-        "not a TpuGraphs .npz, an HLO text module (starts with 'HloModule') or a supported protobuf "
+        "not a TpuGraphs .npz, an HLO text module (starts with 'HloModule', or without that line with "
+        "'ENTRY' or a computation 'NAME {') or a supported protobuf "
         "(xla.HloModuleProto, xla.HloProto, xla.HloSnapshot, tpu_graphs.ModuleTuningData, tpu_graphs.TuningData)");
 }
 
@@ -84,10 +63,12 @@ HloInputFile readHloInput(const std::string& path, const HloTextOptions& options
     in.fileBytes = bytes.size();
     if (looksLikeHloText(bytes)) {
         in.format = HloSourceFormat::Text;
-        ModuleTuningData d;
-        d.hasModule = true;
-        d.module = parseHloText(bytes, path, options);
-        in.modules.push_back(std::move(d));
+        for (HloModule& module : parseHloTextModules(bytes, path, options)) { // verified by the parser
+            ModuleTuningData d;
+            d.hasModule = true;
+            d.module = std::move(module);
+            in.modules.push_back(std::move(d));
+        }
         return in;
     }
     if (looksLikeZip(bytes))
@@ -95,6 +76,9 @@ HloInputFile readHloInput(const std::string& path, const HloTextOptions& options
     HloProtoFile proto = readHloProto(std::as_bytes(std::span(bytes.data(), bytes.size())), path);
     in.format = proto.format;
     in.modules = std::move(proto.modules);
+    for (const ModuleTuningData& d : in.modules)
+        if (d.hasModule)
+            verifyHloModule(d.module, path);
     return in;
 }
 

@@ -16,7 +16,8 @@ const char* inputKindName(InputKind kind);
 // InputError naming the file when it is none of them.
 InputKind detectInputKind(const std::string& path);
 
-// An HLO text module or any of the protobuf containers, as modules with their tuning runs.
+// An HLO text file (one module, or several separated by `// -----` lines) or any of the protobuf
+// containers, as modules with their tuning runs. Every module is verified (core/hlo/hloverify.h).
 struct HloInputFile
 {
     std::string path;

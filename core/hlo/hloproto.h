@@ -36,6 +36,10 @@
 // valid ModuleTuningData with only a module (reported as HloProto), and an HloSnapshot holding
 // only that HloProto a valid TuningData of one such module (reported as HloSnapshot).
 //
+// The readers decode; they do not check what XLA would refuse (forward references, cycles,
+// recursive calls, operand counts): readHloInput runs verifyHloModule (core/hlo/hloverify.h) on
+// what they return.
+//
 // Errors are InputErrors naming the byte offset and the field path, e.g.
 //   "m.pb: byte 1234: HloModuleProto.computations[3].instructions[17].shape.dimensions: truncated varint (...)".
 

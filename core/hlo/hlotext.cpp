@@ -3,6 +3,7 @@
 
 #include "core/util/error.h"
 #include "core/io/filebytes.h"
+#include "core/hlo/hloverify.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -11,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace tgraph {
 
@@ -53,140 +55,6 @@ bool isIdentStart(char c) { return (charClass(c) & kAlpha) || c == '_'; }
 bool isIdentChar(char c) { return charClass(c) & (kAlpha | kDigit | kIdentPunct); }
 bool isSpace(char c) { return charClass(c) & kSpace; }
 
-// Operand counts fixed by the opcode (only opcodes whose count never varies).
-int fixedArity(std::string_view op)
-{
-    static const std::unordered_map<std::string_view, int> arity = {
-        { "abs", 1 },
-        { "bitcast", 1 },
-        { "bitcast-convert", 1 },
-        { "broadcast", 1 },
-        { "cbrt", 1 },
-        { "ceil", 1 },
-        { "cholesky", 1 },
-        { "convert", 1 },
-        { "copy", 1 },
-        { "copy-done", 1 },
-        { "cosine", 1 },
-        { "count-leading-zeros", 1 },
-        { "exponential", 1 },
-        { "exponential-minus-one", 1 },
-        { "fft", 1 },
-        { "floor", 1 },
-        { "get-dimension-size", 1 },
-        { "get-tuple-element", 1 },
-        { "imag", 1 },
-        { "is-finite", 1 },
-        { "log", 1 },
-        { "log-plus-one", 1 },
-        { "logistic", 1 },
-        { "negate", 1 },
-        { "not", 1 },
-        { "popcnt", 1 },
-        { "real", 1 },
-        { "reduce-precision", 1 },
-        { "reshape", 1 },
-        { "reverse", 1 },
-        { "round-nearest-afz", 1 },
-        { "round-nearest-even", 1 },
-        { "rsqrt", 1 },
-        { "sign", 1 },
-        { "sine", 1 },
-        { "slice", 1 },
-        { "sqrt", 1 },
-        { "tan", 1 },
-        { "tanh", 1 },
-        { "transpose", 1 },
-        { "while", 1 },
-        { "add", 2 },
-        { "and", 2 },
-        { "atan2", 2 },
-        { "complex", 2 },
-        { "compare", 2 },
-        { "convolution", 2 },
-        { "divide", 2 },
-        { "dot", 2 },
-        { "maximum", 2 },
-        { "minimum", 2 },
-        { "multiply", 2 },
-        { "or", 2 },
-        { "pad", 2 },
-        { "power", 2 },
-        { "remainder", 2 },
-        { "set-dimension-size", 2 },
-        { "shift-left", 2 },
-        { "shift-right-arithmetic", 2 },
-        { "shift-right-logical", 2 },
-        { "stochastic-convert", 2 },
-        { "subtract", 2 },
-        { "triangular-solve", 2 },
-        { "xor", 2 },
-        { "clamp", 3 },
-        { "select", 3 },
-        { "iota", 0 },
-        { "partition-id", 0 },
-        { "replica-id", 0 },
-        { "rng-get-and-update-state", 0 },
-    };
-    auto it = arity.find(op);
-    return it == arity.end() ? -1 : it->second;
-}
-
-// Element-wise opcodes: every operand has the result's dimensions (select/clamp allow scalars).
-bool isElementwise(std::string_view op)
-{
-    static const std::unordered_map<std::string_view, bool> ops = {
-        { "abs", true },
-        { "cbrt", true },
-        { "ceil", true },
-        { "convert", true },
-        { "copy", true },
-        { "cosine", true },
-        { "count-leading-zeros", true },
-        { "exponential", true },
-        { "exponential-minus-one", true },
-        { "floor", true },
-        { "imag", true },
-        { "is-finite", true },
-        { "log", true },
-        { "log-plus-one", true },
-        { "logistic", true },
-        { "negate", true },
-        { "not", true },
-        { "popcnt", true },
-        { "real", true },
-        { "reduce-precision", true },
-        { "round-nearest-afz", true },
-        { "round-nearest-even", true },
-        { "rsqrt", true },
-        { "sign", true },
-        { "sine", true },
-        { "sqrt", true },
-        { "tan", true },
-        { "tanh", true },
-        { "add", true },
-        { "and", true },
-        { "atan2", true },
-        { "complex", true },
-        { "compare", true },
-        { "divide", true },
-        { "maximum", true },
-        { "minimum", true },
-        { "multiply", true },
-        { "or", true },
-        { "power", true },
-        { "remainder", true },
-        { "shift-left", true },
-        { "shift-right-arithmetic", true },
-        { "shift-right-logical", true },
-        { "subtract", true },
-        { "xor", true },
-        { "select", true },
-        { "clamp", true },
-    };
-    return ops.count(op) > 0;
-}
-
 // Attributes naming called computations, in the order XLA lists called_computation_ids.
 enum CallSlot {
     Body,
@@ -219,6 +87,65 @@ int callSlot(std::string_view attribute)
     return it == slots.end() ? -1 : it->second;
 }
 
+// Skips whitespace and comments from `i`: the position of the next token, text.size() at the end,
+// npos inside a /* comment that is never closed.
+size_t skipSpaceAndComments(std::string_view text, size_t i)
+{
+    while (i < text.size()) {
+        const char c = text[i];
+        if (isSpace(c)) {
+            ++i;
+        } else if (c == '/' && i + 1 < text.size() && text[i + 1] == '/') {
+            const size_t nl = text.find('\n', i);
+            i = nl == std::string_view::npos ? text.size() : nl + 1;
+        } else if (c == '/' && i + 1 < text.size() && text[i + 1] == '*') {
+            const size_t end = text.find("*/", i + 2);
+            if (end == std::string_view::npos)
+                return std::string_view::npos;
+            i = end + 2;
+        } else {
+            break;
+        }
+    }
+    return i;
+}
+
+// True when `text` starts, after whitespace and comments, a module without its `HloModule` line as
+// XLA's parser accepts one (docs/formats.md §8.2): with the keyword ENTRY, or with a name followed
+// by '{' (a computation written without a signature).
+bool startsHeaderlessModule(std::string_view text)
+{
+    size_t i = skipSpaceAndComments(text, 0);
+    if (i >= text.size())
+        return false;
+    const size_t start = i;
+    if (text[i] == '%')
+        ++i;
+    if (i >= text.size() || !(isIdentStart(text[i]) || (i > start && isDigit(text[i]))))
+        return false;
+    size_t end = i;
+    while (end < text.size() && isIdentChar(text[end]) && text.compare(end, 2, "->") != 0)
+        ++end;
+    if (i == start && text.substr(i, end - i) == "ENTRY")
+        return true;
+    const size_t next = skipSpaceAndComments(text, end);
+    return next < text.size() && text[next] == '{';
+}
+
+// A line that separates modules: `// -----`, with nothing else but spaces and tabs around it.
+bool isSeparatorLine(std::string_view line)
+{
+    size_t i = 0;
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t'))
+        ++i;
+    if (line.compare(i, kHloModuleSeparator.size(), kHloModuleSeparator) != 0)
+        return false;
+    i += kHloModuleSeparator.size();
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r'))
+        ++i;
+    return i == line.size();
+}
+
 struct NameRef
 {
     uint32_t intsIndex; // where the resolved id goes in HloModule::ints
@@ -229,15 +156,23 @@ struct NameRef
 class TextParser
 {
 public:
-    TextParser(std::string_view text, const std::string& file, const HloTextOptions& options)
-        : m_text(text)
+    // Parses text[part.begin, part.end): one module of a file, whose positions are reported as
+    // positions in the whole file.
+    TextParser(std::string_view text, const HloTextPart& part, const std::string& file, const HloTextOptions& options)
+        : m_text(text.substr(0, part.end))
         , m_file(file)
         , m_options(options)
+        , m_pos(part.begin)
+        , m_basePos(part.begin)
+        , m_baseLine(part.firstLine)
+        , m_cachePos(part.begin)
+        , m_cacheLine(part.firstLine)
+        , m_cacheLineStart(part.begin)
     { }
 
     HloModule parse()
     {
-        const size_t estimate = m_text.size() / 96 + 16; // instructions, from typical dump line lengths
+        const size_t estimate = (m_text.size() - m_basePos) / 96 + 16; // instructions, from typical dump line lengths
         m.reserveFor(estimate);
         m_names.reserve(estimate);
         parseHeader();
@@ -255,7 +190,10 @@ public:
         const size_t entry = m_entry >= 0 ? size_t(m_entry) : m.computations.size() - 1;
         m.entryComputationName = m.computations[entry].name;
         m.entryComputationId = m.computations[entry].id;
+        if (m_headerless) // XLA's parser names such a module after its entry computation
+            m.name = m.intern("module_" + std::string(m.entryComputationName));
         m.format = HloSourceFormat::Text;
+        verifyHloModule(m, m_file);
         return std::move(m);
     }
 
@@ -264,9 +202,9 @@ private:
     void lineColumn(size_t pos, uint32_t& line, uint32_t& column)
     {
         if (pos < m_cachePos) {
-            m_cachePos = 0;
-            m_cacheLine = 1;
-            m_cacheLineStart = 0;
+            m_cachePos = m_basePos;
+            m_cacheLine = m_baseLine;
+            m_cacheLineStart = m_basePos;
         }
         for (size_t i = m_cachePos; i < pos; ++i) {
             const void* nl = std::memchr(m_text.data() + i, '\n', pos - i);
@@ -469,8 +407,16 @@ private:
     // ---- module structure ---------------------------------------------------------------------
     void parseHeader()
     {
-        if (!consumeKeyword("HloModule"))
-            failAt(m_pos, "expected 'HloModule' at the start of an HLO text module");
+        if (!consumeKeyword("HloModule")) {
+            // Without its header line XLA's parser takes a module that starts with ENTRY or with a
+            // computation written without a signature, `NAME {` (docs/formats.md §8.2).
+            if (!startsHeaderlessModule(m_text.substr(m_pos)))
+                failAt(m_pos,
+                    "expected 'HloModule' at the start of an HLO text module (without that line XLA's parser "
+                    "accepts a module only when it starts with 'ENTRY' or with a computation 'NAME {')");
+            m_headerless = true;
+            return;
+        }
         m.name = m.intern(identifier("a module name"));
         while (consume(',')) {
             identifier("a module attribute name");
@@ -648,6 +594,10 @@ private:
         const bool entry = consumeKeyword("ENTRY");
         const size_t namePos = m_pos;
         const std::string_view name = identifier("a computation name (or ENTRY)");
+        if (name == "HloModule" && !entry)
+            failAt(namePos,
+                "a second 'HloModule' line: the modules of one file must be separated by a line '"
+                    + std::string(kHloModuleSeparator) + "'");
         if (m_computationIndex.count(name))
             failAt(namePos, "duplicate computation name '" + std::string(name) + "'");
         if (entry) {
@@ -689,7 +639,6 @@ private:
         comp.line = line;
         m_names.clear();
         m_operands.clear();
-        m_infos.clear();
         int64_t root = -1;
         while (peek() != '}') {
             if (m_pos >= m_text.size())
@@ -714,7 +663,8 @@ private:
                 comp.executionThread = m.intern(value);
             }
         }
-        // Operands name instructions of this computation, in any order.
+        // Operands name instructions of this computation. They are resolved here, once the whole
+        // body is read, so that a forward reference gets verifyHloModule's message (docs/formats.md §8.6).
         for (const NameRef& ref : m_operands) {
             auto it = m_names.find(ref.name);
             if (it == m_names.end())
@@ -727,7 +677,6 @@ private:
         comp.rootId = m.instructions[rootIndex].id;
         m_computationIndex.emplace(comp.name, m.computations.size());
         m.computations.push_back(comp);
-        checkOperands(m.computations.back());
     }
 
     // Returns true for a ROOT instruction.
@@ -754,9 +703,7 @@ private:
         inst.shape = parseShape(false);
         const size_t opcodePos = m_pos;
         const std::string_view opcode = identifier("an opcode");
-        const OpcodeInfo& info = opcodeInfo(opcode);
-        inst.opcode = info.name;
-        m_infos.push_back(&info);
+        inst.opcode = internOpcode(opcode);
         inst.id = int64_t(m.instructions.size());
         uint32_t line, column;
         lineColumn(start, line, column);
@@ -828,21 +775,13 @@ private:
         m_sawFeatureGroupCount = m_sawBatchGroupCount = false;
     }
 
-    struct OpcodeInfo
-    {
-        std::string_view name; // interned
-        int arity; // -1 = any
-        bool elementwise;
-    };
-
-    const OpcodeInfo& opcodeInfo(std::string_view opcode)
+    // Opcode names are interned once per distinct opcode.
+    std::string_view internOpcode(std::string_view opcode)
     {
         auto it = m_opcodes.find(opcode);
         if (it != m_opcodes.end())
-            return it->second;
-        const std::string_view interned = m.intern(opcode);
-        return m_opcodes.emplace(interned, OpcodeInfo { interned, fixedArity(opcode), isElementwise(opcode) })
-            .first->second;
+            return *it;
+        return *m_opcodes.insert(m.intern(opcode)).first;
     }
 
     void parseOperands(HloInstruction& inst, std::string_view opcode, size_t opcodePos)
@@ -1312,71 +1251,22 @@ private:
         setDetails();
     }
 
-    // ---- checks the opcode fixes ----------------------------------------------------------------
-    void checkOperands(const HloComputation& comp)
-    {
-        const auto instructions = m.instructionsOf(comp);
-        for (size_t index = 0; index < instructions.size(); ++index) {
-            const HloInstruction& inst = instructions[index];
-            const OpcodeInfo& info = *m_infos[index];
-            const int arity = info.arity;
-            if (arity >= 0 && int(inst.operandIds.count) != arity)
-                failAt(positionOf(inst),
-                    "'" + std::string(inst.name) + "': " + std::string(inst.opcode) + " takes " + std::to_string(arity)
-                        + " operand" + (arity == 1 ? "" : "s") + ", got " + std::to_string(inst.operandIds.count));
-            const HloShape& result = m.shapes[inst.shape];
-            if (inst.opcode == "tuple" && result.elementType == PrimitiveType::Tuple
-                && result.tupleCount != inst.operandIds.count)
-                failAt(positionOf(inst),
-                    "'" + std::string(inst.name) + "': tuple shape has " + std::to_string(result.tupleCount)
-                        + " elements but " + std::to_string(inst.operandIds.count) + " operands");
-            if (!info.elementwise)
-                continue;
-            const bool scalarsAllowed = inst.opcode == "select" || inst.opcode == "clamp";
-            const auto resultDims = m.span(result.dims);
-            const auto operands = m.span(inst.operandIds);
-            for (size_t k = 0; k < operands.size(); ++k) {
-                const HloInstruction& operand = m.instructions[size_t(operands[k])];
-                const HloShape& s = m.shapes[operand.shape];
-                const auto dims = m.span(s.dims);
-                const bool same = s.elementType != PrimitiveType::Tuple
-                    && std::equal(dims.begin(), dims.end(), resultDims.begin(), resultDims.end());
-                if (!same && !(scalarsAllowed && dims.empty() && s.elementType != PrimitiveType::Tuple))
-                    failAt(positionOf(inst),
-                        "'" + std::string(inst.name) + "': " + std::string(inst.opcode) + " operand "
-                            + std::to_string(k) + " ('" + std::string(operand.name) + "') has shape "
-                            + m.shapeToText(operand.shape) + " but the result is " + m.shapeToText(inst.shape));
-            }
-        }
-    }
-
-    size_t positionOf(const HloInstruction& inst) const
-    {
-        // line/column back to an offset: rescan lines (only on errors)
-        size_t pos = 0;
-        for (uint32_t line = 1; line < inst.line && pos < m_text.size(); ++line) {
-            const size_t nl = m_text.find('\n', pos);
-            if (nl == std::string_view::npos)
-                break;
-            pos = nl + 1;
-        }
-        return pos + inst.column - 1;
-    }
-
-    std::string_view m_text;
+    std::string_view m_text; // the file up to the end of this module
     const std::string& m_file;
     HloTextOptions m_options;
     size_t m_pos = 0;
+    size_t m_basePos = 0; // where this module starts in the file, at the start of line m_baseLine
+    uint32_t m_baseLine = 1;
     size_t m_cachePos = 0;
     uint32_t m_cacheLine = 1;
     size_t m_cacheLineStart = 0;
+    bool m_headerless = false;
 
     HloModule m;
     int64_t m_entry = -1;
     std::unordered_map<std::string_view, size_t> m_computationIndex;
     std::unordered_map<std::string_view, uint32_t> m_names; // of the computation being parsed
-    std::unordered_map<std::string_view, OpcodeInfo> m_opcodes; // node-based: pointers stay valid
-    std::vector<const OpcodeInfo*> m_infos; // per instruction of the computation
+    std::unordered_set<std::string_view> m_opcodes; // interned opcode names
     std::vector<NameRef> m_operands;
     std::vector<NameRef> m_calls;
     HloInstructionDetails m_details;
@@ -1392,9 +1282,64 @@ private:
 
 } // namespace
 
+bool looksLikeHloText(std::string_view text)
+{
+    const size_t i = skipSpaceAndComments(text, 0);
+    if (i >= text.size())
+        return false;
+    return text.compare(i, 9, "HloModule") == 0 || startsHeaderlessModule(text.substr(i));
+}
+
+std::vector<HloTextPart> splitHloText(std::string_view text)
+{
+    const HloTextPart whole { 0, text.size(), 1 };
+    // memmem: '/' is frequent in metadata, where a first-character search would stop at each one.
+    if (!memmem(text.data(), text.size(), kHloModuleSeparator.data(), kHloModuleSeparator.size()))
+        return { whole };
+    std::vector<HloTextPart> parts;
+    HloTextPart part = whole;
+    uint32_t line = 1;
+    for (size_t pos = 0; pos < text.size(); ++line) {
+        const size_t nl = text.find('\n', pos);
+        const size_t lineEnd = nl == std::string_view::npos ? text.size() : nl;
+        const size_t next = nl == std::string_view::npos ? text.size() : nl + 1;
+        if (isSeparatorLine(text.substr(pos, lineEnd - pos))) {
+            part.end = pos;
+            parts.push_back(part);
+            part.begin = next;
+            part.firstLine = line + 1;
+        }
+        pos = next;
+    }
+    part.end = text.size();
+    parts.push_back(part);
+    // Parts holding nothing but whitespace and comments (before the first separator, after the
+    // last, between two) are no modules.
+    std::vector<HloTextPart> modules;
+    for (const HloTextPart& p : parts)
+        if (skipSpaceAndComments(text.substr(0, p.end), p.begin) < p.end)
+            modules.push_back(p);
+    if (modules.empty())
+        return { whole }; // the parser says what is missing
+    return modules;
+}
+
 HloModule parseHloText(std::string_view text, const std::string& file, const HloTextOptions& options)
 {
-    return TextParser(text, file, options).parse();
+    const std::vector<HloTextPart> parts = splitHloText(text);
+    if (parts.size() > 1)
+        throw InputError(file, "line " + std::to_string(parts[1].firstLine - 1),
+            "a '// -----' line separates several modules where one module was expected");
+    return TextParser(text, parts.front(), file, options).parse();
+}
+
+std::vector<HloModule> parseHloTextModules(
+    std::string_view text, const std::string& file, const HloTextOptions& options)
+{
+    std::vector<HloModule> modules;
+    for (const HloTextPart& part : splitHloText(text))
+        modules.push_back(TextParser(text, part, file, options).parse());
+    return modules;
 }
 
 HloModule parseHloTextFile(const std::string& path, const HloTextOptions& options)

@@ -6,6 +6,7 @@
 #include "core/graph/graphio.h"
 #include "core/hlo/hloinput.h"
 #include "core/hlo/hlomodule.h"
+#include "core/hlo/hlotext.h"
 #include "core/io/npz.h"
 #include "core/graph/opcodes.h"
 #include "core/util/progress.h"
@@ -204,9 +205,9 @@ std::string GraphDocument::instructionText(int64_t node) const
     if (!module)
         return {};
     const HloInstruction& inst = module->instructions[size_t(node)];
-    if (!sourceText.empty() && inst.line > 0) {
+    if (!sourceText.empty() && inst.line >= sourceFirstLine) {
         size_t pos = 0;
-        for (uint32_t line = 1; line < inst.line && pos != std::string::npos; ++line) {
+        for (uint32_t line = sourceFirstLine; line < inst.line && pos != std::string::npos; ++line) {
             pos = sourceText.find('\n', pos);
             if (pos != std::string::npos)
                 ++pos;
@@ -406,8 +407,12 @@ std::vector<std::shared_ptr<GraphDocument>> openGraphDocuments(const std::string
         in = readHloInput(path);
     }
     std::string text;
-    if (in.format == HloSourceFormat::Text)
+    std::vector<HloTextPart> parts; // a text file of several modules: where each one is
+    if (in.format == HloSourceFormat::Text) {
         text = std::string(FileBytes::read(path).view());
+        if (in.modules.size() > 1)
+            parts = splitHloText(text);
+    }
     for (size_t k = 0; k < in.modules.size(); ++k) {
         ProgressScope scope(progress, "featurizing", 1);
         ModuleTuningData& data = in.modules[k];
@@ -425,8 +430,12 @@ std::vector<std::shared_ptr<GraphDocument>> openGraphDocuments(const std::string
         doc->summary.fileBytes = in.fileBytes;
         doc->summary.module = summarizeModule(in, k, f.runs);
         doc->module = std::make_shared<HloModule>(std::move(data.module));
-        if (in.modules.size() == 1)
+        if (in.modules.size() == 1) {
             doc->sourceText = std::move(text);
+        } else if (parts.size() == in.modules.size()) {
+            doc->sourceText = text.substr(parts[k].begin, parts[k].end - parts[k].begin);
+            doc->sourceFirstLine = parts[k].firstLine;
+        }
         scope.advanceTo(1);
         finishGraphDocument(*doc, progress);
         out.push_back(std::move(doc));

@@ -69,7 +69,10 @@ struct GraphDocument
     LayoutGraph layout; // kind == Layout
     TileGraph tile; // kind == Tile
     std::shared_ptr<const HloModule> module; // HLO inputs; nullptr for .npz files
-    std::string sourceText; // HLO text inputs: the file's text (the inspector shows instruction lines)
+    // HLO text inputs: the module's text (the inspector shows instruction lines); for a file of
+    // several modules (`// -----`) the part of this module, which starts at line sourceFirstLine.
+    std::string sourceText;
+    uint32_t sourceFirstLine = 1;
     std::vector<int64_t> operandPositions; // module: instruction operands as node ids, CSR with operandOffsets
     std::vector<int64_t> operandOffsets;
     std::vector<DocumentComputation> computations;

@@ -663,6 +663,11 @@ private Q_SLOTS:
         QTest::addColumn<QStringList>("expected");
         QTest::newRow("undefined operand")
             << "bad.hlo" << QStringList {} << QStringList { "line 4, column 29", "operand 'q'" };
+        QTest::newRow("operand cycle") << "cycle.hlo" << QStringList {}
+                                       << QStringList { "line 4, column 3", "instructions form a cycle",
+                                              "'a' (line 4) -> 'b' (line 5) -> 'a' (line 4)" };
+        QTest::newRow("recursive call")
+            << "recursive.hlo" << QStringList {} << QStringList { "line 4, column 3", "computation 'c' calls itself" };
         QTest::newRow("truncated proto") << "cut.pb" << QStringList {} << QStringList { "byte ", "HloModuleProto" };
         QTest::newRow("npz input") << "graph.npz" << QStringList {} << QStringList { "already a TpuGraphs .npz" };
         QTest::newRow("tile without runs")
@@ -680,6 +685,14 @@ private Q_SLOTS:
         if (name == "bad.hlo") {
             testutil::writeAll(
                 in, "HloModule m\nENTRY e {\n  p = f32[2]{0} parameter(0)\n  ROOT n = f32[2]{0} negate(q)\n}\n");
+        } else if (name == "cycle.hlo") {
+            testutil::writeAll(in,
+                "HloModule m\nENTRY e {\n  p = f32[] parameter(0)\n  a = f32[] add(b, b)\n  b = f32[] add(a, a)\n"
+                "  ROOT r = f32[] add(a, p)\n}\n");
+        } else if (name == "recursive.hlo") {
+            testutil::writeAll(in,
+                "HloModule m\nc {\n  x = f32[] parameter(0)\n  ROOT y = f32[] call(x), to_apply=c\n}\n"
+                "ENTRY e {\n  p = f32[] parameter(0)\n  ROOT r = f32[] call(p), to_apply=c\n}\n");
         } else if (name == "ok.hlo") {
             testutil::writeAll(
                 in, "HloModule m\nENTRY e {\n  p = f32[2]{0} parameter(0)\n  ROOT r = f32[1,2]{1,0} reshape(p)\n}\n");
@@ -741,6 +754,57 @@ private Q_SLOTS:
         QCOMPARE(r.exitCode, 1);
         QVERIFY(r.err.contains("configures 2 nodes"));
         QCOMPARE(QDir(badDir).entryList(QDir::Files | QDir::Hidden).size(), 0);
+    }
+
+    // docs/formats.md §8.2: a text file of modules separated by `// -----` lines (XLA's test files)
+    // converts as a TuningData of several modules does: one npz per module, each listed by inspect.
+    void convertSplitTextFile()
+    {
+        const QString in = path("split.hlo");
+        testutil::writeAll(in,
+            "HloModule first\nENTRY e {\n  p = f32[2]{0} parameter(0)\n  ROOT n = f32[2]{0} negate(p)\n}\n"
+            "// -----\n"
+            "ENTRY main {\n  p = f32[3]{0} parameter(0)\n  ROOT r = f32[1,3]{1,0} reshape(p)\n}\n"
+            "// -----\n"
+            "HloModule first\nENTRY e {\n  p = f32[4]{0} parameter(0)\n  ROOT a = f32[4]{0} abs(p)\n}\n");
+        const QString dir = path("split_out") + "/";
+        auto r = tgraphRun({ "convert", in, "-o", dir });
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QCOMPARE(QDir(dir).entryList({ "*.npz" }, QDir::Files, QDir::Name),
+            (QStringList { "first-2.npz", "first.npz", "module_main.npz" }));
+        const auto p = testutil::run(testutil::python(),
+            { "-c",
+                "import numpy as np,sys\n"
+                "for f,n in zip(sys.argv[1:4],(2,2,2)): d=np.load(f); assert d['node_feat'].shape==(n,140), f\n"
+                "assert np.load(sys.argv[2])['node_config_ids'].shape==(1,)\n", // the reshape is configurable
+                dir + "first.npz", dir + "module_main.npz", dir + "first-2.npz" });
+        QVERIFY2(p.exitCode == 0, p.err.constData());
+        const QJsonArray modules = QJsonDocument::fromJson(tgraphRun({ "inspect", in, "--json" }).out).array();
+        QCOMPARE(modules.size(), 3);
+        QCOMPARE(modules[1].toObject()["module"].toObject()["name"].toString(), QString("module_main"));
+        r = tgraphRun({ "inspect", in });
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QVERIFY(r.out.contains("HLO text, module 2 of 3"));
+
+        // An error in a later module names its line in the file; nothing is left behind.
+        const QString bad = path("split_bad.hlo");
+        testutil::writeAll(bad,
+            "HloModule ok\nENTRY e {\n  ROOT p = f32[] parameter(0)\n}\n// -----\n"
+            "HloModule bad\nENTRY e {\n  p = f32[] parameter(0)\n  n = f32[] negate(q)\n  q = f32[] negate(p)\n"
+            "  ROOT r = f32[] add(n, q)\n}\n");
+        const QString badDir = path("split_bad_out") + "/";
+        r = tgraphRun({ "convert", bad, "-o", badDir });
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains("split_bad.hlo: line 9, column 3: operand 'q' (line 10) of 'n' is defined after its use"),
+            r.err.constData());
+        QCOMPARE(QDir(badDir).entryList(QDir::Files | QDir::Hidden).size(), 0);
+
+        // A module without its HloModule line converts like any other.
+        const QString headerless = path("headerless.hlo");
+        testutil::writeAll(headerless, "ENTRY main {\n  p = f32[2]{0} parameter(0)\n  ROOT n = f32[2]{0} negate(p)\n}\n");
+        r = tgraphRun({ "convert", headerless, "-o", path("headerless.npz") });
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QVERIFY(r.out.contains("module module_main (HLO text)"));
     }
 
     void synthCollectionsAndSimulate()

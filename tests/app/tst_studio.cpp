@@ -89,6 +89,7 @@ private Q_SLOTS:
     void openAddsSummaryTab();
     void opensHloModulesAndTuningRecords();
     void opensProtobufModulesAndTileGraphs();
+    void opensSplitTextFilesAsTabs();
     void corruptFileShowsBanner();
     void cancelDropsTheLoad();
     void recentFilesRememberOpenedFiles();
@@ -343,6 +344,35 @@ void TestStudio::opensProtobufModulesAndTileGraphs()
             QCOMPARE(view->fieldText(Field::Nodes), nodes); // both protobufs: the whole module
     }
     QCOMPARE(tile, 1);
+}
+
+// docs/formats.md §8.2: a text file of several modules separated by `// -----` lines opens one tab
+// per module, as a TuningData does; opening it again refreshes those tabs instead of adding more.
+void TestStudio::opensSplitTextFilesAsTabs()
+{
+    const QString split = m_dir.filePath(QStringLiteral("split.hlo"));
+    testutil::writeAll(split,
+        "HloModule first\nENTRY e {\n  p = f32[2]{0} parameter(0)\n  ROOT n = f32[2]{0} negate(p)\n}\n"
+        "// -----\n"
+        "ENTRY main {\n  p = f32[3]{0} parameter(0)\n  q = f32[3]{0} abs(p)\n  ROOT r = f32[1,3]{1,0} reshape(q)\n}\n");
+    MainWindow window;
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    window.openFiles({ split });
+    QTRY_COMPARE_WITH_TIMEOUT(window.tabWidget()->count(), 2, kLoadTimeoutMs);
+    QVERIFY(waitForLoads(window));
+    QCOMPARE(window.tabWidget()->tabText(0), QStringLiteral("split.hlo [first]"));
+    QCOMPARE(window.tabWidget()->tabText(1), QStringLiteral("split.hlo [module_main]"));
+    QCOMPARE(window.summaryView(0)->fieldText(Field::Nodes), QLocale().toString(2));
+    QCOMPARE(window.summaryView(1)->fieldText(Field::Nodes), QLocale().toString(3));
+    QVERIFY2(window.summaryView(1)->fieldText(Field::Source).contains(QStringLiteral("(2 of 2)")),
+        qPrintable(window.summaryView(1)->fieldText(Field::Source)));
+    QVERIFY(window.errorBanner()->isHidden());
+
+    window.openFiles({ split }); // the load starts at once
+    QVERIFY(waitForLoads(window));
+    QCOMPARE(window.tabWidget()->count(), 2);
+    QCOMPARE(window.tabWidget()->tabText(1), QStringLiteral("split.hlo [module_main]"));
 }
 
 void TestStudio::openAddsSummaryTab()

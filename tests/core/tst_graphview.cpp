@@ -100,6 +100,7 @@ private Q_SLOTS:
 
     void documentFromGeneratedHlo();
     void documentRejectsBadFiles();
+    void splitFileOpensOneDocumentPerModule();
     void hierarchyCoversEveryNode();
     void hierarchyExpandsWithinBudget();
     void hierarchyViewMergesEdges();
@@ -370,6 +371,29 @@ void TestGraphView::documentRejectsBadFiles()
     }
     QVERIFY_THROWS_EXCEPTION(InputError, openGraphDocuments(project.toStdString()));
     QVERIFY_THROWS_EXCEPTION(std::exception, openGraphDocuments(m_dir.filePath("missing.npz").toStdString()));
+}
+
+// docs/formats.md §8.2: a text file of modules separated by `// -----` lines opens as one document
+// per module (the studio's tabs), each showing its own instruction lines.
+void TestGraphView::splitFileOpensOneDocumentPerModule()
+{
+    const QString path = m_dir.filePath(QStringLiteral("split.hlo"));
+    {
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("HloModule first\nENTRY e {\n  p = f32[2]{0} parameter(0)\n  ROOT n = f32[2]{0} negate(p)\n}\n"
+                "// -----\n"
+                "ENTRY main {\n  q = f32[3]{0} parameter(0)\n  ROOT a = f32[3]{0} abs(q)\n}\n");
+    }
+    const auto docs = openGraphDocuments(path.toStdString());
+    QCOMPARE(docs.size(), size_t(2));
+    QCOMPARE(docs[0]->title, std::string("split.hlo [first]"));
+    QCOMPARE(docs[1]->title, std::string("split.hlo [module_main]"));
+    QCOMPARE(docs[1]->summary.module->index, 1);
+    QCOMPARE(docs[1]->summary.module->count, 2);
+    QCOMPARE(docs[0]->instructionText(docs[0]->findNode("n")), std::string("ROOT n = f32[2]{0} negate(p)"));
+    QCOMPARE(docs[1]->instructionText(docs[1]->findNode("a")), std::string("ROOT a = f32[3]{0} abs(q)"));
+    QCOMPARE(docs[1]->module->instructions[size_t(docs[1]->findNode("q"))].line, 8u); // the line in the file
 }
 
 void TestGraphView::hierarchyCoversEveryNode()

@@ -3,12 +3,16 @@
 // modules, format detection, wire-level errors, and the real tuning record of docs/formats.md §7.1.
 
 #include "core/util/error.h"
+#include "core/hlo/hloinput.h"
 #include "core/hlo/hloproto.h"
+#include "core/hlo/hlotext.h"
+#include "core/hlo/hloverify.h"
 #include "core/hlo/protowire.h"
 #include "core/synth/hostileproto.h"
 #include "testutil.h"
 
 #include <QElapsedTimer>
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include <fstream>
@@ -666,6 +670,85 @@ private Q_SLOTS:
         QVERIFY(!looksLikeHloProto({}));
     }
 
+    // docs/formats.md §8.6: protobuf inputs are verified when read as files; without lines, an error
+    // names the module, the computation and the instruction with its id.
+    void verifierOnProtobufInputs()
+    {
+        const std::string text = "HloModule good\nc {\n  x = f32[] parameter(0)\n  ROOT n = f32[] negate(x)\n}\n"
+                                 "ENTRY e {\n  p = f32[] parameter(0)\n  a = f32[] call(p), to_apply=c\n"
+                                 "  b = f32[] negate(a)\n  ROOT r = f32[] add(a, b)\n}\n";
+        auto module = [&](const std::string& name) {
+            HloModule m = parseHloText(text, "good.hlo");
+            m.name = m.intern(name);
+            return m;
+        };
+        auto byName = [](HloModule& m, std::string_view name) -> HloInstruction& {
+            for (HloInstruction& i : m.instructions)
+                if (i.name == name)
+                    return i;
+            throw std::runtime_error("no instruction " + std::string(name));
+        };
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        auto read = [&](const std::string& bytes) {
+            const QString file = dir.filePath("in.pb");
+            testutil::writeAll(file, QByteArray::fromStdString(bytes));
+            return readHloInput(testutil::str(file));
+        };
+        const HloInputFile good = read(encodeHloModuleProto(module("good")));
+        QCOMPARE(good.modules.size(), size_t(1));
+        QCOMPARE(good.modules[0].module.instructions[0].line, 0u); // protobuf: no lines
+
+        HloModule cycle = module("cyclic");
+        HloInstruction& a = byName(cycle, "a");
+        a.operandIds = cycle.addInts(std::vector<int64_t> { byName(cycle, "b").id }); // a uses b, b uses a
+        testutil::expectInputError([&] { read(encodeHloModuleProto(cycle)); },
+            { "in.pb: module 'cyclic', computation 'e', instruction 'a' (id 3): ",
+                "cycle through their operands: 'a' (id 3) -> 'b' (id 4) -> 'a' (id 3)" });
+
+        HloModule forward
+            = parseHloText("HloModule forward\nENTRY e {\n  p = f32[] parameter(0)\n  a = f32[] negate(p)\n"
+                           "  u = f32[] negate(p)\n  ROOT r = f32[] add(a, u)\n}\n",
+                "forward.hlo");
+        byName(forward, "a").operandIds = forward.addInts(std::vector<int64_t> { byName(forward, "u").id });
+        testutil::expectInputError([&] { read(encodeHloModuleProto(forward)); },
+            { "instruction 'a' (id 1)", "operand 'u' (id 2) of 'a' is defined after its use" });
+
+        HloModule recursive = module("recursive");
+        HloInstruction& n = byName(recursive, "n");
+        n.opcode = recursive.intern("call");
+        n.calledComputationIds = recursive.addInts(std::vector<int64_t> { recursive.computations[0].id });
+        testutil::expectInputError([&] { read(encodeHloModuleProto(recursive)); },
+            { "module 'recursive', computation 'c', instruction 'n' (id 1)",
+                "computation 'c' calls itself through 'n'" });
+
+        HloModule missing = module("missing");
+        byName(missing, "a").calledComputationIds = missing.addInts(std::vector<int64_t> { 77 });
+        testutil::expectInputError([&] { read(encodeHloModuleProto(missing)); },
+            { "instruction 'a' (id 3)", "called computation id 77 does not exist" });
+
+        HloModule foreign = module("foreign");
+        byName(foreign, "b").operandIds = foreign.addInts(std::vector<int64_t> { byName(foreign, "x").id });
+        testutil::expectInputError([&] { read(encodeHloModuleProto(foreign)); },
+            { "instruction 'b' (id 4)", "operand 'x' (id 0) is an instruction of computation 'c', not of 'e'" });
+
+        HloModule arity = module("arity");
+        byName(arity, "r").operandIds = arity.addInts(std::vector<int64_t> { byName(arity, "a").id });
+        testutil::expectInputError([&] { read(encodeHloModuleProto(arity)); },
+            { "instruction 'r' (id 5)", "add takes 2 operands, got 1" });
+
+        // In a TuningData of several modules the module at fault is named.
+        ModuleTuningData first, second;
+        first.hasModule = second.hasModule = true;
+        first.module = module("first");
+        second.module = std::move(cycle);
+        const ModuleTuningData* both[] = { &first, &second };
+        testutil::expectInputError(
+            [&] { read(encodeTuningData(both)); }, { "module 'cyclic', computation 'e', instruction 'a'" });
+        // The reader alone decodes; it does not verify (the hostile inputs rely on that).
+        QCOMPARE(readHloProto(bytesOf(encodeTuningData(both)), "both.pb").modules.size(), size_t(2));
+    }
+
     void errorsNameOffsetAndPath()
     {
         testutil::expectInputError([] { readHloProto({}, "empty.pb"); }, { "empty.pb", "empty file" });
@@ -815,6 +898,7 @@ private Q_SLOTS:
         QCOMPARE(m.instructions.size(), size_t(3163));
         QCOMPARE(m.entryIndex(), int64_t(142));
         QCOMPARE(m.computations.back().instructionCount, 2661u);
+        verifyHloModule(m, testutil::str(path)); // what XLA accepts, our verifier accepts (docs/formats.md §8.6)
         for (const HloComputation& c : m.computations) // the root is the last instruction everywhere
             QCOMPARE(m.instructionsOf(c).back().id, c.rootId);
 

@@ -6,6 +6,7 @@
 #include "core/hlo/featurizer.h"
 #include "core/hlo/hloproto.h"
 #include "core/hlo/hlotext.h"
+#include "core/hlo/hloverify.h"
 #include "hlotextsample.h"
 #include "testutil.h"
 
@@ -35,10 +36,11 @@ int64_t position(const HloModule& m, std::string_view name) { return &byName(m, 
 std::vector<int64_t> vec(std::span<const int64_t> s) { return { s.begin(), s.end() }; }
 
 // Parses a one-instruction entry whose last line is `line` (operands are parameters named p0..p3
-// of the given shapes) and returns the feature row of that instruction.
-std::vector<float> featuresOf(const std::string& params, const std::string& line, bool repad = false)
+// of the given shapes), after the computations `called`, and returns the feature row of that instruction.
+std::vector<float> featuresOf(
+    const std::string& params, const std::string& line, bool repad = false, const std::string& called = {})
 {
-    const std::string text = "HloModule m\nENTRY e {\n" + params + "\n  ROOT " + line + "\n}\n";
+    const std::string text = "HloModule m\n" + called + "ENTRY e {\n" + params + "\n  ROOT " + line + "\n}\n";
     const HloModule m = parseHloText(text, "t.hlo");
     const NdArray<float> f = featurizeNodes(m, repad);
     const int64_t last = f.dim(0) - 1;
@@ -229,8 +231,10 @@ private Q_SLOTS:
         QCOMPARE(param[29], 2.0f);
         QCOMPARE(param[18], 1.0f); // TUPLE one-hot
         QCOMPARE(param[28], 1.0f); // product of no dims
-        const auto sort = featuresOf(
-            "  p0 = f32[8]{0} parameter(0)", "s = f32[8]{0} sort(p0), dimensions={0}, is_stable=true, to_apply=e");
+        const auto sort = featuresOf("  p0 = f32[8]{0} parameter(0)",
+            "s = f32[8]{0} sort(p0), dimensions={0}, is_stable=true, to_apply=lt", false,
+            "lt {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
+            "  ROOT c = pred[] compare(a, b), direction=LT\n}\n");
         QCOMPARE(sort[133], 1.0f);
         // repadded variant: no-aggregate fields padded with -1
         const auto repadded = featuresOf(
@@ -246,8 +250,10 @@ private Q_SLOTS:
         QTest::addColumn<QString>("text");
         QTest::addColumn<QStringList>("expected");
         const QString head = "HloModule m\nENTRY e {\n";
-        QTest::newRow("no header") << "ENTRY e {\n ROOT p = f32[] parameter(0)\n}"
-                                   << QStringList { "line 1, column 1", "HloModule" };
+        // Without its HloModule line a module must start as XLA's parser accepts it: ENTRY or `NAME {`.
+        QTest::newRow("no header, signature first")
+            << "%c (x: f32[]) -> f32[] {\n  ROOT x = f32[] parameter(0)\n}\nENTRY e {\n  ROOT p = f32[] parameter(0)\n}"
+            << QStringList { "line 1, column 1", "HloModule", "'ENTRY'" };
         QTest::newRow("unterminated string") << head + "  ROOT p = f32[] parameter(0), metadata={op_name=\"abc}\n}\n"
                                              << QStringList { "line 3, column 50", "unterminated string" };
         QTest::newRow("unbalanced braces") << head + "  ROOT p = f32[] parameter(0), metadata={op_name=\"a\" x={1}\n"
@@ -274,7 +280,7 @@ private Q_SLOTS:
                                        << QStringList { "line 4",
                                               "operand 0 ('p') has shape f32[3]{0} but the result is f32[4]{0}" };
         QTest::newRow("tuple arity") << head + "  p = f32[] parameter(0)\n  ROOT t = (f32[], f32[]) tuple(p)\n}\n"
-                                     << QStringList { "tuple shape has 2 elements but 1 operands" };
+                                     << QStringList { "line 4, column 3", "tuple shape has 2 elements but 1 operand" };
         QTest::newRow("two roots") << head + "  ROOT p = f32[] parameter(0)\n  ROOT q = f32[] parameter(1)\n}\n"
                                    << QStringList { "line 4, column 3", "a second ROOT" };
         QTest::newRow("unknown type") << head + "  ROOT p = f33[] parameter(0)\n}\n"
@@ -305,6 +311,192 @@ private Q_SLOTS:
             return;
         }
         QFAIL("no error");
+    }
+
+    // docs/formats.md §8.6: what XLA's parser and verifier refuse, each at the line of the instruction at fault.
+    void verifierRefusesWhatXlaRefuses_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QStringList>("expected");
+        const QString head = "HloModule m\nENTRY e {\n";
+        const QString p = "  p = f32[] parameter(0)\n";
+        QTest::newRow("operand cycle")
+            << head + p + "  a = f32[] add(b, b)\n  b = f32[] add(a, a)\n  ROOT r = f32[] add(a, p)\n}\n"
+            << QStringList { "line 4, column 3", "cycle", "'a' (line 4) -> 'b' (line 5) -> 'a' (line 4)" };
+        QTest::newRow("longer cycle")
+            << head + p
+                + "  a = f32[] add(p, c)\n  b = f32[] negate(a)\n  c = f32[] negate(b)\n  ROOT r = f32[] add(a, p)\n}\n"
+            << QStringList { "line 4, column 3", "'a' (line 4) -> 'c' (line 6) -> 'b' (line 5) -> 'a' (line 4)" };
+        QTest::newRow("own operand") << head + p + "  ROOT a = f32[] add(a, p)\n}\n"
+                                     << QStringList { "line 4, column 3", "'a' uses itself as an operand" };
+        QTest::newRow("use before definition")
+            << head + "  n = f32[] negate(p)\n" + p + "  ROOT r = f32[] add(n, p)\n}\n"
+            << QStringList { "line 3, column 3", "operand 'p' (line 4) of 'n' is defined after its use" };
+        QTest::newRow("computation calls itself")
+            << "HloModule m\nc {\n  x = f32[] parameter(0)\n  ROOT y = f32[] call(x), to_apply=c\n}\n"
+               "ENTRY e {\n  p = f32[] parameter(0)\n  ROOT r = f32[] call(p), to_apply=c\n}\n"
+            << QStringList { "line 4, column 3", "computation 'c' calls itself through 'y'" };
+        QTest::newRow("mutual recursion")
+            << "HloModule m\nf {\n  x = f32[] parameter(0)\n  ROOT y = f32[] call(x), to_apply=g\n}\n"
+               "g {\n  x = f32[] parameter(0)\n  ROOT y = f32[] call(x), to_apply=f\n}\n"
+               "ENTRY e {\n  p = f32[] parameter(0)\n  ROOT r = f32[] call(p), to_apply=f\n}\n"
+            << QStringList { "line 8, column 3", "recursive calls", "'f' -> 'g' -> 'f'" };
+        QTest::newRow("recursion through a while body")
+            << "HloModule m\ncond {\n  x = f32[] parameter(0)\n  ROOT t = pred[] constant(true)\n}\n"
+               "ENTRY e {\n  p = f32[] parameter(0)\n  ROOT w = f32[] while(p), condition=cond, body=e\n}\n"
+            << QStringList { "line 8, column 3", "computation 'e' calls itself through 'w'" };
+        QTest::newRow("callee after its caller")
+            << "HloModule m\nENTRY e {\n  p = f32[] parameter(0)\n  ROOT r = f32[] call(p), to_apply=c\n}\n"
+               "c {\n  ROOT x = f32[] parameter(0)\n}\n"
+            << QStringList { "line 4, column 3", "called computation 'c' (line 6) is defined after its caller 'e'" };
+        QTest::newRow("get-tuple-element of two")
+            << head + "  t = (f32[]) parameter(0)\n  ROOT g = f32[] get-tuple-element(t, t), index=0\n}\n"
+            << QStringList { "line 4, column 3", "get-tuple-element takes 1 operand, got 2" };
+        QTest::newRow("negate of none") << head + "  ROOT n = f32[] negate()\n}\n"
+                                        << QStringList { "line 3, column 3", "negate takes 1 operand, got 0" };
+        QTest::newRow("clamp of two") << head + p + "  ROOT c = f32[] clamp(p, p)\n}\n"
+                                      << QStringList { "line 4, column 3", "clamp takes 3 operands, got 2" };
+        QTest::newRow("dynamic-slice without indices")
+            << head + "  p = f32[4]{0} parameter(0)\n"
+                + "  ROOT d = f32[2]{0} dynamic-slice(p), dynamic_slice_sizes={2}\n}\n"
+            << QStringList { "line 4, column 3", "dynamic-slice takes at least 2 operands, got 1" };
+        QTest::newRow("reduce of three")
+            << "HloModule m\nadd {\n  x = f32[] parameter(0)\n  y = f32[] parameter(1)\n  ROOT s = f32[] add(x, y)\n}\n"
+               "ENTRY e {\n  p = f32[4]{0} parameter(0)\n  z = f32[] constant(0)\n"
+               "  ROOT r = f32[] reduce(p, z, z), dimensions={0}, to_apply=add\n}\n"
+            << QStringList { "line 10, column 3", "reduce takes an even number of operands", "got 3" };
+        QTest::newRow("call with a parameter too few")
+            << "HloModule m\nc {\n  x = f32[] parameter(0)\n  y = f32[] parameter(1)\n  ROOT s = f32[] add(x, y)\n}\n"
+               "ENTRY e {\n  p = f32[] parameter(0)\n  ROOT r = f32[] call(p), to_apply=c\n}\n"
+            << QStringList { "line 9, column 3", "call passes 1 operand to computation 'c', which has 2 parameters" };
+        QTest::newRow("conditional missing a branch operand")
+            << "HloModule m\nb {\n  ROOT x = f32[] parameter(0)\n}\n"
+               "ENTRY e {\n  i = s32[] parameter(0)\n  p = f32[] parameter(1)\n"
+               "  ROOT r = f32[] conditional(i, p), branch_computations={b, b, b}\n}\n"
+            << QStringList { "line 8, column 3", "conditional with 3 branch computations takes 4 operands" };
+        QTest::newRow("while body of two parameters")
+            << "HloModule m\nbody {\n  x = f32[] parameter(0)\n  y = f32[] parameter(1)\n"
+               "  ROOT s = f32[] add(x, y)\n}\n"
+               "cond {\n  x = f32[] parameter(0)\n  ROOT t = pred[] constant(true)\n}\n"
+               "ENTRY e {\n  p = f32[] parameter(0)\n  ROOT w = f32[] while(p), condition=cond, body=body\n}\n"
+            << QStringList { "line 13, column 3", "while calls computation 'body' with one operand, but it has 2" };
+    }
+    void verifierRefusesWhatXlaRefuses()
+    {
+        QFETCH(QString, text);
+        QFETCH(QStringList, expected);
+        try {
+            parse(text.toStdString());
+        } catch (const InputError& e) {
+            const QString msg = QString::fromStdString(e.what());
+            QVERIFY2(msg.startsWith("test.hlo: line "), qPrintable(msg));
+            QVERIFY2(!msg.contains('\n'), qPrintable(msg));
+            for (const QString& part : expected)
+                QVERIFY2(msg.contains(part), qPrintable("expected '" + part + "' in: " + msg));
+            return;
+        }
+        QFAIL("no error");
+    }
+
+    // The same rules hold for modules that come without lines (protobuf): the place names the instruction.
+    void verifierNamesInstructionsWithoutLines()
+    {
+        HloModule m = parse("HloModule m\nENTRY e {\n  p = f32[] parameter(0)\n  a = f32[] negate(p)\n"
+                            "  b = f32[] negate(a)\n  ROOT r = f32[] add(a, b)\n}\n");
+        for (HloInstruction& i : m.instructions)
+            i.line = i.column = 0;
+        verifyHloModule(m, "m.pb"); // valid as it is
+        HloModule cyclic = std::move(m);
+        cyclic.ints[byName(cyclic, "a").operandIds.offset] = byName(cyclic, "b").id; // a = negate(b)
+        try {
+            verifyHloModule(cyclic, "m.pb");
+            QFAIL("no error");
+        } catch (const InputError& e) {
+            QCOMPARE(QString::fromStdString(e.place()), QString("module 'm', computation 'e', instruction 'a' (id 1)"));
+            QVERIFY2(QString(e.what()).contains("'a' (id 1) -> 'b' (id 2) -> 'a' (id 1)"), e.what());
+        }
+    }
+
+    // docs/formats.md §8.2: a module without its HloModule line, where XLA's parser accepts one.
+    void headerlessModules()
+    {
+        const HloModule entryOnly = parse("ENTRY main {\n  p = f32[] parameter(0)\n  ROOT n = f32[] negate(p)\n}\n");
+        QCOMPARE(std::string(entryOnly.name), std::string("module_main")); // XLA's name for it
+        QCOMPARE(entryOnly.instructions.size(), size_t(2));
+        QCOMPARE(byName(entryOnly, "n").line, 3u);
+        const HloModule withCallee
+            = parse("// a comment first\n%add.1 {\n  x = f32[] parameter(0)\n  y = f32[] parameter(1)\n"
+                    "  ROOT s = f32[] add(x, y)\n}\n\n"
+                    "e {\n  p = f32[] parameter(0)\n  ROOT r = f32[] call(p, p), to_apply=%add.1\n}\n");
+        QCOMPARE(std::string(withCallee.name), std::string("module_e")); // no ENTRY: the last computation is the entry
+        QCOMPARE(withCallee.computations.size(), size_t(2));
+        QVERIFY(looksLikeHloText("ENTRY e {"));
+        QVERIFY(looksLikeHloText("  /* c */ %fused.2 /* c */ {"));
+        QVERIFY(looksLikeHloText("\nHloModule m"));
+        QVERIFY(!looksLikeHloText("%c (x: f32[]) -> f32[] {")); // XLA's parser refuses this start
+        QVERIFY(looksLikeHloText("ENTRYX {")); // a computation named ENTRYX
+        QVERIFY(!looksLikeHloText("ENTRYX (x"));
+        QVERIFY(!looksLikeHloText("x = {"));
+        QVERIFY(!looksLikeHloText("{\"json\": 1}"));
+        QVERIFY(!looksLikeHloText(""));
+    }
+
+    // docs/formats.md §8.2: files of several modules separated by `// -----` lines (hlo-opt --split-input-file).
+    void splitFiles()
+    {
+        const std::string text = "// -----\n"                                                   // 1: nothing before it
+                                 "HloModule first\nENTRY e {\n  ROOT p = f32[] parameter(0)\n}\n" // 2-5
+                                 "  // -----  \n"                                               // 6
+                                 "ENTRY main {\n  p = f32[] parameter(0)\n  ROOT n = f32[] negate(p)\n}\n" // 7-10
+                                 "// ------ not a separator, a comment\n"                       // 11
+                                 "// -----\n"                                                   // 12
+                                 "// only a comment here\n"                                     // 13
+                                 "// -----\n"                                                   // 14
+                                 "HloModule first\nENTRY e {\n  ROOT q = s32[] parameter(0)\n}\n" // 15-18
+                                 "// -----\n";                                                  // 19
+        const std::vector<HloTextPart> parts = splitHloText(text);
+        QCOMPARE(parts.size(), size_t(3));
+        QCOMPARE(parts[0].firstLine, 2u);
+        QCOMPARE(parts[1].firstLine, 7u);
+        QCOMPARE(parts[2].firstLine, 15u);
+        QCOMPARE(std::string(text.substr(parts[1].begin, 11)), std::string("ENTRY main "));
+        const std::vector<HloModule> modules = parseHloTextModules(text, "split.hlo");
+        QCOMPARE(modules.size(), size_t(3));
+        QCOMPARE(std::string(modules[0].name), std::string("first"));
+        QCOMPARE(std::string(modules[1].name), std::string("module_main"));
+        QCOMPARE(std::string(modules[2].name), std::string("first"));
+        QCOMPARE(byName(modules[1], "n").line, 9u); // lines of the file, not of the part
+        QCOMPARE(byName(modules[2], "q").line, 17u);
+        QCOMPARE(modules[2].shapeToText(byName(modules[2], "q").shape), std::string("s32[]"));
+        // One module where one is expected: the separator is named.
+        try {
+            parse(text);
+            QFAIL("no error");
+        } catch (const InputError& e) {
+            QVERIFY2(
+                QString(e.what()).contains("test.hlo: line 6: a '// -----' line separates several modules"), e.what());
+        }
+        // Errors name the line in the file.
+        const std::string bad = "HloModule a\nENTRY e {\n  ROOT p = f32[] parameter(0)\n}\n// -----\n"
+                                "HloModule b\nENTRY e {\n  p = f32[] parameter(0)\n  x = f32[] add(y, p)\n"
+                                "  y = f32[] add(x, p)\n  ROOT r = f32[] add(x, y)\n}\n";
+        try {
+            parseHloTextModules(bad, "bad.hlo");
+            QFAIL("no error");
+        } catch (const InputError& e) {
+            QVERIFY2(QString(e.what()).startsWith("bad.hlo: line 9, column 3: instructions form a cycle"), e.what());
+        }
+        // Without a separator: one module, as before.
+        QCOMPARE(parseHloTextModules("HloModule m\nENTRY e {\n  ROOT p = f32[] parameter(0)\n}\n", "one.hlo").size(),
+            size_t(1));
+        // A second header without a separator is an error that says so.
+        testutil::expectInputError(
+            [] {
+                parseHloTextModules("HloModule a\nENTRY e {\n  ROOT p = f32[] parameter(0)\n}\n"
+                                    "HloModule b\nENTRY e {\n  ROOT p = f32[] parameter(0)\n}\n",
+                    "two.hlo");
+            },
+            { "two.hlo: line 5, column 1: a second 'HloModule' line", "separated by a line '// -----'" });
     }
 
     void deepNestingIsAnErrorNotACrash()

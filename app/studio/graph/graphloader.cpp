@@ -88,7 +88,8 @@ void GraphLoader::startNext()
     const quint64 job = m_channel->start(
         [this, path = m_currentPath.toStdString()](JobProgress& progress) -> JobTracker::Continuation {
             ProjectInfoPtr project;
-            std::vector<tgraph::GraphDocumentPtr> documents; // one per module (TuningData holds several)
+            // One per module (a TuningData or a text file split by `// -----` lines holds several).
+            std::vector<tgraph::GraphDocumentPtr> documents;
             try {
                 if (isProjectFile(path))
                     project = readProjectInfo(path);

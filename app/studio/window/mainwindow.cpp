@@ -869,7 +869,8 @@ void MainWindow::onLoaded(const QString& path, const tgraph::GraphDocumentPtr& d
     QString absolute = QFileInfo(path).absoluteFilePath();
     QString name = QFileInfo(absolute).fileName();
     const QString file = absolute;
-    if (summary.module && summary.module->count > 1) { // a TuningData: one tab per module
+    // A TuningData or a text file split by `// -----` lines: one tab per module.
+    if (summary.module && summary.module->count > 1) {
         absolute += QStringLiteral("#%1").arg(summary.module->index);
         name += QStringLiteral(" [%1]").arg(QString::fromStdString(summary.module->name));
     }
