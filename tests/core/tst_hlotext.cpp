@@ -72,6 +72,22 @@ class TestHloText : public QObject
 {
     Q_OBJECT
 
+    // `text` is refused with one line that starts with `prefix` and holds every part of `expected`.
+    void expectParseError(const QString& text, const QStringList& expected, const QString& prefix)
+    {
+        try {
+            parse(text.toStdString());
+        } catch (const InputError& e) {
+            const QString msg = QString::fromStdString(e.what());
+            QVERIFY2(msg.startsWith(prefix), qPrintable(msg));
+            QVERIFY2(!msg.contains('\n'), qPrintable(msg));
+            for (const QString& part : expected)
+                QVERIFY2(msg.contains(part), qPrintable("expected '" + part + "' in: " + msg));
+            return;
+        }
+        QFAIL("no error");
+    }
+
 private Q_SLOTS:
     void grammarCoverage()
     {
@@ -300,17 +316,7 @@ private Q_SLOTS:
     {
         QFETCH(QString, text);
         QFETCH(QStringList, expected);
-        try {
-            parse(text.toStdString());
-        } catch (const InputError& e) {
-            const QString msg = QString::fromStdString(e.what());
-            QVERIFY2(msg.startsWith("test.hlo: "), qPrintable(msg));
-            QVERIFY2(!msg.contains('\n'), qPrintable(msg));
-            for (const QString& part : expected)
-                QVERIFY2(msg.contains(part), qPrintable("expected '" + part + "' in: " + msg));
-            return;
-        }
-        QFAIL("no error");
+        expectParseError(text, expected, QStringLiteral("test.hlo: "));
     }
 
     // docs/formats.md §8.6: what XLA's parser and verifier refuse, each at the line of the instruction at fault.
@@ -385,17 +391,7 @@ private Q_SLOTS:
     {
         QFETCH(QString, text);
         QFETCH(QStringList, expected);
-        try {
-            parse(text.toStdString());
-        } catch (const InputError& e) {
-            const QString msg = QString::fromStdString(e.what());
-            QVERIFY2(msg.startsWith("test.hlo: line "), qPrintable(msg));
-            QVERIFY2(!msg.contains('\n'), qPrintable(msg));
-            for (const QString& part : expected)
-                QVERIFY2(msg.contains(part), qPrintable("expected '" + part + "' in: " + msg));
-            return;
-        }
-        QFAIL("no error");
+        expectParseError(text, expected, QStringLiteral("test.hlo: line "));
     }
 
     // The same rules hold for modules that come without lines (protobuf): the place names the instruction.
