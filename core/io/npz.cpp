@@ -584,9 +584,12 @@ template <class T> NdArray<T> NpzReader::read(std::string_view key, ProgressSink
     // Fortran-ordered arrays are read in storage order (= C order of the reversed shape), then reordered.
     std::vector<int64_t> storageShape = cOrder ? h.shape : std::vector<int64_t>(h.shape.rbegin(), h.shape.rend());
     const uint64_t converted = uint64_t(shapeElementCount(h.shape)) * sizeof(T) * (cOrder ? 1 : 2);
-    if (converted > bytes && converted > memoryBudgetBytes()) // read as a wider type (or reordered)
-        stream.fail("shape " + shapeToString(h.shape) + " read as " + dtypeOf<T>().name() + " needs "
-            + formatBytes(converted) + ", more than " + describeMemoryBudget(memoryBudgetBytes()));
+    if (converted > bytes) { // read as a wider type (or reordered): the header check saw less
+        const uint64_t budget = memoryBudgetBytes();
+        if (converted > budget)
+            stream.fail("shape " + shapeToString(h.shape) + " read as " + dtypeOf<T>().name() + " needs "
+                + formatBytes(converted) + ", more than " + describeMemoryBudget(budget));
+    }
     NdArray<T> out(storageShape);
     if (native) {
         stream.readInto(out.data(), size_t(bytes), "array data", scope);
