@@ -55,6 +55,7 @@
 #include <QSettings>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
+#include <QStackedWidget>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTemporaryDir>
@@ -63,6 +64,7 @@
 #include <QUrl>
 #include <QtTest>
 
+#include <functional>
 #include <set>
 
 using Field = GraphSummaryView::Field;
@@ -100,6 +102,7 @@ private Q_SLOTS:
     void tuneReusesTheInferenceModel();
     void dropOpensFiles();
     void screenshot();
+    void windowFitsLaptopScreens();
     // The main window and the studio's renderer with graph views (from tst_graphwidgets, which
     // links no model).
     void mainWindowWiresDocksAndActions();
@@ -115,6 +118,7 @@ private:
     static bool waitForLoads(MainWindow& window);
     static bool anyDialogVisible();
     void saveScreenshot(QWidget& window, const QString& name);
+    QString longNamesModule(); // a generated module named like a TensorFlow XLA cluster
 
     QTemporaryDir m_dir;
     QString m_graphPath;
@@ -390,13 +394,13 @@ void TestStudio::openAddsSummaryTab()
 
     GraphSummaryView* view = window.summaryView(0);
     QVERIFY(view);
-    window.graphPage(0)->innerTabs()->setCurrentWidget(view); // the graph comes first
+    window.graphPage(0)->innerTabs()->setCurrentIndex(1); // the graph comes first, then the summary
     QVERIFY(view->isVisible());
     QCOMPARE(view->fieldText(Field::Nodes), QLocale().toString(qlonglong(m_nodes)));
     QCOMPARE(view->fieldText(Field::Configs), QLocale().toString(qlonglong(m_configs)));
     auto* nodesLabel = view->findChild<QLabel*>(QStringLiteral("nodesValue"));
     QVERIFY(nodesLabel);
-    QCOMPARE(nodesLabel->text(), QLocale().toString(qlonglong(m_nodes)));
+    QTRY_COMPARE(nodesLabel->text(), QLocale().toString(qlonglong(m_nodes))); // shown whole once laid out
     QVERIFY(view->fieldText(Field::Kind).startsWith(QStringLiteral("layout")));
 
     QCOMPARE(view->opcodeModel()->rowCount(), m_distinctOpcodes);
@@ -725,6 +729,124 @@ void TestStudio::screenshot()
     const QImage loaded(m_dir.filePath(QStringLiteral("studio-loaded.png")));
     QVERIFY(!empty.isNull() && !loaded.isNull());
     QVERIFY(empty != loaded);
+}
+
+namespace {
+
+// What makes `root` as wide (or high) as it is at least: the visible widgets whose minimum extent
+// along `o` exceeds `limit`, as an indented tree.
+QStringList widestWidgets(QWidget* root, Qt::Orientation o, int limit)
+{
+    const auto extent = [o](QWidget* w) {
+        const QSize hint = w->minimumSizeHint().expandedTo(w->minimumSize());
+        return o == Qt::Horizontal ? hint.width() : hint.height();
+    };
+    QStringList out;
+    const std::function<void(QWidget*, int)> walk = [&](QWidget* w, int depth) {
+        // A stacked widget is as wide as its widest page, shown or not.
+        const bool page = qobject_cast<QStackedWidget*>(w->parentWidget());
+        if ((w->isHidden() && !page) || extent(w) <= limit)
+            return;
+        out << QStringLiteral("%1%2 '%3' %4")
+                   .arg(QString(depth, QLatin1Char(' ')), QString::fromLatin1(w->metaObject()->className()),
+                       w->objectName())
+                   .arg(extent(w));
+        for (QWidget* c : w->findChildren<QWidget*>(Qt::FindDirectChildrenOnly))
+            if (!c->isWindow())
+                walk(c, depth + 1);
+    };
+    walk(root, 0);
+    return out;
+}
+
+} // namespace
+
+QString TestStudio::longNamesModule()
+{
+    // TensorFlow's XLA clusters name their computations like this; the generator's names are short.
+    const QString path = m_dir.filePath(QStringLiteral("cluster_0__XlaCompiledKernel_true.hlo"));
+    if (!QFileInfo::exists(path)) {
+        QFile in(generatedFile("transformer", 300));
+        if (!in.open(QIODevice::ReadOnly))
+            return {};
+        QString text = QString::fromUtf8(in.readAll());
+        text.replace(QStringLiteral("while_body.1"),
+            QStringLiteral("cluster_0__XlaCompiledKernel_true__XlaNumConstantArgs_0__XlaNumResourceArgs_0_.v42"));
+        text.replace(QStringLiteral("cluster_transformer_main"),
+            QStringLiteral("cluster_0__XlaCompiledKernel_true__XlaHasReferenceVars_false__XlaNumConstantArgs_0__"
+                           "XlaNumResourceArgs_0_.1"));
+        QFile out(path);
+        if (!out.open(QIODevice::WriteOnly) || out.write(text.toUtf8()) != text.toUtf8().size())
+            return {};
+    }
+    return path;
+}
+
+// At 1366x768 and 1920x1080 the window with its default docks fits the screen: its minimum size
+// stays within 1280x720 whatever it shows (long computation names, the split view, search, every
+// analysis dock), and it never grows itself past the size it was given (docs/studio.md §1.6).
+void TestStudio::windowFitsLaptopScreens()
+{
+    const QString data = testutil::sharedDataDir();
+    QStringList files { longNamesModule(), generatedFile("resnet", 400) };
+    QVERIFY(!files.front().isEmpty());
+    if (!data.isEmpty())
+        files << data + QStringLiteral("/hlo/ssd_mobilenet_tf.hlo");
+    const QSize limit(1280, 720);
+    for (const QSize screen : { QSize(1366, 768), QSize(1920, 1080) }) {
+        QSettings().clear();
+        MainWindow window;
+        window.resize(screen);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        const auto fits = [&](const QString& state) {
+            QTest::qWait(50);
+            const QSize min = window.minimumSizeHint().expandedTo(window.minimumSize());
+            qInfo("%dx%d, %s: minimum %dx%d", screen.width(), screen.height(), qPrintable(state), min.width(),
+                min.height());
+            if (min.width() > limit.width() || min.height() > limit.height() || window.size() != screen) {
+                qWarning("%s: window %dx%d, minimum %dx%d; the widest and highest parts:\n%s\n%s", qPrintable(state),
+                    window.width(), window.height(), min.width(), min.height(),
+                    qPrintable(widestWidgets(&window, Qt::Horizontal, 200).join(QLatin1Char('\n'))),
+                    qPrintable(widestWidgets(&window, Qt::Vertical, 150).join(QLatin1Char('\n'))));
+                return false;
+            }
+            return true;
+        };
+        const QString suffix = QStringLiteral("-%1x%2.png").arg(screen.width()).arg(screen.height());
+        QVERIFY(fits(QStringLiteral("fresh settings")));
+
+        window.openFiles(files);
+        QTRY_COMPARE_WITH_TIMEOUT(window.tabWidget()->count(), files.size(), kLayoutTimeoutMs);
+        QVERIFY(waitForLoads(window));
+        window.tabWidget()->setCurrentIndex(0);
+        GraphPage* page = window.currentPage();
+        QVERIFY(waitForLayout(page->fullPane()));
+        QVERIFY(fits(QStringLiteral("graphs loaded")));
+
+        // A node of the long-named computation: its name and computation in the inspector.
+        const int64_t node = tgraph::searchNodes(*page->document(), "op:dot").front();
+        page->selectNode(node);
+        QVERIFY(waitForLayout(page->fullPane()));
+        QVERIFY(fits(QStringLiteral("node selected")));
+
+        page->setSplit(true);
+        QVERIFY(waitForLayout(page->prunedPane()));
+        QVERIFY(fits(QStringLiteral("split view")));
+        saveScreenshot(window, QStringLiteral("fit-split") + suffix);
+
+        page->focusSearch();
+        QVERIFY(page->find(QStringLiteral("multiply")) > 0);
+        QVERIFY(fits(QStringLiteral("search")));
+
+        for (QDockWidget* dock :
+            { window.inferenceDock(), window.explainDock(), window.tuneDock(), window.trainingDock() }) {
+            dock->show();
+            dock->raise();
+            QVERIFY(fits(dock->windowTitle()));
+            saveScreenshot(window, QStringLiteral("fit-%1").arg(dock->objectName()) + suffix);
+        }
+    }
 }
 
 void TestStudio::mainWindowWiresDocksAndActions()

@@ -70,7 +70,6 @@ HeatmapView::HeatmapView(QWidget* parent)
     : QWidget(parent)
 {
     setMouseTracking(true);
-    setMinimumHeight(120);
 }
 
 void HeatmapView::setData(HeatmapData data)
@@ -124,7 +123,8 @@ QSize HeatmapView::sizeHint() const
 {
     return { 720, int(kTitleHeight + kAxisHeight + 26 * std::max<int64_t>(m_data.rows(), 4)) };
 }
-QSize HeatmapView::minimumSizeHint() const { return { 260, 120 }; }
+// Small enough for a docked panel on a 1366x768 screen (docs/studio.md §1.6).
+QSize HeatmapView::minimumSizeHint() const { return { 220, 90 }; }
 
 QStringList HeatmapView::colourBarLabels() const
 {

@@ -59,9 +59,17 @@ protected:
             const Qt::Alignment side = width() > height() + 160 ? Qt::AlignRight : Qt::AlignTop;
             if (chart()->legend()->alignment() != side)
                 chart()->legend()->setAlignment(side);
+            // The margins that squared the plot at the old size would keep the chart (and its view's
+            // minimum size) as wide as it was: start again from the base margins.
+            chart()->setMargins(QMargins(kBase, kBase, kBase, kBase));
         }
         QChartView::resizeEvent(event);
     }
+
+public:
+    // Not the chart's minimum, which includes the margins that square the plot at the current size:
+    // a view once wide would never let its dock narrow again (docs/studio.md §1.6).
+    QSize minimumSizeHint() const override { return m_square ? QSize(200, 80) : QChartView::minimumSizeHint(); }
 
 private:
     void squarePlotArea()

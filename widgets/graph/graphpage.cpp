@@ -7,6 +7,7 @@
 #include "widgets/graph/graphsummaryview.h"
 #include "widgets/graph/graphview.h"
 #include "widgets/graph/opcodepalette.h"
+#include "widgets/common/flowlayout.h"
 
 #include "core/graph/featurenames.h"
 #include "core/view/nodesearch.h"
@@ -15,9 +16,11 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QScrollArea>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QTabWidget>
+#include <QToolBar>
 #include <QToolButton>
 #include <QVBoxLayout>
 
@@ -32,6 +35,19 @@ QLabel* swatch(const QColor& fill, const QColor& border, int borderWidth, QWidge
     label->setStyleSheet(
         QStringLiteral("background:%1; border:%2px solid %3;").arg(fill.name()).arg(borderWidth).arg(border.name()));
     return label;
+}
+
+// A swatch and its name, kept together when the legend wraps.
+QWidget* legendEntry(QLabel* swatch, const QString& name)
+{
+    auto* entry = new QWidget(swatch->parentWidget());
+    auto* row = new QHBoxLayout(entry);
+    row->setContentsMargins(0, 0, 0, 0);
+    row->setSpacing(4);
+    swatch->setParent(entry);
+    row->addWidget(swatch);
+    row->addWidget(new QLabel(name, entry));
+    return entry;
 }
 
 } // namespace
@@ -67,7 +83,13 @@ GraphPage::GraphPage(tgraph::GraphDocumentPtr document, QWidget* parent)
     m_inner->setDocumentMode(true);
     m_inner->setTabPosition(QTabWidget::South);
     m_inner->addTab(graphPage, tr("Graph"));
-    m_inner->addTab(m_summary, tr("Summary"));
+    // In a scroll area: its facts and tables never make the window taller or wider (docs/studio.md §1.6).
+    auto* summaryScroll = new QScrollArea(m_inner);
+    summaryScroll->setObjectName(QStringLiteral("summaryScroll"));
+    summaryScroll->setFrameShape(QFrame::NoFrame);
+    summaryScroll->setWidgetResizable(true);
+    summaryScroll->setWidget(m_summary);
+    m_inner->addTab(summaryScroll, tr("Summary"));
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_inner);
@@ -86,12 +108,18 @@ GraphPage::GraphPage(tgraph::GraphDocumentPtr document, QWidget* parent)
 
 QWidget* GraphPage::createToolBar()
 {
-    auto* bar = new QWidget(this);
-    auto* row = new QHBoxLayout(bar);
-    row->setContentsMargins(6, 4, 6, 4);
+    // A tool bar, so that what does not fit a narrow window goes behind its extension button
+    // instead of making the window wider (docs/studio.md §1.6).
+    auto* bar = new QToolBar(this);
+    bar->setObjectName(QStringLiteral("graphToolBar"));
+    bar->setMovable(false);
+    bar->setFloatable(false);
+    bar->setToolButtonStyle(Qt::ToolButtonTextOnly);
 
     m_modeCombo = new QComboBox(bar);
     m_modeCombo->setObjectName(QStringLiteral("viewMode"));
+    m_modeCombo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_modeCombo->setMinimumContentsLength(16);
     m_modeCombo->addItems({ tr("Computations"), tr("Neighbourhood of selection"), tr("Paths between selections") });
     m_modeCombo->setToolTip(tr("Computations: every computation as a box, double-click to open it.\n"
                                "Neighbourhood: the nodes within the radius of the selected node.\n"
@@ -125,6 +153,8 @@ QWidget* GraphPage::createToolBar()
 
     m_colorCombo = new QComboBox(bar);
     m_colorCombo->setObjectName(QStringLiteral("colorBy"));
+    m_colorCombo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_colorCombo->setMinimumContentsLength(18);
     m_colorCombo->addItem(tr("Colour: opcode"), -1);
     for (int c = 0; c < 140; ++c)
         m_colorCombo->addItem(tr("Colour: %1").arg(QString::fromStdString(tgraph::nodeFeatureName(c))), c);
@@ -136,7 +166,9 @@ QWidget* GraphPage::createToolBar()
     m_search->setObjectName(QStringLiteral("searchField"));
     m_search->setPlaceholderText(tr("Find name, opcode or #id"));
     m_search->setClearButtonEnabled(true);
-    m_search->setMinimumWidth(200);
+    m_search->setMinimumWidth(120);
+    m_search->setMaximumWidth(320);
+    m_search->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
     connect(m_search, &QLineEdit::returnPressed, this, [this] {
         if (!m_matches.empty() && m_search->property("lastQuery").toString() == m_search->text())
             findNext();
@@ -154,15 +186,17 @@ QWidget* GraphPage::createToolBar()
     m_matchLabel = new QLabel(bar);
     m_matchLabel->setObjectName(QStringLiteral("matchLabel"));
 
-    row->addWidget(m_modeCombo);
-    row->addWidget(m_radius);
-    row->addWidget(m_splitButton);
-    row->addWidget(m_colorCombo);
-    row->addStretch(1);
-    row->addWidget(m_search);
-    row->addWidget(previous);
-    row->addWidget(next);
-    row->addWidget(m_matchLabel);
+    auto* spacer = new QWidget(bar);
+    spacer->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred);
+    bar->addWidget(m_modeCombo);
+    bar->addWidget(m_radius);
+    bar->addWidget(m_splitButton);
+    bar->addWidget(m_colorCombo);
+    bar->addWidget(spacer);
+    bar->addWidget(m_search);
+    bar->addWidget(previous);
+    bar->addWidget(next);
+    bar->addWidget(m_matchLabel);
     return bar;
 }
 
@@ -172,27 +206,22 @@ QWidget* GraphPage::createLegend()
     auto* row = new QHBoxLayout(bar);
     row->setContentsMargins(6, 0, 6, 2);
     row->setSpacing(4);
+    // The entries flow into a second row where the window is narrow.
     m_legend = new QWidget(bar);
     m_legend->setObjectName(QStringLiteral("opcodeLegend"));
-    auto* legendRow = new QHBoxLayout(m_legend);
-    legendRow->setContentsMargins(0, 0, 0, 0);
-    legendRow->setSpacing(4);
-    for (const OpcodePalette::Family family : OpcodePalette::families()) {
-        legendRow->addWidget(swatch(OpcodePalette::color(family), QColor(0x40, 0x40, 0x40), 1, m_legend));
-        legendRow->addWidget(new QLabel(OpcodePalette::familyName(family), m_legend));
-        legendRow->addSpacing(6);
-    }
-    legendRow->addWidget(swatch(Qt::white, OpcodePalette::configurableBorder(), 3, m_legend));
-    legendRow->addWidget(new QLabel(tr("configurable"), m_legend));
-    legendRow->addSpacing(6);
-    legendRow->addWidget(swatch(OpcodePalette::prunedTint(), QColor(0xa0, 0xa0, 0xa0), 1, m_legend));
-    legendRow->addWidget(new QLabel(tr("removed by pruning"), m_legend));
+    auto* legendFlow = new FlowLayout(m_legend, 10, 2);
+    for (const OpcodePalette::Family family : OpcodePalette::families())
+        legendFlow->addWidget(legendEntry(
+            swatch(OpcodePalette::color(family), QColor(0x40, 0x40, 0x40), 1, m_legend), OpcodePalette::familyName(family)));
+    legendFlow->addWidget(legendEntry(swatch(Qt::white, OpcodePalette::configurableBorder(), 3, m_legend), tr("configurable")));
+    legendFlow->addWidget(legendEntry(
+        swatch(OpcodePalette::prunedTint(), QColor(0xa0, 0xa0, 0xa0), 1, m_legend), tr("removed by pruning")));
     m_colorBar = new OverlayColorBar(bar);
     m_colorBar->setObjectName(QStringLiteral("colorBar"));
     m_colorBar->hide();
-    row->addWidget(m_legend);
+    row->addWidget(m_legend, 1);
     row->addWidget(m_colorBar);
-    row->addStretch(1);
+    row->addStretch(0);
     return bar;
 }
 

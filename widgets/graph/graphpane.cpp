@@ -5,6 +5,7 @@
 #include "widgets/graph/graphscene.h"
 #include "widgets/graph/graphview.h"
 #include "widgets/graph/graphviewlog.h"
+#include "widgets/common/elidedlabel.h"
 
 #include "core/view/nodehierarchy.h"
 #include "core/view/subgraphselection.h"
@@ -28,8 +29,8 @@ QString count(int64_t value) { return QLocale().toString(qlonglong(value)); }
 
 GraphPane::GraphPane(QWidget* parent)
     : QWidget(parent)
-    , m_title(new QLabel(this))
-    , m_noteLabel(new QLabel(this))
+    , m_title(new ElidedLabel(this, Qt::ElideRight))
+    , m_noteLabel(new ElidedLabel(this, Qt::ElideMiddle))
     , m_scene(new GraphScene(this))
     , m_view(new GraphView(this))
     , m_runner(new LayoutRunner(this))
@@ -40,7 +41,6 @@ GraphPane::GraphPane(QWidget* parent)
     bold.setBold(true);
     m_title->setFont(bold);
     m_noteLabel->setObjectName(QStringLiteral("paneNote"));
-    m_noteLabel->setWordWrap(true);
     m_noteLabel->setForegroundRole(QPalette::PlaceholderText);
     m_view->setScene(m_scene);
     // Alias stand-ins for high-degree nodes come on top of the boxes; they are small and cheap.
@@ -96,21 +96,21 @@ void GraphPane::setDocument(tgraph::GraphDocumentPtr document, GraphSource::Kind
     showComputations();
 }
 
-QString GraphPane::titleText() const { return m_title->text(); }
+QString GraphPane::titleText() const { return m_title->fullText(); }
 
-QString GraphPane::noteText() const { return m_noteLabel->text(); }
+QString GraphPane::noteText() const { return m_noteLabel->fullText(); }
 
 void GraphPane::updateTitle()
 {
     const GraphSource* s = source();
     if (!s) {
-        m_title->setText(isPrunedPane() ? tr("Pruned graph (none)") : tr("No graph"));
-        m_noteLabel->clear();
+        m_title->setFullText(isPrunedPane() ? tr("Pruned graph (none)") : tr("No graph"));
+        m_noteLabel->setFullText(QString());
         return;
     }
     const QString what = isPrunedPane() ? tr("After pruning") : tr("Full graph");
-    m_title->setText(tr("%1 — %2 nodes, %3 edges").arg(what, count(s->nodeCount()), count(s->edgeCount())));
-    m_noteLabel->setText(m_note);
+    m_title->setFullText(tr("%1 — %2 nodes, %3 edges").arg(what, count(s->nodeCount()), count(s->edgeCount())));
+    m_noteLabel->setFullText(m_note);
     m_noteLabel->setVisible(!m_note.isEmpty());
 }
 

@@ -10,6 +10,7 @@
 class GraphScene;
 class GraphView;
 class NodeOverlay;
+class ElidedLabel;
 class QLabel;
 class QTimer;
 
@@ -92,8 +93,8 @@ private:
     qint64 m_lastLayoutMs = -1;
     qint64 m_requestStarted = 0;
 
-    QLabel* m_title = nullptr;
-    QLabel* m_noteLabel = nullptr;
+    ElidedLabel* m_title = nullptr;
+    ElidedLabel* m_noteLabel = nullptr;
     GraphScene* m_scene = nullptr;
     GraphView* m_view = nullptr;
     LayoutRunner* m_runner = nullptr;

@@ -2,6 +2,7 @@
 #include "widgets/graph/graphsummaryview.h"
 
 #include "widgets/graph/arraytablemodel.h"
+#include "widgets/common/elidedlabel.h"
 #include "widgets/common/formatting.h"
 #include "widgets/graph/opcodetablemodel.h"
 
@@ -92,8 +93,8 @@ QSortFilterProxyModel* makeProxy(QAbstractItemModel* source, int sortRole, QObje
 
 GraphSummaryView::GraphSummaryView(QWidget* parent)
     : QWidget(parent)
-    , m_title(new QLabel(this))
-    , m_subtitle(new QLabel(this))
+    , m_title(new ElidedLabel(this, Qt::ElideMiddle))
+    , m_subtitle(new ElidedLabel(this, Qt::ElideMiddle))
     , m_opcodeModel(new OpcodeTableModel(this))
     , m_arrayModel(new ArrayTableModel(this))
 {
@@ -114,7 +115,7 @@ GraphSummaryView::GraphSummaryView(QWidget* parent)
     form->setLabelAlignment(Qt::AlignRight);
     form->setFieldGrowthPolicy(QFormLayout::ExpandingFieldsGrow);
     for (const FieldInfo& info : kFields) {
-        auto* value = new QLabel(factsBox);
+        auto* value = new ElidedLabel(factsBox, Qt::ElideRight);
         value->setObjectName(QLatin1String(info.objectName));
         value->setTextInteractionFlags(Qt::TextSelectableByMouse | Qt::TextSelectableByKeyboard);
         form->addRow(tr(info.label), value);
@@ -189,18 +190,16 @@ GraphSummaryView::GraphSummaryView(QWidget* parent)
     updateOpcodeCount();
 }
 
-QLabel* GraphSummaryView::valueLabel(Field field) const { return m_values.at(qsizetype(field)); }
+ElidedLabel* GraphSummaryView::valueLabel(Field field) const { return m_values.at(qsizetype(field)); }
 
 void GraphSummaryView::setField(Field field, const QString& text, const QString& toolTip)
 {
-    QLabel* label = valueLabel(field);
-    label->setText(text);
-    label->setToolTip(toolTip);
+    valueLabel(field)->setFullText(text, toolTip);
 }
 
-QString GraphSummaryView::fieldText(Field field) const { return valueLabel(field)->text(); }
+QString GraphSummaryView::fieldText(Field field) const { return valueLabel(field)->fullText(); }
 
-QString GraphSummaryView::title() const { return m_title->text(); }
+QString GraphSummaryView::title() const { return m_title->fullText(); }
 
 void GraphSummaryView::setSummary(const tgraph::GraphSummary& summary)
 {
@@ -209,10 +208,10 @@ void GraphSummaryView::setSummary(const tgraph::GraphSummary& summary)
     const bool layout = summary.kind == tgraph::GraphKind::Layout;
     const QString path = QString::fromStdString(summary.path);
 
-    m_title->setText(QFileInfo(path).fileName());
-    m_subtitle->setText(
-        QStringLiteral("%1  ·  %2").arg(QDir::toNativeSeparators(path), Formatting::bytes(summary.fileBytes)));
-    m_subtitle->setToolTip(tr("%1 bytes").arg(count(int64_t(summary.fileBytes))));
+    m_title->setFullText(QFileInfo(path).fileName());
+    m_subtitle->setFullText(
+        QStringLiteral("%1  ·  %2").arg(QDir::toNativeSeparators(path), Formatting::bytes(summary.fileBytes)),
+        tr("%1 bytes").arg(count(int64_t(summary.fileBytes))));
 
     setField(Field::Kind, layout ? tr("layout") : tr("tile"),
         layout ? tr("Whole HLO module; configs choose the layouts of its configurable nodes")

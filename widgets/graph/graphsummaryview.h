@@ -7,6 +7,7 @@
 
 class ArrayTableModel;
 class OpcodeTableModel;
+class ElidedLabel;
 class QLabel;
 class QLineEdit;
 class QSortFilterProxyModel;
@@ -51,13 +52,13 @@ public:
     QLineEdit* opcodeFilter() const { return m_opcodeFilter; }
 
 private:
-    QLabel* valueLabel(Field field) const;
+    ElidedLabel* valueLabel(Field field) const;
     void setField(Field field, const QString& text, const QString& toolTip = {});
 
     tgraph::GraphSummary m_summary;
-    QLabel* m_title = nullptr;
-    QLabel* m_subtitle = nullptr;
-    QList<QLabel*> m_values; // indexed by Field
+    ElidedLabel* m_title = nullptr;
+    ElidedLabel* m_subtitle = nullptr;
+    QList<ElidedLabel*> m_values; // indexed by Field
     OpcodeTableModel* m_opcodeModel = nullptr;
     QSortFilterProxyModel* m_opcodeProxy = nullptr;
     QTableView* m_opcodeTable = nullptr;

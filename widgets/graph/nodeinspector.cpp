@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "widgets/graph/nodeinspector.h"
 
+#include "widgets/common/elidedlabel.h"
+
 #include "core/graph/featurenames.h"
 
 #include <QFontDatabase>
@@ -20,11 +22,23 @@ constexpr int kMaxLinks = 40;
 
 QString number(float value) { return QString::number(double(value), 'g', 6); }
 
+// A name of at most kLinkCharacters, its middle left out: the links wrap between names only.
+constexpr int kLinkCharacters = 28;
+QString shortName(const QString& name)
+{
+    if (name.size() <= kLinkCharacters)
+        return name;
+    const int head = (kLinkCharacters - 1) / 2;
+    return name.left(head) + QChar(0x2026) + name.right(kLinkCharacters - 1 - head);
+}
+
 } // namespace
 
 NodeInspector::NodeInspector(QWidget* parent)
     : QWidget(parent)
-    , m_header(new QLabel(this))
+    , m_header(new ElidedLabel(this, Qt::ElideMiddle))
+    , m_kind(new ElidedLabel(this, Qt::ElideRight))
+    , m_where(new ElidedLabel(this, Qt::ElideMiddle))
     , m_instruction(new QPlainTextEdit(this))
     , m_links(new QLabel(this))
     , m_features(new QTreeWidget(this))
@@ -33,12 +47,19 @@ NodeInspector::NodeInspector(QWidget* parent)
     , m_configNote(new QLabel(this))
 {
     m_header->setObjectName(QStringLiteral("inspectorHeader"));
-    m_header->setWordWrap(true);
-    m_header->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    QFont bold = m_header->font();
+    bold.setBold(true);
+    m_header->setFont(bold);
+    m_kind->setObjectName(QStringLiteral("inspectorKind"));
+    m_where->setObjectName(QStringLiteral("inspectorWhere"));
+    for (ElidedLabel* label : { m_header, m_kind, m_where })
+        label->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_instruction->setObjectName(QStringLiteral("inspectorInstruction"));
     m_instruction->setReadOnly(true);
     m_instruction->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     m_instruction->setMaximumHeight(90);
+    // Low minimums: the inspector shares a 768-pixel screen with the bottom docks (docs/studio.md §1.6).
+    m_instruction->setMinimumHeight(36);
     m_instruction->setLineWrapMode(QPlainTextEdit::WidgetWidth);
     m_links->setObjectName(QStringLiteral("inspectorLinks"));
     m_links->setWordWrap(true);
@@ -53,17 +74,22 @@ NodeInspector::NodeInspector(QWidget* parent)
     m_features->setObjectName(QStringLiteral("inspectorFeatures"));
     m_features->setHeaderLabels({ tr("Feature"), tr("Value") });
     m_features->setUniformRowHeights(true);
+    m_features->setMinimumHeight(48);
     m_features->header()->setSectionResizeMode(0, QHeaderView::Stretch);
     m_configs->setObjectName(QStringLiteral("inspectorConfigs"));
     m_configs->setHeaderLabels({ tr("Config value"), tr("Value") });
     m_configs->header()->setSectionResizeMode(0, QHeaderView::Stretch);
+    m_configs->setMinimumHeight(48);
     m_config->setObjectName(QStringLiteral("inspectorConfigIndex"));
     m_config->setPrefix(tr("configuration #"));
     connect(m_config, &QSpinBox::valueChanged, this, &NodeInspector::fillConfigs);
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(6, 6, 6, 6);
+    layout->setSpacing(2);
     layout->addWidget(m_header);
+    layout->addWidget(m_kind);
+    layout->addWidget(m_where);
     layout->addWidget(m_instruction);
     layout->addWidget(m_links);
     auto* splitter = new QSplitter(Qt::Vertical, this);
@@ -92,7 +118,14 @@ void NodeInspector::setDocument(tgraph::GraphDocumentPtr document)
 
 void NodeInspector::setConfiguration(int64_t config) { m_config->setValue(int(config)); }
 
-QString NodeInspector::headerText() const { return m_header->text(); }
+QString NodeInspector::headerText() const
+{
+    QStringList lines { m_header->fullText() };
+    for (const ElidedLabel* label : { m_kind, m_where })
+        if (!label->isHidden())
+            lines << label->fullText();
+    return lines.join(QLatin1Char('\n'));
+}
 
 QString NodeInspector::instructionText() const { return m_instruction->toPlainText(); }
 
@@ -106,7 +139,7 @@ QString NodeInspector::linkList(std::span<const int64_t> nodes) const
     for (size_t i = 0; i < nodes.size() && i < size_t(kMaxLinks); ++i)
         parts << QStringLiteral("<a href=\"node:%1\">%2</a>")
                      .arg(nodes[i])
-                     .arg(QString::fromStdString(m_document->nodeName(nodes[i])).toHtmlEscaped());
+                     .arg(shortName(QString::fromStdString(m_document->nodeName(nodes[i]))).toHtmlEscaped());
     if (nodes.size() > size_t(kMaxLinks))
         parts << tr("… %n more", nullptr, int(nodes.size() - kMaxLinks));
     return parts.join(QStringLiteral(", "));
@@ -116,7 +149,9 @@ void NodeInspector::setNode(int64_t node)
 {
     if (!m_document || node < 0 || node >= m_document->nodeCount()) {
         m_node = -1;
-        m_header->setText(m_document ? tr("Select a node to inspect it.") : tr("No graph."));
+        m_header->setFullText(m_document ? tr("Select a node to inspect it.") : tr("No graph."));
+        m_kind->hide();
+        m_where->hide();
         m_instruction->clear();
         m_instruction->hide();
         m_links->clear();
@@ -128,16 +163,17 @@ void NodeInspector::setNode(int64_t node)
     m_node = node;
     const tgraph::GraphDocument& doc = *m_document;
     const auto& computation = doc.computations[size_t(doc.computationOfNode[size_t(node)])];
-    QString header = QStringLiteral("<b>%1</b><br>%2 &nbsp; <tt>%3</tt><br>")
-                         .arg(QString::fromStdString(doc.nodeName(node)).toHtmlEscaped(),
-                             QString::fromStdString(doc.opcodeName(node)).toHtmlEscaped(),
-                             QString::fromStdString(doc.shapeText(node)).toHtmlEscaped());
-    header += tr("node #%1 in %2").arg(node).arg(QString::fromStdString(computation.name).toHtmlEscaped());
+    m_header->setFullText(QString::fromStdString(doc.nodeName(node)));
+    m_kind->setFullText(QStringLiteral("%1  %2").arg(
+        QString::fromStdString(doc.opcodeName(node)), QString::fromStdString(doc.shapeText(node))));
+    QString where = tr("node #%1 in %2").arg(node).arg(QString::fromStdString(computation.name));
     if (doc.isConfigurable(node))
-        header += QStringLiteral(" · <b>%1</b>").arg(tr("configurable"));
+        where += QStringLiteral(" · ") + tr("configurable");
     if (doc.pruned && !doc.pruned->contains(node))
-        header += QStringLiteral(" · %1").arg(tr("removed by pruning"));
-    m_header->setText(header);
+        where += QStringLiteral(" · ") + tr("removed by pruning");
+    m_where->setFullText(where);
+    m_kind->show();
+    m_where->show();
     const std::string text = doc.instructionText(node);
     m_instruction->setPlainText(QString::fromStdString(text));
     m_instruction->setVisible(!text.empty());

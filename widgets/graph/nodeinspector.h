@@ -5,6 +5,7 @@
 
 #include <QWidget>
 
+class ElidedLabel;
 class QLabel;
 class QPlainTextEdit;
 class QSpinBox;
@@ -40,7 +41,10 @@ private:
 
     tgraph::GraphDocumentPtr m_document;
     int64_t m_node = -1;
-    QLabel* m_header = nullptr;
+    // Name; opcode and shape; id, computation and state: each one line, shortened to the dock's width.
+    ElidedLabel* m_header = nullptr;
+    ElidedLabel* m_kind = nullptr;
+    ElidedLabel* m_where = nullptr;
     QPlainTextEdit* m_instruction = nullptr;
     QLabel* m_links = nullptr;
     QTreeWidget* m_features = nullptr;
