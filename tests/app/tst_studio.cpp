@@ -784,7 +784,7 @@ QString TestStudio::longNamesModule()
 
 // At 1366x768 and 1920x1080 the window with its default docks fits the screen: its minimum size
 // stays within 1280x720 whatever it shows (long computation names, the split view, search, every
-// analysis dock), and it never grows itself past the size it was given (docs/studio.md §1.6).
+// analysis dock), and it never grows itself past the size it was given (docs/studio.md §9).
 void TestStudio::windowFitsLaptopScreens()
 {
     const QString data = testutil::sharedDataDir();

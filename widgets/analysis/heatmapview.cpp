@@ -123,7 +123,7 @@ QSize HeatmapView::sizeHint() const
 {
     return { 720, int(kTitleHeight + kAxisHeight + 26 * std::max<int64_t>(m_data.rows(), 4)) };
 }
-// Small enough for a docked panel on a 1366x768 screen (docs/studio.md §1.6).
+// Small enough for a docked panel on a 1366x768 screen (docs/studio.md §9).
 QSize HeatmapView::minimumSizeHint() const { return { 220, 90 }; }
 
 QStringList HeatmapView::colourBarLabels() const

@@ -68,7 +68,7 @@ protected:
 
 public:
     // Not the chart's minimum, which includes the margins that square the plot at the current size:
-    // a view once wide would never let its dock narrow again (docs/studio.md §1.6).
+    // a view once wide would never let its dock narrow again (docs/studio.md §9).
     QSize minimumSizeHint() const override { return m_square ? QSize(200, 80) : QChartView::minimumSizeHint(); }
 
 private:

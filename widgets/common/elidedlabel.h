@@ -6,7 +6,7 @@
 // A plain-text label that shortens each of its lines to the width it is given
 // ("cluster_0__XlaCo…ResourceArgs_0_.v42") and shows the whole text in its tooltip while a line is
 // shortened. Its minimum width is a few characters, so a long name never makes a window wider
-// (docs/studio.md §1.6).
+// (docs/studio.md §9).
 class ElidedLabel : public QLabel
 {
     Q_OBJECT

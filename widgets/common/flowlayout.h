@@ -6,7 +6,7 @@
 
 // Lays its items out left to right and starts a new row where the next one does not fit, like
 // words in a paragraph: a legend of many entries takes two rows in a narrow window instead of
-// making the window wide. Its minimum width is that of its widest item (docs/studio.md §1.6).
+// making the window wide. Its minimum width is that of its widest item (docs/studio.md §9).
 class FlowLayout : public QLayout
 {
 public:

@@ -83,7 +83,7 @@ GraphPage::GraphPage(tgraph::GraphDocumentPtr document, QWidget* parent)
     m_inner->setDocumentMode(true);
     m_inner->setTabPosition(QTabWidget::South);
     m_inner->addTab(graphPage, tr("Graph"));
-    // In a scroll area: its facts and tables never make the window taller or wider (docs/studio.md §1.6).
+    // In a scroll area: its facts and tables never make the window taller or wider (docs/studio.md §9).
     auto* summaryScroll = new QScrollArea(m_inner);
     summaryScroll->setObjectName(QStringLiteral("summaryScroll"));
     summaryScroll->setFrameShape(QFrame::NoFrame);
@@ -109,7 +109,7 @@ GraphPage::GraphPage(tgraph::GraphDocumentPtr document, QWidget* parent)
 QWidget* GraphPage::createToolBar()
 {
     // A tool bar, so that what does not fit a narrow window goes behind its extension button
-    // instead of making the window wider (docs/studio.md §1.6).
+    // instead of making the window wider (docs/studio.md §9).
     auto* bar = new QToolBar(this);
     bar->setObjectName(QStringLiteral("graphToolBar"));
     bar->setMovable(false);

@@ -58,7 +58,7 @@ NodeInspector::NodeInspector(QWidget* parent)
     m_instruction->setReadOnly(true);
     m_instruction->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     m_instruction->setMaximumHeight(90);
-    // Low minimums: the inspector shares a 768-pixel screen with the bottom docks (docs/studio.md §1.6).
+    // Low minimums: the inspector shares a 768-pixel screen with the bottom docks (docs/studio.md §9).
     m_instruction->setMinimumHeight(36);
     m_instruction->setLineWrapMode(QPlainTextEdit::WidgetWidth);
     m_links->setObjectName(QStringLiteral("inspectorLinks"));
