@@ -33,6 +33,7 @@
 #include "widgets/graph/graphpage.h"
 #include "widgets/graph/graphpane.h"
 #include "widgets/graph/graphscene.h"
+#include "widgets/graph/graphview.h"
 #include "widgets/graph/graphsummaryview.h"
 #include "widgets/graph/nodeinspector.h"
 #include "widgets/graph/opcodepalette.h"
@@ -103,6 +104,7 @@ private Q_SLOTS:
     void dropOpensFiles();
     void screenshot();
     void windowFitsLaptopScreens();
+    void splitViewFitsBothPanes();
     // The main window and the studio's renderer with graph views (from tst_graphwidgets, which
     // links no model).
     void mainWindowWiresDocksAndActions();
@@ -847,6 +849,59 @@ void TestStudio::windowFitsLaptopScreens()
             saveScreenshot(window, QStringLiteral("fit-%1").arg(dock->objectName()) + suffix);
         }
     }
+}
+
+// The split view opens with both drawings fitted to their panes (the pruned pane, laid out while
+// hidden, once opened as a dot-sized blob), and Ctrl+0 fits both (docs/studio.md §1.3).
+void TestStudio::splitViewFitsBothPanes()
+{
+    const QString path = generatedFile("resnet", 400);
+    MainWindow window;
+    window.resize(1366, 768);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    window.openFiles({ path });
+    QTRY_COMPARE_WITH_TIMEOUT(window.tabWidget()->count(), 1, kLayoutTimeoutMs);
+    GraphPage* page = window.currentPage();
+    QVERIFY(waitForLayout(page->fullPane()));
+    QVERIFY(waitForLayout(page->prunedPane())); // laid out while hidden
+    // Fitted: the whole drawing in sight, filling the pane's width or height (or at its natural size).
+    const auto fitted = [](GraphPane* pane) {
+        GraphView* view = pane->view();
+        const QRectF drawn = view->mapFromScene(view->sceneRect()).boundingRect();
+        const QRectF port = view->viewport()->rect();
+        const bool whole = port.adjusted(-2, -2, 2, 2).contains(drawn);
+        const bool fills = drawn.width() >= 0.9 * port.width() || drawn.height() >= 0.9 * port.height();
+        if (!whole || !(fills || view->zoom() >= 1.0))
+            qWarning("%s: drawing %gx%g at zoom %g in a %gx%g viewport", qPrintable(pane->objectName()), drawn.width(),
+                drawn.height(), view->zoom(), port.width(), port.height());
+        return whole && (fills || view->zoom() >= 1.0);
+    };
+    QAction* split = nullptr;
+    QAction* fit = nullptr;
+    for (QAction* a : window.findChildren<QAction*>()) {
+        if (a->shortcut() == QKeySequence(Qt::CTRL | Qt::Key_B))
+            split = a;
+        if (a->shortcut() == QKeySequence(Qt::CTRL | Qt::Key_0))
+            fit = a;
+    }
+    QVERIFY(split && fit);
+    split->trigger();
+    QVERIFY(page->isSplit());
+    QTRY_VERIFY(page->prunedPane()->view()->viewport()->width() > 200);
+    QTRY_VERIFY(fitted(page->fullPane()));
+    QTRY_VERIFY(fitted(page->prunedPane()));
+    QVERIFY(page->prunedPane()->view()->zoom() < 1.0); // 400 instructions do not fit at full size
+    saveScreenshot(window, QStringLiteral("split-fitted.png"));
+
+    // Zoomed in both, then Ctrl+0 (used last in the full pane): both fit again.
+    for (GraphPane* pane : { page->fullPane(), page->prunedPane() }) {
+        pane->view()->setZoom(2.0);
+        QVERIFY(!fitted(pane));
+    }
+    fit->trigger();
+    QVERIFY(fitted(page->fullPane()));
+    QVERIFY(fitted(page->prunedPane()));
 }
 
 void TestStudio::mainWindowWiresDocksAndActions()

@@ -391,6 +391,13 @@ void GraphPage::focusSearch()
     m_search->selectAll();
 }
 
+void GraphPage::fitToView()
+{
+    m_full->view()->fitToView();
+    if (isSplit())
+        m_pruned->view()->fitToView();
+}
+
 void GraphPage::showMatch()
 {
     if (m_matches.empty()) {

@@ -53,6 +53,8 @@ public:
     void findNext();
     void findPrevious();
     void focusSearch();
+    // Fits the drawing to its pane; in the split view both panes (Ctrl+0).
+    void fitToView();
     int matchCount() const { return int(m_matches.size()); }
 
     bool canGoBack() const { return m_historyIndex > 0; }

@@ -45,6 +45,7 @@ double GraphView::zoom() const { return transform().m11(); }
 
 void GraphView::setZoom(double zoom)
 {
+    m_fitted = false;
     m_zoomAnimation->stop();
     zoom = std::clamp(zoom, kMinZoom, kMaxZoom);
     setTransform(QTransform::fromScale(zoom, zoom));
@@ -74,9 +75,17 @@ void GraphView::animateZoomTo(double target)
     m_zoomAnimation->start();
 }
 
-void GraphView::zoomIn() { animateZoomTo(zoom() * 1.25); }
+void GraphView::zoomIn()
+{
+    m_fitted = false;
+    animateZoomTo(zoom() * 1.25);
+}
 
-void GraphView::zoomOut() { animateZoomTo(zoom() * 0.8); }
+void GraphView::zoomOut()
+{
+    m_fitted = false;
+    animateZoomTo(zoom() * 0.8);
+}
 
 void GraphView::resetZoom() { setZoom(1); }
 
@@ -91,11 +100,15 @@ void GraphView::fitToView()
         setZoom(1);
     centerOn(sceneRect().center());
     m_minimap->updateViewport();
+    // Fitted until the user zooms or moves: a pane laid out while hidden or small (the pruned pane
+    // before the split view opens) fits again once it has its size.
+    m_fitted = true;
     Q_EMIT zoomChanged(zoom());
 }
 
 void GraphView::centreOnSceneRect(const QRectF& rect)
 {
+    m_fitted = false;
     // Zoom in until the box is readable, never zooming out.
     if (zoom() < 0.7)
         setZoom(0.9);
@@ -124,13 +137,22 @@ void GraphView::wheelEvent(QWheelEvent* event)
     const QPoint delta = event->pixelDelta().isNull() ? event->angleDelta() : event->pixelDelta() * 4;
     if (delta.y() == 0)
         return;
+    m_fitted = false;
     zoomBy(std::pow(1.0015, delta.y()));
     event->accept();
+}
+
+void GraphView::mousePressEvent(QMouseEvent* event)
+{
+    m_fitted = false; // a drag moves the drawing
+    QGraphicsView::mousePressEvent(event);
 }
 
 void GraphView::resizeEvent(QResizeEvent* event)
 {
     QGraphicsView::resizeEvent(event);
+    if (m_fitted)
+        fitToView();
     updateMinimap();
 }
 

@@ -22,6 +22,9 @@ public:
     GraphMinimap* minimap() const { return m_minimap; }
     // Called after the scene's items were replaced.
     void sceneReplaced();
+    // Whether the drawing was fitted and not zoomed or moved since; such a view fits again when
+    // it is resized.
+    bool isFitted() const { return m_fitted; }
 
 public Q_SLOTS:
     void zoomIn();
@@ -35,6 +38,7 @@ Q_SIGNALS:
 
 protected:
     void wheelEvent(QWheelEvent* event) override;
+    void mousePressEvent(QMouseEvent* event) override;
     void resizeEvent(QResizeEvent* event) override;
     void scrollContentsBy(int dx, int dy) override;
     void drawForeground(QPainter* painter, const QRectF& rect) override;
@@ -50,6 +54,7 @@ private:
 
     QString m_placeholder;
     GraphMinimap* m_minimap = nullptr;
+    bool m_fitted = false;
 };
 
 // A thumbnail of the whole drawing with the visible part outlined; click or drag to move there.

@@ -202,7 +202,7 @@ void MainWindow::setupActions()
         onView([](GraphView* v) { v->zoomOut(); }));
     m_zoomOutAction->setShortcut(QKeySequence::ZoomOut);
     m_fitAction = view->addAction(QIcon::fromTheme(QStringLiteral("zoom-fit-best")), tr("&Fit to View"), this,
-        onView([](GraphView* v) { v->fitToView(); }));
+        onPage([](GraphPage* page) { page->fitToView(); })); // both panes of the split view
     m_fitAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
     view->addSeparator();
     m_splitAction = view->addAction(tr("&Before / After Pruning"));
