@@ -16,6 +16,12 @@ std::string rangeTitle(const std::string& name, int64_t from, int64_t to, int64_
     return name + " [" + std::to_string(from + 1) + "\u2013" + std::to_string(to) + " of " + std::to_string(of) + "]";
 }
 
+// A chunk of an .npz graph, whose segments have no names worth repeating: its node ids.
+std::string nodeRangeTitle(int64_t first, int64_t last)
+{
+    return "nodes " + std::to_string(first) + "\u2013" + std::to_string(last);
+}
+
 } // namespace
 
 NodeHierarchy::NodeHierarchy(const GraphDocument& document, const GraphSource& source)
@@ -62,7 +68,8 @@ NodeHierarchy::NodeHierarchy(const GraphDocument& document, const GraphSource& s
             Group chunk;
             chunk.kind = GroupKind::Chunk;
             chunk.computation = int32_t(c);
-            chunk.title = rangeTitle(comp.name, begin, end, count);
+            chunk.title = document.module ? rangeTitle(comp.name, begin, end, count)
+                                          : nodeRangeTitle(nodes[size_t(begin)], nodes[size_t(end - 1)]);
             const auto chunkIndex = int32_t(m_groups.size());
             for (int64_t k = begin; k < end; ++k) {
                 chunk.nodes.push_back(nodes[size_t(k)]);
@@ -80,7 +87,9 @@ NodeHierarchy::NodeHierarchy(const GraphDocument& document, const GraphSource& s
                 Group chunk;
                 chunk.kind = GroupKind::Chunk;
                 chunk.computation = int32_t(c);
-                chunk.title = rangeTitle(comp.name, spans[begin].first, spans[end - 1].second, count);
+                chunk.title = document.module
+                    ? rangeTitle(comp.name, spans[begin].first, spans[end - 1].second, count)
+                    : nodeRangeTitle(nodes[size_t(spans[begin].first)], nodes[size_t(spans[end - 1].second - 1)]);
                 const auto chunkIndex = int32_t(m_groups.size());
                 for (size_t k = begin; k < end; ++k) {
                     chunk.children.push_back(level[k]);

@@ -105,6 +105,7 @@ private Q_SLOTS:
     void screenshot();
     void windowFitsLaptopScreens();
     void splitViewFitsBothPanes();
+    void npzOpensOnAnOverview();
     // The main window and the studio's renderer with graph views (from tst_graphwidgets, which
     // links no model).
     void mainWindowWiresDocksAndActions();
@@ -902,6 +903,40 @@ void TestStudio::splitViewFitsBothPanes()
     fit->trigger();
     QVERIFY(fitted(page->fullPane()));
     QVERIFY(fitted(page->prunedPane()));
+}
+
+// A TpuGraphs .npz has no computations: it opens on an overview of consecutive node ranges whose
+// drawing has about the viewport's shape (it once was one strip of boxes 16 000 pixels wide), and
+// its boxes open on a double-click (docs/studio.md §1.2).
+void TestStudio::npzOpensOnAnOverview()
+{
+    const QString data = testutil::sharedDataDir();
+    if (data.isEmpty())
+        QSKIP("../shared/data is not here");
+    for (const QString name : { QStringLiteral("layout_xla_default_train_unet3d.npz"),
+             QStringLiteral("layout_xla_random_train_openai_v0_rnn_optimized.npz") }) {
+        MainWindow window;
+        window.resize(1366, 768);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        window.openFiles({ data + QStringLiteral("/tpu_graphs/npz/") + name });
+        QTRY_COMPARE_WITH_TIMEOUT(window.tabWidget()->count(), 1, kLayoutTimeoutMs);
+        GraphPage* page = window.currentPage();
+        QVERIFY(waitForLayout(page->fullPane()));
+        const ViewLayout& shown = *page->fullPane()->scene()->viewLayout();
+        const QRectF drawing = page->fullPane()->scene()->sceneRect();
+        const QRectF port = page->fullPane()->view()->viewport()->rect();
+        const double aspect = drawing.width() / drawing.height();
+        const double wanted = port.width() / port.height();
+        qInfo("%s: %zu boxes for %lld nodes, drawing %.0fx%.0f (aspect %.2f, the pane's %.2f), zoom %.2f",
+            qPrintable(name), shown.view.nodes.size(), qlonglong(page->document()->nodeCount()), drawing.width(),
+            drawing.height(), aspect, wanted, page->fullPane()->view()->zoom());
+        QVERIFY(shown.view.nodes.size() <= size_t(GraphPane::kMaxViewNodes));
+        QVERIFY(shown.view.nodes.size() < size_t(page->document()->nodeCount()) / 10); // grouped
+        QVERIFY2(aspect > wanted / 3 && aspect < wanted * 3, "the drawing has about the pane's shape");
+        QVERIFY(page->fullPane()->view()->zoom() >= 0.25); // its titles can be read
+        saveScreenshot(window, QStringLiteral("npz-overview-%1.png").arg(QFileInfo(name).completeBaseName()));
+    }
 }
 
 void TestStudio::mainWindowWiresDocksAndActions()

@@ -122,7 +122,9 @@ void GraphPane::showComputations(int64_t budget)
     m_mode = Mode::Computations;
     // Small graphs open whole; big ones start with fewer boxes so the first view comes quickly.
     if (budget < 0)
-        budget = s->nodeCount() <= kInitialBudget ? kInitialBudget : kLargeGraphBudget;
+        budget = s->nodeCount() <= kInitialBudget ? kInitialBudget
+            : m_document->module                  ? kLargeGraphBudget
+                                                  : kOverviewBudget;
     m_expanded = s->hierarchy.expandWithin(std::min(budget, kMaxViewNodes));
     rebuild(true);
 }
@@ -188,8 +190,10 @@ void GraphPane::rebuild(bool fit)
     m_note = QString::fromStdString(view.note);
     if (m_mode == Mode::Computations) {
         const int64_t shown = view.nodesShown();
-        m_note = shown == s->nodeCount()
-            ? QString()
+        m_note = shown == s->nodeCount() ? QString()
+            : shown == 0 // an overview of an .npz graph
+            ? tr("%1 nodes in %2 boxes; double-click a box to open it")
+                  .arg(count(s->nodeCount()), count(int64_t(view.nodes.size())))
             : tr("Showing %1 of %2 nodes; double-click a box to open it").arg(count(shown), count(s->nodeCount()));
     }
     const std::string frame = tgraph::dropSoleOuterCluster(view);

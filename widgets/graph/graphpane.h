@@ -25,6 +25,9 @@ public:
     enum class Mode { Computations, Neighbourhood, Paths };
     static constexpr int64_t kInitialBudget = 550; // graphs up to this size are drawn whole at first
     static constexpr int64_t kLargeGraphBudget = 300; // boxes of the first view of bigger graphs
+    // An .npz graph has no computations to group its nodes: its first view is an overview of
+    // consecutive node ranges (docs/studio.md §1.2).
+    static constexpr int64_t kOverviewBudget = 40;
     static constexpr int64_t kMaxViewNodes = 2000; // expansions beyond this are refused
 
     explicit GraphPane(QWidget* parent = nullptr);
