@@ -510,6 +510,25 @@ private Q_SLOTS:
             QCOMPARE(summary.contains(QStringLiteral(" agree: ")), agree && a.scoreA != a.scoreB);
         }
 
+        // With cross-config attention each score names its batch: the inference table's chunk.
+        QVERIFY(a.crossAttention);
+        {
+            const auto chunkOf = [&a](int64_t config) {
+                const int64_t chunks = (a.configs + a.batchConfigs - 1) / a.batchConfigs;
+                int64_t first = 0;
+                for (int64_t k = 0; k < chunks; ++k) {
+                    const int64_t size = a.configs / chunks + (k < a.configs % chunks ? 1 : 0);
+                    if (config < first + size)
+                        return QStringLiteral("configs %1–%2").arg(first).arg(first + size - 1);
+                    first += size;
+                }
+                return QString();
+            };
+            QVERIFY2(summary.contains(QStringLiteral("Scores depend on their batch")), qPrintable(summary));
+            QVERIFY2(summary.contains(QStringLiteral("A is scored with ") + chunkOf(a.configA)), qPrintable(summary));
+            QVERIFY2(summary.contains(QStringLiteral("B with ") + chunkOf(a.configB)), qPrintable(summary));
+        }
+
         // The ranked list is the attribution's order; the simulator column is there (synth module).
         AttributionTableModel* table = panel.tableModel();
         QCOMPARE(table->rowCount(), int(a.nodeCount()));
@@ -569,6 +588,10 @@ private Q_SLOTS:
         QVERIFY(std::abs(swapped->effect()) > 0);
         QVERIFY(swapped->rank >= 1 && swapped->rank <= a.configs);
         QVERIFY(panel.whatIfResult()->text().contains(QStringLiteral("rank")));
+        // Its baseline comes from a batch of its own (B's chunk and the edit): said so.
+        QVERIFY2(panel.whatIfResult()->text().contains(QStringLiteral("(batch: B's chunk + the edit)")),
+            qPrintable(panel.whatIfResult()->text()));
+        QVERIFY(!panel.whatIfResult()->toolTip().isEmpty());
         // A bad layout is refused in place, without a job.
         panel.runWhatIf(1, QStringLiteral("1,1"), QString(), QString());
         QVERIFY(panel.whatIfResult()->text().contains(QStringLiteral("appears twice")));
@@ -696,6 +719,13 @@ private Q_SLOTS:
         for (const TuneView::Row& row : v->rows)
             QVERIFY(std::isfinite(row.runtime) && row.runtime > 0);
         QCOMPARE(panel.tableModel()->rowCount(), 11);
+        // A score that its batch changed (re-scored together vs in the search batch) is explained in one line.
+        const bool batchChanged = std::any_of(v->rows.begin() + 1, v->rows.end(),
+            [](const TuneView::Row& row) { return std::abs(row.score - row.searchScore) > 1e-9; });
+        QVERIFY(batchChanged); // cross-config attention is on in this model
+        QVERIFY2(panel.summary()->text().contains(QStringLiteral("Scores depend on their batch")),
+            qPrintable(panel.summary()->text()));
+        QVERIFY(!panel.tableModel()->horizontalHeaderItem(2)->toolTip().isEmpty());
         // The live curve: one point per scored batch, best so far never rising, ending at the budget;
         // the simulated runtime of the best beside it.
         auto* scores = qobject_cast<QLineSeries*>(panel.chart()->series().at(0));
@@ -937,7 +967,8 @@ private Q_SLOTS:
         panel.run();
         QVERIFY(!panel.isRunning());
         const QString text = panel.banner()->text();
-        QVERIFY2(text.contains("choose one of its folders") && text.contains("a/") && !text.contains("b/")
+        const QString named = text.section("as the collection:", 1); // the temporary folder's name may end in "b"
+        QVERIFY2(text.contains("choose one of its folders") && named.contains("a/") && !named.contains("b/")
                 && !text.contains("--data"),
             qPrintable(text));
     }

@@ -423,6 +423,32 @@ void ExplainPanel::updateSummary()
                          .arg(a.nodesBeforePruning)
                          .arg(a.members)
                          .arg(a.crossAttention ? tr("on") : tr("off"));
+    if (a.crossAttention && a.configs > 0 && a.batchConfigs > 0) {
+        // Which batch each score came from: with cross-config attention a score depends on the
+        // configs scored with it (the Tune search and the What-if score in other batches).
+        const auto chunk = [&a](int64_t config) {
+            const int64_t k = (a.configs + a.batchConfigs - 1) / a.batchConfigs;
+            const int64_t base = a.configs / k, larger = a.configs % k;
+            int64_t begin = 0;
+            for (int64_t i = 0; i < k; ++i) {
+                const int64_t size = base + (i < larger ? 1 : 0);
+                if (config < begin + size)
+                    return std::pair { begin, begin + size - 1 };
+                begin += size;
+            }
+            return std::pair { begin, begin };
+        };
+        const auto [a0, a1] = chunk(a.configA);
+        const auto [b0, b1] = chunk(a.configB);
+        detail += QStringLiteral(" ")
+            + tr("Scores depend on their batch (cross-config attention): A is scored with configs %1–%2, B with "
+                 "configs %3–%4, the inference table's chunks of at most %5.")
+                  .arg(a0)
+                  .arg(a1)
+                  .arg(b0)
+                  .arg(b1)
+                  .arg(a.batchConfigs);
+    }
     if (!m_outcome->moduleNote.empty())
         detail
             += QStringLiteral(" ") + tr("No simulator column: %1.").arg(QString::fromStdString(m_outcome->moduleNote));
@@ -500,6 +526,7 @@ void ExplainPanel::runWhatIf(int base, const QString& out, const QString& in, co
         ++tensor;
     }
     const int64_t row = base == 0 ? m_outcome->rowA : m_outcome->rowB;
+    m_whatIfBaseShown = base;
     const std::shared_ptr<const ExplainOutcome> outcome = m_outcome;
     const qint64 node = m_whatIfNode;
     m_whatIfResult->setText(tr("scoring…"));
@@ -532,6 +559,16 @@ void ExplainPanel::showWhatIf()
                                        : tr("no change"));
     if (w.rank > 0)
         text += tr("; rank %1 → %2 of %3").arg(w.baseRank).arg(w.rank).arg(w.configs);
+    // The baseline is scored in a batch of its own (its chunk plus the edited config): with
+    // cross-config attention it may differ from the summary's score (docs/studio.md §5.5).
+    if (m_outcome && m_outcome->attribution->crossAttention) {
+        m_whatIfResult->setToolTip(tr("Both scores come from one batch: the base config's inference chunk plus the "
+                                      "edited config. With cross-config attention a score depends on its batch, so "
+                                      "the base score can differ from the one in the summary above."));
+        text += QStringLiteral(" ") + tr("(batch: %1's chunk + the edit)").arg(m_whatIfBaseShown == 0 ? tr("A") : tr("B"));
+    } else {
+        m_whatIfResult->setToolTip(QString());
+    }
     m_whatIfResult->setText(text);
 }
 

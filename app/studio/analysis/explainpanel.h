@@ -87,6 +87,7 @@ private:
     std::shared_ptr<const WhatIfOutcome> m_whatIf;
     NodeOverlay m_overlay;
     qint64 m_whatIfNode = -1;
+    int m_whatIfBaseShown = 0; // 0 = A, 1 = B: the config the last what-if edited
 
     ErrorBanner* m_banner = nullptr;
     QComboBox* m_configA = nullptr;

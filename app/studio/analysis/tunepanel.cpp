@@ -28,6 +28,7 @@
 #include <QTableView>
 #include <QTimer>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -110,6 +111,11 @@ TunePanel::TunePanel(QWidget* parent)
         tr("nodes changed"), tr("layouts") });
     m_tableView = m_ui->tableView;
     m_tableView->setModel(m_table);
+    // With cross-config attention a score depends on the configs scored with it (docs/studio.md §5.6).
+    m_table->horizontalHeaderItem(1)->setToolTip(
+        tr("Predicted score, the default and the top-k re-scored together in one batch (as Explain and "
+           "tgraph predict score a set)"));
+    m_table->horizontalHeaderItem(2)->setToolTip(tr("Predicted score in the search batch that found the candidate"));
     m_explainButton = m_ui->explainButton;
 
     m_liveTimer = new QTimer(this);
@@ -403,8 +409,16 @@ void TunePanel::showView()
     else
         text += tr(" Keep the compiler default: no %1 candidate of the top-k is faster.")
                     .arg(QString::fromStdString(v.verification));
+    // The same config reads differently in the two columns when its batch changes its score.
+    const bool batchDependent = std::any_of(v.rows.begin() + 1, v.rows.end(),
+        [](const TuneView::Row& row) { return std::abs(row.score - row.searchScore) > 1e-9; });
+    if (batchDependent)
+        text += QStringLiteral("\n")
+            + tr("Scores depend on their batch (cross-config attention): \"score\" is from one batch of the default "
+                 "and the top-%1, \"search score\" from the search batch that found the candidate.")
+                  .arg(v.rows.size() - 1);
     m_summary->setText(text);
-    Q_EMIT statusMessage(text);
+    Q_EMIT statusMessage(text.section(QLatin1Char('\n'), 0, 0));
     selectRow(v.rows.size() > 1 ? 1 : 0);
 }
 
