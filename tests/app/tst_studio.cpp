@@ -6,6 +6,10 @@
 
 #include "app/studio/analysis/inferencepanel.h"
 #include "app/studio/analysis/tunepanel.h"
+#include "app/studio/analysis/explainpanel.h"
+#include "app/studio/runs/trainingmonitor.h"
+#include "widgets/runs/runcomparisonwindow.h"
+#include "widgets/runs/runtablemodel.h"
 #include "app/studio/window/aboutdialog.h"
 #include "app/studio/render/headlessrender.h"
 #include "app/studio/window/mainwindow.h"
@@ -63,6 +67,8 @@
 #include <QThread>
 #include <QTreeWidget>
 #include <QUrl>
+#include <QDirIterator>
+#include <QSignalSpy>
 #include <QtTest>
 
 #include <functional>
@@ -106,6 +112,7 @@ private Q_SLOTS:
     void windowFitsLaptopScreens();
     void splitViewFitsBothPanes();
     void npzOpensOnAnOverview();
+    void populatedDocksFitLaptopScreens();
     // The main window and the studio's renderer with graph views (from tst_graphwidgets, which
     // links no model).
     void mainWindowWiresDocksAndActions();
@@ -216,7 +223,11 @@ void TestStudio::saveScreenshot(QWidget& window, const QString& name)
     const QString extra = testutil::env("TGRAPH_SCREENSHOT_DIR");
     if (!extra.isEmpty()) {
         QVERIFY(QDir().mkpath(extra));
-        QVERIFY(pixmap.save(QDir(extra).filePath(name), "PNG"));
+        // The README's pictures (doc-*) in 256 colours: a third of the size, the same to the eye.
+        const QImage image = name.startsWith(QStringLiteral("doc-"))
+            ? pixmap.toImage().convertToFormat(QImage::Format_Indexed8, Qt::ThresholdDither | Qt::AvoidDither)
+            : pixmap.toImage();
+        QVERIFY(image.save(QDir(extra).filePath(name), "PNG"));
     }
 }
 
@@ -937,6 +948,123 @@ void TestStudio::npzOpensOnAnOverview()
         QVERIFY(page->fullPane()->view()->zoom() >= 0.25); // its titles can be read
         saveScreenshot(window, QStringLiteral("npz-overview-%1.png").arg(QFileInfo(name).completeBaseName()));
     }
+}
+
+// The studio as a user sees it on a 1366x768 laptop, with results in every dock: a model trained by
+// `tgraph train` into a project, its inference (rank scatter, heatmaps), explain, tune, the runs
+// with their curves and Compare. The window never needs more than 1280x720 with any of them; with
+// TGRAPH_SCREENSHOT_DIR the states are saved as doc-*.png (tools/screenshots.sh copies them into
+// docs/screenshots/ for the README).
+void TestStudio::populatedDocksFitLaptopScreens()
+{
+    const QString work = m_dir.filePath(QStringLiteral("populated"));
+    QVERIFY(QDir().mkpath(work));
+    const QString tgraph = testutil::binDir() + QStringLiteral("/tgraph");
+    const auto tg = [&](const QStringList& args) {
+        const testutil::ProcessResult r = testutil::run(tgraph, args, 300000);
+        if (r.exitCode != 0 || r.crashed)
+            qWarning("tgraph %s: %s", qPrintable(args.join(' ')), r.err.constData());
+        return r.exitCode == 0 && !r.crashed;
+    };
+    const QString collection = work + QStringLiteral("/collection");
+    const QString project = work + QStringLiteral("/runs.tgproj");
+    QVERIFY(tg({ "synth", "--collection", "layout", "-o", collection, "--graphs", "4", "--configs", "60", "--max-size",
+        "500", "--seed", "3" }));
+    for (const QString seed : { QStringLiteral("1"), QStringLiteral("2") })
+        QVERIFY(tg({ "train", "--data", collection, "--steps", "16", "--configs-per-step", "16", "--eval-every", "8",
+            "--log-every", "2", "--seed", seed, "--threads", "1", "--project", project, "--run-name",
+            QStringLiteral("seed-%1").arg(seed) }));
+    QString weights;
+    QDirIterator checkpoints(project + QStringLiteral(".d"), { QStringLiteral("last.npz") }, QDir::Files,
+        QDirIterator::Subdirectories);
+    QVERIFY(checkpoints.hasNext());
+    weights = checkpoints.next();
+    const QString graph = collection + QStringLiteral("/valid/")
+        + QDir(collection + QStringLiteral("/valid")).entryList({ QStringLiteral("*.npz") }, QDir::Files, QDir::Name)
+              .value(0);
+
+    const QSize screen(1366, 768);
+    const QSize limit(1280, 720);
+    MainWindow window;
+    window.resize(screen);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    const auto fits = [&](const char* state) {
+        QTest::qWait(100);
+        const QSize min = window.minimumSizeHint().expandedTo(window.minimumSize());
+        qInfo("%s: minimum %dx%d", state, min.width(), min.height());
+        return min.width() <= limit.width() && min.height() <= limit.height() && window.size() == screen;
+    };
+    window.openFiles({ graph });
+    QTRY_COMPARE_WITH_TIMEOUT(window.tabWidget()->count(), 1, kLayoutTimeoutMs);
+    QVERIFY(waitForLayout(window.currentPage()->fullPane()));
+    QVERIFY(fits("graph"));
+    saveScreenshot(window, QStringLiteral("doc-graph.png"));
+    window.currentPage()->setSplit(true);
+    QVERIFY(waitForLayout(window.currentPage()->prunedPane()));
+    QVERIFY(fits("split view"));
+    saveScreenshot(window, QStringLiteral("doc-split.png"));
+    window.currentPage()->setSplit(false);
+
+    // Inference: the rank scatter, then the cross-config heatmap.
+    InferencePanel* inference = window.inferencePanel();
+    window.dockAction(window.inferenceDock())->trigger();
+    inference->setModelFiles({ weights });
+    QSignalSpy inferred(inference, &InferencePanel::finished);
+    inference->run();
+    QVERIFY(inferred.count() > 0 || inferred.wait(120000));
+    QVERIFY2(inference->outcome(), qPrintable(inference->banner()->text()));
+    QVERIFY(fits("inference"));
+    saveScreenshot(window, QStringLiteral("doc-inference.png"));
+    inference->viewTabs()->setCurrentIndex(inference->viewTabs()->count() - 1);
+    QVERIFY(fits("cross-config attention"));
+    saveScreenshot(window, QStringLiteral("doc-attention.png"));
+
+    // Explain the predicted fastest against the compiler default.
+    ExplainPanel* explain = window.explainPanel();
+    window.dockAction(window.explainDock())->trigger();
+    explain->setContext(inference->explainContext());
+    explain->setConfigs(QStringLiteral("fastest"), QStringLiteral("default"));
+    QSignalSpy explained(explain, &ExplainPanel::finished);
+    explain->run();
+    QVERIFY(explained.count() > 0 || explained.wait(120000));
+    QVERIFY2(explain->outcome(), qPrintable(explain->banner()->text()));
+    QVERIFY(fits("explain"));
+    saveScreenshot(window, QStringLiteral("doc-explain.png"));
+
+    // Tune the open graph with the same model.
+    TunePanel* tune = window.tunePanel();
+    window.dockAction(window.tuneDock())->trigger();
+    QCOMPARE(tune->modelFiles(), QStringList { weights });
+    tune->setBudget(256);
+    tune->setBatch(32);
+    tune->setSimulate(true);
+    QSignalSpy tuned(tune, &TunePanel::finished);
+    tune->run();
+    QVERIFY(tuned.count() > 0 || tuned.wait(120000));
+    QVERIFY2(tune->result(), qPrintable(tune->banner()->text()));
+    QVERIFY(fits("tune"));
+    saveScreenshot(window, QStringLiteral("doc-tune.png"));
+
+    // The runs of the project with their curves, and Compare in its own window.
+    window.openFiles({ project });
+    TrainingMonitor* monitor = window.trainingMonitor();
+    QTRY_COMPARE_WITH_TIMEOUT(monitor->runsModel()->rowCount(), 2, kLoadTimeoutMs);
+    QStringList ids;
+    for (const RunRow& r : monitor->runsModel()->runs())
+        ids << QString::fromStdString(r.record.id);
+    monitor->selectRuns(ids);
+    QTest::qWait(500);
+    QVERIFY(fits("training runs"));
+    saveScreenshot(window, QStringLiteral("doc-runs.png"));
+    QSignalSpy compared(monitor, &TrainingMonitor::comparisonShown);
+    monitor->compareSelected();
+    QVERIFY(compared.count() > 0 || compared.wait(60000));
+    QDialog* comparison = monitor->comparisonWindow();
+    QVERIFY(comparison && comparison->isVisible());
+    comparison->resize(std::min(comparison->width(), 1280), std::min(comparison->height(), 720));
+    QTest::qWait(200);
+    saveScreenshot(*comparison, QStringLiteral("doc-compare.png"));
 }
 
 void TestStudio::mainWindowWiresDocksAndActions()

@@ -76,13 +76,13 @@ TunePanel::TunePanel(QWidget* parent)
 
     m_chart = m_ui->chartView->chart();
     ChartStyle::setUp(m_chart);
-    m_chart->setTitle(tr("Best so far"));
+    m_chart->setTitle(tr("Best so far (lower score = faster)"));
     m_scoreSeries = new QLineSeries;
-    // Axis titles short enough for the plot's height in a dock on a 1366x768 screen; the legend
+    // Axis titles short enough for the plot's height in a dock on a 1366x768 screen; the title
     // says the rest (docs/studio.md §5.6).
-    m_scoreSeries->setName(tr("predicted score (lower = faster)"));
+    m_scoreSeries->setName(tr("predicted score"));
     m_runtimeSeries = new QLineSeries;
-    m_runtimeSeries->setName(tr("its simulated runtime"));
+    m_runtimeSeries->setName(tr("simulated runtime"));
     m_chart->addSeries(m_scoreSeries);
     m_chart->addSeries(m_runtimeSeries);
     m_xAxis = new NiceAxis;
@@ -105,6 +105,8 @@ TunePanel::TunePanel(QWidget* parent)
     m_runtimeAxis->setVisible(false);
     m_runtimeSeries->setVisible(false);
     m_ui->chartView->setRenderHint(QPainter::Antialiasing);
+    // Two fifths of the width for the chart (its two value axes need it), the rest for the table.
+    m_ui->splitter->setSizes({ 2000, 3000 });
 
     m_table = new QStandardItemModel(this);
     m_table->setHorizontalHeaderLabels({ tr("rank"), tr("score"), tr("search score"), tr("verified"), tr("speed-up"),
