@@ -1016,8 +1016,8 @@ void TestStudio::populatedDocksFitLaptopScreens()
     QVERIFY2(inference->outcome(), qPrintable(inference->banner()->text()));
     QVERIFY(fits("inference"));
     saveScreenshot(window, QStringLiteral("doc-inference.png"));
-    inference->viewTabs()->setCurrentIndex(inference->viewTabs()->count() - 1);
-    QVERIFY(fits("cross-config attention"));
+    inference->viewTabs()->setCurrentIndex(2); // channel attention: a 16-step model's cross-config map is flat
+    QVERIFY(fits("channel attention"));
     saveScreenshot(window, QStringLiteral("doc-attention.png"));
 
     // Explain the predicted fastest against the compiler default.
