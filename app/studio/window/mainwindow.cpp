@@ -37,6 +37,7 @@
 #include <QMimeData>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScreen>
 #include <QSettings>
 #include <QStackedWidget>
 #include <QStatusBar>
@@ -931,8 +932,14 @@ void MainWindow::restoreSettings()
 {
     const QSettings settings;
     const QByteArray geometry = settings.value(kGeometryKey).toByteArray();
-    if (geometry.isEmpty() || !restoreGeometry(geometry))
-        resize(1200, 800);
+    if (geometry.isEmpty() || !restoreGeometry(geometry)) {
+        // 1200x800, or less on a smaller screen: with its title bar the window must fit a
+        // 1366x768 laptop (docs/studio.md §9).
+        QSize size(1200, 800);
+        if (const QScreen* s = screen())
+            size = size.boundedTo(s->availableSize() - QSize(0, 48));
+        resize(size);
+    }
     // A saved layout keeps the docks' heights the user gave them.
     m_analysisDocksSized = restoreState(settings.value(kStateKey).toByteArray());
 }
