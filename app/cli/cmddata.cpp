@@ -54,9 +54,9 @@ int fetch(const ArgParser& p)
                 : "downloaded " + formatBytes(item.transferred)
                     + (item.resumedFrom ? ", resumed at " + formatBytes(item.resumedFrom) : std::string())
                     + (item.requests > 1 ? ", " + std::to_string(item.requests) + " requests" : std::string());
-            std::printf("%-20s %-5s fetched %s (%s, %s): %d graphs checked into %s\n", item.collection.c_str(),
+            std::printf("%-20s %-5s fetched %s (%s, %s): %d graph%s checked into %s\n", item.collection.c_str(),
                 item.split.c_str(), item.archive.c_str(), formatBytes(item.archiveBytes).c_str(), how.c_str(),
-                item.files, item.folder.c_str());
+                item.files, item.files == 1 ? "" : "s", item.folder.c_str());
         }
         std::fflush(stdout);
     });
@@ -79,7 +79,8 @@ int runFetch(const std::vector<std::string>& args)
         "[--collections LIST|all] [--splits LIST] [--mirror URL|FOLDER] [--keep-archives] -o DIR");
     p.addOption("--output", "-o", "DIR", "the dataset tree's root (created if needed)");
     p.addOption("--collections", "", "LIST",
-        "comma-separated collections, named as the competition does, or all", "all",
+        "comma-separated collections, named as the competition does: tile:xla, layout:xla:default, "
+        "layout:xla:random, layout:nlp:default, layout:nlp:random; or all", "all",
         opt::names(collectionChoices()));
     p.addOption("--splits", "", "LIST", "comma-separated splits", "train,valid,test",
         opt::names({ "train", "valid", "test" }));

@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: Apache-2.0
+// `tgraph data fetch` end to end (docs/formats.md §15): archives made from generated collections
+// (tgraph synth) by tests/tools/dataset_archives.py, served by the loopback server
+// tests/tools/range_server.py (Range requests, transfers cut on purpose, a log of every request)
+// or read from a mirror folder. Nothing here touches the internet.
+
+#include "testutil.h"
+
+#include <QDirIterator>
+#include <QElapsedTimer>
+#include <QTemporaryDir>
+#include <QThread>
+
+using namespace testutil;
+
+namespace {
+
+QString tgraphExe() { return binDir() + "/tgraph"; }
+
+QStringList filesBelow(const QString& dir)
+{
+    QStringList files;
+    QDirIterator it(dir, QDir::Files | QDir::Hidden | QDir::System, QDirIterator::Subdirectories);
+    while (it.hasNext())
+        files << QDir(dir).relativeFilePath(it.next());
+    files.sort();
+    return files;
+}
+
+// A loopback server over a folder, stopped when the object goes.
+class RangeServer
+{
+public:
+    RangeServer(const QString& root, const QString& workDir, const QStringList& extra = {})
+        : m_log(workDir + "/requests.log")
+    {
+        const QString portFile = workDir + "/port";
+        QFile::remove(portFile);
+        QFile::remove(m_log);
+        m_process.start(python(),
+            QStringList { toolsDir() + "/range_server.py", "--root", root, "--port-file", portFile, "--log", m_log,
+                "--lifetime", "120" }
+                + extra);
+        QElapsedTimer timer;
+        timer.start();
+        while (!QFileInfo::exists(portFile) && timer.elapsed() < 15000)
+            QThread::msleep(20);
+        m_port = QString::fromLatin1(readAll(portFile)).trimmed().toInt();
+    }
+    ~RangeServer()
+    {
+        m_process.kill();
+        m_process.waitForFinished(5000);
+    }
+    bool ok() const { return m_port > 0; }
+    QString url() const { return QString("http://127.0.0.1:%1/").arg(m_port); }
+    QStringList requests() const
+    {
+        return QString::fromUtf8(readAll(m_log)).split('\n', Qt::SkipEmptyParts);
+    }
+
+private:
+    QString m_log;
+    QProcess m_process;
+    int m_port = 0;
+};
+
+} // namespace
+
+class TestDataFetch : public QObject
+{
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+    QString m_tile, m_layout, m_mirror;
+
+    ProcessResult tgraph(const QStringList& args) { return run(tgraphExe(), args, 120000); }
+
+    void makeHostile(const QString& kind, const QString& mirror)
+    {
+        QDir().mkpath(mirror);
+        const ProcessResult r = run(python(), { toolsDir() + "/dataset_archives.py", "hostile", "--kind", kind,
+                                                   "--tile", m_tile, "--out", mirror + "/npz_tile_xla_train.tar" });
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        QString why;
+        if (!havePythonModules({ "tarfile", "http.server" }, &why))
+            QSKIP(qPrintable(why));
+        m_tile = m_dir.filePath("synth-tile");
+        m_layout = m_dir.filePath("synth-layout");
+        m_mirror = m_dir.filePath("mirror");
+        for (const auto& [kind, out] : { std::pair { QString("tile"), m_tile }, { QString("layout"), m_layout } }) {
+            const ProcessResult r = tgraph({ "synth", "--collection", kind, "-o", out, "--graphs", "4", "--configs",
+                "12", "--min-size", "60", "--max-size", "200" });
+            QVERIFY2(r.exitCode == 0, r.err.constData());
+        }
+        const ProcessResult r = run(python(), { toolsDir() + "/dataset_archives.py", "mirror", "--tile", m_tile,
+                                                   "--layout", m_layout, "--out", m_mirror });
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QCOMPARE(QDir(m_mirror).entryList(QDir::Files).size(), 6);
+    }
+
+    // --mirror FOLDER: the archives read in place, the tree laid out as the dataset's, every npz
+    // byte-identical to its source; a second call fetches nothing.
+    void mirrorFolderAndIdempotence()
+    {
+        const QString out = m_dir.filePath("out-mirror");
+        ProcessResult r = tgraph({ "data", "fetch", "--collections", "tile:xla,layout:xla:default", "--mirror",
+            m_mirror, "-o", out });
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QVERIFY(r.out.contains("fetched 6 archives"));
+        for (const auto& [folder, src] : { std::pair { QString("npz/tile/xla"), m_tile },
+                 { QString("npz/layout/xla/default"), m_layout } })
+            for (const QString split : { "train", "valid", "test" }) {
+                const QStringList want = QDir(src + "/" + split).entryList({ "*.npz" }, QDir::Files, QDir::Name);
+                const QString dir = out + "/" + folder + "/" + split;
+                QCOMPARE(QDir(dir).entryList({ "*.npz" }, QDir::Files, QDir::Name), want);
+                for (const QString& f : want)
+                    QCOMPARE(readAll(dir + "/" + f), readAll(src + "/" + split + "/" + f));
+                QVERIFY(QFileInfo::exists(dir + "/.tgraph-fetch.json"));
+            }
+        QVERIFY(!QFileInfo::exists(out + "/.tgraph-download")); // nothing left behind
+        const QStringList before = filesBelow(out);
+        r = tgraph({ "data", "fetch", "--collections", "tile:xla,layout:xla:default", "--mirror", m_mirror, "-o", out });
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QVERIFY2(r.out.contains("nothing to fetch: all 6 archives already present"), r.out.constData());
+        QCOMPARE(filesBelow(out), before);
+        // The fetched tree passes verify.
+        r = tgraph({ "data", "verify", out });
+        QVERIFY2(r.exitCode == 0, r.out.constData());
+        QVERIFY(r.out.contains("tile:xla"));
+        QVERIFY(r.out.contains("layout:xla:default"));
+    }
+
+    // A transfer cut in the middle is resumed from the byte it stopped at; a second call sends no
+    // request at all.
+    void resumeAfterCutTransfer()
+    {
+        RangeServer server(m_mirror, m_dir.path(), { "--cut", "npz_tile_xla_train.tar:3000" });
+        QVERIFY(server.ok());
+        const QString out = m_dir.filePath("out-http");
+        ProcessResult r = tgraph({ "data", "fetch", "--collections", "tile:xla", "--splits", "train", "--mirror",
+            server.url(), "-o", out });
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QStringList requests = server.requests();
+        QCOMPARE(requests,
+            QStringList({ "HEAD /npz_tile_xla_train.tar -", "GET /npz_tile_xla_train.tar -",
+                "GET /npz_tile_xla_train.tar bytes=3000-" }));
+        const QString dir = out + "/npz/tile/xla/train";
+        for (const QString& f : QDir(m_tile + "/train").entryList({ "*.npz" }, QDir::Files))
+            QCOMPARE(readAll(dir + "/" + f), readAll(m_tile + "/train/" + f));
+        r = tgraph({ "data", "fetch", "--collections", "tile:xla", "--splits", "train", "--mirror", server.url(),
+            "-o", out });
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QVERIFY(r.out.contains("nothing to fetch"));
+        QCOMPARE(server.requests().size(), 3); // no request sent
+    }
+
+    // A part left by an interrupted run (Ctrl-C) is continued by the next run: Range from its size.
+    void resumeAcrossRuns()
+    {
+        const QString out = m_dir.filePath("out-part");
+        QDir().mkpath(out + "/.tgraph-download");
+        const QByteArray archive = readAll(m_mirror + "/npz_layout_xla_default_valid.tar");
+        writeAll(out + "/.tgraph-download/npz_layout_xla_default_valid.tar.part", archive.left(4096));
+        RangeServer server(m_mirror, m_dir.path());
+        QVERIFY(server.ok());
+        const ProcessResult r = tgraph({ "data", "fetch", "--collections", "layout:xla:default", "--splits", "valid",
+            "--mirror", server.url(), "-o", out });
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QVERIFY2(r.out.contains("resumed at 4.00 KiB"), r.out.constData());
+        QCOMPARE(server.requests(),
+            QStringList({ "HEAD /npz_layout_xla_default_valid.tar -",
+                "GET /npz_layout_xla_default_valid.tar bytes=4096-" }));
+        QCOMPARE(QDir(out + "/npz/layout/xla/default/valid").entryList({ "*.npz" }, QDir::Files),
+            QDir(m_layout + "/valid").entryList({ "*.npz" }, QDir::Files));
+        QVERIFY(!QFileInfo::exists(out + "/.tgraph-download"));
+    }
+
+    // A missing archive on the server: HTTP 404 named, nothing created.
+    void missingArchive()
+    {
+        const QString empty = m_dir.filePath("empty-mirror");
+        QDir().mkpath(empty);
+        RangeServer server(empty, m_dir.path());
+        QVERIFY(server.ok());
+        const QString out = m_dir.filePath("out-404");
+        const ProcessResult r
+            = tgraph({ "data", "fetch", "--collections", "tile:xla", "--mirror", server.url(), "-o", out });
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains("npz_tile_xla_train.tar") && r.err.contains("404"), r.err.constData());
+        QVERIFY(!QFileInfo::exists(out + "/npz"));
+    }
+
+    // Archives with a bad member: refused with the archive and the member named, nothing of the
+    // split left (no folder, no temporary folder), nothing written outside the tree.
+    void refusedArchives_data()
+    {
+        QTest::addColumn<QString>("kind");
+        QTest::addColumn<QString>("member");
+        QTest::addColumn<QString>("problem");
+        QTest::newRow("corrupt") << "corrupt" << "broken.npz" << "broken.npz";
+        QTest::newRow("absolute") << "absolute" << "/tmp/tgraph-absolute-member.npz" << "absolute path refused";
+        QTest::newRow("dotdot") << "dotdot" << "escaped.npz" << "'..' in the path refused";
+        QTest::newRow("symlink") << "symlink" << "link.npz" << "symbolic link refused";
+        QTest::newRow("hardlink") << "hardlink" << "hard.npz" << "hard link refused";
+        QTest::newRow("nested") << "nested" << "sub/deeper.npz" << "below a subfolder";
+        QTest::newRow("truncated") << "truncated" << "second.npz" << "second.npz";
+    }
+    void refusedArchives()
+    {
+        QFETCH(QString, kind);
+        QFETCH(QString, member);
+        QFETCH(QString, problem);
+        const QString mirror = m_dir.filePath("hostile-" + kind);
+        makeHostile(kind, mirror);
+        const QString out = m_dir.filePath("out-hostile-" + kind);
+        const ProcessResult r = tgraph(
+            { "data", "fetch", "--collections", "tile:xla", "--splits", "train", "--mirror", mirror, "-o", out });
+        QCOMPARE(r.exitCode, 1);
+        const QString err = QString::fromUtf8(r.err).trimmed();
+        QVERIFY2(!err.contains('\n'), qPrintable(err));
+        QVERIFY2(err.contains("npz_tile_xla_train.tar") && err.contains(member) && err.contains(problem),
+            qPrintable(err));
+        QVERIFY(!QFileInfo::exists(out + "/npz/tile/xla/train"));
+        QCOMPARE(filesBelow(out), QStringList());
+        QVERIFY(!QFileInfo::exists("/tmp/tgraph-absolute-member.npz"));
+        QVERIFY(!QFileInfo::exists(m_dir.filePath("escaped.npz")));
+        // The mirror folder's archive is never removed.
+        QVERIFY(QFileInfo::exists(mirror + "/npz_tile_xla_train.tar"));
+    }
+
+    // A corrupt archive downloaded over HTTP: refused, and the download is not kept for reuse.
+    void corruptDownloadNotKept()
+    {
+        const QString mirror = m_dir.filePath("hostile-http");
+        makeHostile("corrupt", mirror);
+        RangeServer server(mirror, m_dir.path());
+        QVERIFY(server.ok());
+        const QString out = m_dir.filePath("out-hostile-http");
+        const ProcessResult r = tgraph({ "data", "fetch", "--collections", "tile:xla", "--splits", "train",
+            "--mirror", server.url(), "-o", out });
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains("npz_tile_xla_train.tar") && r.err.contains("broken.npz"), r.err.constData());
+        QCOMPARE(filesBelow(out), QStringList());
+    }
+
+    void usageErrors()
+    {
+        ProcessResult r = tgraph({ "data", "fetch", "--collections", "layout:xla:fast", "-o", m_dir.filePath("u") });
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY(r.err.contains("layout:xla:fast"));
+        r = tgraph({ "data", "fetch", "--mirror", m_mirror });
+        QCOMPARE(r.exitCode, 2);
+        r = tgraph({ "data", "fetch", "--mirror", m_dir.filePath("no-such-folder"), "-o", m_dir.filePath("u") });
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains("no-such-folder"), r.err.constData());
+        r = tgraph({ "data", "fetch", "--help" });
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(r.out.contains("layout:nlp:random"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestDataFetch)
+#include "tst_datafetch.moc"
