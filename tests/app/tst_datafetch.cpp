@@ -7,6 +7,9 @@
 #include "testutil.h"
 
 #include <QDirIterator>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QElapsedTimer>
 #include <QTemporaryDir>
 #include <QThread>
@@ -135,6 +138,19 @@ private Q_SLOTS:
         QVERIFY2(r.exitCode == 0, r.out.constData());
         QVERIFY(r.out.contains("tile:xla"));
         QVERIFY(r.out.contains("layout:xla:default"));
+        // An unmeasured (test) graph among the valid ones: an error, exit 1, in the table and the JSON.
+        const QString testDir = out + "/npz/tile/xla/test";
+        const QString testFile = QDir(testDir).entryList({ "*.npz" }, QDir::Files).front();
+        QVERIFY(QFile::copy(testDir + "/" + testFile, out + "/npz/tile/xla/valid/unmeasured.npz"));
+        r = tgraph({ "data", "verify", out });
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.out.contains("tile:xla: error: valid/unmeasured.npz: config_runtime: all"), r.out.constData());
+        r = tgraph({ "data", "verify", out, "--json" });
+        QCOMPARE(r.exitCode, 1);
+        const QJsonObject j = QJsonDocument::fromJson(r.out).object();
+        QCOMPARE(j["errors"].toInt(), 1);
+        QCOMPARE(j["collections"].toArray().size(), 2);
+        QCOMPARE(j["collections"].toArray()[0].toObject()["graphs"].toObject()["valid"].toInt(), 2);
     }
 
     // A transfer cut in the middle is resumed from the byte it stopped at; a second call sends no
