@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // `tgraph data fetch|verify`: the public TpuGraphs dataset fetched into its own tree, and a tree
-// checked (docs/formats.md §15).
+// checked (docs/formats.md §16).
 
 #include "argparser.h"
 #include "commands.h"
@@ -90,7 +90,7 @@ int runFetch(const std::vector<std::string>& args)
     p.addOption("--keep-archives", "", "", "keep the downloaded .tar files in DIR/.tgraph-download/");
     p.addOption("--attempts", "", "N", "requests per archive when a transfer breaks off (each resumes)", "4",
         opt::integer(1, 100));
-    p.addNote("Archive members with absolute paths, '..', links or devices are refused (docs/formats.md §15.3).");
+    p.addNote("Archive members with absolute paths, '..', links or devices are refused (docs/formats.md §16.3).");
     p.addNote("Exit codes: 0 ok, 1 failed download or refused archive (named), 2 usage error, 130 interrupted.");
     if (const int rc = parseOrExit(p, args); rc >= 0)
         return rc;
@@ -156,7 +156,7 @@ int runData(const std::vector<std::string>& args)
         std::printf("usage: tgraph data fetch|verify [options]\n"
                     "  fetch   get the public TpuGraphs archives into DIR/npz/... (tgraph data fetch --help)\n"
                     "  verify  check a collection tree: schema, dtypes, duplicates, runtimes (tgraph data verify --help)\n"
-                    "See docs/formats.md §15.\n");
+                    "See docs/formats.md §16.\n");
         return args.empty() ? ExitUsage : ExitOk;
     }
     const std::vector<std::string> rest(args.begin() + 1, args.end());

@@ -50,7 +50,7 @@ void addMetrics(Json& j, const model::GraphMetrics& m)
         j["tile_score"] = m.tileScore;
 }
 
-// The competition's score of one collection (docs/formats.md §15.5): the mean Kendall tau of its
+// The competition's score of one collection (docs/formats.md §16.5): the mean Kendall tau of its
 // graphs (layout), or the mean tile score 2 - best of top 5 / best (tile:xla).
 double collectionScore(const model::GraphMetrics& mean)
 {
@@ -112,7 +112,7 @@ int evalTree(const ArgParser& p, const std::vector<model::GraphMetrics>& metrics
     std::printf("%-20s %7s %-11s %s\n", "combined", "", "mean", cell(combined).c_str());
     std::printf("\nscore: the competition's metric of each collection on its %s split, the mean over its graphs: "
                 "Kendall tau-b of scores vs runtimes (layout), 2 - best runtime of the 5 predicted fastest / best runtime "
-                "(tile:xla); combined: the mean over the %zu collection%s scored%s (docs/formats.md §15.5).\n",
+                "(tile:xla); combined: the mean over the %zu collection%s scored%s (docs/formats.md §16.5).\n",
         p.value("--split").c_str(), counted, counted == 1 ? "" : "s",
         counted == tpuCollections().size() ? "" : " (the competition's score averages all five)");
     return ExitOk;
@@ -181,7 +181,7 @@ int runEval(const std::vector<std::string>& args)
         "accuracy and the top-1/5/10 slowdown per graph and their mean (docs/model.md §7); tile graphs also get the\n"
         "tile metric 2 - min runtime of the top 5 / min runtime (docs/model.md §7.3). Test-split files (all runtimes 0) are\n"
         "refused. With --tree DIR and --weights-for ID=W per collection: each collection's valid split scored\n"
-        "with its own model, one row per collection with the competition's metric, and their mean (docs/formats.md §15.5).",
+        "with its own model, one row per collection with the competition's metric, and their mean (docs/formats.md §16.5).",
         "--weights W [--weights W2 ...] --data DIR|FILE [FILE...] [--batch-configs B] [--tta N]\n"
         "              [--threads T] [--json] [--tile-runtime raw|normalized] [-o scores.csv|scores.npz]\n"
         "       | --tree DIR --weights-for ID=W [--weights-for ID=W ...] [--split S] [options]");

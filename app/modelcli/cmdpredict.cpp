@@ -51,7 +51,7 @@ int runPredict(const std::vector<std::string>& args)
         "at most B (numpy array_split, docs/model.md §6.1), optionally averaged over N permutations (TTA, docs/model.md §6.2).\n"
         "Without -o or --kaggle-csv the CSV goes to stdout. The competition's submission: --tree DIR (tgraph data fetch)\n"
         "with --weights-for ID=W per collection scores each collection's test split with its own model into one\n"
-        "--kaggle-csv (docs/formats.md §15.5).",
+        "--kaggle-csv (docs/formats.md §16.5).",
         "--weights W [--weights W2 ...] --data DIR|FILE [FILE...] [--batch-configs B] [--tta N]\n"
         "              [--threads T] [-o scores.csv|scores.npz] [--kaggle-csv OUT.csv [--collection-id ID]]\n"
         "       | --tree DIR --weights-for ID=W [--weights-for ID=W ...] --kaggle-csv submission.csv [options]");

@@ -17,7 +17,7 @@ class ArgParser;
 // --weights (repeatable), --data (and FILE... positionals), --batch-configs, --tta, --tta-seed,
 // --threads, --repad, -o, --kaggle-csv, --collection-id; and the competition's form: --tree DIR with
 // --weights-for ID=W per collection, scoring the `treeSplit` split ("test" for predict, "valid"
-// for eval; --split changes it) of each named collection (docs/formats.md §15.5).
+// for eval; --split changes it) of each named collection (docs/formats.md §16.5).
 void addScoringOptions(ArgParser& p, const char* treeSplit);
 // Usage problems of those options ("" when fine).
 std::string checkScoringOptions(const ArgParser& p);

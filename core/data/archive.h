@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-// Safe extraction of a dataset archive (tar, through libarchive; docs/formats.md §15.3).
+// Safe extraction of a dataset archive (tar, through libarchive; docs/formats.md §16.3).
 
 #include <cstdint>
 #include <string>

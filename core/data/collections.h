@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-// The collections of the public TpuGraphs dataset (docs/formats.md §15): their competition names
+// The collections of the public TpuGraphs dataset (docs/formats.md §16): their competition names
 // ("layout:xla:default"), the archives they are published as ("npz_layout_xla_default_train.tar")
 // and the folders those archives hold ("npz/layout/xla/default/train/").
 
@@ -20,7 +20,7 @@ struct TpuCollection
     GraphKind kind = GraphKind::Layout;
 };
 
-// Where the published archives are (docs/formats.md §15).
+// Where the published archives are (docs/formats.md §16).
 constexpr const char* kTpuGraphsBaseUrl = "http://download.tensorflow.org/data/tpu_graphs/v0/";
 
 // The five collections, in the competition's order: tile:xla, layout:xla:default,

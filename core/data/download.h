@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-// Resumable downloads over libcurl (docs/formats.md §15.2).
+// Resumable downloads over libcurl (docs/formats.md §16.2).
 
 #include <cstdint>
 #include <string>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-// `tgraph data fetch` and the studio's Fetch TpuGraphs dialog (docs/formats.md §15): the public
+// `tgraph data fetch` and the studio's Fetch TpuGraphs dialog (docs/formats.md §16): the public
 // archives downloaded (or read from a mirror folder), extracted into the dataset's own tree and
 // checked, one archive (collection x split) at a time.
 

@@ -2,7 +2,7 @@
 #pragma once
 
 // The checks of a TpuGraphs collection tree behind `tgraph data verify` and the studio's
-// collection view (docs/formats.md §15.4): every graph loaded and validated, stored dtypes against
+// collection view (docs/formats.md §16.4): every graph loaded and validated, stored dtypes against
 // the published ones, duplicate configurations, runtimes that cannot be right.
 
 #include "core/graph/graph.h"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The competition end to end on a TpuGraphs tree (docs/formats.md §15.5): `tgraph predict --tree`
+// The competition end to end on a TpuGraphs tree (docs/formats.md §16.5): `tgraph predict --tree`
 // writes the submission (read back: header, the set of IDs, every layout row a permutation of the
 // graph's configs, every tile row 5 distinct configs), `tgraph eval --tree` scores each collection
 // as the competition does and averages them, matching per-collection `tgraph eval --data` runs.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// `tgraph data fetch` end to end (docs/formats.md §15): archives made from generated collections
+// `tgraph data fetch` end to end (docs/formats.md §16): archives made from generated collections
 // (tgraph synth) by tests/tools/dataset_archives.py, served by the loopback server
 // tests/tools/range_server.py (Range requests, transfers cut on purpose, a log of every request)
 // or read from a mirror folder. Nothing here touches the internet.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The checks of a TpuGraphs collection tree (core/data/treecheck.h, `tgraph data verify`,
-// docs/formats.md §15.4): one crafted npz per anomaly, written by core/io's numpy-compatible writer.
+// docs/formats.md §16.4): one crafted npz per anomaly, written by core/io's numpy-compatible writer.
 
 #include "testutil.h"
 
