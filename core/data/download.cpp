@@ -73,8 +73,10 @@ int64_t remoteSize(const std::string& url)
         throw InputError(url, "request", curlMessage(rc, error));
     long status = 0;
     curl_easy_getinfo(easy.handle, CURLINFO_RESPONSE_CODE, &status);
-    if (url.rfind("http", 0) == 0 && status != 200)
+    if (url.rfind("http", 0) == 0 && (status == 404 || status == 410))
         throw InputError(url, "HTTP " + std::to_string(status), "the server does not offer this file");
+    if (url.rfind("http", 0) == 0 && status != 200)
+        return -1; // HEAD not answered (405, 403, ...): the GET tells
     curl_off_t length = -1;
     curl_easy_getinfo(easy.handle, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length);
     return length;

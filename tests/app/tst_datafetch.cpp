@@ -14,6 +14,8 @@
 #include <QTemporaryDir>
 #include <QThread>
 
+#include <csignal>
+
 using namespace testutil;
 
 namespace {
@@ -196,6 +198,42 @@ private Q_SLOTS:
         QCOMPARE(QDir(out + "/npz/layout/xla/default/valid").entryList({ "*.npz" }, QDir::Files),
             QDir(m_layout + "/valid").entryList({ "*.npz" }, QDir::Files));
         QVERIFY(!QFileInfo::exists(out + "/.tgraph-download"));
+    }
+
+    // Ctrl-C during a download: exit 130, the part kept, no split folder; the next run sends
+    // "Range: bytes=N-" with N the part's size and completes it.
+    void interruptAndResume()
+    {
+        const QString out = m_dir.filePath("out-sigint");
+        const QString part = out + "/.tgraph-download/npz_tile_xla_valid.tar.part";
+        qint64 kept = 0;
+        {
+            RangeServer slow(m_mirror, m_dir.path(), { "--throttle", "2000" });
+            QVERIFY(slow.ok());
+            QProcess fetch;
+            fetch.start(tgraphExe(), { "data", "fetch", "--collections", "tile:xla", "--splits", "valid", "--mirror",
+                                         slow.url(), "-o", out });
+            QVERIFY(fetch.waitForStarted());
+            QTRY_VERIFY_WITH_TIMEOUT(QFileInfo(part).size() >= 2000, 20000);
+            ::kill(pid_t(fetch.processId()), SIGINT);
+            QVERIFY(fetch.waitForFinished(20000));
+            QCOMPARE(fetch.exitCode(), 130);
+            kept = QFileInfo(part).size();
+            QVERIFY2(kept > 0 && kept < QFileInfo(m_mirror + "/npz_tile_xla_valid.tar").size(),
+                qPrintable(QString::number(kept)));
+            QVERIFY(!QFileInfo::exists(out + "/npz"));
+        }
+        RangeServer server(m_mirror, m_dir.path());
+        QVERIFY(server.ok());
+        const ProcessResult r = tgraph({ "data", "fetch", "--collections", "tile:xla", "--splits", "valid", "--mirror",
+            server.url(), "-o", out });
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QCOMPARE(server.requests(),
+            QStringList({ "HEAD /npz_tile_xla_valid.tar -",
+                QString("GET /npz_tile_xla_valid.tar bytes=%1-").arg(kept) }));
+        const QString dir = out + "/npz/tile/xla/valid";
+        for (const QString& f : QDir(m_tile + "/valid").entryList({ "*.npz" }, QDir::Files))
+            QCOMPARE(readAll(dir + "/" + f), readAll(m_tile + "/valid/" + f));
     }
 
     // A missing archive on the server: HTTP 404 named, nothing created.

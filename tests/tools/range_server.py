@@ -6,6 +6,7 @@ Unlike `python3 -m http.server` it answers "Range: bytes=N-" (206 Partial Conten
 break a transfer off: --cut NAME:BYTES sends the first GET of NAME with its full Content-Length but
 only BYTES bytes of body, then closes the connection. Every request is appended to --log as one
 line "METHOD /path RANGE" (RANGE is '-' when absent), so a test can check what was asked for.
+--throttle B/S sends bodies slowly (a transfer to interrupt).
 Binds 127.0.0.1 on a free port, written to --port-file; exits by itself after --lifetime seconds.
 """
 import argparse
@@ -14,6 +15,7 @@ import os
 import re
 import sys
 import threading
+import time
 
 
 def main():
@@ -23,6 +25,7 @@ def main():
     ap.add_argument("--log", required=True)
     ap.add_argument("--cut", action="append", default=[], help="NAME:BYTES")
     ap.add_argument("--lifetime", type=float, default=120)
+    ap.add_argument("--throttle", type=int, default=0, help="bytes per second of a GET body (0 = no limit)")
     args = ap.parse_args()
 
     cuts = {}
@@ -97,6 +100,16 @@ def main():
                 self.wfile.write(body[:cut])
                 self.wfile.flush()
                 self.close_connection = True
+                return
+            if args.throttle > 0:
+                step = max(1, args.throttle // 10)
+                try:
+                    for off in range(0, len(body), step):
+                        self.wfile.write(body[off:off + step])
+                        self.wfile.flush()
+                        time.sleep(0.1)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
                 return
             self.wfile.write(body)
 
