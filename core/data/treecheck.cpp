@@ -168,20 +168,19 @@ void checkGraphFile(const std::string& path, const std::string& split, const std
         }
         int64_t configs = 0, nodes = 0, duplicates = 0;
         std::vector<std::string> dtypes;
+        const auto facts = [&](const auto& g, int64_t repeated) {
+            configs = g.configCount();
+            nodes = g.nodeCount();
+            duplicates = repeated;
+            dtypes = dtypeProblems(g);
+            runtimeProblems(g.configRuntime, split, file, check.problems);
+        };
         if (kind == GraphKind::Layout) {
             const LayoutGraph g = readLayoutGraph(npz, options);
-            configs = g.configCount();
-            nodes = g.nodeCount();
-            duplicates = countDuplicateConfigs(g.nodeConfigFeat);
-            dtypes = dtypeProblems(g);
-            runtimeProblems(g.configRuntime, split, file, check.problems);
+            facts(g, countDuplicateConfigs(g.nodeConfigFeat));
         } else {
             const TileGraph g = readTileGraph(npz, options);
-            configs = g.configCount();
-            nodes = g.nodeCount();
-            duplicates = duplicateRows(g.configFeat);
-            dtypes = dtypeProblems(g);
-            runtimeProblems(g.configRuntime, split, file, check.problems);
+            facts(g, duplicateRows(g.configFeat));
         }
         for (const auto& d : dtypes)
             check.problems.push_back({ Severity::Error, file, d });
