@@ -78,8 +78,7 @@ std::vector<const TpuCollection*> resolveCollections(const std::vector<std::stri
 
 // Loads every extracted file as a graph of `kind` with the published dtypes; InputError naming
 // the archive and the member on the first that fails.
-void checkExtracted(const fs::path& folder, const std::string& archive, const std::string& prefix,
-    const std::vector<std::string>& members, const TpuCollection& collection, const std::string& split,
+void checkExtracted(const fs::path& folder, const std::string& archive, const std::vector<std::string>& members, const TpuCollection& collection, const std::string& split,
     ProgressSink* progress)
 {
     ProgressScope scope(progress, "check " + archive, members.size());
@@ -100,7 +99,6 @@ void checkExtracted(const fs::path& folder, const std::string& archive, const st
         }
         scope.advanceBy(1);
     }
-    (void)prefix;
 }
 
 } // namespace
@@ -186,7 +184,7 @@ std::vector<FetchItem> fetchTpuGraphs(
                 extracted = extractArchive(archivePath.string(), item.folder, temp.string(), progress);
                 if (extracted.files.empty())
                     throw InputError(item.archive, "", "holds no file in " + item.folder + "/");
-                checkExtracted(temp, item.archive, item.folder, extracted.files, *c, split, progress);
+                checkExtracted(temp, item.archive, extracted.files, *c, split, progress);
             } catch (const InputError&) {
                 // A damaged download is not kept for the next call to reuse.
                 if (downloaded)
