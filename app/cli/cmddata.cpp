@@ -61,7 +61,8 @@ int fetch(const ArgParser& p)
         std::fflush(stdout);
     });
     if (fetched == 0)
-        std::printf("nothing to fetch: all %d archives already present in %s\n", present, options.output.c_str());
+        std::printf("nothing to fetch: all %d archive%s already present in %s\n", present, present == 1 ? "" : "s",
+            options.output.c_str());
     else
         std::printf("fetched %d archive%s (%s transferred), %d already present, into %s\n", fetched,
             fetched == 1 ? "" : "s", formatBytes(transferred).c_str(), present, options.output.c_str());
