@@ -49,9 +49,8 @@ int fetch(const ArgParser& p)
         } else {
             ++fetched;
             transferred += item.transferred;
-            std::string how = item.requests == 0
-                ? "read from the mirror folder"
-                : "downloaded " + formatBytes(item.transferred)
+            std::string how = item.requests == 0 ? "read from the mirror folder"
+                                                 : "downloaded " + formatBytes(item.transferred)
                     + (item.resumedFrom ? ", resumed at " + formatBytes(item.resumedFrom) : std::string())
                     + (item.requests > 1 ? ", " + std::to_string(item.requests) + " requests" : std::string());
             std::printf("%-20s %-5s fetched %s (%s, %s): %d graph%s checked into %s\n", item.collection.c_str(),
@@ -81,13 +80,12 @@ int runFetch(const std::vector<std::string>& args)
     p.addOption("--output", "-o", "DIR", "the dataset tree's root (created if needed)");
     p.addOption("--collections", "", "LIST",
         "comma-separated collections, named as the competition does: tile:xla, layout:xla:default, "
-        "layout:xla:random, layout:nlp:default, layout:nlp:random; or all", "all",
-        opt::names(collectionChoices()));
-    p.addOption("--splits", "", "LIST", "comma-separated splits", "train,valid,test",
-        opt::names({ "train", "valid", "test" }));
+        "layout:xla:random, layout:nlp:default, layout:nlp:random; or all",
+        "all", opt::names(collectionChoices()));
+    p.addOption(
+        "--splits", "", "LIST", "comma-separated splits", "train,valid,test", opt::names({ "train", "valid", "test" }));
     p.addOption("--mirror", "", "URL|FOLDER",
-        "where the archives are: a URL, or a local folder holding the .tar files (read in place)",
-        kTpuGraphsBaseUrl);
+        "where the archives are: a URL, or a local folder holding the .tar files (read in place)", kTpuGraphsBaseUrl);
     p.addOption("--keep-archives", "", "", "keep the downloaded .tar files in DIR/.tgraph-download/");
     p.addOption("--attempts", "", "N", "requests per archive when a transfer breaks off (each resumes)", "4",
         opt::integer(1, 100));
@@ -115,8 +113,8 @@ int verify(const ArgParser& p)
             size_t n = 0;
             for (const auto& problem : c.problems) {
                 if (n++ == shown) {
-                    std::printf("%s: ... %zu more problems (--problems N, --json)\n", c.id.c_str(),
-                        c.problems.size() - shown);
+                    std::printf(
+                        "%s: ... %zu more problems (--problems N, --json)\n", c.id.c_str(), c.problems.size() - shown);
                     break;
                 }
                 std::printf("%s: %s: %s: %s\n", c.id.c_str(),
@@ -154,10 +152,11 @@ int runVerify(const std::vector<std::string>& args)
 int runData(const std::vector<std::string>& args)
 {
     if (args.empty() || args[0] == "--help" || args[0] == "-h") {
-        std::printf("usage: tgraph data fetch|verify [options]\n"
-                    "  fetch   get the public TpuGraphs archives into DIR/npz/... (tgraph data fetch --help)\n"
-                    "  verify  check a collection tree: schema, dtypes, duplicates, runtimes (tgraph data verify --help)\n"
-                    "See docs/formats.md §16.\n");
+        std::printf(
+            "usage: tgraph data fetch|verify [options]\n"
+            "  fetch   get the public TpuGraphs archives into DIR/npz/... (tgraph data fetch --help)\n"
+            "  verify  check a collection tree: schema, dtypes, duplicates, runtimes (tgraph data verify --help)\n"
+            "See docs/formats.md §16.\n");
         return args.empty() ? ExitUsage : ExitOk;
     }
     const std::vector<std::string> rest(args.begin() + 1, args.end());

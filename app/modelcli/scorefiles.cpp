@@ -34,8 +34,9 @@ std::map<std::string, std::vector<std::string>> weightsFor(const ArgParser& p, s
         const size_t eq = v.find('=');
         const std::string id = v.substr(0, eq);
         if (eq == std::string::npos || eq + 1 == v.size() || !findTpuCollection(id)) {
-            *error = "--weights-for '" + v + "' is not COLLECTION=W (tile:xla, layout:xla:default, layout:xla:random, "
-                     "layout:nlp:default, layout:nlp:random)";
+            *error = "--weights-for '" + v
+                + "' is not COLLECTION=W (tile:xla, layout:xla:default, layout:xla:random, "
+                  "layout:nlp:default, layout:nlp:random)";
             return {};
         }
         if (byCollection.count(id)) {
@@ -128,7 +129,8 @@ void addScoringOptions(ArgParser& p, const char* treeSplit)
         "with --tree: the model of one collection (tile:xla, layout:xla:default, layout:xla:random, "
         "layout:nlp:default, layout:nlp:random), W as for --weights, several comma-separated for an ensemble; "
         "repeat per collection");
-    p.addOption("--split", "", "S", "with --tree: the split scored", treeSplit, opt::oneOf({ "train", "valid", "test" }));
+    p.addOption(
+        "--split", "", "S", "with --tree: the split scored", treeSplit, opt::oneOf({ "train", "valid", "test" }));
 }
 
 std::string checkScoringOptions(const ArgParser& p)
@@ -194,29 +196,29 @@ void scoreFiles(const ArgParser& p, bool csvToStdout, const std::function<void(c
     // keys (Kaggle collection, duplicate names) are checked here too, before any graph is scored.
     uint64_t total = 0;
     for (size_t gi = 0; gi < groups.size(); ++gi)
-    for (const std::string& file : groups[gi].files) {
-        const std::vector<model::EnsembleMember>& models = ensembles[gi];
-        GraphKind kind;
-        const int64_t configs = model::configCountOfFile(file, &kind);
-        if (kind != models.front().kind)
-            throw InputError(file, "",
-                std::string("is a ") + graphKindName(kind) + " graph but " + models.front().path + " holds a "
-                    + graphKindName(models.front().kind) + "-model");
-        for (auto& w : writers)
-            w->plan(file, kind);
-        total += uint64_t(model::inferencePasses(models, configs, options.inference));
-    }
+        for (const std::string& file : groups[gi].files) {
+            const std::vector<model::EnsembleMember>& models = ensembles[gi];
+            GraphKind kind;
+            const int64_t configs = model::configCountOfFile(file, &kind);
+            if (kind != models.front().kind)
+                throw InputError(file, "",
+                    std::string("is a ") + graphKindName(kind) + " graph but " + models.front().path + " holds a "
+                        + graphKindName(models.front().kind) + "-model");
+            for (auto& w : writers)
+                w->plan(file, kind);
+            total += uint64_t(model::inferencePasses(models, configs, options.inference));
+        }
     TerminalProgress progress;
     ProgressScope scope(&progress, "scoring", total);
     for (size_t gi = 0; gi < groups.size(); ++gi)
-    for (const std::string& file : groups[gi].files) {
-        const model::GraphScores scores = model::predictFile(ensembles[gi], file, options, &scope);
-        onGraph(scores);
-        if (toStdout)
-            std::fputs(model::scoresCsvRows(scores).c_str(), stdout);
-        for (auto& w : writers)
-            w->add(scores);
-    }
+        for (const std::string& file : groups[gi].files) {
+            const model::GraphScores scores = model::predictFile(ensembles[gi], file, options, &scope);
+            onGraph(scores);
+            if (toStdout)
+                std::fputs(model::scoresCsvRows(scores).c_str(), stdout);
+            for (auto& w : writers)
+                w->add(scores);
+        }
     for (auto& w : writers)
         w->commit();
 }

@@ -80,7 +80,8 @@ std::string pathProblem(const std::string& name)
 
 uint64_t freeBytes(const std::string& folder)
 {
-    struct statvfs s {};
+    struct statvfs s
+    { };
     if (::statvfs(folder.c_str(), &s) != 0)
         return UINT64_MAX;
     return uint64_t(s.f_bavail) * uint64_t(s.f_frsize);
@@ -117,8 +118,8 @@ ExtractResult extractArchive(
         if (rc == ARCHIVE_EOF)
             break;
         if (rc < ARCHIVE_WARN)
-            throw InputError(archive, "after " + std::to_string(result.files.size()) + " members",
-                libarchiveError(r.a));
+            throw InputError(
+                archive, "after " + std::to_string(result.files.size()) + " members", libarchiveError(r.a));
         const char* rawName = archive_entry_pathname(entry);
         const std::string name = cleanName(rawName ? rawName : "");
         const std::string place = "member '" + name + "'";
@@ -150,8 +151,8 @@ ExtractResult extractArchive(
             const uint64_t room = freeBytes(dest);
             if (uint64_t(declared) > room)
                 throw InputError(archive, place,
-                    "declares " + formatBytes(uint64_t(declared)) + ", more than the " + formatBytes(room)
-                        + " free in " + dest);
+                    "declares " + formatBytes(uint64_t(declared)) + ", more than the " + formatBytes(room) + " free in "
+                        + dest);
         }
         const std::string out = (fs::path(dest) / fileName).string();
         Fd fd(::open(out.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
@@ -188,9 +189,6 @@ ExtractResult extractArchive(
     return result;
 }
 
-std::string archiveLibraryVersion()
-{
-    return archive_version_string();
-}
+std::string archiveLibraryVersion() { return archive_version_string(); }
 
 } // namespace tgraph

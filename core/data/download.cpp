@@ -207,7 +207,8 @@ DownloadResult downloadFile(const std::string& url, const std::string& target, P
             || rc == CURLE_GOT_NOTHING || rc == CURLE_SEND_ERROR) {
             if (attempt + 1 < attempts)
                 continue; // resumed from what arrived
-            throw InputError(url, "transfer", curlMessage(rc, error) + " after " + std::to_string(result.requests)
+            throw InputError(url, "transfer",
+                curlMessage(rc, error) + " after " + std::to_string(result.requests)
                     + " attempts; run again to resume from " + std::to_string(fileSizeOr0(part)) + " bytes");
         }
         if (rc != CURLE_OK)
@@ -236,9 +237,6 @@ DownloadResult downloadFile(const std::string& url, const std::string& target, P
     return result;
 }
 
-std::string curlVersion()
-{
-    return curl_version_info(CURLVERSION_NOW)->version;
-}
+std::string curlVersion() { return curl_version_info(CURLVERSION_NOW)->version; }
 
 } // namespace tgraph

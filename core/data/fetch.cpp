@@ -78,8 +78,8 @@ std::vector<const TpuCollection*> resolveCollections(const std::vector<std::stri
 
 // Loads every extracted file as a graph of `kind` with the published dtypes; InputError naming
 // the archive and the member on the first that fails.
-void checkExtracted(const fs::path& folder, const std::string& archive, const std::vector<std::string>& members, const TpuCollection& collection, const std::string& split,
-    ProgressSink* progress)
+void checkExtracted(const fs::path& folder, const std::string& archive, const std::vector<std::string>& members,
+    const TpuCollection& collection, const std::string& split, ProgressSink* progress)
 {
     ProgressScope scope(progress, "check " + archive, members.size());
     CollectionCheck check;
@@ -92,8 +92,8 @@ void checkExtracted(const fs::path& folder, const std::string& archive, const st
         checkGraphFile(file.string(), split, folder.string(), check);
         // Schema and dtypes only: implausible runtimes are `data verify`'s to report.
         for (const auto& p : check.problems) {
-            const bool schema = p.severity == TreeProblem::Severity::Error
-                && p.problem.find("runtimes are") == std::string::npos;
+            const bool schema
+                = p.severity == TreeProblem::Severity::Error && p.problem.find("runtimes are") == std::string::npos;
             if (schema)
                 throw InputError(archive, "member '" + member + "'", p.problem);
         }

@@ -57,7 +57,7 @@ bool isMirrorFolder(const std::string& mirror);
 // archive is refused or damaged or a download fails: that split folder is not created, temporary
 // files are removed (a download broken off stays as .part for the next call to resume), and
 // archives finished before stay. Cancelled through `progress`, likewise.
-std::vector<FetchItem> fetchTpuGraphs(const FetchOptions& options, ProgressSink* progress,
-    const std::function<void(const FetchItem&)>& onItem = {});
+std::vector<FetchItem> fetchTpuGraphs(
+    const FetchOptions& options, ProgressSink* progress, const std::function<void(const FetchItem&)>& onItem = {});
 
 } // namespace tgraph

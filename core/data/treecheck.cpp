@@ -69,11 +69,12 @@ void runtimeProblems(const NdArray<int64_t>& runtime, const std::string& split, 
         return;
     }
     if (allZero)
-        problems.push_back({ Severity::Error, file, "config_runtime: all " + std::to_string(n)
-                + " runtimes are 0 outside the test split (not measured)" });
+        problems.push_back({ Severity::Error, file,
+            "config_runtime: all " + std::to_string(n) + " runtimes are 0 outside the test split (not measured)" });
     else if (allEqual && n >= 2)
-        problems.push_back({ Severity::Error, file, "config_runtime: all " + std::to_string(n)
-                + " runtimes are equal (" + std::to_string(runtime[0]) + " ns): nothing to rank" });
+        problems.push_back({ Severity::Error, file,
+            "config_runtime: all " + std::to_string(n) + " runtimes are equal (" + std::to_string(runtime[0])
+                + " ns): nothing to rank" });
 }
 
 int splitIndex(const std::string& split)
@@ -112,8 +113,7 @@ GraphKind detectFolderKind(const fs::path& folder)
             try {
                 NpzReader npz(file.string());
                 return detectGraphKind(npz);
-            } catch (const InputError&) {
-            }
+            } catch (const InputError&) { }
         }
     return GraphKind::Layout;
 }
@@ -122,9 +122,8 @@ GraphKind detectFolderKind(const fs::path& folder)
 
 int CollectionCheck::errors() const
 {
-    return int(std::count_if(problems.begin(), problems.end(), [](const TreeProblem& p) {
-        return p.severity == Severity::Error;
-    }));
+    return int(std::count_if(
+        problems.begin(), problems.end(), [](const TreeProblem& p) { return p.severity == Severity::Error; }));
 }
 
 int CollectionCheck::warnings() const { return int(problems.size()) - errors(); }
@@ -227,7 +226,8 @@ TreeCheck checkDatasetTree(const std::string& dirIn, ProgressSink* progress)
             found.push_back(std::move(check));
         }
         if (found.empty())
-            throw InputError(dirIn, "", "holds no TpuGraphs collection (npz/tile/xla, npz/layout/{xla,nlp}/{default,random})");
+            throw InputError(
+                dirIn, "", "holds no TpuGraphs collection (npz/tile/xla, npz/layout/{xla,nlp}/{default,random})");
     } else if (hasSplitFolders(dir)) {
         CollectionCheck check;
         const TpuCollection* c = tpuCollectionOfPath(dir.string() + "/");

@@ -84,8 +84,8 @@ private Q_SLOTS:
                 for (const QString& f : npzIn(src))
                     QVERIFY(QFile::copy(src + "/" + f, dst + "/" + f));
             }
-        for (const auto& [data, out] : { std::pair { layout, m_dir.filePath("run-layout") },
-                 std::pair { tile, m_dir.filePath("run-tile") } }) {
+        for (const auto& [data, out] :
+            { std::pair { layout, m_dir.filePath("run-layout") }, std::pair { tile, m_dir.filePath("run-tile") } }) {
             r = tg({ "train", "--data", data, "--steps", "4", "--configs-per-step", "16", "--eval-every", "0",
                 "--log-every", "4", "--out", out });
             QVERIFY2(r.exitCode == 0, r.err.constData());
@@ -118,8 +118,8 @@ private Q_SLOTS:
             const QString stem = id.mid(collection.size() + 1);
             const std::string file = str(m_tree + "/" + folderOf(collection) + "/test/" + stem + ".npz");
             const bool tile = collection == "tile:xla";
-            const int64_t configs
-                = tile ? tgraph::loadTileGraph(file, { 0 }).configCount() : tgraph::loadLayoutGraph(file, { 0 }).configCount();
+            const int64_t configs = tile ? tgraph::loadTileGraph(file, { 0 }).configCount()
+                                         : tgraph::loadLayoutGraph(file, { 0 }).configCount();
             QSet<int64_t> seen;
             for (const QString& c : cells[1].split(';')) {
                 bool ok = false;
@@ -182,8 +182,8 @@ private Q_SLOTS:
         QVERIFY2(r.err.contains("npz/tile/xla/valid") && r.err.contains("data fetch"), r.err.constData());
         // A tile model for a layout collection: refused before anything is written.
         const QString csv = m_dir.filePath("wrong.csv");
-        r = tg(QStringList { "predict", "--tree", m_tree, "--kaggle-csv", csv, "--weights-for",
-            "layout:xla:default=" + m_tileWeights });
+        r = tg(QStringList {
+            "predict", "--tree", m_tree, "--kaggle-csv", csv, "--weights-for", "layout:xla:default=" + m_tileWeights });
         QCOMPARE(r.exitCode, 1);
         QVERIFY(!QFileInfo::exists(csv));
     }

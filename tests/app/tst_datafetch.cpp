@@ -7,10 +7,10 @@
 #include "testutil.h"
 
 #include <QDirIterator>
+#include <QElapsedTimer>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QElapsedTimer>
 #include <QTemporaryDir>
 #include <QThread>
 
@@ -59,10 +59,7 @@ public:
     }
     bool ok() const { return m_port > 0; }
     QString url() const { return QString("http://127.0.0.1:%1/").arg(m_port); }
-    QStringList requests() const
-    {
-        return QString::fromUtf8(readAll(m_log)).split('\n', Qt::SkipEmptyParts);
-    }
+    QStringList requests() const { return QString::fromUtf8(readAll(m_log)).split('\n', Qt::SkipEmptyParts); }
 
 private:
     QString m_log;
@@ -84,8 +81,9 @@ class TestDataFetch : public QObject
     void makeHostile(const QString& kind, const QString& mirror)
     {
         QDir().mkpath(mirror);
-        const ProcessResult r = run(python(), { toolsDir() + "/dataset_archives.py", "hostile", "--kind", kind,
-                                                   "--tile", m_tile, "--out", mirror + "/npz_tile_xla_train.tar" });
+        const ProcessResult r = run(python(),
+            { toolsDir() + "/dataset_archives.py", "hostile", "--kind", kind, "--tile", m_tile, "--out",
+                mirror + "/npz_tile_xla_train.tar" });
         QVERIFY2(r.exitCode == 0, r.err.constData());
     }
 
@@ -104,8 +102,9 @@ private Q_SLOTS:
                 "12", "--min-size", "60", "--max-size", "200" });
             QVERIFY2(r.exitCode == 0, r.err.constData());
         }
-        const ProcessResult r = run(python(), { toolsDir() + "/dataset_archives.py", "mirror", "--tile", m_tile,
-                                                   "--layout", m_layout, "--out", m_mirror });
+        const ProcessResult r = run(python(),
+            { toolsDir() + "/dataset_archives.py", "mirror", "--tile", m_tile, "--layout", m_layout, "--out",
+                m_mirror });
         QVERIFY2(r.exitCode == 0, r.err.constData());
         QCOMPARE(QDir(m_mirror).entryList(QDir::Files).size(), 6);
     }
@@ -115,12 +114,12 @@ private Q_SLOTS:
     void mirrorFolderAndIdempotence()
     {
         const QString out = m_dir.filePath("out-mirror");
-        ProcessResult r = tgraph({ "data", "fetch", "--collections", "tile:xla,layout:xla:default", "--mirror",
-            m_mirror, "-o", out });
+        ProcessResult r = tgraph(
+            { "data", "fetch", "--collections", "tile:xla,layout:xla:default", "--mirror", m_mirror, "-o", out });
         QVERIFY2(r.exitCode == 0, r.err.constData());
         QVERIFY(r.out.contains("fetched 6 archives"));
-        for (const auto& [folder, src] : { std::pair { QString("npz/tile/xla"), m_tile },
-                 { QString("npz/layout/xla/default"), m_layout } })
+        for (const auto& [folder, src] :
+            { std::pair { QString("npz/tile/xla"), m_tile }, { QString("npz/layout/xla/default"), m_layout } })
             for (const QString split : { "train", "valid", "test" }) {
                 const QStringList want = QDir(src + "/" + split).entryList({ "*.npz" }, QDir::Files, QDir::Name);
                 const QString dir = out + "/" + folder + "/" + split;
@@ -131,7 +130,8 @@ private Q_SLOTS:
             }
         QVERIFY(!QFileInfo::exists(out + "/.tgraph-download")); // nothing left behind
         const QStringList before = filesBelow(out);
-        r = tgraph({ "data", "fetch", "--collections", "tile:xla,layout:xla:default", "--mirror", m_mirror, "-o", out });
+        r = tgraph(
+            { "data", "fetch", "--collections", "tile:xla,layout:xla:default", "--mirror", m_mirror, "-o", out });
         QVERIFY2(r.exitCode == 0, r.err.constData());
         QVERIFY2(r.out.contains("nothing to fetch: all 6 archives already present"), r.out.constData());
         QCOMPARE(filesBelow(out), before);
@@ -162,8 +162,8 @@ private Q_SLOTS:
         RangeServer server(m_mirror, m_dir.path(), { "--cut", "npz_tile_xla_train.tar:3000" });
         QVERIFY(server.ok());
         const QString out = m_dir.filePath("out-http");
-        ProcessResult r = tgraph({ "data", "fetch", "--collections", "tile:xla", "--splits", "train", "--mirror",
-            server.url(), "-o", out });
+        ProcessResult r = tgraph(
+            { "data", "fetch", "--collections", "tile:xla", "--splits", "train", "--mirror", server.url(), "-o", out });
         QVERIFY2(r.exitCode == 0, r.err.constData());
         const QStringList requests = server.requests();
         QCOMPARE(requests,
@@ -172,8 +172,8 @@ private Q_SLOTS:
         const QString dir = out + "/npz/tile/xla/train";
         for (const QString& f : QDir(m_tile + "/train").entryList({ "*.npz" }, QDir::Files))
             QCOMPARE(readAll(dir + "/" + f), readAll(m_tile + "/train/" + f));
-        r = tgraph({ "data", "fetch", "--collections", "tile:xla", "--splits", "train", "--mirror", server.url(),
-            "-o", out });
+        r = tgraph(
+            { "data", "fetch", "--collections", "tile:xla", "--splits", "train", "--mirror", server.url(), "-o", out });
         QVERIFY2(r.exitCode == 0, r.err.constData());
         QVERIFY(r.out.contains("nothing to fetch"));
         QCOMPARE(server.requests().size(), 3); // no request sent
@@ -193,8 +193,8 @@ private Q_SLOTS:
         QVERIFY2(r.exitCode == 0, r.err.constData());
         QVERIFY2(r.out.contains("resumed at 4.00 KiB"), r.out.constData());
         QCOMPARE(server.requests(),
-            QStringList({ "HEAD /npz_layout_xla_default_valid.tar -",
-                "GET /npz_layout_xla_default_valid.tar bytes=4096-" }));
+            QStringList(
+                { "HEAD /npz_layout_xla_default_valid.tar -", "GET /npz_layout_xla_default_valid.tar bytes=4096-" }));
         QCOMPARE(QDir(out + "/npz/layout/xla/default/valid").entryList({ "*.npz" }, QDir::Files),
             QDir(m_layout + "/valid").entryList({ "*.npz" }, QDir::Files));
         QVERIFY(!QFileInfo::exists(out + "/.tgraph-download"));
@@ -211,8 +211,9 @@ private Q_SLOTS:
             RangeServer slow(m_mirror, m_dir.path(), { "--throttle", "2000" });
             QVERIFY(slow.ok());
             QProcess fetch;
-            fetch.start(tgraphExe(), { "data", "fetch", "--collections", "tile:xla", "--splits", "valid", "--mirror",
-                                         slow.url(), "-o", out });
+            fetch.start(tgraphExe(),
+                { "data", "fetch", "--collections", "tile:xla", "--splits", "valid", "--mirror", slow.url(), "-o",
+                    out });
             QVERIFY(fetch.waitForStarted());
             QTRY_VERIFY_WITH_TIMEOUT(QFileInfo(part).size() >= 2000, 20000);
             ::kill(pid_t(fetch.processId()), SIGINT);
@@ -225,12 +226,12 @@ private Q_SLOTS:
         }
         RangeServer server(m_mirror, m_dir.path());
         QVERIFY(server.ok());
-        const ProcessResult r = tgraph({ "data", "fetch", "--collections", "tile:xla", "--splits", "valid", "--mirror",
-            server.url(), "-o", out });
+        const ProcessResult r = tgraph(
+            { "data", "fetch", "--collections", "tile:xla", "--splits", "valid", "--mirror", server.url(), "-o", out });
         QVERIFY2(r.exitCode == 0, r.err.constData());
         QCOMPARE(server.requests(),
-            QStringList({ "HEAD /npz_tile_xla_valid.tar -",
-                QString("GET /npz_tile_xla_valid.tar bytes=%1-").arg(kept) }));
+            QStringList(
+                { "HEAD /npz_tile_xla_valid.tar -", QString("GET /npz_tile_xla_valid.tar bytes=%1-").arg(kept) }));
         const QString dir = out + "/npz/tile/xla/valid";
         for (const QString& f : QDir(m_tile + "/valid").entryList({ "*.npz" }, QDir::Files))
             QCOMPARE(readAll(dir + "/" + f), readAll(m_tile + "/valid/" + f));
@@ -258,13 +259,27 @@ private Q_SLOTS:
         QTest::addColumn<QString>("kind");
         QTest::addColumn<QString>("member");
         QTest::addColumn<QString>("problem");
-        QTest::newRow("corrupt") << "corrupt" << "broken.npz" << "broken.npz";
-        QTest::newRow("absolute") << "absolute" << "/tmp/tgraph-absolute-member.npz" << "absolute path refused";
-        QTest::newRow("dotdot") << "dotdot" << "escaped.npz" << "'..' in the path refused";
-        QTest::newRow("symlink") << "symlink" << "link.npz" << "symbolic link refused";
-        QTest::newRow("hardlink") << "hardlink" << "hard.npz" << "hard link refused";
-        QTest::newRow("nested") << "nested" << "sub/deeper.npz" << "below a subfolder";
-        QTest::newRow("truncated") << "truncated" << "second.npz" << "second.npz";
+        QTest::newRow("corrupt") << "corrupt"
+                                 << "broken.npz"
+                                 << "broken.npz";
+        QTest::newRow("absolute") << "absolute"
+                                  << "/tmp/tgraph-absolute-member.npz"
+                                  << "absolute path refused";
+        QTest::newRow("dotdot") << "dotdot"
+                                << "escaped.npz"
+                                << "'..' in the path refused";
+        QTest::newRow("symlink") << "symlink"
+                                 << "link.npz"
+                                 << "symbolic link refused";
+        QTest::newRow("hardlink") << "hardlink"
+                                  << "hard.npz"
+                                  << "hard link refused";
+        QTest::newRow("nested") << "nested"
+                                << "sub/deeper.npz"
+                                << "below a subfolder";
+        QTest::newRow("truncated") << "truncated"
+                                   << "second.npz"
+                                   << "second.npz";
     }
     void refusedArchives()
     {
@@ -279,8 +294,8 @@ private Q_SLOTS:
         QCOMPARE(r.exitCode, 1);
         const QString err = QString::fromUtf8(r.err).trimmed();
         QVERIFY2(!err.contains('\n'), qPrintable(err));
-        QVERIFY2(err.contains("npz_tile_xla_train.tar") && err.contains(member) && err.contains(problem),
-            qPrintable(err));
+        QVERIFY2(
+            err.contains("npz_tile_xla_train.tar") && err.contains(member) && err.contains(problem), qPrintable(err));
         QVERIFY(!QFileInfo::exists(out + "/npz/tile/xla/train"));
         QCOMPARE(filesBelow(out), QStringList());
         QVERIFY(!QFileInfo::exists("/tmp/tgraph-absolute-member.npz"));
@@ -297,8 +312,8 @@ private Q_SLOTS:
         RangeServer server(mirror, m_dir.path());
         QVERIFY(server.ok());
         const QString out = m_dir.filePath("out-hostile-http");
-        const ProcessResult r = tgraph({ "data", "fetch", "--collections", "tile:xla", "--splits", "train",
-            "--mirror", server.url(), "-o", out });
+        const ProcessResult r = tgraph(
+            { "data", "fetch", "--collections", "tile:xla", "--splits", "train", "--mirror", server.url(), "-o", out });
         QCOMPARE(r.exitCode, 1);
         QVERIFY2(r.err.contains("npz_tile_xla_train.tar") && r.err.contains("broken.npz"), r.err.constData());
         QCOMPARE(filesBelow(out), QStringList());

@@ -33,14 +33,14 @@ private Q_SLOTS:
         m_tile = m_dir.filePath("tile");
         const QString layout = m_dir.filePath("layout");
         for (const auto& [kind, out] : { std::pair { QString("tile"), m_tile }, { QString("layout"), layout } }) {
-            const ProcessResult r = run(binDir() + "/tgraph", { "synth", "--collection", kind, "-o", out, "--graphs",
-                                                                  "4", "--configs", "8", "--min-size", "60",
-                                                                  "--max-size", "150" });
+            const ProcessResult r = run(binDir() + "/tgraph",
+                { "synth", "--collection", kind, "-o", out, "--graphs", "4", "--configs", "8", "--min-size", "60",
+                    "--max-size", "150" });
             QVERIFY2(r.exitCode == 0, r.err.constData());
         }
         m_mirror = m_dir.filePath("mirror");
-        const ProcessResult r = run(python(), { toolsDir() + "/dataset_archives.py", "mirror", "--tile", m_tile,
-                                                   "--layout", layout, "--out", m_mirror });
+        const ProcessResult r = run(python(),
+            { toolsDir() + "/dataset_archives.py", "mirror", "--tile", m_tile, "--layout", layout, "--out", m_mirror });
         QVERIFY2(r.exitCode == 0, r.err.constData());
     }
 
@@ -83,8 +83,8 @@ private Q_SLOTS:
         QVERIFY(checked.wait(60000));
         QCOMPARE(view.model()->rowCount(), 2);
         QCOMPARE(view.model()->index(0, CollectionCheckModel::Collection).data().toString(), QString("tile:xla"));
-        QCOMPARE(view.model()->index(1, CollectionCheckModel::Collection).data().toString(),
-            QString("layout:xla:default"));
+        QCOMPARE(
+            view.model()->index(1, CollectionCheckModel::Collection).data().toString(), QString("layout:xla:default"));
         QCOMPARE(view.model()->index(0, CollectionCheckModel::Errors).data().toInt(), 0);
         QVERIFY(view.problems()->item(0)->text().contains("No problem"));
     }
@@ -93,8 +93,9 @@ private Q_SLOTS:
     {
         const QString hostile = m_dir.filePath("hostile");
         QDir().mkpath(hostile);
-        const ProcessResult r = run(python(), { toolsDir() + "/dataset_archives.py", "hostile", "--kind", "symlink",
-                                                   "--tile", m_tile, "--out", hostile + "/npz_tile_xla_train.tar" });
+        const ProcessResult r = run(python(),
+            { toolsDir() + "/dataset_archives.py", "hostile", "--kind", "symlink", "--tile", m_tile, "--out",
+                hostile + "/npz_tile_xla_train.tar" });
         QVERIFY2(r.exitCode == 0, r.err.constData());
         FetchDialog dialog;
         dialog.setDestination(m_dir.filePath("tree-hostile"));
@@ -105,7 +106,8 @@ private Q_SLOTS:
         dialog.findChild<QPushButton*>("fetchButton")->click();
         QTRY_VERIFY_WITH_TIMEOUT(!dialog.isRunning(), 60000);
         QVERIFY(dialog.errorBanner()->isVisibleTo(&dialog));
-        QVERIFY2(dialog.errorBanner()->text().contains("symbolic link refused"), qPrintable(dialog.errorBanner()->text()));
+        QVERIFY2(
+            dialog.errorBanner()->text().contains("symbolic link refused"), qPrintable(dialog.errorBanner()->text()));
         QVERIFY(!QFileInfo::exists(m_dir.filePath("tree-hostile/npz/tile/xla/train")));
 
         // A folder that is no collection: the view says so inline.

@@ -95,8 +95,8 @@ private Q_SLOTS:
         QCOMPARE(c.configs,
             graph(1, 60).configCount() + graph(2, 80).configCount() + graph(3, 100).configCount()
                 + graph(4, 70).configCount());
-        QVERIFY2(check.errors() == 0 && check.warnings() == 0,
-            c.problems.empty() ? "" : c.problems.front().problem.c_str());
+        QVERIFY2(
+            check.errors() == 0 && check.warnings() == 0, c.problems.empty() ? "" : c.problems.front().problem.c_str());
         // The same collection checked through its own folder.
         const TreeCheck again = checkDatasetTree(testutil::str(dir.path() + "/npz/layout/xla/random"), nullptr);
         QCOMPARE(QString::fromStdString(again.collections.front().id), QString("layout:xla:random"));

@@ -13,8 +13,20 @@ class CollectionCheckModel : public QAbstractTableModel
     Q_OBJECT
 
 public:
-    enum Column { Collection, Train, Valid, Test, NodesMin, NodesMedian, NodesMax, Configs, Duplicates, Errors,
-        Warnings, ColumnCount };
+    enum Column {
+        Collection,
+        Train,
+        Valid,
+        Test,
+        NodesMin,
+        NodesMedian,
+        NodesMax,
+        Configs,
+        Duplicates,
+        Errors,
+        Warnings,
+        ColumnCount
+    };
 
     explicit CollectionCheckModel(QObject* parent = nullptr);
 

@@ -157,7 +157,7 @@ void FetchDialog::setRunning(bool running)
 {
     m_fetchButton->setEnabled(!running);
     m_cancelButton->setEnabled(running);
-    for (QWidget* w : std::initializer_list<QWidget*> { m_ui->collections, m_ui->train, m_ui->valid, m_ui->test,
-             m_ui->destination, m_ui->browse, m_ui->mirror })
+    for (QWidget* w : std::initializer_list<QWidget*> {
+             m_ui->collections, m_ui->train, m_ui->valid, m_ui->test, m_ui->destination, m_ui->browse, m_ui->mirror })
         w->setEnabled(!running);
 }
