@@ -10,8 +10,11 @@
 #include "core/util/json.h"
 #include "core/util/progress.h"
 
+#include <cerrno>
+#include <cstring>
 #include <fcntl.h>
 #include <filesystem>
+#include <sys/file.h>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
@@ -101,6 +104,29 @@ void checkExtracted(const fs::path& folder, const std::string& archive, const st
     }
 }
 
+// An exclusive lock on the output folder itself (flock on its descriptor: no lock file left
+// behind), so that two fetches (a terminal and the studio) never extract into one tree at once.
+class FolderLock
+{
+public:
+    explicit FolderLock(const fs::path& folder)
+        : m_fd(::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC))
+    {
+        if (m_fd < 0)
+            throw InputError(folder.string(), "open", std::strerror(errno));
+        if (::flock(m_fd, LOCK_EX | LOCK_NB) != 0) {
+            ::close(m_fd);
+            throw InputError(folder.string(), "", "another tgraph data fetch is writing into this folder");
+        }
+    }
+    ~FolderLock() { ::close(m_fd); } // closing releases the lock
+    FolderLock(const FolderLock&) = delete;
+    FolderLock& operator=(const FolderLock&) = delete;
+
+private:
+    int m_fd;
+};
+
 } // namespace
 
 bool isMirrorFolder(const std::string& mirror)
@@ -129,6 +155,7 @@ std::vector<FetchItem> fetchTpuGraphs(
     fs::create_directories(root, ec);
     if (ec)
         throw InputError(options.output, "create folder", ec.message());
+    const FolderLock lock(root);
     const fs::path work = root / kFetchWorkFolder;
 
     std::vector<FetchItem> items;

@@ -237,6 +237,45 @@ private Q_SLOTS:
             QCOMPARE(readAll(dir + "/" + f), readAll(m_tile + "/valid/" + f));
     }
 
+    // A server that ignores Range (200 with the whole file): the part starts over, the file is whole.
+    void serverWithoutRange()
+    {
+        const QString out = m_dir.filePath("out-norange");
+        QDir().mkpath(out + "/.tgraph-download");
+        writeAll(out + "/.tgraph-download/npz_tile_xla_test.tar.part", "stale bytes that the file does not begin with");
+        RangeServer server(m_mirror, m_dir.path(), { "--no-range" });
+        QVERIFY(server.ok());
+        const ProcessResult r = tgraph(
+            { "data", "fetch", "--collections", "tile:xla", "--splits", "test", "--mirror", server.url(), "-o", out });
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        // Asked with Range, answered whole (200): libcurl refuses that answer and the part starts over.
+        QCOMPARE(server.requests(),
+            QStringList({ "HEAD /npz_tile_xla_test.tar -", "GET /npz_tile_xla_test.tar bytes=45-",
+                "GET /npz_tile_xla_test.tar -" }));
+        for (const QString& f : QDir(m_tile + "/test").entryList({ "*.npz" }, QDir::Files))
+            QCOMPARE(readAll(out + "/npz/tile/xla/test/" + f), readAll(m_tile + "/test/" + f));
+    }
+
+    // Two fetches into one folder at once: the second is refused while the first holds the folder.
+    void oneFetchPerFolder()
+    {
+        const QString out = m_dir.filePath("out-lock");
+        RangeServer slow(m_mirror, m_dir.path(), { "--throttle", "4000" });
+        QVERIFY(slow.ok());
+        QProcess first;
+        first.start(tgraphExe(),
+            { "data", "fetch", "--collections", "tile:xla", "--splits", "valid", "--mirror", slow.url(), "-o", out });
+        QVERIFY(first.waitForStarted());
+        QTRY_VERIFY_WITH_TIMEOUT(QFileInfo::exists(out + "/.tgraph-download/npz_tile_xla_valid.tar.part"), 20000);
+        const ProcessResult second = tgraph(
+            { "data", "fetch", "--collections", "tile:xla", "--splits", "valid", "--mirror", m_mirror, "-o", out });
+        QCOMPARE(second.exitCode, 1);
+        QVERIFY2(second.err.contains("another tgraph data fetch"), second.err.constData());
+        QVERIFY(first.waitForFinished(30000));
+        QCOMPARE(first.exitCode(), 0);
+        QVERIFY(QFileInfo::exists(out + "/npz/tile/xla/valid/.tgraph-fetch.json"));
+    }
+
     // A missing archive on the server: HTTP 404 named, nothing created.
     void missingArchive()
     {

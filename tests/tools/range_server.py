@@ -6,7 +6,7 @@ Unlike `python3 -m http.server` it answers "Range: bytes=N-" (206 Partial Conten
 break a transfer off: --cut NAME:BYTES sends the first GET of NAME with its full Content-Length but
 only BYTES bytes of body, then closes the connection. Every request is appended to --log as one
 line "METHOD /path RANGE" (RANGE is '-' when absent), so a test can check what was asked for.
---throttle B/S sends bodies slowly (a transfer to interrupt).
+--no-range answers every GET with the whole file; --throttle B/S sends bodies slowly (a transfer to interrupt).
 Binds 127.0.0.1 on a free port, written to --port-file; exits by itself after --lifetime seconds.
 """
 import argparse
@@ -25,6 +25,7 @@ def main():
     ap.add_argument("--log", required=True)
     ap.add_argument("--cut", action="append", default=[], help="NAME:BYTES")
     ap.add_argument("--lifetime", type=float, default=120)
+    ap.add_argument("--no-range", action="store_true", help="ignore Range: always 200 with the whole file")
     ap.add_argument("--throttle", type=int, default=0, help="bytes per second of a GET body (0 = no limit)")
     args = ap.parse_args()
 
@@ -71,7 +72,7 @@ def main():
             size = os.path.getsize(path)
             start, end = 0, size - 1
             status = 200
-            rng = self.headers.get("Range")
+            rng = None if args.no_range else self.headers.get("Range")
             if rng:
                 m = re.fullmatch(r"bytes=(\d+)-(\d*)", rng.strip())
                 if not m or int(m.group(1)) >= size:
