@@ -3,12 +3,14 @@
 // mirror folder on the io lane, shows errors inline and fits a 1366x768 screen; the collection view
 // checks a folder and shows one row per collection with the problems of the selected one.
 
+#include "rangeserver.h"
 #include "testutil.h"
 
 #include "app/studio/data/collectioncheckmodel.h"
 #include "app/studio/data/collectionview.h"
 #include "app/studio/data/fetchdialog.h"
 #include "widgets/common/errorbanner.h"
+#include "widgets/common/jobtracker.h"
 
 #include <QApplication>
 #include <QCheckBox>
@@ -87,6 +89,31 @@ private Q_SLOTS:
             view.model()->index(1, CollectionCheckModel::Collection).data().toString(), QString("layout:xla:default"));
         QCOMPARE(view.model()->index(0, CollectionCheckModel::Errors).data().toInt(), 0);
         QVERIFY(view.problems()->item(0)->text().contains("No problem"));
+    }
+
+    // Cancel during a (slow) download: the job stops, no split folder appears, the part stays.
+    void cancelDownload()
+    {
+        RangeServer slow(m_mirror, m_dir.path(), { "--throttle", "2000" });
+        QVERIFY(slow.ok());
+        FetchDialog dialog;
+        const QString out = m_dir.filePath("tree-cancel");
+        dialog.setDestination(out);
+        dialog.setMirror(slow.url());
+        dialog.setCollections({ "tile:xla" });
+        dialog.findChild<QCheckBox*>("train")->setChecked(false);
+        dialog.findChild<QCheckBox*>("test")->setChecked(false);
+        dialog.findChild<QPushButton*>("fetchButton")->click();
+        const QString part = out + "/.tgraph-download/npz_tile_xla_valid.tar.part";
+        QTRY_VERIFY_WITH_TIMEOUT(QFileInfo(part).size() > 0, 20000);
+        QVERIFY(dialog.findChild<QPushButton*>("cancelFetchButton")->isEnabled());
+        dialog.findChild<QPushButton*>("cancelFetchButton")->click();
+        QVERIFY(dialog.statusText().startsWith("Cancelled"));
+        QVERIFY(dialog.findChild<QPushButton*>("fetchButton")->isEnabled());
+        // The worker unwinds at its next chunk; the tracker drops its result.
+        QTRY_VERIFY_WITH_TIMEOUT(JobTracker::instance()->pendingJobs(JobLane::Io) == 0, 20000);
+        QVERIFY(QFileInfo::exists(part));
+        QVERIFY(!QFileInfo::exists(out + "/npz"));
     }
 
     void errorsInline()
