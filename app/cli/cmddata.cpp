@@ -153,10 +153,17 @@ int runData(const std::vector<std::string>& args)
 {
     if (args.empty() || args[0] == "--help" || args[0] == "-h") {
         std::printf(
-            "usage: tgraph data fetch|verify [options]\n"
-            "  fetch   get the public TpuGraphs archives into DIR/npz/... (tgraph data fetch --help)\n"
-            "  verify  check a collection tree: schema, dtypes, duplicates, runtimes (tgraph data verify --help)\n"
-            "See docs/formats.md §16.\n");
+            "Usage: tgraph data fetch [--collections LIST|all] [--splits LIST] [--mirror URL|FOLDER] -o DIR\n"
+            "       tgraph data verify DIR [--json] [--problems N]\n"
+            "\n"
+            "The public TpuGraphs dataset: fetch its archives into a checked tree, and check a tree\n"
+            "(docs/formats.md §16).\n"
+            "\n"
+            "Actions:\n"
+            "  fetch                     get the archives into DIR/npz/... (resumable, checked, idempotent)\n"
+            "  verify                    check a collection tree: schema, dtypes, duplicates, runtimes\n"
+            "\n"
+            "Run 'tgraph data fetch --help' or 'tgraph data verify --help' for their options.\n");
         return args.empty() ? ExitUsage : ExitOk;
     }
     const std::vector<std::string> rest(args.begin() + 1, args.end());
