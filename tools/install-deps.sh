@@ -15,6 +15,8 @@ PACKAGES=(
   libtorch-dev libopenblas0-pthread libgloo-dev
   # core formats and storage (zip, npz and protobuf are our own code); JSON through nlohmann
   libsqlite3-dev zlib1g-dev nlohmann-json3-dev
+  # the public dataset's downloads and archives (tgraph data fetch, core/data)
+  libcurl4-openssl-dev libarchive-dev
   # HMAC-SHA256 of the data-parallel workers' shared token (libcrypto)
   libssl-dev
   # test fixtures (numpy/scipy) and the PyTorch reference of the model parity test

@@ -7,6 +7,7 @@
 #include "app/cli/argparser.h"
 #include "app/cli/commands.h"
 
+#include "core/data/collections.h"
 #include "core/util/json.h"
 
 #include <cmath>
@@ -49,15 +50,87 @@ void addMetrics(Json& j, const model::GraphMetrics& m)
         j["tile_score"] = m.tileScore;
 }
 
+// The competition's score of one collection (docs/formats.md §16.5): the mean Kendall tau of its
+// graphs (layout), or the mean tile score 2 - best of top 5 / best (tile:xla).
+double collectionScore(const model::GraphMetrics& mean)
+{
+    return mean.kind == GraphKind::Tile ? mean.tileScore : mean.kendallTau;
+}
+
+// --tree: one row per collection and the combined score, the mean over the collections.
+int evalTree(const ArgParser& p, const std::vector<model::GraphMetrics>& metrics,
+    const std::vector<std::string>& collectionOf)
+{
+    struct Row
+    {
+        std::string id;
+        model::GraphMetrics mean;
+        size_t graphs = 0;
+    };
+    std::vector<Row> rows;
+    for (const std::string& id : treeCollections(p)) {
+        std::vector<model::GraphMetrics> part;
+        for (size_t i = 0; i < metrics.size(); ++i)
+            if (collectionOf[i] == id)
+                part.push_back(metrics[i]);
+        Row row { id, model::meanMetrics(part), part.size() };
+        row.mean.kind = id == "tile:xla" ? GraphKind::Tile : GraphKind::Layout;
+        rows.push_back(row);
+    }
+    double sum = 0;
+    size_t counted = 0;
+    for (const Row& r : rows)
+        if (r.graphs > 0 && !std::isnan(collectionScore(r.mean))) {
+            sum += collectionScore(r.mean);
+            ++counted;
+        }
+    const double combined = counted ? sum / double(counted) : std::nan("");
+    if (p.has("--json")) {
+        Json j;
+        j["tree"] = p.value("--tree");
+        j["split"] = p.value("--split");
+        j["tile_runtime"] = p.value("--tile-runtime");
+        Json& list = j["collections"] = Json::array();
+        for (const Row& r : rows) {
+            Json& c = list.emplace_back();
+            c["collection"] = r.id;
+            c["metric"] = r.mean.kind == GraphKind::Tile ? "tile_score" : "kendall_tau";
+            c["score"] = collectionScore(r.mean);
+            c["graphs"] = int64_t(r.graphs);
+            addMetrics(c, r.mean);
+        }
+        j["combined_score"] = combined;
+        j["collections_scored"] = int64_t(counted);
+        std::printf("%s\n", jsonText(j).c_str());
+        return ExitOk;
+    }
+    std::printf("%-20s %7s %-11s %9s %9s %9s\n", "collection", "graphs", "metric", "score", "OPA", "top-5");
+    for (const Row& r : rows)
+        std::printf("%-20s %7zu %-11s %s %s %s\n", r.id.c_str(), r.graphs,
+            r.mean.kind == GraphKind::Tile ? "tile score" : "Kendall tau", cell(collectionScore(r.mean)).c_str(),
+            cell(r.mean.opa).c_str(), cell(r.mean.slowdown5, 100, "%8.2f%%").c_str());
+    std::printf("%-20s %7s %-11s %s\n", "combined", "", "mean", cell(combined).c_str());
+    std::printf("\nscore: the competition's metric of each collection on its %s split, the mean over its graphs: "
+                "Kendall tau-b of scores vs runtimes (layout), 2 - best runtime of the 5 predicted fastest / best runtime "
+                "(tile:xla); combined: the mean over the %zu collection%s scored%s (docs/formats.md §16.5).\n",
+        p.value("--split").c_str(), counted, counted == 1 ? "" : "s",
+        counted == tpuCollections().size() ? "" : " (the competition's score averages all five)");
+    return ExitOk;
+}
+
 int eval(const ArgParser& p)
 {
     const model::TileTarget target = p.get<model::TileTarget>("--tile-runtime");
     std::vector<model::GraphMetrics> metrics;
     std::vector<std::string> files;
+    std::vector<std::string> collectionOf;
     scoreFiles(p, false, [&](const model::GraphScores& g) {
         metrics.push_back(model::evaluate(g, target));
         files.push_back(g.file);
+        collectionOf.push_back(model::collectionIdFromPath(g.file));
     });
+    if (p.has("--tree"))
+        return evalTree(p, metrics, collectionOf);
     const model::GraphMetrics mean = model::meanMetrics(metrics);
     const bool tile = !metrics.empty() && metrics.front().kind == GraphKind::Tile;
 
@@ -107,10 +180,12 @@ int runEval(const std::vector<std::string>& args)
         "Score graphs with measured runtimes as tgraph predict does, and report Kendall tau-b, ordered-pair\n"
         "accuracy and the top-1/5/10 slowdown per graph and their mean (docs/model.md §7); tile graphs also get the\n"
         "tile metric 2 - min runtime of the top 5 / min runtime (docs/model.md §7.3). Test-split files (all runtimes 0) are\n"
-        "refused.",
+        "refused. With --tree DIR and --weights-for ID=W per collection: each collection's valid split scored\n"
+        "with its own model, one row per collection with the competition's metric, and their mean (docs/formats.md §16.5).",
         "--weights W [--weights W2 ...] --data DIR|FILE [FILE...] [--batch-configs B] [--tta N]\n"
-        "              [--threads T] [--json] [--tile-runtime raw|normalized] [-o scores.csv|scores.npz]");
-    addScoringOptions(p);
+        "              [--threads T] [--json] [--tile-runtime raw|normalized] [-o scores.csv|scores.npz]\n"
+        "       | --tree DIR --weights-for ID=W [--weights-for ID=W ...] [--split S] [options]");
+    addScoringOptions(p, "valid");
     p.addOption("--json", "", "", "print the metrics as JSON");
     p.addOption("--tile-runtime", "", "raw|normalized",
         "tile runtimes as config_runtime (the authors' code) or divided by config_runtime_normalizers (the official "

@@ -26,7 +26,8 @@ int predict(const ArgParser& p)
         std::string fastest;
         for (size_t r = 0; r < std::min<size_t>(5, g.ranking.size()); ++r)
             fastest += (r ? ", " : "") + std::to_string(g.ranking[r]);
-        std::printf("%s: %lld configs, %lld nodes", g.name.c_str(), (long long)g.configs(), (long long)g.nodes);
+        const std::string name = p.has("--tree") ? model::collectionIdFromPath(g.file) + ":" + g.name : g.name;
+        std::printf("%s: %lld configs, %lld nodes", name.c_str(), (long long)g.configs(), (long long)g.nodes);
         if (g.nodesBeforePruning != g.nodes)
             std::printf(" (pruned from %lld)", (long long)g.nodesBeforePruning);
         std::printf("; predicted fastest: %s\n", fastest.c_str());
@@ -48,10 +49,13 @@ int runPredict(const std::vector<std::string>& args)
         "ascending = predicted fastest first. Layout graphs are pruned as in training (a pruned file is\n"
         "unchanged; configs stored plain or base-7 compressed); all configs are scored in near-equal chunks of\n"
         "at most B (numpy array_split, docs/model.md §6.1), optionally averaged over N permutations (TTA, docs/model.md §6.2).\n"
-        "Without -o or --kaggle-csv the CSV goes to stdout.",
+        "Without -o or --kaggle-csv the CSV goes to stdout. The competition's submission: --tree DIR (tgraph data fetch)\n"
+        "with --weights-for ID=W per collection scores each collection's test split with its own model into one\n"
+        "--kaggle-csv (docs/formats.md §16.5).",
         "--weights W [--weights W2 ...] --data DIR|FILE [FILE...] [--batch-configs B] [--tta N]\n"
-        "              [--threads T] [-o scores.csv|scores.npz] [--kaggle-csv OUT.csv [--collection-id ID]]");
-    addScoringOptions(p);
+        "              [--threads T] [-o scores.csv|scores.npz] [--kaggle-csv OUT.csv [--collection-id ID]]\n"
+        "       | --tree DIR --weights-for ID=W [--weights-for ID=W ...] --kaggle-csv submission.csv [options]");
+    addScoringOptions(p, "test");
     p.addNote("Exit codes: 0 ok, 1 bad input (nothing is written), 2 usage error, 130 interrupted.");
     if (const int rc = parseOrExit(p, args); rc >= 0)
         return rc;

@@ -5,11 +5,14 @@
 #include "app/cli/sharedoptions.h"
 #include "app/cli/terminalprogress.h"
 
+#include "core/data/collections.h"
 #include "core/util/error.h"
 #include "model/infer/inference.h"
 #include "model/runtime/torchruntime.h"
 
 #include <cstdio>
+#include <filesystem>
+#include <map>
 #include <memory>
 
 namespace tgraph::cli {
@@ -23,9 +26,78 @@ std::vector<std::string> dataEntries(const ArgParser& p)
     return entries;
 }
 
+// --weights-for ID=W[,W2...] by collection id; the problem in `error` when one is malformed.
+std::map<std::string, std::vector<std::string>> weightsFor(const ArgParser& p, std::string* error)
+{
+    std::map<std::string, std::vector<std::string>> byCollection;
+    for (const std::string& v : p.values("--weights-for")) {
+        const size_t eq = v.find('=');
+        const std::string id = v.substr(0, eq);
+        if (eq == std::string::npos || eq + 1 == v.size() || !findTpuCollection(id)) {
+            *error = "--weights-for '" + v
+                + "' is not COLLECTION=W (tile:xla, layout:xla:default, layout:xla:random, "
+                  "layout:nlp:default, layout:nlp:random)";
+            return {};
+        }
+        if (byCollection.count(id)) {
+            *error = "--weights-for names " + id + " twice";
+            return {};
+        }
+        std::vector<std::string>& weights = byCollection[id];
+        for (size_t start = eq + 1; start <= v.size();) {
+            const size_t comma = std::min(v.find(',', start), v.size());
+            if (comma > start)
+                weights.push_back(v.substr(start, comma - start));
+            start = comma + 1;
+        }
+    }
+    return byCollection;
+}
+
+// A group of graph files scored by one ensemble.
+struct ScoringGroup
+{
+    std::vector<std::string> weights;
+    std::vector<std::string> files;
+};
+
+std::vector<ScoringGroup> scoringGroups(const ArgParser& p)
+{
+    if (!p.has("--tree"))
+        return { ScoringGroup { p.values("--weights"), model::listGraphFiles(dataEntries(p)) } };
+    namespace fs = std::filesystem;
+    fs::path root(p.value("--tree"));
+    std::error_code ec;
+    if (!fs::is_directory(root / "npz", ec) && root.filename() == "npz")
+        root = root.parent_path();
+    std::string error;
+    const auto byCollection = weightsFor(p, &error);
+    const std::string split = p.value("--split");
+    std::vector<ScoringGroup> groups;
+    for (const std::string& id : treeCollections(p)) {
+        const fs::path folder = root / splitFolder(*findTpuCollection(id), split);
+        if (!fs::is_directory(folder, ec))
+            throw InputError(folder.string(), "",
+                "not a folder: fetch it with tgraph data fetch --collections " + id + " --splits " + split);
+        groups.push_back({ byCollection.at(id), model::listGraphFiles({ folder.string() }) });
+    }
+    return groups;
+}
+
 } // namespace
 
-void addScoringOptions(ArgParser& p)
+std::vector<std::string> treeCollections(const ArgParser& p)
+{
+    std::string error;
+    const auto byCollection = weightsFor(p, &error);
+    std::vector<std::string> ids;
+    for (const auto& c : tpuCollections())
+        if (byCollection.count(c.id))
+            ids.push_back(c.id);
+    return ids;
+}
+
+void addScoringOptions(ArgParser& p, const char* treeSplit)
 {
     p.addPositional("FILE...", "more graphs after --data (directories or .npz files)");
     p.addOption("--weights", "-w", "W",
@@ -50,15 +122,39 @@ void addScoringOptions(ArgParser& p)
     p.addOption("--collection-id", "", "ID",
         "Kaggle collection (layout:xla:default, layout:nlp:random, tile:xla, ...) when the path does not show "
         ".../layout/{xla,nlp}/{default,random}/ or .../tile/xla/");
+    p.addOption("--tree", "", "DIR",
+        "instead of --data and --weights: a TpuGraphs tree (tgraph data fetch -o DIR); each collection named by "
+        "--weights-for is scored on its --split split with its own model");
+    p.addOption("--weights-for", "", "ID=W",
+        "with --tree: the model of one collection (tile:xla, layout:xla:default, layout:xla:random, "
+        "layout:nlp:default, layout:nlp:random), W as for --weights, several comma-separated for an ensemble; "
+        "repeat per collection");
+    p.addOption(
+        "--split", "", "S", "with --tree: the split scored", treeSplit, opt::oneOf({ "train", "valid", "test" }));
 }
 
 std::string checkScoringOptions(const ArgParser& p)
 {
     model::ScoresWriter::Format format;
-    if (p.values("--weights").empty())
-        return "missing --weights W";
-    if (dataEntries(p).empty())
-        return "missing --data DIR|FILE";
+    if (p.has("--tree")) {
+        if (p.has("--weights") || !dataEntries(p).empty())
+            return "--tree replaces --weights and --data (use --weights-for ID=W per collection)";
+        if (p.has("--collection-id"))
+            return "--tree tells each graph's collection; --collection-id is not used with it";
+        if (!p.has("--weights-for"))
+            return "--tree needs --weights-for ID=W for at least one collection";
+        std::string error;
+        weightsFor(p, &error);
+        if (!error.empty())
+            return error;
+    } else {
+        if (p.has("--weights-for") || p.has("--split"))
+            return "--weights-for and --split are used with --tree";
+        if (p.values("--weights").empty())
+            return "missing --weights W";
+        if (dataEntries(p).empty())
+            return "missing --data DIR|FILE";
+    }
     if (p.has("--output") && !model::ScoresWriter::formatFromPath(p.value("--output"), &format))
         return "-o must name a .csv or .npz file, not '" + p.value("--output") + "'";
     if (p.has("--collection-id") && !p.has("--kaggle-csv"))
@@ -75,9 +171,12 @@ void scoreFiles(const ArgParser& p, bool csvToStdout, const std::function<void(c
     options.inference.ttaSeed = p.get<uint64_t>("--tta-seed");
     options.repadLayout = p.has("--repad");
 
-    std::vector<model::EnsembleMember> models
-        = model::loadEnsemble(model::expandWeightsArguments(p.values("--weights")));
-    const std::vector<std::string> files = model::listGraphFiles(dataEntries(p));
+    // One ensemble per group of files (one group, or one per collection of a --tree), all loaded
+    // and checked before any graph is scored.
+    const std::vector<ScoringGroup> groups = scoringGroups(p);
+    std::vector<std::vector<model::EnsembleMember>> ensembles;
+    for (const ScoringGroup& g : groups)
+        ensembles.push_back(model::loadEnsemble(model::expandWeightsArguments(g.weights)));
 
     // Outputs first: an unwritable target fails before the work, and nothing is left behind on error.
     std::vector<std::unique_ptr<model::ScoresWriter>> writers;
@@ -96,27 +195,30 @@ void scoreFiles(const ArgParser& p, bool csvToStdout, const std::function<void(c
     // Passes per file from the headers, so the bar counts forward passes; the kind and the output
     // keys (Kaggle collection, duplicate names) are checked here too, before any graph is scored.
     uint64_t total = 0;
-    for (const std::string& file : files) {
-        GraphKind kind;
-        const int64_t configs = model::configCountOfFile(file, &kind);
-        if (kind != models.front().kind)
-            throw InputError(file, "",
-                std::string("is a ") + graphKindName(kind) + " graph but " + models.front().path + " holds a "
-                    + graphKindName(models.front().kind) + "-model");
-        for (auto& w : writers)
-            w->plan(file, kind);
-        total += uint64_t(model::inferencePasses(models, configs, options.inference));
-    }
+    for (size_t gi = 0; gi < groups.size(); ++gi)
+        for (const std::string& file : groups[gi].files) {
+            const std::vector<model::EnsembleMember>& models = ensembles[gi];
+            GraphKind kind;
+            const int64_t configs = model::configCountOfFile(file, &kind);
+            if (kind != models.front().kind)
+                throw InputError(file, "",
+                    std::string("is a ") + graphKindName(kind) + " graph but " + models.front().path + " holds a "
+                        + graphKindName(models.front().kind) + "-model");
+            for (auto& w : writers)
+                w->plan(file, kind);
+            total += uint64_t(model::inferencePasses(models, configs, options.inference));
+        }
     TerminalProgress progress;
     ProgressScope scope(&progress, "scoring", total);
-    for (const std::string& file : files) {
-        const model::GraphScores scores = model::predictFile(models, file, options, &scope);
-        onGraph(scores);
-        if (toStdout)
-            std::fputs(model::scoresCsvRows(scores).c_str(), stdout);
-        for (auto& w : writers)
-            w->add(scores);
-    }
+    for (size_t gi = 0; gi < groups.size(); ++gi)
+        for (const std::string& file : groups[gi].files) {
+            const model::GraphScores scores = model::predictFile(ensembles[gi], file, options, &scope);
+            onGraph(scores);
+            if (toStdout)
+                std::fputs(model::scoresCsvRows(scores).c_str(), stdout);
+            for (auto& w : writers)
+                w->add(scores);
+        }
     for (auto& w : writers)
         w->commit();
 }

@@ -8,14 +8,17 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace tgraph::cli {
 
 class ArgParser;
 
 // --weights (repeatable), --data (and FILE... positionals), --batch-configs, --tta, --tta-seed,
-// --threads, --repad, -o, --kaggle-csv, --collection-id.
-void addScoringOptions(ArgParser& p);
+// --threads, --repad, -o, --kaggle-csv, --collection-id; and the competition's form: --tree DIR with
+// --weights-for ID=W per collection, scoring the `treeSplit` split ("test" for predict, "valid"
+// for eval; --split changes it) of each named collection (docs/formats.md §16.5).
+void addScoringOptions(ArgParser& p, const char* treeSplit);
 // Usage problems of those options ("" when fine).
 std::string checkScoringOptions(const ArgParser& p);
 
@@ -24,5 +27,8 @@ std::string checkScoringOptions(const ArgParser& p);
 // the end. With `csvToStdout`, no -o and no --kaggle-csv, the CSV goes to stdout. InputError and
 // Cancelled propagate (outputs are then removed).
 void scoreFiles(const ArgParser& p, bool csvToStdout, const std::function<void(const model::GraphScores&)>& onGraph);
+
+// With --tree: the collections scored, in the competition's order (tile:xla first).
+std::vector<std::string> treeCollections(const ArgParser& p);
 
 } // namespace tgraph::cli

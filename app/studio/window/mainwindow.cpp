@@ -3,6 +3,8 @@
 
 #include "app/studio/window/aboutdialog.h"
 #include "app/studio/analysis/explainpanel.h"
+#include "app/studio/data/collectionview.h"
+#include "app/studio/data/fetchdialog.h"
 #include "app/studio/graph/graphloader.h"
 #include "app/studio/analysis/inferencepanel.h"
 #include "app/studio/common/recentfiles.h"
@@ -69,7 +71,7 @@ QStringList localFiles(const QMimeData* mime)
         return files;
     const QList<QUrl> urls = mime->urls();
     for (const QUrl& url : urls) {
-        if (url.isLocalFile() && !QFileInfo(url.toLocalFile()).isDir())
+        if (url.isLocalFile())
             files.append(url.toLocalFile());
     }
     return files;
@@ -148,6 +150,12 @@ void MainWindow::setupActions()
     m_openAction->setShortcut(QKeySequence::Open);
     m_openAction->setToolTip(tr("Open TpuGraphs .npz graphs, HLO text dumps and HLO / tuning-record protobufs"));
 
+    QAction* openFolder = file->addAction(
+        QIcon::fromTheme(QStringLiteral("folder-open")), tr("Open &Folder…"), this, &MainWindow::openFolderDialog);
+    openFolder->setObjectName(QStringLiteral("openFolderAction"));
+    openFolder->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+    openFolder->setToolTip(tr("Check a TpuGraphs tree or collection folder and show its summary table"));
+
     m_recentMenu = file->addMenu(QIcon::fromTheme(QStringLiteral("document-open-recent")), tr("Open &Recent"));
     m_recentMenu->setObjectName(QStringLiteral("recentMenu"));
     // Re-check on every show: files may have vanished since the menu was last built.
@@ -222,6 +230,12 @@ void MainWindow::setupActions()
         onPage([](GraphPage* page) { page->goForward(); }));
     m_forwardAction->setShortcuts({ QKeySequence::Forward, QKeySequence(Qt::ALT | Qt::Key_Right) });
     m_viewMenu = view;
+
+    QMenu* data = menuBar()->addMenu(tr("&Data"));
+    QAction* fetch = data->addAction(QIcon::fromTheme(QStringLiteral("folder-download")), tr("&Fetch TpuGraphs…"),
+        this, &MainWindow::showFetchDialog);
+    fetch->setObjectName(QStringLiteral("fetchAction"));
+    data->addAction(openFolder);
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     m_aboutAction = help->addAction(QIcon::fromTheme(QStringLiteral("help-about")), tr("&About TGraph Studio…"), this,
@@ -397,6 +411,15 @@ void MainWindow::setupDocks()
         m_inferenceDock->show();
         m_inferenceDock->raise();
     });
+
+    // The collection view: a checked TpuGraphs folder's summary, tabbed with the inference panel.
+    m_collectionView = new CollectionView(this);
+    m_collectionView->setObjectName(QStringLiteral("collectionView"));
+    m_collectionDock = new QDockWidget(tr("Collection"), this);
+    m_collectionDock->setObjectName(QStringLiteral("collectionDock"));
+    m_collectionDock->setWidget(m_collectionView);
+    addDockWidget(Qt::BottomDockWidgetArea, m_collectionDock);
+    m_collectionDock->hide();
 
     // Autotune: search the layouts the model predicts fastest, tabbed with the inference panel.
     m_tunePanel = new TunePanel(this);
@@ -760,8 +783,51 @@ QStringList MainWindow::recentFiles() const { return m_recent->files(); }
 
 void MainWindow::openFiles(const QStringList& paths)
 {
-    if (!paths.isEmpty())
-        m_loader->enqueue(paths);
+    QStringList files;
+    for (const QString& path : paths) {
+        if (QFileInfo(path).isDir())
+            openCollectionFolder(path);
+        else
+            files << path;
+    }
+    if (!files.isEmpty())
+        m_loader->enqueue(files);
+}
+
+void MainWindow::openCollectionFolder(const QString& folder)
+{
+    m_collectionView->openFolder(QFileInfo(folder).absoluteFilePath());
+    m_collectionDock->show();
+    m_collectionDock->raise();
+}
+
+void MainWindow::openFolderDialog()
+{
+    QSettings settings;
+    const QString dir = QFileDialog::getExistingDirectory(
+        this, tr("Open Collection Folder"), settings.value(kLastDirKey, QDir::homePath()).toString());
+    if (dir.isEmpty())
+        return;
+    settings.setValue(kLastDirKey, dir);
+    openCollectionFolder(dir);
+}
+
+FetchDialog* MainWindow::fetchDialog()
+{
+    if (!m_fetchDialog) {
+        m_fetchDialog = new FetchDialog(this);
+        m_fetchDialog->setObjectName(QStringLiteral("fetchDialog"));
+        connect(m_fetchDialog, &FetchDialog::fetched, this, &MainWindow::openCollectionFolder);
+    }
+    return m_fetchDialog;
+}
+
+void MainWindow::showFetchDialog()
+{
+    FetchDialog* dialog = fetchDialog();
+    dialog->show();
+    dialog->raise();
+    dialog->activateWindow();
 }
 
 void MainWindow::openFileDialog()

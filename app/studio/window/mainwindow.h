@@ -9,6 +9,8 @@
 #include "core/view/graphdocument.h"
 
 class AboutDialog;
+class CollectionView;
+class FetchDialog;
 class ErrorBanner;
 class JobChannel;
 class GraphLoader;
@@ -62,6 +64,13 @@ public:
     QDockWidget* trainingDock() const { return m_trainingDock; }
     TunePanel* tunePanel() const { return m_tunePanel; }
     QDockWidget* tuneDock() const { return m_tuneDock; }
+    // File > Open Folder… and folders dropped or named on the command line: the collection view
+    // (the checks of `tgraph data verify`, docs/formats.md §16.4) in its dock.
+    void openCollectionFolder(const QString& folder);
+    CollectionView* collectionView() const { return m_collectionView; }
+    QDockWidget* collectionDock() const { return m_collectionDock; }
+    // Data > Fetch TpuGraphs… (created on first use, kept while the window lives).
+    FetchDialog* fetchDialog();
     // Every open graph, in tab order.
     std::vector<tgraph::GraphDocumentPtr> documents() const;
     const std::vector<ProjectInfoPtr>& projects() const { return m_projects; }
@@ -77,6 +86,8 @@ public:
 
 public Q_SLOTS:
     void openFileDialog();
+    void openFolderDialog();
+    void showFetchDialog();
     void closeTab(int index);
     void closeCurrentTab();
     void cancelLoading();
@@ -121,6 +132,9 @@ private:
     // Colours the configurable nodes of `graphPath`'s tab by config `config`'s layout choices.
     void overlayConfig(const QString& graphPath, qint64 config);
 
+    CollectionView* m_collectionView = nullptr;
+    QDockWidget* m_collectionDock = nullptr;
+    FetchDialog* m_fetchDialog = nullptr;
     GraphLoader* m_loader = nullptr;
     RecentFiles* m_recent = nullptr;
     ErrorBanner* m_banner = nullptr;
