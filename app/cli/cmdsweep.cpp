@@ -16,6 +16,7 @@
 #include "core/util/json.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <csignal>
@@ -145,6 +146,9 @@ std::string checkWithTrain(const std::vector<std::string>& trainArguments, const
         err.pop_back();
     if (const size_t nl = err.find('\n'); nl != std::string::npos)
         err.erase(nl);
+    const std::string see = " (see 'tgraph train --help')";
+    if (err.size() > see.size() && err.compare(err.size() - see.size(), see.size(), see) == 0)
+        err.erase(err.size() - see.size());
     return err.empty() ? "tgraph train refused it (exit status " + std::to_string(r.exitCode) + ")" : err;
 }
 
@@ -222,13 +226,31 @@ int start(const ArgParser& p, const std::vector<std::string>& trainOptions)
     std::vector<SweepRunPlan> plans;
     std::printf("checking %zu configuration(s) with tgraph train\n", configs.size());
     std::fflush(stdout);
+    std::vector<std::vector<std::string>> configArgs(configs.size());
     for (size_t c = 0; c < configs.size(); ++c) {
-        std::vector<std::string> args { "--data", absoluteData };
+        configArgs[c] = { "--data", absoluteData };
         const std::vector<std::string> swept = configArguments(configs[c]);
-        args.insert(args.end(), swept.begin(), swept.end());
-        args.insert(args.end(), trainOptions.begin(), trainOptions.end());
-        if (const std::string problem = checkWithTrain(args, projectPath); !problem.empty())
-            return usageError(kCommand, "configuration " + std::to_string(c) + " (" + configs[c].text() + "): " + problem);
+        configArgs[c].insert(configArgs[c].end(), swept.begin(), swept.end());
+        configArgs[c].insert(configArgs[c].end(), trainOptions.begin(), trainOptions.end());
+    }
+    // A check is a process start (about 0.8 s, mostly loading LibTorch): a few at once.
+    std::vector<std::string> problems(configs.size());
+    {
+        std::atomic<size_t> next { 0 };
+        std::vector<std::thread> checkers;
+        const size_t workers = std::min<size_t>(configs.size(), std::max(2u, std::thread::hardware_concurrency()));
+        for (size_t w = 0; w < workers; ++w)
+            checkers.emplace_back([&] {
+                for (size_t c = next++; c < configs.size(); c = next++)
+                    problems[c] = checkWithTrain(configArgs[c], projectPath);
+            });
+        for (std::thread& t : checkers)
+            t.join();
+    }
+    for (size_t c = 0; c < configs.size(); ++c) {
+        if (!problems[c].empty())
+            return usageError(kCommand, "configuration " + std::to_string(c) + " (" + configs[c].text() + "): " + problems[c]);
+        const std::vector<std::string>& args = configArgs[c];
         for (int64_t s = 0; s < seeds; ++s) {
             SweepRunPlan plan;
             plan.config = int64_t(c);
