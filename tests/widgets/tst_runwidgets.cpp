@@ -458,7 +458,7 @@ private Q_SLOTS:
 
     // CTest runs this again as tst_runwidgets_locale with LC_ALL=de_DE.UTF-8, which QApplication
     // adopts: the run parameters' JSON is still written and shown with a decimal point.
-    // The Sweep view over a real project (docs/studio.md §5.6): a 2 x 2 grid x 2 seeds written
+    // The Sweep view over a real project (docs/studio.md §2.8): a 2 x 2 grid x 2 seeds written
     // through the store's own sweep queue and run writer, tau = 0.1 x configuration + 0.01 x seed
     // offset (so lr matters twice as much as hidden), one run left queued.
     void sweepViewGroupsBrushesAndFits()

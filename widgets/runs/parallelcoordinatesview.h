@@ -10,7 +10,7 @@
 #include <optional>
 #include <vector>
 
-// A sweep's runs as a parallel-coordinates plot (docs/studio.md §5.6): one vertical axis per
+// A sweep's runs as a parallel-coordinates plot (docs/studio.md §2.8): one vertical axis per
 // swept parameter and one for the metric (the run's last valid tau), one line per finished run
 // coloured by the metric (viridis). Numeric parameters are placed by value (log10 when positive
 // and spanning a factor of 10 or more), others as evenly spaced categories. Dragging along an axis

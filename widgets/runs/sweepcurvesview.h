@@ -10,7 +10,7 @@
 class QAreaSeries;
 class QLineSeries;
 
-// A sweep's curves, one per configuration (docs/studio.md §5.6): the mean over its runs at each
+// A sweep's curves, one per configuration (docs/studio.md §2.8): the mean over its runs at each
 // step as a line and the spread as a band of the same colour, mean ± std (or min..max with
 // setBand(MinMax)); a step logged by one run only has no std, so the band shrinks to the line there.
 class SweepCurvesView : public QChartView

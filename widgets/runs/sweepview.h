@@ -28,7 +28,7 @@ struct SweepViewData
 // parameters and the curves of `metric` (context/key). Throws tgraph::InputError as Project does.
 SweepViewData readSweepView(const QString& projectPath, const QString& sweepKey, const QString& metric);
 
-// The Sweep view (docs/studio.md §5.6): the runs of a sweep grouped by configuration. A
+// The Sweep view (docs/studio.md §2.8): the runs of a sweep grouped by configuration. A
 // parallel-coordinates plot of the finished runs (brushing filters the table), the curves of each
 // configuration as mean with a spread band, the per-configuration table (runs finished, mean ±
 // std of tau, OPA, top-5 slowdown; the best marked) and the parameters' importance (|Pearson r|

@@ -51,7 +51,7 @@ public:
     bool deleteSelected();
     void openSelectedWeights();
     void compareSelected();
-    // The Sweep view (docs/studio.md §5.6) of the selected sweep, or of the sweep the selected run
+    // The Sweep view (docs/studio.md §2.8) of the selected sweep, or of the sweep the selected run
     // belongs to, in a window of its own; read off the GUI thread, sweepShown() when it is there.
     void showSweep();
     // The sweep of the selection: the selected run when it is a sweep, else its parent when that
