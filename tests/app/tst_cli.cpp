@@ -378,11 +378,11 @@ private Q_SLOTS:
             QVERIFY2(all.contains(line), line.constData());
         QSet<QByteArray> coreLines;
         for (const char* cmd :
-            { "compare", "convert", "gen-hlo", "inspect", "prune", "render", "runs", "simulate", "synth" })
+            { "compare", "convert", "gen-hlo", "inspect", "prune", "render", "runs", "simulate", "sweep", "synth" })
             for (const QByteArray& line : all)
                 if (line.startsWith(QByteArray(cmd) + " "))
                     coreLines.insert(line);
-        QCOMPARE(coreLines.size(), 9);
+        QCOMPARE(coreLines.size(), 10);
         QCOMPARE(all.size(), coreLines.size() + modelLines.size()); // nothing listed by tgraph alone
         for (const QByteArray& line : modelLines) {
             const QByteArray name = line.left(line.indexOf(' '));

@@ -174,6 +174,34 @@ private Q_SLOTS:
         QVERIFY(text.out.contains("best: configuration " + QByteArray::number(qint64(bestConfig))));
     }
 
+    // `tgraph render --view parallel-coordinates` draws the grid's sweep offscreen (GUI builds).
+    void rendersParallelCoordinates()
+    {
+        if (!QFileInfo::exists(testutil::binDir() + "/tgraph-studio"))
+            QSKIP("tgraph-studio is not built (-DTGRAPH_BUILD_GUI=OFF)");
+        const QString project = path("grid.tgproj"); // made by gridRunsGroupedBySeed
+        const QString svg = path("pc.svg"), png = path("pc.png");
+        auto r = testutil::run(tgraphExe(),
+            { "render", "--view", "parallel-coordinates", "--project", project, "--sweep", "sweep-1", "-o", svg });
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QByteArray text = testutil::readAll(svg);
+        QVERIFY(text.contains("<svg"));
+        for (const char* label : { "lr", "hidden", "valid tau", "4 of 4 finished runs selected" })
+            QVERIFY2(text.contains(label), label);
+        r = testutil::run(tgraphExe(),
+            { "render", "--view", "parallel-coordinates", "--project", project, "--sweep", "sweep-1", "-o", png });
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QByteArray bytes = testutil::readAll(png);
+        QVERIFY(bytes.startsWith("\x89PNG"));
+        // a sweep that is not there, and no --sweep
+        r = testutil::run(tgraphExe(),
+            { "render", "--view", "parallel-coordinates", "--project", project, "--sweep", "nosuch", "-o", png });
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains("no such sweep"), r.err.constData());
+        r = testutil::run(tgraphExe(), { "render", "--view", "parallel-coordinates", "--project", project, "-o", png });
+        QCOMPARE(r.exitCode, 2);
+    }
+
     void killedSweepResumes()
     {
         const QString project = path("killed.tgproj");
