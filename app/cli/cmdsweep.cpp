@@ -503,6 +503,15 @@ std::string meanStd(const SpreadStat& s)
     return buf;
 }
 
+// `text` padded with spaces to `width` columns (UTF-8: "±" is one column, two bytes).
+std::string padded(const std::string& text, size_t width)
+{
+    size_t columns = 0;
+    for (unsigned char c : text)
+        columns += (c & 0xC0) != 0x80;
+    return text + std::string(columns < width ? width - columns : 0, ' ');
+}
+
 std::string reportText(const SweepSummary& s)
 {
     std::string out;
@@ -514,16 +523,17 @@ std::string reportText(const SweepSummary& s)
     size_t width = 10;
     for (const SweepConfigSummary& c : s.configs)
         width = std::max(width, c.text.size());
-    std::snprintf(line, sizeof line, "%-6s %-*s %-8s %-17s %-17s %-17s\n", "CONFIG", int(width), "PARAMETERS",
+    std::snprintf(line, sizeof line, "%-6s %-*s %-8s %-17s %-17s %s\n", "CONFIG", int(width), "PARAMETERS",
         "SEEDS", "TAU", "OPA", "TOP-5 SLOWDOWN");
     out += line;
     for (size_t i = 0; i < s.configs.size(); ++i) {
         const SweepConfigSummary& c = s.configs[i];
         const std::string seeds = std::to_string(c.finished) + "/" + std::to_string(c.runs);
-        std::snprintf(line, sizeof line, "%-6s %-*s %-8s %-17s %-17s %-17s\n",
+        std::snprintf(line, sizeof line, "%-6s %-*s %-8s ",
             (std::to_string(c.config) + (int(i) == s.best ? "*" : "")).c_str(), int(width), c.text.c_str(),
-            seeds.c_str(), meanStd(c.tau).c_str(), meanStd(c.opa).c_str(), meanStd(c.top5Slowdown).c_str());
-        out += line;
+            seeds.c_str());
+        out += line + padded(meanStd(c.tau), 17) + " " + padded(meanStd(c.opa), 17) + " " + meanStd(c.top5Slowdown)
+            + "\n";
     }
     if (s.best >= 0) {
         const SweepConfigSummary& b = s.configs[size_t(s.best)];

@@ -296,7 +296,7 @@ void ParallelCoordinatesView::paintEvent(QPaintEvent*)
     }
     p.setPen(QColor(90, 90, 90));
     p.drawText(QRectF(0, height() - fm.height() * 1.3, width(), fm.height() * 1.2), Qt::AlignCenter,
-        tr("%1 of %2 finished runs selected; drag along an axis to brush, click it to clear")
+        tr("%1 of %2 finished runs selected; drag on an axis to brush, click it to clear")
             .arg(selectedRuns().size())
             .arg(m_lines.size()));
 }

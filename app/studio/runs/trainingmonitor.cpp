@@ -20,6 +20,7 @@
 
 #include <QDir>
 #include <QFileInfo>
+#include <QScreen>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QItemSelectionModel>
@@ -174,9 +175,8 @@ QWidget* TrainingMonitor::createSidePanel()
     m_sweepView = new SweepView(this);
     m_sweepView->setWindowFlag(Qt::Window);
     m_sweepView->setWindowTitle(tr("Sweep"));
-    m_sweepView->resize(1280, 720); // fits a 1366x768 screen
     connect(m_sweepView, &SweepView::runsRequested, this, [this](const QStringList& runs) {
-        selectRuns(runs);
+        focusRuns(runs);
         window()->raise();
         window()->activateWindow();
         Q_EMIT statusMessage(tr("%n run(s) of the sweep selected", nullptr, int(runs.size())));
@@ -507,6 +507,22 @@ void TrainingMonitor::openSelectedWeights()
     }
 }
 
+void TrainingMonitor::focusRuns(const QStringList& runIds)
+{
+    const bool allRows
+        = std::all_of(runIds.begin(), runIds.end(), [this](const QString& id) { return rowOf(id) != nullptr; });
+    if (allRows) {
+        selectRuns(runIds);
+        return;
+    }
+    // Child runs (a sweep's runs, a cross-validation's folds) have no row of their own: the
+    // parent's row stays selected, and the curves and the log are the child runs'.
+    m_poller->setSelection(runIds, m_curves->metric());
+    m_poller->pollNow();
+    if (!runIds.isEmpty())
+        m_logPane->showRun(runIds.front(), runIds.front().left(8));
+}
+
 QString TrainingMonitor::sweepOfSelection() const
 {
     const QStringList ids = selectedRunIds();
@@ -533,6 +549,8 @@ void TrainingMonitor::showSweep()
             m_sweepView->setWindowTitle(tr("Sweep %1 - %2")
                                             .arg(QString::fromStdString(data->summary.sweep.name),
                                                 QFileInfo(project()).fileName()));
+            if (!m_sweepView->isVisible() && m_sweepView->screen()) // sized as Compare: fits its screen
+                m_sweepView->resize(RunComparisonWindow::initialSize(m_sweepView->screen()->availableGeometry().size()));
             m_sweepView->show();
             m_sweepView->raise();
             Q_EMIT sweepShown();

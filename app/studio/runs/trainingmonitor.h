@@ -57,6 +57,10 @@ public:
     // The sweep of the selection: the selected run when it is a sweep, else its parent when that
     // is one; empty otherwise.
     QString sweepOfSelection() const;
+    // Shows runs that may be child runs (a sweep's runs, a cross-validation's folds: no row of
+    // their own): rows are selected; for child runs the selected parent row stays, and the curves
+    // and the log pane show the child runs.
+    void focusRuns(const QStringList& runIds);
     void selectRuns(const QStringList& runIds);
     QStringList selectedRunIds() const;
     void setMetric(const QString& contextKey); // "train/loss", "valid/tau", ...
