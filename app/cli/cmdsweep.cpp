@@ -6,6 +6,7 @@
 #include "commands.h"
 #include "sweeprunner.h"
 #include "sweepspec.h"
+#include "terminalprogress.h"
 
 #include "core/store/project.h"
 #include "core/store/sweeps.h"
@@ -261,6 +262,8 @@ int start(const ArgParser& p, const std::vector<std::string>& trainOptions)
             plans.push_back(std::move(plan));
         }
     }
+    if (interruptRequested()) // Ctrl-C while the configurations were checked: nothing was made
+        throw Cancelled();
     // Seed-major: every configuration's first seed before any second one, so a stopped sweep has
     // seen all configurations.
     std::stable_sort(plans.begin(), plans.end(),

@@ -174,6 +174,38 @@ private Q_SLOTS:
         QVERIFY(text.out.contains("best: configuration " + QByteArray::number(qint64(bestConfig))));
     }
 
+    // --random N --space: N distinct draws inside the space, the same draws for the same
+    // --sweep-seed (two sweeps of the same spec in one project).
+    void randomSearchDrawsInsideTheSpace()
+    {
+        const QString project = path("random.tgproj");
+        const QStringList args { "sweep", "--project", project, "--data", m_data, "--random", "3", "--space",
+            "lr=log:1e-4..1e-2 hidden=16,32", "--sweep-seed", "7", "--parallel", "3", "--steps", "1", "--eval-every",
+            "1", "--configs-per-step", "16" };
+        for (int i = 0; i < 2; ++i) {
+            const auto r = testutil::run(tgraphExe(), args, 300000);
+            QVERIFY2(r.exitCode == 0, (r.out + r.err).constData());
+        }
+        const Project p = Project::open(project.toStdString(), Project::Access::Read);
+        const auto ids = sweepIds(p);
+        QCOMPARE(ids.size(), size_t(2));
+        std::vector<std::string> texts[2];
+        for (int k = 0; k < 2; ++k) {
+            const auto rows = sweepRuns(p, ids[size_t(k)]);
+            QCOMPARE(rows.size(), size_t(3));
+            for (const SweepRunRecord& row : rows) {
+                QCOMPARE(p.findRun(row.runId)->status, RunStatus::Finished);
+                texts[k].push_back(row.configText);
+                const double lr = std::stod(p.params(row.runId).at("lr"));
+                QVERIFY2(lr >= 1e-4 && lr <= 1e-2, row.configText.c_str());
+                const std::string hidden = row.configText.substr(row.configText.find("hidden=") + 7);
+                QVERIFY(hidden == "16" || hidden == "32");
+            }
+            QCOMPARE(std::set<std::string>(texts[k].begin(), texts[k].end()).size(), size_t(3)); // distinct
+        }
+        QCOMPARE(texts[0], texts[1]);
+    }
+
     // `tgraph render --view parallel-coordinates` draws the grid's sweep offscreen (GUI builds).
     void rendersParallelCoordinates()
     {

@@ -561,6 +561,13 @@ private Q_SLOTS:
         QCOMPARE(points[0].x(), 2.0);
         QVERIFY(std::abs(points[1].y() - (0.005 + 0.004)) < 1e-12);
         QCOMPARE(curves->bandSeries(0)->upperSeries()->count(), 2);
+        // the band: mean ± sample std, or min..max on request (seeds 42 and 43 differ by 0.01)
+        QVERIFY(std::abs(curves->bandSeries(0)->upperSeries()->at(1).y() - (0.009 + 0.01 / std::sqrt(2.0))) < 1e-12);
+        view.minMaxBand()->setChecked(true);
+        QCOMPARE(curves->band(), SweepCurvesView::Band::MinMax);
+        QVERIFY(std::abs(curves->bandSeries(0)->upperSeries()->at(1).y() - 0.014) < 1e-12);
+        QVERIFY(std::abs(curves->bandSeries(0)->lowerSeries()->at(1).y() - 0.004) < 1e-12);
+        view.minMaxBand()->setChecked(false);
 
         const QString shot = m_dir.filePath("sweepview.png");
         QVERIFY(view.grab().save(shot));

@@ -7,6 +7,7 @@
 #include "core/store/project.h"
 #include "widgets/common/chartstyle.h"
 
+#include <QCheckBox>
 #include <QHeaderView>
 #include <QLabel>
 #include <QSplitter>
@@ -77,9 +78,18 @@ SweepView::SweepView(QWidget* parent)
     m_curves->setMinimumHeight(200);
     m_parallel->setMinimumHeight(200);
 
+    m_minMax = new QCheckBox(tr("Band from min to max (else mean ± std)"));
+    connect(m_minMax, &QCheckBox::toggled, this, [this](bool on) {
+        m_curves->setBand(on ? SweepCurvesView::Band::MinMax : SweepCurvesView::Band::StdDev);
+    });
+    auto* curvesPane = new QWidget;
+    auto* curvesLayout = new QVBoxLayout(curvesPane);
+    curvesLayout->setContentsMargins(0, 0, 0, 0);
+    curvesLayout->addWidget(m_curves, 1);
+    curvesLayout->addWidget(m_minMax);
     auto* top = new QSplitter(Qt::Horizontal);
     top->addWidget(m_parallel);
-    top->addWidget(m_curves);
+    top->addWidget(curvesPane);
     top->setStretchFactor(0, 3);
     top->setStretchFactor(1, 2);
     auto* bottom = new QSplitter(Qt::Horizontal);

@@ -10,6 +10,7 @@
 #include <vector>
 
 class ParallelCoordinatesView;
+class QCheckBox;
 class QLabel;
 class QStandardItemModel;
 class QTableView;
@@ -48,6 +49,7 @@ public:
     SweepCurvesView* curves() const { return m_curves; }
     QTableView* configTable() const { return m_configTable; }
     QTableView* importanceTable() const { return m_importanceTable; }
+    QCheckBox* minMaxBand() const { return m_minMax; } // the curves' band: min..max instead of ± std
     // Rows of the configuration table shown (brushing hides the others).
     int visibleConfigurations() const;
 
@@ -60,6 +62,7 @@ private:
 
     SweepViewData m_data;
     QLabel* m_title = nullptr;
+    QCheckBox* m_minMax = nullptr;
     ParallelCoordinatesView* m_parallel = nullptr;
     SweepCurvesView* m_curves = nullptr;
     QTableView* m_configTable = nullptr;
