@@ -821,9 +821,13 @@ int64_t Project::graphId(const std::string& path, const std::string& collection)
     if (find.bind(1, stored).step())
         return find.int64(0);
     requireWrite("graphId");
-    SqliteStatement insert(*m_db, "INSERT INTO graphs(path, collection, added_ms) VALUES (?1, ?2, ?3)");
+    // Several processes may register the same graph at once (a sweep's runs start together): the
+    // one that loses the race reads the winner's row instead of failing on the UNIQUE path.
+    SqliteStatement insert(*m_db, "INSERT OR IGNORE INTO graphs(path, collection, added_ms) VALUES (?1, ?2, ?3)");
     insert.bind(1, stored).bind(2, collection).bind(3, nowMs()).run();
-    return m_db->lastInsertRowId();
+    find.reset();
+    find.bind(1, stored).step();
+    return find.int64(0);
 }
 
 // ---- reading --------------------------------------------------------------------------------

@@ -238,7 +238,7 @@ private Q_SLOTS:
     {
         const QString project = path("killed.tgproj");
         QProcess proc;
-        proc.start(tgraphExe(), sweepArgs(project, 40));
+        proc.start(tgraphExe(), sweepArgs(project, 20));
         QVERIFY(proc.waitForStarted());
         const std::string sweep = waitForRunning(project.toStdString(), 2);
         QVERIFY2(!sweep.empty(), proc.readAllStandardError().constData());
@@ -274,9 +274,9 @@ private Q_SLOTS:
             QCOMPARE(p.findRun(row.runId)->status, RunStatus::Finished);
             // started once, except the crashed one: queued again and started over, once more
             QCOMPARE(row.attempts, row.runId == crashedRun ? int64_t(2) : int64_t(1));
-            // one history per run: every step once, 1..40
+            // one history per run: every step once, 1..20
             const MetricSeries loss = p.metricHistory(row.runId, "loss", "train");
-            QCOMPARE(loss.points.size(), size_t(40));
+            QCOMPARE(loss.points.size(), size_t(20));
             for (size_t i = 0; i < loss.points.size(); ++i)
                 QCOMPARE(loss.points[i].step, int64_t(i + 1));
         }
