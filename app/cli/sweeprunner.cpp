@@ -151,12 +151,19 @@ pid_t startChild(Project& project, const SweepRunRecord& row, const SweepDrive& 
 
 // After an own child ended: the status it recorded, or (when it ended without recording one) why
 // it ended, recorded here.
-RunRecord recordEnd(Project& project, const Child& child, int waitStatus)
+// `stopping`: the sweep asked it to stop; a child that had not started its run yet (still
+// loading, its handler not installed) ended by that signal or exit 130, and reads KILLED.
+RunRecord recordEnd(Project& project, const Child& child, int waitStatus, bool stopping)
 {
     auto run = project.findRun(child.row.runId);
     if (run && (run->status == RunStatus::Running || run->crashNotRecorded)) {
         const std::string console = (fs::path(project.runDir(child.row.runId)) / "console.log").string();
-        if (WIFSIGNALED(waitStatus)) {
+        const bool stopped = stopping
+            && ((WIFSIGNALED(waitStatus) && (WTERMSIG(waitStatus) == SIGTERM || WTERMSIG(waitStatus) == SIGKILL))
+                || (WIFEXITED(waitStatus) && WEXITSTATUS(waitStatus) == 130));
+        if (stopped) {
+            project.setRunStatus(child.row.runId, RunStatus::Killed, "stopped with its sweep before its run started");
+        } else if (WIFSIGNALED(waitStatus)) {
             const int sig = WTERMSIG(waitStatus);
             project.setRunStatus(child.row.runId, RunStatus::Crashed,
                 "ended by signal " + std::to_string(sig) + (sig == SIGKILL ? " (killed, or out of memory)" : ""));
@@ -250,7 +257,7 @@ int driveSweep(Project& project, const SweepDrive& d)
                 const pid_t got = ::waitpid(c.pid, &status, WNOHANG);
                 if (got == c.pid) {
                     ended = true;
-                    run = recordEnd(project, c, status);
+                    run = recordEnd(project, c, status, stopping);
                 }
             } else {
                 const auto now = project.findRun(c.row.runId);

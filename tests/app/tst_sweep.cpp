@@ -62,8 +62,8 @@ private:
             "--configs-per-step", "16" };
     }
 
-    // Waits until `count` child runs of the project's sweep are RUNNING with a loss point at step
-    // >= 2 (so a kill lands mid-run); returns the sweep id ("" on timeout).
+    // Waits until `count` child runs of the project's sweep are RUNNING, one of them with a loss
+    // point at step >= 2 (so a kill lands mid-run); returns the sweep id ("" on timeout).
     std::string waitForRunning(const std::string& project, size_t count)
     {
         for (int i = 0; i < 1200; ++i) {
@@ -71,13 +71,13 @@ private:
                 const Project p = Project::open(project, Project::Access::Read);
                 const auto ids = sweepIds(p);
                 if (!ids.empty()) {
-                    size_t running = 0;
+                    size_t running = 0, training = 0;
                     for (const auto& [id, r] : childRuns(p, ids.front())) {
                         const MetricSeries loss = p.metricHistory(id, "loss", "train");
-                        if (r.status == RunStatus::Running && !loss.points.empty() && loss.points.back().step >= 2)
-                            ++running;
+                        running += r.status == RunStatus::Running;
+                        training += r.status == RunStatus::Running && !loss.points.empty() && loss.points.back().step >= 2;
                     }
-                    if (running >= count)
+                    if (running >= count && training >= 1)
                         return ids.front();
                 }
             } catch (const std::exception&) {
@@ -238,7 +238,7 @@ private Q_SLOTS:
     {
         const QString project = path("killed.tgproj");
         QProcess proc;
-        proc.start(tgraphExe(), sweepArgs(project, 20));
+        proc.start(tgraphExe(), sweepArgs(project, 40));
         QVERIFY(proc.waitForStarted());
         const std::string sweep = waitForRunning(project.toStdString(), 2);
         QVERIFY2(!sweep.empty(), proc.readAllStandardError().constData());
@@ -274,9 +274,9 @@ private Q_SLOTS:
             QCOMPARE(p.findRun(row.runId)->status, RunStatus::Finished);
             // started once, except the crashed one: queued again and started over, once more
             QCOMPARE(row.attempts, row.runId == crashedRun ? int64_t(2) : int64_t(1));
-            // one history per run: every step once, 1..20
+            // one history per run: every step once, 1..40
             const MetricSeries loss = p.metricHistory(row.runId, "loss", "train");
-            QCOMPARE(loss.points.size(), size_t(20));
+            QCOMPARE(loss.points.size(), size_t(40));
             for (size_t i = 0; i < loss.points.size(); ++i)
                 QCOMPARE(loss.points[i].step, int64_t(i + 1));
         }
@@ -299,7 +299,8 @@ private Q_SLOTS:
         QCOMPARE(p.findRun(sweep)->status, RunStatus::Killed);
         int killed = 0, queued = 0;
         for (const auto& [id, run] : childRuns(p, sweep)) {
-            QVERIFY(run.status == RunStatus::Killed || run.status == RunStatus::Pending);
+            QVERIFY2(run.status == RunStatus::Killed || run.status == RunStatus::Pending,
+                (std::string(runStatusName(run.status)) + ": " + run.message).c_str());
             killed += run.status == RunStatus::Killed;
             queued += run.status == RunStatus::Pending;
         }
