@@ -101,7 +101,7 @@ Q_SIGNALS:
     void configSelected(const QString& graphPath, qint64 config);
     void openGraphRequested(const QString& path);
     void statusMessage(const QString& message);
-    // The chosen model changed (the Tune panel reuses it, docs/studio.md §2.8).
+    // The chosen model changed (the Tune panel reuses it, docs/studio.md §5.6).
     void modelFilesChanged(const QStringList& files);
     void finished();
     // "Why is A ranked as it is against B?" (A and B: a config id, fastest, slowest or default).
