@@ -21,7 +21,8 @@ int runRender(const std::vector<std::string>& args)
         "model's graph coloured by each node's channel gate, mean over layers and configs), explain (why config\n"
         "--config ranks against --vs: the ranked nodes and the model's graph coloured by share A - B, blue where\n"
         "a node favours A); curves draws the training curves of project runs (--metric context/key, e.g. valid/tau;\n"
-        "without --run, of every run of the project).",
+        "without --run, of every run of the project); parallel-coordinates draws a sweep's runs (one axis per\n"
+        "swept parameter and one for validation tau) and sweep its whole Sweep view (--project P --sweep SWEEP).",
         "FILE -o OUT.png|OUT.svg [--view graph|pruned|split|computations] [--node NAME|#ID [--radius R]] "
         "[--module K]\n"
         "       tgraph render FILE|DIR --view scatter|scatter-score|tau-strip|attention|cross-attention --weights W "
@@ -30,7 +31,8 @@ int runRender(const std::vector<std::string>& args)
         "       tgraph render FILE --view explain --weights W [--config fastest] [--vs default] -o OUT\n"
         "       tgraph render --view scatter|tau-strip --project P.tgproj --run RUN -o OUT\n"
         "       tgraph render --view curves --project P.tgproj [--run RUN[,RUN...]] [--metric train/loss]\n"
-        "             [--smoothing 0.6] [--x step|relative|wall] [--log-y] -o OUT");
+        "             [--smoothing 0.6] [--x step|relative|wall] [--log-y] -o OUT\n"
+        "       tgraph render --view parallel-coordinates|sweep --project P.tgproj --sweep SWEEP -o OUT");
     p.addPositional("FILE", "the graph or module to draw");
     p.addOption("--output", "-o", "OUT", "the .png or .svg file to write");
     p.addOption("--view", "", "VIEW",
@@ -44,6 +46,7 @@ int runRender(const std::vector<std::string>& args)
     p.addOption("--project", "", "P", "analysis views: a project with a stored inference run (with --run)");
     p.addOption("--run", "", "RUN",
         "with --project: the run (id, id prefix or name; curves: comma-separated runs, default all runs)");
+    p.addOption("--sweep", "", "SWEEP", "--view parallel-coordinates|sweep: the sweep (id, id prefix or name)");
     p.addOption("--metric", "", "M", "--view curves: the metric as context/key", "train/loss");
     p.addOption("--config", "", "A", "--view explain: config A (an index, fastest, slowest or default)", "fastest");
     p.addOption("--vs", "", "B", "--view explain: config B (an index, default, slowest or fastest)", "default");
@@ -55,9 +58,12 @@ int runRender(const std::vector<std::string>& args)
         return rc;
     const bool stored = p.has("--project") || p.has("--run");
     const bool curves = p.value("--view") == "curves"; // all runs of the project when none are named
+    const bool sweepView = p.value("--view") == "parallel-coordinates" || p.value("--view") == "sweep";
+    if (sweepView && (!p.has("--project") || !p.has("--sweep")))
+        return usageError("render", "--view " + p.value("--view") + " needs --project P.tgproj --sweep SWEEP");
     if (stored && !p.has("--project"))
         return usageError("render", "--run needs --project P.tgproj");
-    if (stored && !curves && !p.has("--run"))
+    if (stored && !curves && !sweepView && !p.has("--run"))
         return usageError("render", "--project needs --run RUN (the stored inference run to draw)");
     if (p.positionals().size() != (stored ? 0u : 1u) && !(stored && p.positionals().size() == 1))
         return usageError("render", "give exactly one FILE (or --project P --run RUN)");
@@ -71,7 +77,7 @@ int runRender(const std::vector<std::string>& args)
         studio.push_back("--weights");
         studio.push_back(w);
     }
-    for (const char* option : { "--project", "--run", "--metric", "--smoothing", "--x", "--config", "--vs" })
+    for (const char* option : { "--project", "--run", "--sweep", "--metric", "--smoothing", "--x", "--config", "--vs" })
         if (p.has(option)) {
             studio.push_back(option);
             studio.push_back(p.value(option));

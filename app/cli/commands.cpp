@@ -24,6 +24,9 @@ const std::vector<Command>& commands()
         { "simulate",
             "price layout configs of an HLO module with the analytical cost simulator (baseline, calibration)",
             runSimulate },
+        { "sweep",
+            "run many training runs of a grid or random search times seeds, K at once; resume, stop, report",
+            runSweep },
         { "synth", "write synthetic TpuGraphs collections (generated modules, simulated runtimes)", runSynth },
     };
     return list;

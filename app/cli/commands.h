@@ -57,6 +57,7 @@ int runPrune(const std::vector<std::string>& args);
 int runRender(const std::vector<std::string>& args);
 int runRuns(const std::vector<std::string>& args);
 int runSimulate(const std::vector<std::string>& args);
+int runSweep(const std::vector<std::string>& args);
 int runSynth(const std::vector<std::string>& args);
 
 } // namespace tgraph::cli

@@ -562,6 +562,17 @@ int train(const ArgParser& p)
         return usageError(kCommand,
             "--resume continues one run; to continue a cross-validation fold, resume its fold-K/last.npz without "
             "--folds");
+    const std::string queuedRun = p.value("--queued-run");
+    if (!queuedRun.empty()
+        && (projectPath.empty() || !resumePath.empty() || p.has("--experiment") || p.has("--run-name")
+            || cv.enabled || dist.distributed()))
+        return usageError(kCommand,
+            "--queued-run takes over a run a sweep queued in --project: no --resume, --experiment, --run-name, "
+            "--folds or data-parallel workers with it");
+    if (p.has("--check-options")) {
+        std::printf("options ok\n");
+        return ExitOk;
+    }
 
     std::optional<Checkpoint> resume;
     bool continuing = false;
@@ -675,7 +686,9 @@ int train(const ArgParser& p)
                 params.push_back({ "cross_attn", options.model.useCrossAttn ? "on" : "off" });
             if (options.model.family == ModelFamily::Kaufman)
                 params.push_back({ "reduction", nodeReductionName(options.model.reduction) });
-            run = ProjectRun::start(projectPath, p.value("--experiment"), p.value("--run-name"), g_commandLine, params);
+            run = queuedRun.empty() ? ProjectRun::start(projectPath, p.value("--experiment"), p.value("--run-name"),
+                                          g_commandLine, params)
+                                    : ProjectRun::adoptQueued(projectPath, queuedRun, params);
             for (const TrainingGraph& g : data.graphs)
                 run->writer().project().graphId(g.path);
         }
@@ -972,6 +985,12 @@ int runTrain(const std::vector<std::string>& args)
         "heartbeat; checkpoints and train.log in P.tgproj.d/runs/<id>/");
     p.addOption("--experiment", "", "NAME", "project: the run's experiment", "Default");
     p.addOption("--run-name", "", "NAME", "project: the run's name (default: run-N)");
+    p.addOption("--queued-run", "", "RUN",
+        "project: record this process as run RUN, which 'tgraph sweep' queued and took for this process (its pid); "
+        "refused for any other run (docs/store.md §9)");
+    p.addOption("--check-options", "", "",
+        "check the options and exit (0: a run would start with them; 2: a usage error); nothing is loaded or "
+        "written ('tgraph sweep' checks each configuration so)");
     p.addNote("Data-parallel: every worker loads the data and takes its share of each step's graphs; gradients are\n"
               "summed in buckets over the workers and averaged over the step's graphs before the same optimizer step\n"
               "on every worker. A worker that ends or does not answer within --dist-timeout ends the run as\n"

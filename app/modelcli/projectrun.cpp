@@ -53,6 +53,27 @@ std::unique_ptr<ProjectRun> ProjectRun::start(const std::string& projectPath, co
     return std::unique_ptr<ProjectRun>(new ProjectRun(projectPath, id, false));
 }
 
+std::unique_ptr<ProjectRun> ProjectRun::adoptQueued(const std::string& projectPath, const std::string& runId,
+    const std::vector<std::pair<std::string, std::string>>& params)
+{
+    {
+        Project project = Project::open(projectPath, Project::Access::Write);
+        if (!isRunId(runId))
+            throw InputError(projectPath, "run " + runId, "--queued-run takes a whole run id (32 hex digits)");
+        const auto run = project.findRun(runId);
+        if (!run || run->id != runId)
+            throw InputError(projectPath, "run " + runId, "no such run");
+        if (run->status != RunStatus::Running || run->pid != int64_t(::getpid()) || run->host != hostName())
+            throw InputError(projectPath, "run " + runId.substr(0, 8),
+                std::string("was not taken for this process (") + runStatusName(run->status) + ", pid "
+                    + std::to_string(run->pid) + "); only the sweep that queued it starts it");
+        // The sweep recorded this process (pid, start time, host, command line) when it took the
+        // run; what is left to record is what the trainer knows: its parameters.
+        project.setParams(runId, params);
+    }
+    return std::unique_ptr<ProjectRun>(new ProjectRun(projectPath, runId, false));
+}
+
 std::unique_ptr<ProjectRun> ProjectRun::attachFold(const std::string& projectPath, const std::string& key, int fold)
 {
     std::string id;

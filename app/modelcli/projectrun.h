@@ -24,6 +24,11 @@ public:
     static std::unique_ptr<ProjectRun> start(const std::string& projectPath, const std::string& experiment,
         const std::string& name, const std::string& commandLine,
         const std::vector<std::pair<std::string, std::string>>& params);
+    // Records this process as child run `runId` of a sweep (`tgraph train --queued-run`): the sweep
+    // took the queued run for this process (RUNNING with this pid; core/store/sweeps.h) before it
+    // started it. InputError when the run is anything else (another pid, not running, no such run).
+    static std::unique_ptr<ProjectRun> adoptQueued(const std::string& projectPath, const std::string& runId,
+        const std::vector<std::pair<std::string, std::string>>& params);
     // Takes over run `key` (id, id prefix or name) to continue it: InputError when it is running in
     // a live process, belongs to another run (a fold), or has no latest checkpoint. Metrics logged
     // after the checkpoint's step are removed first (`checkpointStep`), so the history continues

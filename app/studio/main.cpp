@@ -60,6 +60,9 @@ void setupParser(QCommandLineParser& parser)
         QCoreApplication::translate("main",
             "With --project: the inference run (id, prefix or name); curves: comma-separated runs, default all."),
         QStringLiteral("RUN") });
+    parser.addOption({ QStringLiteral("sweep"),
+        QCoreApplication::translate("main", "With --view parallel-coordinates or sweep: the sweep (id, prefix or name)."),
+        QStringLiteral("SWEEP") });
     parser.addOption({ QStringLiteral("metric"),
         QCoreApplication::translate("main", "With --view curves: the metric as context/key. Default: train/loss."),
         QStringLiteral("M"), QStringLiteral("train/loss") });
@@ -99,6 +102,7 @@ int runRender(const QCommandLineParser& parser)
         analysis.weights = parser.values(QStringLiteral("weights"));
         analysis.project = parser.value(QStringLiteral("project"));
         analysis.run = parser.value(QStringLiteral("run"));
+        analysis.sweep = parser.value(QStringLiteral("sweep"));
         analysis.metric = parser.value(QStringLiteral("metric"));
         bool smoothingOk = false;
         analysis.smoothing = parser.value(QStringLiteral("smoothing")).toDouble(&smoothingOk);

@@ -109,7 +109,24 @@ CREATE TABLE predictions(
     PRIMARY KEY(run_id, step, graph_id, config)) WITHOUT ROWID;
 )SQL";
 
-const char* const kMigrations[] = { nullptr }; // none yet: version 1 is the first
+// Version 2 (sweeps, docs/store.md §9): one row per child run of a sweep. The sweep itself is a run
+// (its parent, `runs.parent_run`); a queued child is a PENDING run.
+const char* kSweepRunsV2 = R"SQL(
+CREATE TABLE sweep_runs(
+    run_id TEXT PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,
+    sweep_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    position INTEGER NOT NULL,
+    config INTEGER NOT NULL,
+    config_text TEXT NOT NULL,
+    seed INTEGER NOT NULL,
+    arguments TEXT NOT NULL,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    UNIQUE(sweep_id, position));
+)SQL";
+
+// kMigrations[k] brings version k + 1 to k + 2; a new project runs kSchemaV1 and then all of them.
+const char* const kMigrations[] = { kSweepRunsV2 };
+static_assert(sizeof kMigrations / sizeof kMigrations[0] == Project::kSchemaVersion - 1);
 
 // The only run ids this store makes: 32 lowercase hex digits (isRunId accepts exactly these).
 std::string randomRunId()
@@ -122,6 +139,12 @@ std::string randomRunId()
         c = hex[rng() % 16];
     return id;
 }
+
+} // namespace
+
+std::string newRunId() { return randomRunId(); }
+
+namespace {
 
 RunStatus statusFrom(const std::string& text)
 {
@@ -422,6 +445,8 @@ Project Project::create(const std::string& path)
         db->exec("PRAGMA foreign_keys=ON");
         SqliteTransaction t(*db, true);
         db->exec(kSchemaV1);
+        for (const char* sql : kMigrations)
+            db->exec(sql);
         db->exec("PRAGMA application_id=" + std::to_string(kApplicationId));
         db->exec("PRAGMA user_version=" + std::to_string(kSchemaVersion));
         t.commit();
@@ -796,9 +821,13 @@ int64_t Project::graphId(const std::string& path, const std::string& collection)
     if (find.bind(1, stored).step())
         return find.int64(0);
     requireWrite("graphId");
-    SqliteStatement insert(*m_db, "INSERT INTO graphs(path, collection, added_ms) VALUES (?1, ?2, ?3)");
+    // Several processes may register the same graph at once (a sweep's runs start together): the
+    // one that loses the race reads the winner's row instead of failing on the UNIQUE path.
+    SqliteStatement insert(*m_db, "INSERT OR IGNORE INTO graphs(path, collection, added_ms) VALUES (?1, ?2, ?3)");
     insert.bind(1, stored).bind(2, collection).bind(3, nowMs()).run();
-    return m_db->lastInsertRowId();
+    find.reset();
+    find.bind(1, stored).step();
+    return find.int64(0);
 }
 
 // ---- reading --------------------------------------------------------------------------------

@@ -26,6 +26,8 @@ namespace tgraph {
 // Project::startRun). A run id names a folder (NAME.tgproj.d/runs/<id>), so every id read from a
 // project file is checked against it: a crafted file must not slip "../.." or "/etc" into a path.
 bool isRunId(std::string_view id);
+// A new random run id of that form (what startRun gives a run).
+std::string newRunId();
 
 enum class RunStatus { Pending, Running, Finished, Failed, Killed, Crashed };
 const char* runStatusName(RunStatus status); // "RUNNING", ...
@@ -118,7 +120,7 @@ struct ArtifactRecord
 class Project
 {
 public:
-    static constexpr int kSchemaVersion = 1;
+    static constexpr int kSchemaVersion = 2; // 2: sweeps (docs/store.md §2, §9)
     static constexpr int64_t kApplicationId = 0x54475052; // "TGPR" in the SQLite header
     static constexpr int64_t kStaleHeartbeatMs = 30000;
 
@@ -221,7 +223,8 @@ public:
     std::string relativePath(const std::string& path) const;
     std::string absolutePath(const std::string& relative) const;
 
-    SqliteDb& db() { return *m_db; }
+    // The connection, for the store's own sources (core/store/sweeps.cpp) and tests.
+    SqliteDb& db() const { return *m_db; }
 
 private:
     Project(std::string path, std::unique_ptr<SqliteDb> db, Access access);

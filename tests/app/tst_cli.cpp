@@ -378,7 +378,7 @@ private Q_SLOTS:
             QVERIFY2(all.contains(line), line.constData());
         QSet<QByteArray> coreLines;
         for (const char* cmd :
-            { "compare", "convert", "data", "gen-hlo", "inspect", "prune", "render", "runs", "simulate", "synth" })
+            { "compare", "convert", "data", "gen-hlo", "inspect", "prune", "render", "runs", "simulate", "sweep", "synth" })
             for (const QByteArray& line : all)
                 if (line.startsWith(QByteArray(cmd) + " "))
                     coreLines.insert(line);

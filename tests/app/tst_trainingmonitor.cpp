@@ -20,6 +20,8 @@
 #include "widgets/runs/runcurvesview.h"
 #include "widgets/runs/runparamsmodel.h"
 #include "widgets/runs/runtablemodel.h"
+#include "widgets/runs/parallelcoordinatesview.h"
+#include "widgets/runs/sweepview.h"
 
 #include <QChart>
 #include <QImage>
@@ -490,6 +492,64 @@ private Q_SLOTS:
             shot.save(shots + "/compare-runs.png");
         // Its Parameters tab lists what differs between the runs (the model at least).
         QVERIFY(window->paramsModel()->rowCount() > 0);
+    }
+
+    // A sweep made by `tgraph sweep` (real children): selecting one of its runs offers its Sweep
+    // view, which opens in a window of its own that fits 1366x768; a configuration leads back to
+    // its runs in the run table (docs/studio.md §2.8).
+    void sweepWindowFromARun()
+    {
+        const QString project = path("sweep.tgproj");
+        const auto r = testutil::run(tgraphExe(),
+            { "sweep", "--project", project, "--data", m_data, "--grid", "lr=1e-3,3e-4", "--seeds", "1",
+                "--parallel", "2", "--steps", "4", "--eval-every", "2", "--configs-per-step", "16" },
+            300000);
+        QVERIFY2(r.exitCode == 0, (r.out + r.err).constData());
+        TrainingMonitor monitor;
+        monitor.setPollInterval(200);
+        monitor.resize(1300, 700);
+        monitor.show();
+        monitor.setProject(project);
+        // the sweep is a row; its runs are drawn with it, as a cross-validation's folds are
+        QVERIFY(waitFor(monitor, [&] { return monitor.runsModel()->rowCount() == 1; }, 10000));
+        const RunRow& row = monitor.runsModel()->runs().front();
+        QVERIFY(row.params.count("sweep.spec"));
+        const QString sweep = QString::fromStdString(row.record.id);
+        QCOMPARE(row.folds, 2);
+        monitor.selectRuns({ sweep });
+        QCOMPARE(monitor.sweepOfSelection(), sweep);
+        QSignalSpy shown(&monitor, &TrainingMonitor::sweepShown);
+        monitor.showSweep();
+        QVERIFY(shown.wait(10000));
+        SweepView* view = monitor.sweepView();
+        QVERIFY(view->isVisible() && view->isWindow());
+        // sized as Compare is (on its screen; on a 1366x768 laptop less its bars it fits whole)
+        const QSize screen = view->screen()->availableGeometry().size();
+        QCOMPARE(view->size(), RunComparisonWindow::initialSize(screen));
+        const QSize laptop(1366, 768 - 72);
+        QVERIFY(view->minimumSizeHint().width() <= laptop.width() && view->minimumSizeHint().height() <= laptop.height());
+        qInfo("Sweep window: %dx%d on a %dx%d screen, minimum %dx%d", view->width(), view->height(), screen.width(),
+            screen.height(), view->minimumSizeHint().width(), view->minimumSizeHint().height());
+        QCOMPARE(view->configTable()->model()->rowCount(), 2);
+        QCOMPARE(view->parallelCoordinates()->lineCount(), 2);
+        // double-clicking configuration 1 selects its run in the table
+        QTableView* table = view->configTable();
+        const QModelIndex cell = table->model()->index(1, 0);
+        QTest::mousePress(table->viewport(), Qt::LeftButton, {}, table->visualRect(cell).center());
+        QTest::mouseDClick(table->viewport(), Qt::LeftButton, {}, table->visualRect(cell).center());
+        const QStringList runs = cell.data(Qt::UserRole + 2).toStringList();
+        QCOMPARE(runs.size(), 1);
+        // the sweep stays selected; the curves are now that configuration's run's alone
+        QCOMPARE(monitor.selectedRunIds(), QStringList { sweep });
+        QVERIFY(waitFor(
+            monitor,
+            [&] {
+                const auto& curves = monitor.curves()->curves();
+                return curves.size() == 1 && QString::fromStdString(curves.front().runId) == runs.front();
+            },
+            10000));
+        if (const QString shots = testutil::env("TGRAPH_SCREENSHOT_DIR"); !shots.isEmpty())
+            view->grab().save(shots + "/sweep-window.png");
     }
 
     void deleteRemovesARunAndItsFiles()

@@ -7,6 +7,7 @@
 #include "core/util/error.h"
 #include "core/view/graphdocument.h"
 #include "core/store/project.h"
+#include "core/store/sweeps.h"
 #include "core/store/runwriter.h"
 #include "testutil.h"
 
@@ -116,6 +117,66 @@ private Q_SLOTS:
         testutil::expectInputError(
             [&] { Project::create(spath("missing/b.tgproj")); }, { "b.tgproj", "does not exist" });
         QVERIFY(!QFile::exists(path("missing")));
+    }
+
+    // A version-1 project (no sweep_runs) is read as it is by readers and migrated to version 2 by
+    // the first writer; the sweep queue works on it then (docs/store.md §2, §9).
+    void migratesVersionOneToSweeps()
+    {
+        const std::string file = spath("v1.tgproj");
+        std::string run;
+        {
+            Project p = Project::create(file);
+            run = p.startRun({});
+            p.db().exec("DROP TABLE sweep_runs");
+            p.db().exec("PRAGMA user_version=1");
+        }
+        {
+            const Project r = Project::open(file, Project::Access::Read);
+            QCOMPARE(r.schemaVersion(), 1);
+            QVERIFY(sweepIds(r).empty()); // no table yet: no sweeps, no error
+            QVERIFY(!isSweep(r, run));
+        }
+        Project w = Project::open(file, Project::Access::Write);
+        QCOMPARE(w.schemaVersion(), 2);
+        QVERIFY(w.findRun(run));
+        SweepRunPlan a;
+        a.config = 0;
+        a.configText = "lr=1e-3";
+        a.seed = 42;
+        a.arguments = { "--lr", "1e-3", "--seed", "42" };
+        SweepRunPlan b = a;
+        b.seed = 43;
+        b.arguments.back() = "43";
+        RunStart start;
+        start.name = "sw";
+        const std::string sweep = createSweep(w, start, { { "sweep.spec", "grid: lr=1e-3" } }, { a, b });
+        QVERIFY(isSweep(w, sweep));
+        QCOMPARE(sweepIds(w), std::vector<std::string> { sweep });
+        const auto rows = sweepRuns(w, sweep);
+        QCOMPARE(rows.size(), size_t(2));
+        QCOMPARE(rows[1].arguments, b.arguments);
+        QCOMPARE(w.findRun(rows[0].runId)->status, RunStatus::Pending);
+        QCOMPARE(w.findRun(rows[0].runId)->parentRun, sweep);
+        // the queue hands out each run once, in order
+        QCOMPARE(nextQueuedRun(w, sweep), rows[0].runId);
+        QVERIFY(claimSweepRun(w, rows[0].runId, int64_t(getpid()), "tgraph train"));
+        QVERIFY(!claimSweepRun(w, rows[0].runId, int64_t(getpid()), "tgraph train"));
+        QCOMPARE(nextQueuedRun(w, sweep), rows[1].runId);
+        QCOMPARE(sweepRuns(w, sweep)[0].attempts, int64_t(1));
+        // only an interrupted run goes back to the queue, without what it logged
+        testutil::expectInputError([&] { requeueSweepRun(w, rows[0].runId); }, { "RUNNING", "interrupted" });
+        w.setTag(rows[0].runId, "best_tau", "0.5");
+        w.setRunStatus(rows[0].runId, RunStatus::Killed, "stopped");
+        requeueSweepRun(w, rows[0].runId);
+        QCOMPARE(w.findRun(rows[0].runId)->status, RunStatus::Pending);
+        QVERIFY(w.tags(rows[0].runId).empty());
+        QCOMPARE(nextQueuedRun(w, sweep), rows[0].runId);
+        testutil::expectInputError([&] { requeueSweepRun(w, run); }, { "no child run of a sweep" });
+        // deleting the sweep deletes its runs and their rows
+        w.deleteRun(sweep);
+        QCOMPARE(w.runs().size(), size_t(1));
+        QCOMPARE(w.db().queryInt("SELECT count(*) FROM sweep_runs"), int64_t(0));
     }
 
     void runsParamsTags()

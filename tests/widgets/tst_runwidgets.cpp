@@ -7,13 +7,17 @@
 #include "app/studio/runs/runpoller.h"
 #include "core/store/project.h"
 #include "core/store/runwriter.h"
+#include "core/store/sweeps.h"
 #include "core/util/json.h"
 #include "widgets/runs/runcurvedata.h"
 #include "widgets/runs/runcurvesview.h"
 #include "widgets/runs/runparamsmodel.h"
 #include "widgets/runs/runparamsview.h"
 #include "widgets/runs/runtablemodel.h"
+#include "widgets/runs/parallelcoordinatesview.h"
 #include "widgets/runs/smoothing.h"
+#include "widgets/runs/sweepcurvesview.h"
+#include "widgets/runs/sweepview.h"
 
 #include <QAbstractItemModelTester>
 #include <QChart>
@@ -22,7 +26,9 @@
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLineSeries>
+#include <QAreaSeries>
 #include <QScatterSeries>
+#include <QSignalSpy>
 #include <QSortFilterProxyModel>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -32,6 +38,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <map>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -451,6 +458,123 @@ private Q_SLOTS:
 
     // CTest runs this again as tst_runwidgets_locale with LC_ALL=de_DE.UTF-8, which QApplication
     // adopts: the run parameters' JSON is still written and shown with a decimal point.
+    // The Sweep view over a real project (docs/studio.md §2.8): a 2 x 2 grid x 2 seeds written
+    // through the store's own sweep queue and run writer, tau = 0.1 x configuration + 0.01 x seed
+    // offset (so lr matters twice as much as hidden), one run left queued.
+    void sweepViewGroupsBrushesAndFits()
+    {
+        const std::string file = m_dir.filePath("sweep.tgproj").toStdString();
+        std::vector<tgraph::SweepRunPlan> plans;
+        const char* texts[] = { "lr=1e-3 hidden=16", "lr=1e-3 hidden=32", "lr=1e-2 hidden=16", "lr=1e-2 hidden=32" };
+        for (int seed = 0; seed < 2; ++seed)
+            for (int c = 0; c < 4; ++c)
+                plans.push_back({ c, texts[c], 42 + seed, { "--steps", "4" } });
+        std::string sweep;
+        std::map<std::string, double> tauOf;
+        std::map<int64_t, QStringList> runsOf;
+        {
+            tgraph::Project p = tgraph::Project::create(file);
+            tgraph::RunStart start;
+            start.name = "grid";
+            sweep = tgraph::createSweep(p, start, { { "sweep.spec", "grid" } }, plans);
+            p.setRunStatus(sweep, tgraph::RunStatus::Finished);
+            const auto rows = tgraph::sweepRuns(p, sweep);
+            for (const tgraph::SweepRunRecord& row : rows) {
+                runsOf[row.config] << QString::fromStdString(row.runId);
+                if (row.position == 7)
+                    continue; // stays queued
+                QVERIFY(tgraph::claimSweepRun(p, row.runId, int64_t(::getpid()), "tgraph train"));
+                tgraph::RunWriter w(file, row.runId);
+                for (int64_t step : { 2, 4 }) {
+                    tgraph::EvalMetrics e;
+                    e.step = step;
+                    e.meanTau = 0.1 * double(row.config) + 0.01 * double(row.seed - 42) + 0.001 * double(step);
+                    e.meanOpa = 0.5 + e.meanTau / 2;
+                    e.meanTop5Slowdown = 0.2 - e.meanTau / 10;
+                    w.evalMetrics(e);
+                    tauOf[row.runId] = e.meanTau;
+                }
+                w.finish(tgraph::RunStatus::Finished);
+            }
+        }
+        const SweepViewData data = readSweepView(QString::fromStdString(file), QStringLiteral("grid"), "valid/tau");
+        SweepView view;
+        QSignalSpy requested(&view, &SweepView::runsRequested);
+        view.setData(data);
+        view.resize(1366, 740);
+        view.setAttribute(Qt::WA_DontShowOnScreen);
+        view.show();
+        QCoreApplication::processEvents();
+        // fits a 1366x768 screen
+        QVERIFY(view.minimumSizeHint().width() <= 1366 && view.minimumSizeHint().height() <= 700);
+
+        // one row per configuration; the best is configuration 3 (lr=1e-2 hidden=32, one seed done)
+        QCOMPARE(view.configTable()->model()->rowCount(), 4);
+        QCOMPARE(data.summary.best, 3);
+        QCOMPARE(data.summary.configs[3].finished, int64_t(1));
+        QCOMPARE(data.summary.configs[3].runs, int64_t(2));
+        QVERIFY(std::abs(data.summary.configs[1].tau.mean - (0.1 + 0.005 + 0.004)) < 1e-12);
+        QVERIFY(std::abs(data.summary.configs[1].tau.std - 0.01 / std::sqrt(2.0)) < 1e-12);
+
+        // parallel coordinates: lr, hidden and the metric; one line per finished run
+        ParallelCoordinatesView* plot = view.parallelCoordinates();
+        QCOMPARE(plot->axisCount(), 3);
+        QCOMPARE(plot->axisName(0), QStringLiteral("lr"));
+        QCOMPARE(plot->axisName(2), QStringLiteral("valid tau"));
+        QCOMPARE(plot->lineCount(), 7);
+        QCOMPARE(view.visibleConfigurations(), 4);
+        // brushing the top of the metric axis keeps the runs there, and their configurations
+        double lo = 1e9, hi = -1e9;
+        for (const auto& [run, tau] : tauOf) {
+            lo = std::min(lo, tau);
+            hi = std::max(hi, tau);
+        }
+        plot->setBrush(2, 0.6, 1.0);
+        QStringList expected;
+        for (const tgraph::SweepRunSummary& r : data.summary.runs)
+            if (tauOf.count(r.runId) && (tauOf[r.runId] - lo) / (hi - lo) >= 0.6)
+                expected << QString::fromStdString(r.runId);
+        QCOMPARE(plot->selectedRuns(), expected);
+        QCOMPARE(view.visibleConfigurations(), 2); // configurations 2 and 3
+        plot->clearBrushes();
+        QCOMPARE(view.visibleConfigurations(), 4);
+
+        // a configuration leads to its runs
+        QTableView* table = view.configTable();
+        const QModelIndex cell = table->model()->index(2, 0);
+        QTest::mousePress(table->viewport(), Qt::LeftButton, {}, table->visualRect(cell).center());
+        QTest::mouseDClick(table->viewport(), Qt::LeftButton, {}, table->visualRect(cell).center());
+        QCOMPARE(requested.count(), 1);
+        QCOMPARE(requested.front().front().toStringList(), runsOf[table->model()->index(2, 0).data(Qt::UserRole + 1).toLongLong()]);
+
+        // importance: lr explains more of tau than hidden does
+        QCOMPARE(data.importance.size(), size_t(2));
+        QCOMPARE(data.importance[0].parameter, std::string("lr"));
+        QVERIFY(data.importance[0].varianceExplained > data.importance[1].varianceExplained);
+        QVERIFY(data.importance[0].correlation > 0.8);
+
+        // the curves: one mean per configuration, the mean over seeds at each step
+        SweepCurvesView* curves = view.curves();
+        QCOMPARE(curves->meanSeriesCount(), 4);
+        const QList<QPointF> points = curves->meanSeries(0)->points();
+        QCOMPARE(points.size(), 2);
+        QCOMPARE(points[0].x(), 2.0);
+        QVERIFY(std::abs(points[1].y() - (0.005 + 0.004)) < 1e-12);
+        QCOMPARE(curves->bandSeries(0)->upperSeries()->count(), 2);
+        // the band: mean ± sample std, or min..max on request (seeds 42 and 43 differ by 0.01)
+        QVERIFY(std::abs(curves->bandSeries(0)->upperSeries()->at(1).y() - (0.009 + 0.01 / std::sqrt(2.0))) < 1e-12);
+        view.minMaxBand()->setChecked(true);
+        QCOMPARE(curves->band(), SweepCurvesView::Band::MinMax);
+        QVERIFY(std::abs(curves->bandSeries(0)->upperSeries()->at(1).y() - 0.014) < 1e-12);
+        QVERIFY(std::abs(curves->bandSeries(0)->lowerSeries()->at(1).y() - 0.004) < 1e-12);
+        view.minMaxBand()->setChecked(false);
+
+        const QString shot = m_dir.filePath("sweepview.png");
+        QVERIFY(view.grab().save(shot));
+        if (!qEnvironmentVariableIsEmpty("TGRAPH_SCREENSHOT_DIR"))
+            view.grab().save(qEnvironmentVariable("TGRAPH_SCREENSHOT_DIR") + "/sweepview.png");
+    }
+
     void paramsUnderTheUserLocale()
     {
         if (qgetenv("LC_ALL").startsWith("de_DE"))

@@ -26,7 +26,8 @@ bool isAnalysisView(const QString& view)
 {
     static const QStringList views { QStringLiteral("scatter"), QStringLiteral("scatter-score"),
         QStringLiteral("tau-strip"), QStringLiteral("attention"), QStringLiteral("cross-attention"),
-        QStringLiteral("curves"), QStringLiteral("explain"), QStringLiteral("node-attention") };
+        QStringLiteral("curves"), QStringLiteral("explain"), QStringLiteral("node-attention"),
+        QStringLiteral("parallel-coordinates"), QStringLiteral("sweep") };
     return views.contains(view);
 }
 
@@ -54,6 +55,14 @@ bool renderAnalysis(const AnalysisRenderRequest& request, QString* error)
     if (!isAnalysisView(request.view))
         return fail(QStringLiteral("unknown view '%1'").arg(request.view));
 
+    if (request.view == QStringLiteral("parallel-coordinates") || request.view == QStringLiteral("sweep")) {
+        if (request.project.isEmpty() || request.sweep.isEmpty())
+            return fail(QStringLiteral("--view %1 needs --project P --sweep SWEEP").arg(request.view));
+        return renderSweep(request.project, request.sweep, request.view, request.output,
+            request.view == QStringLiteral("sweep") ? std::max(request.width, 1366) : request.width,
+            request.view == QStringLiteral("sweep") ? std::max(request.height, 768) : std::min(request.height, 500),
+            error);
+    }
     if (request.view == QStringLiteral("curves")) {
         if (request.project.isEmpty())
             return fail(QStringLiteral("--view curves needs --project P [--run RUN[,RUN...]]"));

@@ -15,6 +15,7 @@ struct AnalysisRenderRequest
     QStringList weights;
     QString project;
     QString run; // curves: one or more runs, comma-separated
+    QString sweep; // parallel-coordinates, sweep: the sweep (id, prefix or name)
     QString metric = QStringLiteral("train/loss"); // curves: context/key
     double smoothing = 0.6; // curves: debiased EMA weight
     QString xAxis = QStringLiteral("step"); // curves: step, relative or wall

@@ -4,12 +4,17 @@
 #include "app/studio/runs/runpoller.h"
 
 #include "widgets/common/widgetimage.h"
+#include "widgets/runs/parallelcoordinatesview.h"
 #include "widgets/runs/runcurvesview.h"
+#include "widgets/runs/sweepview.h"
+
+#include "core/util/error.h"
 
 #include <QCoreApplication>
 #include <QFileInfo>
 
 #include <algorithm>
+#include <memory>
 
 bool parseCurveXAxis(const QString& name, CurveXAxis* axis)
 {
@@ -22,6 +27,43 @@ bool parseCurveXAxis(const QString& name, CurveXAxis* axis)
     else
         return false;
     return true;
+}
+
+bool renderSweep(const QString& projectPath, const QString& sweep, const QString& view, const QString& outputPngOrSvg,
+    int width, int height, QString* error)
+{
+    const QString suffix = QFileInfo(outputPngOrSvg).suffix().toLower();
+    if (suffix != QStringLiteral("png") && suffix != QStringLiteral("svg")) {
+        *error = outputPngOrSvg + QStringLiteral(": the output must end in .png or .svg");
+        return false;
+    }
+    if (!QFileInfo(projectPath).isFile()) {
+        *error = projectPath + QStringLiteral(": no such project file");
+        return false;
+    }
+    SweepViewData data;
+    try {
+        data = readSweepView(projectPath, sweep, QStringLiteral("valid/tau"));
+    } catch (const std::exception& e) {
+        *error = QString::fromUtf8(e.what());
+        return false;
+    }
+    std::unique_ptr<QWidget> widget;
+    if (view == QStringLiteral("parallel-coordinates")) {
+        auto* plot = new ParallelCoordinatesView;
+        plot->setSweep(data.summary);
+        widget.reset(plot);
+    } else {
+        auto* whole = new SweepView;
+        whole->setData(data);
+        widget.reset(whole);
+    }
+    widget->resize(std::max(300, width), std::max(200, height));
+    widget->setAttribute(Qt::WA_DontShowOnScreen);
+    widget->show();
+    for (int i = 0; i < 4; ++i)
+        QCoreApplication::processEvents();
+    return WidgetImage::save(widget.get(), outputPngOrSvg, QStringLiteral("TGraph Studio: sweep"), error);
 }
 
 bool renderRunCurves(const QString& projectPath, const QStringList& runIdsOrNames, const QString& outputPngOrSvg,

@@ -18,6 +18,13 @@ struct RunCurvesRenderOptions
     int height = 600;
 };
 
+// A sweep of a project (id, id prefix or name) drawn offscreen into a PNG or SVG file, for
+// `tgraph render --view parallel-coordinates|sweep --project P --sweep SWEEP`: the
+// parallel-coordinates plot alone, or the whole Sweep view (docs/studio.md §2.8). False with
+// `error` naming the file and the problem (no such project or sweep, a bad output name).
+bool renderSweep(const QString& projectPath, const QString& sweep, const QString& view, const QString& outputPngOrSvg,
+    int width, int height, QString* error);
+
 // "step", "relative" or "wall" (as `--x` would take them); false for anything else.
 bool parseCurveXAxis(const QString& name, CurveXAxis* axis);
 

@@ -9,6 +9,7 @@
 #include "core/store/runcomparison.h"
 #include "widgets/common/errorbanner.h"
 #include "widgets/common/jobchannel.h"
+#include "widgets/runs/sweepview.h"
 #include "widgets/runs/runcomparisonview.h"
 #include "widgets/runs/runcomparisonwindow.h"
 #include "widgets/runs/runcurvespanel.h"
@@ -19,6 +20,7 @@
 
 #include <QDir>
 #include <QFileInfo>
+#include <QScreen>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QItemSelectionModel>
@@ -49,6 +51,7 @@ TrainingMonitor::TrainingMonitor(QWidget* parent)
     , m_proxy(new QSortFilterProxyModel(this))
     , m_params(new RunParamsModel(this))
     , m_compareJobs(new JobChannel(JobLane::Io, QStringLiteral("Compare"), this))
+    , m_sweepJobs(new JobChannel(JobLane::Io, QStringLiteral("Sweep"), this))
 {
     auto* layout = new QVBoxLayout(this);
     m_banner = new ErrorBanner(this);
@@ -91,6 +94,8 @@ TrainingMonitor::TrainingMonitor(QWidget* parent)
     connect(m_poller, &RunPoller::snapshot, this, &TrainingMonitor::onSnapshot);
     connect(m_compareJobs, &JobChannel::failed, this,
         [this](quint64, const QString& message) { m_banner->addMessage(message); });
+    connect(m_sweepJobs, &JobChannel::failed, this,
+        [this](quint64, const QString& message) { m_banner->addMessage(message); });
     connect(m_processes, &RunProcesses::runIdKnown, this, [this](const QString& runId) {
         if (m_followNewRun) {
             m_followNewRun = false;
@@ -128,10 +133,14 @@ QWidget* TrainingMonitor::createToolbar()
     m_compare->setToolTip(
         tr("The selected runs side by side in a window of their own (metrics, tau per graph, which ranks which "
            "graphs better, the parameters that differ)"));
+    m_sweep = new QPushButton(tr("Sweep"));
+    m_sweep->setToolTip(tr("The selected sweep (or the sweep of the selected run) in a window of its own: its runs "
+                           "grouped by configuration, parallel coordinates, curves with their spread, parameter "
+                           "importance"));
     m_filter = new QLineEdit;
     m_filter->setPlaceholderText(tr("Filter runs (regular expression over all columns)"));
     m_filter->setClearButtonEnabled(true);
-    for (QPushButton* b : { m_newRun, m_stop, m_resume, m_delete, m_weights, m_compare })
+    for (QPushButton* b : { m_newRun, m_stop, m_resume, m_delete, m_weights, m_compare, m_sweep })
         row->addWidget(b);
     row->addWidget(m_filter, 1);
 
@@ -141,6 +150,7 @@ QWidget* TrainingMonitor::createToolbar()
     connect(m_delete, &QPushButton::clicked, this, &TrainingMonitor::deleteSelected);
     connect(m_weights, &QPushButton::clicked, this, &TrainingMonitor::openSelectedWeights);
     connect(m_compare, &QPushButton::clicked, this, &TrainingMonitor::compareSelected);
+    connect(m_sweep, &QPushButton::clicked, this, &TrainingMonitor::showSweep);
     connect(m_filter, &QLineEdit::textChanged, this, [this](const QString& text) {
         QRegularExpression re(text, QRegularExpression::CaseInsensitiveOption);
         if (!re.isValid()) // half-typed: match it literally
@@ -162,6 +172,15 @@ QWidget* TrainingMonitor::createSidePanel()
 
     // Compare needs room (a metrics table of 15 columns, the τ strip, the pairs): a window of its
     // own instead of a tab of this side pane (docs/studio.md §2.7).
+    m_sweepView = new SweepView(this);
+    m_sweepView->setWindowFlag(Qt::Window);
+    m_sweepView->setWindowTitle(tr("Sweep"));
+    connect(m_sweepView, &SweepView::runsRequested, this, [this](const QStringList& runs) {
+        focusRuns(runs);
+        window()->raise();
+        window()->activateWindow();
+        Q_EMIT statusMessage(tr("%n run(s) of the sweep selected", nullptr, int(runs.size())));
+    });
     m_comparison = new RunComparisonWindow(this);
     connect(m_comparison, &RunComparisonWindow::graphActivated, this,
         [this](const QString& graph) { Q_EMIT statusMessage(graph); });
@@ -200,6 +219,8 @@ void TrainingMonitor::setProject(const QString& path)
     m_compareJobs->cancel();
     m_comparison->setComparison({}, {});
     m_comparison->hide();
+    m_sweepJobs->cancel();
+    m_sweepView->hide();
     m_logPane->clear();
     m_poller->setProject(path);
     updateButtons();
@@ -314,6 +335,7 @@ void TrainingMonitor::updateButtons()
     m_delete->setEnabled(!ids.isEmpty() && !anyLive);
     m_weights->setEnabled(one != nullptr);
     m_compare->setEnabled(ids.size() >= 2);
+    m_sweep->setEnabled(!sweepOfSelection().isEmpty());
 }
 
 QStringList TrainingMonitor::recentData() const
@@ -483,6 +505,57 @@ void TrainingMonitor::openSelectedWeights()
     } catch (const std::exception& e) {
         m_banner->addMessage(QString::fromStdString(e.what()));
     }
+}
+
+void TrainingMonitor::focusRuns(const QStringList& runIds)
+{
+    const bool allRows
+        = std::all_of(runIds.begin(), runIds.end(), [this](const QString& id) { return rowOf(id) != nullptr; });
+    if (allRows) {
+        selectRuns(runIds);
+        return;
+    }
+    // Child runs (a sweep's runs, a cross-validation's folds) have no row of their own: the
+    // parent's row stays selected, and the curves and the log are the child runs'.
+    m_poller->setSelection(runIds, m_curves->metric());
+    m_poller->pollNow();
+    if (!runIds.isEmpty())
+        m_logPane->showRun(runIds.front(), runIds.front().left(8));
+}
+
+QString TrainingMonitor::sweepOfSelection() const
+{
+    const QStringList ids = selectedRunIds();
+    if (ids.isEmpty())
+        return {};
+    const RunRow* row = rowOf(ids.front());
+    for (int hop = 0; row && hop < 2; ++hop) {
+        if (row->params.count("sweep.spec"))
+            return QString::fromStdString(row->record.id);
+        row = row->record.parentRun.empty() ? nullptr : rowOf(QString::fromStdString(row->record.parentRun));
+    }
+    return {};
+}
+
+void TrainingMonitor::showSweep()
+{
+    const QString sweep = sweepOfSelection();
+    if (sweep.isEmpty() || project().isEmpty())
+        return;
+    m_sweepJobs->start([this, path = project(), sweep](JobProgress&) -> JobTracker::Continuation {
+        auto data = std::make_shared<SweepViewData>(readSweepView(path, sweep, QStringLiteral("valid/tau")));
+        return [this, data] {
+            m_sweepView->setData(*data);
+            m_sweepView->setWindowTitle(tr("Sweep %1 - %2")
+                                            .arg(QString::fromStdString(data->summary.sweep.name),
+                                                QFileInfo(project()).fileName()));
+            if (!m_sweepView->isVisible() && m_sweepView->screen()) // sized as Compare: fits its screen
+                m_sweepView->resize(RunComparisonWindow::initialSize(m_sweepView->screen()->availableGeometry().size()));
+            m_sweepView->show();
+            m_sweepView->raise();
+            Q_EMIT sweepShown();
+        };
+    });
 }
 
 void TrainingMonitor::compareSelected()

@@ -24,6 +24,7 @@ class RunParamsView;
 class RunLogPane;
 class RunProcesses;
 class RunTableModel;
+class SweepView;
 
 // "How is my training run doing?" The runs of a project (W&B-style states, duration, key params,
 // latest metrics, best validation τ; sort, filter, multi-select), live curves of the selected
@@ -50,6 +51,16 @@ public:
     bool deleteSelected();
     void openSelectedWeights();
     void compareSelected();
+    // The Sweep view (docs/studio.md §2.8) of the selected sweep, or of the sweep the selected run
+    // belongs to, in a window of its own; read off the GUI thread, sweepShown() when it is there.
+    void showSweep();
+    // The sweep of the selection: the selected run when it is a sweep, else its parent when that
+    // is one; empty otherwise.
+    QString sweepOfSelection() const;
+    // Shows runs that may be child runs (a sweep's runs, a cross-validation's folds: no row of
+    // their own): rows are selected; for child runs the selected parent row stays, and the curves
+    // and the log pane show the child runs.
+    void focusRuns(const QStringList& runIds);
     void selectRuns(const QStringList& runIds);
     QStringList selectedRunIds() const;
     void setMetric(const QString& contextKey); // "train/loss", "valid/tau", ...
@@ -69,6 +80,7 @@ public:
     RunParamsView* paramsView() const { return m_paramsView; }
     RunComparisonView* comparisonView() const;
     RunComparisonWindow* comparisonWindow() const { return m_comparison; }
+    SweepView* sweepView() const { return m_sweepView; }
     RunProcesses* processes() const { return m_processes; }
     ErrorBanner* banner() const { return m_banner; }
     QPlainTextEdit* logPane() const;
@@ -79,6 +91,7 @@ Q_SIGNALS:
     void statusMessage(const QString& message);
     void snapshotShown(); // after each poll result is shown (tests wait for it)
     void comparisonShown(); // compareSelected()'s result is in the Compare window
+    void sweepShown(); // showSweep()'s result is in the Sweep window
 
 protected:
     void showEvent(QShowEvent* event) override;
@@ -111,6 +124,9 @@ private:
     RunParamsView* m_paramsView = nullptr;
     RunComparisonWindow* m_comparison = nullptr;
     JobChannel* m_compareJobs = nullptr; // a newer Compare drops an older one's result
+    SweepView* m_sweepView = nullptr; // a window of its own
+    JobChannel* m_sweepJobs = nullptr;
+    QPushButton* m_sweep = nullptr;
     QLineEdit* m_filter = nullptr;
     QPushButton* m_newRun = nullptr;
     QPushButton* m_stop = nullptr;
