@@ -382,7 +382,7 @@ private Q_SLOTS:
             for (const QByteArray& line : all)
                 if (line.startsWith(QByteArray(cmd) + " "))
                     coreLines.insert(line);
-        QCOMPARE(coreLines.size(), 10);
+        QCOMPARE(coreLines.size(), 11);
         QCOMPARE(all.size(), coreLines.size() + modelLines.size()); // nothing listed by tgraph alone
         for (const QByteArray& line : modelLines) {
             const QByteArray name = line.left(line.indexOf(' '));
