@@ -8,6 +8,7 @@
 #include "core/train/trainingset.h"
 #include "core/util/childprocess.h"
 #include "core/util/format.h"
+#include "model/runtime/cachingcpuallocator.h"
 #include "model/runtime/torchruntime.h"
 #include "model/train/trainer.h"
 
@@ -114,6 +115,8 @@ int runScaleCase(const std::vector<std::string>& args)
     options.steps = 1000; // the schedule only sets the learning rate; the bench stops after `steps`
     options.evalEvery = 0;
     options.dedup = DedupPolicy::None;
+    if (!model::parseRecomputeMode(get("recompute", "auto"), &options.recompute))
+        throw std::runtime_error("scale-case: recompute must be auto, on or off");
     const int64_t steps = std::max<int64_t>(1, std::stoll(get("steps", "4")));
 
     // The graph is both the training and the validation graph (no de-duplication: all its configs).
@@ -155,9 +158,10 @@ int runScaleCase(const std::vector<std::string>& args)
         return 2;
     }
     std::printf("load_s=%.3f load_peak=%llu base_rss=%llu first_s=%.3f mean_s=%.3f peak_rss=%llu nodes=%lld "
-                "configs=%lld\n",
+                "configs=%lld live_peak=%llu\n",
         loadSeconds, (unsigned long long)loadPeak, (unsigned long long)baseRss, first, mean,
-        (unsigned long long)peakRss(), (long long)data.graphs[0].nodeCount(), (long long)data.graphs[0].configCount());
+        (unsigned long long)peakRss(), (long long)data.graphs[0].nodeCount(), (long long)data.graphs[0].configCount(),
+        (unsigned long long)model::cachingCpuAllocatorStats().peakInUseBytes);
     return 0;
 }
 
@@ -269,7 +273,7 @@ int runScaleBench(const std::vector<std::string>& args)
         for (const int64_t c : trainConfigs)
             row("train step, " + std::to_string(c) + " configs", runPhase(caseArgv("train", c)), c);
     if (doEval) {
-        const PhaseResult r = runPhase(caseArgv("eval", 0));
+        const PhaseResult r = runPhase(caseArgv("eval", trainConfigs.empty() ? 32 : trainConfigs.back()));
         row("validation, all configs", r, int64_t(r.configs));
     }
     std::printf("\npeak RSS: the phase alone (VmHWM reset after loading the data and building the trainer);\n"
