@@ -835,6 +835,37 @@ private Q_SLOTS:
         QVERIFY(!parseRecomputeMode("yes", &parsed));
     }
 
+    // Without cross-attention and without gradients, a batch whose activations exceed 64 MiB is
+    // scored in sub-batches (tgraphmodel.cpp): its scores are those of each config scored alone.
+    void subBatchedScoresWithoutCrossAttention()
+    {
+        SyntheticLayoutSpec spec;
+        spec.nodes = 3000;
+        spec.configurableNodes = 200;
+        spec.configs = 8;
+        spec.seed = 5;
+        const LayoutGraph g = pruneToConfigurable(makeSyntheticLayoutGraph(spec)).graph;
+        const int64_t configs = 2 * (int64_t(64) << 20) / (g.nodeCount() * 256 * 4) + 3; // about 2.5 sub-batches
+        std::vector<int64_t> rows;
+        for (int64_t k = 0; k < configs; ++k)
+            rows.push_back(k % g.configCount());
+        const Normalizer normalizer = fitNormalizer(g.nodeFeat);
+        const LayoutBatch b = makeLayoutBatch(g, normalizer, rows, 121, "s");
+        TGraphModel m(options(false));
+        randomize(*m);
+        m->eval();
+        torch::NoGradGuard noGrad;
+        const auto scores = m->forward(b);
+        QCOMPARE(scores.size(0), configs);
+        for (int64_t k = 0; k < g.configCount(); ++k) {
+            const auto alone = m->forward(makeLayoutBatch(g, normalizer, { k }, 121, "s"));
+            for (int64_t j = k; j < configs; j += g.configCount())
+                QVERIFY2(std::abs(scores[j].item<double>() - alone[0].item<double>())
+                        <= 1e-5 * std::max(1.0, std::abs(alone[0].item<double>())),
+                    qPrintable(QStringLiteral("config %1").arg(j)));
+        }
+    }
+
     // The fused kernels split work by nodes; the result must not depend on how (bitwise). Sizes
     // large enough for the work to be split between two threads (64 k floats per task).
     void fusedKernelsIndependentOfThreads()
