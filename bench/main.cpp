@@ -8,6 +8,7 @@
 #include "npzbench.h"
 #include "projectbench.h"
 #include "realrecordbench.h"
+#include "scalebench.h"
 
 #include "core/util/error.h"
 
@@ -39,7 +40,9 @@ int main(int argc, char** argv)
                     "  kernels    fused element-wise kernels of the TGraph layers vs the composed ATen ops\n"
                     "  model      TGraph model forward and training step vs the PyTorch module, GFLOP/s vs GEMM peak\n"
                     "  realrecord TGraph model vs simulator on the real tuning record, 5 folds over configs, 150 steps "
-                    "each\n");
+                    "each\n"
+                    "  scale      TGraph training step and validation at TpuGraphs nlp scale (40k nodes, 4k configs): "
+                    "time and peak RSS per phase\n");
         return args.empty() ? 2 : 0;
     }
     try {
@@ -62,6 +65,10 @@ int main(int argc, char** argv)
             return tgraph::bench::runModelBench(rest);
         if (args[0] == "realrecord")
             return tgraph::bench::runRealRecordBench(rest);
+        if (args[0] == "scale")
+            return tgraph::bench::runScaleBench(rest);
+        if (args[0] == "scale-case")
+            return tgraph::bench::runScaleCase(rest);
         if (args[0] == "model-case")
             return tgraph::bench::runModelCase(rest);
     } catch (const std::exception& e) {

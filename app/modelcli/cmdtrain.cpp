@@ -225,6 +225,7 @@ bool readOptions(const ArgParser& p, TrainOptions* o, std::string* error)
     o->seed = p.get<uint64_t>("--seed");
     o->deterministic = p.has("--deterministic");
     o->dedup = p.get<DedupPolicy>("--dedup");
+    o->recompute = p.get<RecomputeMode>("--recompute");
     return true;
 }
 
@@ -587,6 +588,7 @@ int train(const ArgParser& p)
                             + ": a resumed run keeps the hyper-parameters of its checkpoint (start a new "
                               "run, or use 'tgraph weights export' + 'import' to restart from its weights)");
             options = resume->options;
+            options.recompute = p.get<RecomputeMode>("--recompute"); // not a hyper-parameter
             if (options.graphsPerStep < dist.worldSize)
                 return usageError(kCommand,
                     "the checkpoint's run takes " + std::to_string(options.graphsPerStep)
@@ -915,6 +917,10 @@ int runTrain(const std::vector<std::string>& args)
         opt::integer(0));
     p.addOption(
         "--eval-batch", "", "B", "configs per forward pass in validation (array_split chunks)", "128", opt::integer(1));
+    p.addOption("--recompute", "", "MODE",
+        "recompute each layer's activations in the backward pass (same gradients, far less memory; "
+        "docs/model.md §11): auto (when a layer's activation reaches 128 MiB), on or off",
+        "auto", opt::oneOf({ RecomputeMode::Auto, RecomputeMode::On, RecomputeMode::Off }, recomputeModeName));
     p.addOption("--log-every", "", "N", "steps per progress line", "50", opt::integer(1));
     p.addOption("--max-nonfinite", "", "N", "stop after N consecutive steps with a non-finite loss or gradient", "20",
         opt::integer(1));

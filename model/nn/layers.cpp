@@ -2,6 +2,7 @@
 #include "model/nn/layers.h"
 
 #include "model/nn/fusedops.h"
+#include "model/nn/recomputedlayer.h"
 
 #include <vector>
 
@@ -228,6 +229,7 @@ void GraphEncoder::registerOn(torch::nn::Module& owner, int64_t inputWidth, cons
     TORCH_CHECK(options.hidden > 0 && options.blocks >= 0, "model: hidden must be > 0 and blocks >= 0");
     TORCH_CHECK(!options.useCrossAttn || options.hidden % 2 == 0, "model: hidden must be even with cross-attn");
     const int64_t width = options.layerWidth();
+    m_hidden = options.hidden;
     TORCH_CHECK(width % kGateReduction == 0, "model: layer width must be a multiple of ", kGateReduction);
     linear = owner.register_module("linear", LinearActNorm(inputWidth, width, options.useCrossAttn));
     linear2 = owner.register_module("linear2", LinearActNorm(options.hidden, width, options.useCrossAttn));
@@ -249,6 +251,19 @@ torch::Tensor GraphEncoder::forward(const torch::Tensor& projected, const EdgeTe
         maps->layers.back().layer = name;
         return &maps->layers.back();
     };
+    const bool recompute = !maps && torch::GradMode::is_enabled() && projected.requires_grad()
+        && recomputes(m_recompute, projected.size(0), projected.size(1), m_hidden);
+    if (recompute) {
+        // Each layer keeps only its input; the blocks and edges are captured by value, as the
+        // backward pass runs after this call returns.
+        auto h = recomputedLayer(
+            [f = linear](const torch::Tensor& x) mutable { return f->afterLinear(x); }, projected, linear->parameters());
+        h = recomputedLayer([f = linear2](const torch::Tensor& x) mutable { return f->forward(x); }, h, linear2->parameters());
+        for (GraphBlock block : m_blocks)
+            h = recomputedLayer(
+                [block, edges](const torch::Tensor& x) mutable { return block->forward(x, edges); }, h, block->parameters());
+        return h;
+    }
     if (maps)
         maps->layers.reserve(maps->layers.size() + 2 + m_blocks.size()); // keeps the pointers valid
     auto h = linear->afterLinear(projected, layer("linear"));

@@ -14,6 +14,7 @@
 
 #include "core/results/attentionmaps.h"
 #include "model/nn/modeloptions.h"
+#include "model/nn/recompute.h"
 
 #include <torch/torch.h>
 
@@ -131,7 +132,11 @@ class GraphEncoder
 public:
     void registerOn(torch::nn::Module& owner, int64_t inputWidth, const ModelOptions& options);
     // `projected` is f_in[0]'s Linear already applied: (N, C, layerWidth). Returns (N, C, H).
+    // While gradients are recorded and no maps are asked for, each layer recomputes its
+    // activations in the backward pass as setRecompute() says (recompute.h; default Auto).
     torch::Tensor forward(const torch::Tensor& projected, const EdgeTensors& edges, AttentionMaps* maps);
+    void setRecompute(RecomputeMode mode) { m_recompute = mode; }
+    RecomputeMode recompute() const { return m_recompute; }
 
     LinearActNorm linear { nullptr };
     LinearActNorm linear2 { nullptr };
@@ -139,6 +144,8 @@ public:
 
 private:
     std::vector<GraphBlock> m_blocks;
+    int64_t m_hidden = 0;
+    RecomputeMode m_recompute = RecomputeMode::Auto;
 };
 
 // (N, C, F) -> plain configs x channels floats, mean over nodes.

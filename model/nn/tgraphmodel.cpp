@@ -18,6 +18,10 @@ constexpr int64_t kNodeLayoutWidth = kNodeLayoutColumns * kLayoutEmbedding; // 2
 constexpr int64_t kOpBegin = kNodeLayoutBegin + kNodeLayoutWidth; // 230
 static_assert(kOpBegin + kOpEmbedding == kLayoutInputWidth);
 
+// Largest (N, C, H) float32 activation a forward pass without gradients and without
+// cross-attention builds before it scores its configs in sub-batches.
+constexpr int64_t kScoreSubBatchBytes = int64_t(64) << 20;
+
 } // namespace
 
 TGraphModelImpl::TGraphModelImpl(const ModelOptions& options)
@@ -106,6 +110,23 @@ torch::Tensor TGraphModelImpl::project(const LayoutBatch& batch, const torch::Te
 
 torch::Tensor TGraphModelImpl::forward(const LayoutBatch& batch, AttentionMaps* attention)
 {
+    // Without cross-attention a config's score does not depend on the other configs of its batch,
+    // so without gradients a batch whose activations would exceed kScoreSubBatchBytes is scored in
+    // sub-batches: the same scores in bounded memory (docs/model.md §6.1). With cross-attention the
+    // batch is what the scores depend on, and it is scored whole.
+    const int64_t c = batch.configs();
+    const int64_t perConfig = batch.graph.nodes() * m_options.hidden * int64_t(sizeof(float));
+    const int64_t sub = std::max<int64_t>(1, kScoreSubBatchBytes / std::max<int64_t>(1, perConfig));
+    if (!m_options.useCrossAttn && !attention && !torch::GradMode::is_enabled() && sub < c) {
+        std::vector<torch::Tensor> parts;
+        for (int64_t begin = 0; begin < c; begin += sub) {
+            LayoutBatch part;
+            part.graph = batch.graph;
+            part.configTokens = batch.configTokens.narrow(0, begin, std::min(sub, c - begin));
+            parts.push_back(classifier(nodeEmbeddings(part, nullptr).mean(0)).squeeze(1));
+        }
+        return torch::cat(parts);
+    }
     const auto h = nodeEmbeddings(batch, attention); // (N, C, H)
     return classifier(h.mean(0)).squeeze(1); // mean pooling over nodes, then the linear head
 }

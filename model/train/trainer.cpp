@@ -165,6 +165,10 @@ Trainer::Trainer(const TrainingData& data, std::vector<size_t> trainGraphs, std:
     else
         m_tile = TileModel(modelOptions);
     m_loss = effectiveLoss(m_options);
+    if (m_layout)
+        m_layout->encoder.setRecompute(m_options.recompute);
+    if (m_tile)
+        m_tile->encoder.setRecompute(m_options.recompute);
     if (resume) {
         torch::NoGradGuard noGrad;
         const auto source = resume->module().named_parameters();

@@ -5,6 +5,7 @@
 // torch-free so the CLI and the GUI can hold them. Checkpoints store them as JSON.
 
 #include "model/nn/modeloptions.h"
+#include "model/nn/recompute.h"
 
 #include "core/graph/configs.h"
 
@@ -61,6 +62,10 @@ struct TrainOptions
 
     uint64_t seed = 42; // model initialization, dropout, config sampling, graph order
     bool deterministic = false; // deterministic algorithms: runs repeat bitwise for a fixed thread count
+    // Activation recomputation of the TGraph layers in the backward pass (recompute.h,
+    // docs/model.md §11): the same gradients for less memory. A setting of the process, not of the
+    // run: not written to checkpoints, and a resumed run takes the one it is given.
+    RecomputeMode recompute = RecomputeMode::Auto;
 
     DedupPolicy dedup = DedupPolicy::KeepFirst; // of train-split files (docs/model.md §2.3)
 

@@ -8,6 +8,7 @@
 #include "model/nn/fusedkernels.h"
 #include "model/nn/fusedops.h"
 #include "model/nn/layers.h"
+#include "model/nn/recompute.h"
 #include "model/nn/tgraphmodel.h"
 #include "model/nn/tilemodel.h"
 #include "model/runtime/torchruntime.h"
@@ -756,6 +757,113 @@ private Q_SLOTS:
             plain = tile->forward(tb);
         }
         QVERIFY(relativeError(fused, plain) < 1e-5);
+    }
+
+    // Activation recomputation (recompute.h): the layers run again in the backward pass with the
+    // same dropout masks, so scores and every parameter's gradient equal those without it, for
+    // the fused and the composed layers, with and without cross-attention; auto recomputes only
+    // from kRecomputeAutoBytes on, and nothing is recomputed under no-grad.
+    void recomputationKeepsGradients()
+    {
+        const LayoutGraph g = smallSyntheticGraph(12, 8);
+        const LayoutBatch b = makeLayoutBatch(g, fitNormalizer(g.nodeFeat), allRows(12), 121, "s");
+        // Whether the autograd graph of `out` holds a recomputed layer.
+        const auto hasRecomputedLayer = [](const torch::Tensor& out) {
+            std::vector<torch::autograd::Node*> todo { out.grad_fn().get() };
+            std::set<torch::autograd::Node*> seen;
+            while (!todo.empty()) {
+                torch::autograd::Node* node = todo.back();
+                todo.pop_back();
+                if (!node || !seen.insert(node).second)
+                    continue;
+                if (node->name().find("RecomputedLayerFunction") != std::string::npos)
+                    return true;
+                for (const auto& edge : node->next_edges())
+                    todo.push_back(edge.function.get());
+            }
+            return false;
+        };
+        for (int variant = 0; variant < 4; ++variant) {
+            const bool fused = variant < 2;
+            const bool cross = variant % 2 == 0;
+            FusedSwitch use(fused);
+            ModelOptions o = options(cross);
+            o.dropout = 0.2; // the masks must be drawn again identically
+            TGraphModel m(o);
+            randomize(*m);
+            m->train();
+            auto run = [&](RecomputeMode mode) {
+                m->encoder.setRecompute(mode);
+                m->zero_grad();
+                torch::manual_seed(99);
+                const auto out = m->forward(b);
+                const bool recomputed = hasRecomputedLayer(out);
+                (out * torch::linspace(-1, 1, out.size(0))).sum().backward();
+                std::map<std::string, torch::Tensor> grads;
+                for (const auto& p : m->named_parameters())
+                    grads[p.key()] = p.value().grad().clone();
+                return std::make_tuple(out.detach(), grads, recomputed);
+            };
+            const auto [plainScores, plainGrads, plainRecomputed] = run(RecomputeMode::Off);
+            const auto [scores, grads, recomputed] = run(RecomputeMode::On);
+            const auto [autoScores, autoGrads, autoRecomputed] = run(RecomputeMode::Auto);
+            const QString label = QStringLiteral("%1, cross-attn %2").arg(fused ? "fused" : "composed", cross ? "on" : "off");
+            QVERIFY2(recomputed && !plainRecomputed, qPrintable(label));
+            QVERIFY2(!autoRecomputed, qPrintable(label)); // a small graph at 12 configs: far below the threshold
+            QVERIFY2(maxAbs(scores - plainScores) <= 1e-6 * std::max(1.0, maxAbs(plainScores)), qPrintable(label));
+            QVERIFY2(torch::equal(autoScores, plainScores), qPrintable(label));
+            for (const auto& [name, grad] : plainGrads) {
+                const double e = maxAbs(grads.at(name) - grad) / std::max(maxAbs(grad), 1e-12);
+                QVERIFY2(e < 1e-6, qPrintable(label + ": " + QString::fromStdString(name) + " off by " + QString::number(e)));
+            }
+        }
+        // No recomputation without gradients (validation, inference).
+        ModelOptions o = options(true);
+        TGraphModel m(o);
+        m->encoder.setRecompute(RecomputeMode::On);
+        torch::NoGradGuard noGrad;
+        QVERIFY(!hasRecomputedLayer(m->forward(b)));
+        // Auto's threshold and the names the CLI takes.
+        QVERIFY(!recomputes(RecomputeMode::Auto, 4095, 32, 256));
+        QVERIFY(recomputes(RecomputeMode::Auto, 4096, 32, 256));
+        QVERIFY(recomputes(RecomputeMode::On, 1, 1, 1) && !recomputes(RecomputeMode::Off, 1 << 20, 1 << 10, 256));
+        for (const RecomputeMode mode : { RecomputeMode::Auto, RecomputeMode::On, RecomputeMode::Off }) {
+            RecomputeMode parsed = RecomputeMode::Auto;
+            QVERIFY(parseRecomputeMode(recomputeModeName(mode), &parsed) && parsed == mode);
+        }
+        RecomputeMode parsed = RecomputeMode::Auto;
+        QVERIFY(!parseRecomputeMode("yes", &parsed));
+    }
+
+    // Without cross-attention and without gradients, a batch whose activations exceed 64 MiB is
+    // scored in sub-batches (tgraphmodel.cpp): its scores are those of each config scored alone.
+    void subBatchedScoresWithoutCrossAttention()
+    {
+        SyntheticLayoutSpec spec;
+        spec.nodes = 3000;
+        spec.configurableNodes = 200;
+        spec.configs = 8;
+        spec.seed = 5;
+        const LayoutGraph g = pruneToConfigurable(makeSyntheticLayoutGraph(spec)).graph;
+        const int64_t configs = 2 * (int64_t(64) << 20) / (g.nodeCount() * 256 * 4) + 3; // about 2.5 sub-batches
+        std::vector<int64_t> rows;
+        for (int64_t k = 0; k < configs; ++k)
+            rows.push_back(k % g.configCount());
+        const Normalizer normalizer = fitNormalizer(g.nodeFeat);
+        const LayoutBatch b = makeLayoutBatch(g, normalizer, rows, 121, "s");
+        TGraphModel m(options(false));
+        randomize(*m);
+        m->eval();
+        torch::NoGradGuard noGrad;
+        const auto scores = m->forward(b);
+        QCOMPARE(scores.size(0), configs);
+        for (int64_t k = 0; k < g.configCount(); ++k) {
+            const auto alone = m->forward(makeLayoutBatch(g, normalizer, { k }, 121, "s"));
+            for (int64_t j = k; j < configs; j += g.configCount())
+                QVERIFY2(std::abs(scores[j].item<double>() - alone[0].item<double>())
+                        <= 1e-5 * std::max(1.0, std::abs(alone[0].item<double>())),
+                    qPrintable(QStringLiteral("config %1").arg(j)));
+        }
     }
 
     // The fused kernels split work by nodes; the result must not depend on how (bitwise). Sizes
