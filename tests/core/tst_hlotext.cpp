@@ -390,13 +390,13 @@ private Q_SLOTS:
             << "HloModule m\nc {\n  x = f32[4] parameter(0)\n  ROOT n = f32[4] negate(x)\n}\n"
                "ENTRY e {\n  p = f32[3] parameter(0)\n  ROOT r = f32[4] call(p), to_apply=c\n}\n"
             << QStringList { "line 8, column 3",
-                   "call passes 'p' (line 7) of shape f32[3] as parameter 0 of computation 'c', which has shape f32[4]" };
+                   "call passes 'p' (line 7) of shape f32[3]{0} as parameter 0 of computation 'c', which has shape f32[4]{0}" };
         QTest::newRow("fusion passing another tuple")
             << "HloModule m\nf {\n  x = (f32[2], s32[]) parameter(0)\n  ROOT g = f32[2] get-tuple-element(x), index=0\n}\n"
                "ENTRY e {\n  p = (f32[2], f32[]) parameter(0)\n"
                "  ROOT r = f32[2] fusion(p), kind=kLoop, calls=f\n}\n"
-            << QStringList { "line 8, column 3", "of shape (f32[2], f32[]) as parameter 0 of computation 'f'",
-                   "which has shape (f32[2], s32[])" };
+            << QStringList { "line 8, column 3", "of shape (f32[2]{0}, f32[]) as parameter 0 of computation 'f'",
+                   "which has shape (f32[2]{0}, s32[])" };
         QTest::newRow("while changing its shape")
             << "HloModule m\nbody {\n  x = f32[] parameter(0)\n  ROOT n = f32[] negate(x)\n}\n"
                "cond {\n  x = f32[] parameter(0)\n  ROOT t = pred[] constant(true)\n}\n"
@@ -406,7 +406,7 @@ private Q_SLOTS:
             << "HloModule m\nbody {\n  x = f32[2] parameter(0)\n  ROOT n = f32[2] negate(x)\n}\n"
                "cond {\n  x = f32[] parameter(0)\n  ROOT t = pred[] constant(true)\n}\n"
                "ENTRY e {\n  p = f32[] parameter(0)\n  ROOT w = f32[] while(p), condition=cond, body=body\n}\n"
-            << QStringList { "line 12, column 3", "of shape f32[] as parameter 0 of computation 'body', which has shape f32[2]" };
+            << QStringList { "line 12, column 3", "of shape f32[] as parameter 0 of computation 'body', which has shape f32[2]{0}" };
         QTest::newRow("conditional branch of another shape")
             << "HloModule m\nb {\n  ROOT x = f32[2] parameter(0)\n}\n"
                "ENTRY e {\n  i = s32[] parameter(0)\n  p = f32[] parameter(1)\n"
