@@ -8,6 +8,7 @@
 #include "core/util/atomicfile.h"
 #include "core/util/error.h"
 #include "core/util/format.h"
+#include "core/util/terminaltext.h"
 
 #include <algorithm>
 #include <chrono>
@@ -78,6 +79,10 @@ double latest(const std::vector<LatestMetric>& metrics, const std::string& run, 
     return std::nan("");
 }
 
+// What a project stores, for the terminal: a crafted name or message cannot move the cursor,
+// recolour or rewrite lines, or split a row (core/util/format.h, terminalText).
+std::string shown(const std::string& text) { return terminalText(text); }
+
 std::string number(double v, const char* format = "%.4g")
 {
     if (std::isnan(v))
@@ -92,7 +97,7 @@ int list(Project& project, const ArgParser& p)
     const std::vector<RunRecord> runs = project.runs(p.value("--experiment"));
     const auto metrics = project.latestMetrics();
     if (runs.empty()) {
-        std::printf("no runs in %s\n", project.path().c_str());
+        std::printf("no runs in %s\n", shown(project.path()).c_str());
         return ExitOk;
     }
     std::printf("%-10s %-16s %-14s %-9s %-19s %-8s %9s %9s %8s\n", "ID", "EXPERIMENT", "NAME", "STATUS", "STARTED",
@@ -100,9 +105,9 @@ int list(Project& project, const ArgParser& p)
     for (const RunRecord& r : runs) {
         const int64_t step = r.lastStep; // what the project records: metrics and checkpoints
         const int64_t end = r.endMs > 0 ? r.endMs : (isTerminal(r.status) ? r.heartbeatMs : nowMs());
-        const std::string name = r.parentRun.empty() ? r.name : "  " + r.name;
+        const std::string name = r.parentRun.empty() ? shown(r.name) : "  " + shown(r.name);
         std::printf("%-10s %-16.16s %-14.14s %-9s %-19s %-8s %9lld %9s %8s\n", r.id.substr(0, 8).c_str(),
-            r.experiment.c_str(), name.c_str(), runStatusName(r.status), formatTime(r.startMs).c_str(),
+            shown(r.experiment).c_str(), name.c_str(), runStatusName(r.status), formatTime(r.startMs).c_str(),
             formatElapsed(end - r.startMs).c_str(), (long long)step,
             number(latest(metrics, r.id, "loss", "train")).c_str(),
             number(latest(metrics, r.id, "tau", "valid"), "%.4f").c_str());
@@ -114,36 +119,37 @@ int show(Project& project, const ArgParser& p)
 {
     const RunRecord r = requireRun(project, p.positionals().size() > 1 ? p.positionals()[1] : std::string());
     std::printf("run          %s\nname         %s\nexperiment   %s\nstatus       %s%s%s\n", r.id.c_str(),
-        r.name.c_str(), r.experiment.c_str(), runStatusName(r.status), r.message.empty() ? "" : " - ",
-        r.message.c_str());
+        shown(r.name).c_str(), shown(r.experiment).c_str(), runStatusName(r.status), r.message.empty() ? "" : " - ",
+        shown(r.message).c_str());
     if (!r.parentRun.empty())
-        std::printf("fold of      %s\n", r.parentRun.c_str());
+        std::printf("fold of      %s\n", shown(r.parentRun).c_str());
     std::printf("step         %lld\n", (long long)r.lastStep);
     std::printf("started      %s\nended        %s\nheartbeat    %s\nprocess      %lld on %s\ncommand      %s\n",
         formatTime(r.startMs).c_str(), formatTime(r.endMs).c_str(), formatTime(r.heartbeatMs).c_str(), (long long)r.pid,
-        r.host.c_str(), r.commandLine.c_str());
+        shown(r.host).c_str(), shown(r.commandLine).c_str());
     if (!r.resumedFrom.empty())
         std::printf("resumed      yes (appends to this run)\n");
     if (!r.checkpoint.empty())
-        std::printf("checkpoint   %s\n", shownPath(project, r.checkpoint, "run " + r.id + " checkpoint").c_str());
+        std::printf(
+            "checkpoint   %s\n", shown(shownPath(project, r.checkpoint, "run " + r.id + " checkpoint")).c_str());
     const auto params = project.params(r.id);
     if (!params.empty()) {
         std::printf("params\n");
         for (const auto& [k, v] : params)
-            std::printf("  %-24s %s\n", k.c_str(), v.c_str());
+            std::printf("  %-24s %s\n", shown(k).c_str(), shown(v).c_str());
     }
     const auto tags = project.tags(r.id);
     if (!tags.empty()) {
         std::printf("tags\n");
         for (const auto& [k, v] : tags)
-            std::printf("  %-24s %s\n", k.c_str(), v.c_str());
+            std::printf("  %-24s %s\n", shown(k).c_str(), shown(v).c_str());
     }
     const auto metrics = project.latestMetrics({ r.id });
     if (!metrics.empty()) {
         std::printf("latest metrics\n");
         for (const LatestMetric& m : metrics) {
             const MetricSeries s = project.metricHistory(r.id, m.key, m.context, 1);
-            std::printf("  %-6s %-16s %12s  at step %lld (%lld points)\n", m.context.c_str(), m.key.c_str(),
+            std::printf("  %-6s %-16s %12s  at step %lld (%lld points)\n", shown(m.context).c_str(), shown(m.key).c_str(),
                 number(m.value, "%.6g").c_str(), (long long)m.step, (long long)s.totalPoints);
         }
     }
@@ -152,16 +158,16 @@ int show(Project& project, const ArgParser& p)
         std::printf("validation graphs at step %lld\n", (long long)graphs.front().step);
         for (const GraphMetricRecord& g : graphs)
             std::printf("  %-40s configs %6lld  tau %8s  opa %8s  top-5 slowdown %8s\n",
-                fs::path(g.graph).filename().c_str(), (long long)g.configs, number(g.kendallTau, "%.4f").c_str(),
+                shown(fs::path(g.graph).filename()).c_str(), (long long)g.configs, number(g.kendallTau, "%.4f").c_str(),
                 number(g.opa, "%.4f").c_str(), number(g.top5Slowdown, "%.4f").c_str());
     }
     for (const RunRecord& fold : project.runs())
         if (fold.parentRun == r.id)
             std::printf(
-                "fold run     %s %s %s\n", fold.id.substr(0, 8).c_str(), fold.name.c_str(), runStatusName(fold.status));
+                "fold run     %s %s %s\n", fold.id.substr(0, 8).c_str(), shown(fold.name).c_str(), runStatusName(fold.status));
     for (const ArtifactRecord& a : project.artifacts(r.id))
-        std::printf("artifact     %-10s step %-8lld %s\n", a.kind.c_str(), (long long)a.step,
-            shownPath(project, a.path, "run " + r.id + " artifact").c_str());
+        std::printf("artifact     %-10s step %-8lld %s\n", shown(a.kind).c_str(), (long long)a.step,
+            shown(shownPath(project, a.path, "run " + r.id + " artifact")).c_str());
     return ExitOk;
 }
 
@@ -172,7 +178,7 @@ int stop(Project& project, const ArgParser& p)
     const RunRecord r = requireRun(project, p.positionals().size() > 1 ? p.positionals()[1] : std::string());
     if (r.status != RunStatus::Running) {
         std::printf("run %s is not running (%s%s%s)\n", r.id.substr(0, 8).c_str(), runStatusName(r.status),
-            r.message.empty() ? "" : ": ", r.message.c_str());
+            r.message.empty() ? "" : ": ", shown(r.message).c_str());
         return ExitOk;
     }
     if (r.host != hostName())
@@ -195,7 +201,7 @@ int stop(Project& project, const ArgParser& p)
         const auto now = project.findRun(r.id);
         if (now && isTerminal(now->status)) {
             std::printf("run %s stopped: %s%s%s\n", r.id.substr(0, 8).c_str(), runStatusName(now->status),
-                now->message.empty() ? "" : " - ", now->message.c_str());
+                now->message.empty() ? "" : " - ", shown(now->message).c_str());
             return ExitOk;
         }
         if (::kill(pid, 0) != 0 && errno == ESRCH)
@@ -217,7 +223,7 @@ int remove(Project& project, const ArgParser& p)
     if (r.status == RunStatus::Running && !p.has("--force"))
         throw InputError(project.path(), "run " + r.id.substr(0, 8), "is running; stop it first (or --force)");
     project.deleteRun(r.id);
-    std::printf("deleted run %s (%s) and its files\n", r.id.substr(0, 8).c_str(), r.name.c_str());
+    std::printf("deleted run %s (%s) and its files\n", r.id.substr(0, 8).c_str(), shown(r.name).c_str());
     return ExitOk;
 }
 

@@ -202,6 +202,7 @@ private:
     void indexComputations()
     {
         m_parameters.assign(m.computations.size(), 0);
+        m_parameterOf.assign(m.computations.size(), {});
         for (size_t c = 0; c < m.computations.size(); ++c) {
             const HloComputation& comp = m.computations[c];
             const auto [it, fresh] = m_computationOfId.emplace(comp.id, uint32_t(c));
@@ -209,8 +210,21 @@ private:
                 throw InputError(m_file, computationPlace(c),
                     "computation id " + std::to_string(comp.id) + " is used twice (also by computation "
                         + mentionComputation(it->second) + ")");
-            for (const HloInstruction& i : m.instructionsOf(comp))
-                m_parameters[c] += i.opcode == "parameter";
+            for (size_t p = comp.firstInstruction; p < size_t(comp.firstInstruction) + comp.instructionCount
+                 && p < m.instructions.size();
+                 ++p) {
+                const HloInstruction& i = m.instructions[p];
+                if (i.opcode != "parameter")
+                    continue;
+                ++m_parameters[c];
+                // by parameter number; a number out of range or given twice leaves shapes unchecked
+                if (i.parameterNumber >= 0 && i.parameterNumber < int64_t(comp.instructionCount)) {
+                    auto& slots = m_parameterOf[c];
+                    if (slots.size() <= size_t(i.parameterNumber))
+                        slots.resize(size_t(i.parameterNumber) + 1, kNone);
+                    slots[size_t(i.parameterNumber)] = slots[size_t(i.parameterNumber)] == kNone ? uint32_t(p) : kNone;
+                }
+            }
             const uint32_t root = positionOfId(comp.rootId);
             if (root == kNone || m_computationOf[root] != c)
                 throw InputError(m_file, computationPlace(c),
@@ -413,6 +427,7 @@ private:
         bool elementwise = false;
         bool tuple = false;
         bool callsWithOperands = false; // call, fusion, while, conditional
+        bool appliesComputation = false; // sort, map, reduce, reduce-window, scatter, ...
     };
     const OpcodeChecks& checksOf(std::string_view opcode)
     {
@@ -425,6 +440,9 @@ private:
             c.tuple = opcode == "tuple";
             c.callsWithOperands
                 = opcode == "call" || opcode == "fusion" || opcode == "while" || opcode == "conditional";
+            c.appliesComputation = opcode == "sort" || opcode == "map" || opcode == "reduce"
+                || opcode == "reduce-window" || opcode == "scatter" || opcode == "select-and-scatter"
+                || opcode == "all-reduce" || opcode == "all-reduce-start" || opcode == "reduce-scatter";
             it = m_checks.insert_or_assign(opcode.data(), c).first;
         }
         return it->second;
@@ -461,6 +479,8 @@ private:
                         + operands(count));
             if (checks.callsWithOperands)
                 checkCalleeParameters(p, who());
+            if (checks.appliesComputation)
+                checkAppliedComputation(p, who());
             if (checks.elementwise)
                 checkElementwise(p);
         }
@@ -493,6 +513,104 @@ private:
                     fail(p,
                         who + " calls computation " + callee(k) + " with one operand, but it has "
                             + std::to_string(parameters(k)) + " parameters");
+        // The shapes passed: operand k is parameter k of a call or fusion; a while's one operand is
+        // the parameter of its body and condition (and its result's shape); a conditional's operand
+        // k + 1 is the parameter of branch k. Layouts may differ (XLA compares shapes without them).
+        if ((inst.opcode == "call" || inst.opcode == "fusion") && callees == 1 && parameters(0) == count)
+            for (size_t k = 0; k < count; ++k)
+                checkPassedShape(p, who, m_operands[m_operandStart[p] + k], m_calls[first], k);
+        if (inst.opcode == "while" && count == 1) {
+            const uint32_t operand = m_operands[m_operandStart[p]];
+            for (size_t k = 0; k < callees; ++k)
+                checkPassedShape(p, who, operand, m_calls[first + k], 0);
+            if (!sameShape(m.instructions[operand].shape, inst.shape))
+                fail(p,
+                    who + " has shape " + m.shapeToText(inst.shape) + " but its operand " + mention(operand)
+                        + " (the loop's initial value) has shape " + m.shapeToText(m.instructions[operand].shape));
+        }
+        if (inst.opcode == "conditional" && count == callees + 1)
+            for (size_t k = 0; k < callees; ++k)
+                checkPassedShape(p, who, m_operands[m_operandStart[p] + k + 1], m_calls[first + k], 0);
+    }
+
+    // Operand `operand` passed as parameter `number` of computation `c`: the same shape.
+    void checkPassedShape(size_t p, const std::string& who, uint32_t operand, uint32_t c, size_t number) const
+    {
+        const auto& slots = m_parameterOf[c];
+        const uint32_t parameter = number < slots.size() ? slots[number] : kNone;
+        if (parameter == kNone)
+            return;
+        const uint32_t given = m.instructions[operand].shape;
+        const uint32_t expected = m.instructions[parameter].shape;
+        if (!sameShape(given, expected))
+            fail(p,
+                who + " passes " + mention(operand) + " of shape " + m.shapeToText(given) + " as parameter "
+                    + std::to_string(number) + " of computation " + quoted(m.computations[c].name) + ", which has shape "
+                    + m.shapeToText(expected));
+    }
+
+    // Equal element types and dimensions, element by element for tuples, layouts aside.
+    bool sameShape(uint32_t a, uint32_t b) const
+    {
+        if (a == b)
+            return true;
+        const HloShape& x = m.shapes[a];
+        const HloShape& y = m.shapes[b];
+        if (x.elementType != y.elementType)
+            return false;
+        if (x.elementType == PrimitiveType::Tuple) {
+            if (x.tupleCount != y.tupleCount)
+                return false;
+            for (uint32_t k = 0; k < x.tupleCount; ++k)
+                if (!sameShape(x.firstTupleShape + k, y.firstTupleShape + k))
+                    return false;
+            return true;
+        }
+        const auto dx = m.span(x.dims);
+        const auto dy = m.span(y.dims);
+        return std::equal(dx.begin(), dx.end(), dy.begin(), dy.end());
+    }
+
+    // The computation an opcode applies to elements takes a fixed number of scalar parameters
+    // (docs/formats.md §8.6): sort's comparator two per operand (lhs and rhs of each), map's one
+    // per operand, reduce's and reduce-window's two per input (accumulator and element), scatter's
+    // two per input, select-and-scatter's select and scatter two each, the all-reduce and
+    // reduce-scatter reducer two.
+    void checkAppliedComputation(size_t p, const std::string& who) const
+    {
+        const HloInstruction& inst = m.instructions[p];
+        const size_t count = inst.operandIds.count;
+        const uint32_t first = m_callStart[p];
+        const size_t callees = m_callStart[p + 1] - first;
+        size_t expected = 0;
+        std::string why;
+        if (inst.opcode == "sort") {
+            expected = 2 * count;
+            why = "two per operand";
+        } else if (inst.opcode == "map") {
+            expected = count;
+            why = "one per operand";
+        } else if (inst.opcode == "reduce" || inst.opcode == "reduce-window") {
+            expected = count; // N inputs and N init values: 2N parameters
+            why = "two per input";
+        } else if (inst.opcode == "scatter") {
+            expected = count - 1; // N inputs, the indices and N updates: 2N parameters
+            why = "two per input";
+        } else {
+            expected = 2;
+            why = "two";
+        }
+        if (callees != 1 && !(inst.opcode == "select-and-scatter" && callees == 2))
+            return; // the number of callees is the reader's concern (an old text may omit them)
+        for (size_t k = 0; k < callees; ++k) {
+            const uint32_t c = m_calls[first + k];
+            if (m_parameters[c] != expected)
+                fail(p,
+                    who + " with " + operands(count) + " applies computation " + quoted(m.computations[c].name)
+                        + ", which has " + std::to_string(m_parameters[c])
+                        + (m_parameters[c] == 1 ? " parameter" : " parameters") + "; it takes "
+                        + std::to_string(expected) + " (" + why + ")");
+        }
     }
 
     void checkElementwise(size_t p) const
@@ -524,6 +642,7 @@ private:
     std::unordered_map<int64_t, uint32_t> m_positionOfId;
     std::unordered_map<int64_t, uint32_t> m_computationOfId;
     std::vector<size_t> m_parameters; // per computation
+    std::vector<std::vector<uint32_t>> m_parameterOf; // per computation: parameter number -> position (kNone: unknown)
     std::vector<uint32_t> m_operandStart;
     std::vector<uint32_t> m_operands;
     std::vector<uint32_t> m_callStart;

@@ -370,8 +370,10 @@ NpyHeader NpzReader::readNpyHeader(MemberStream& stream) const
     if (headerSize > stream.size())
         stream.fail("member (" + std::to_string(stream.size()) + " bytes) is smaller than its npy header ("
             + std::to_string(headerSize) + " bytes)");
+    // A version 1.0 header may declare fewer bytes than the preamble read (length 0 or 1): copy
+    // only what belongs to it (the dictionary it cannot hold is refused by parseNpyHeader).
     std::vector<std::byte> header(static_cast<size_t>(headerSize));
-    std::memcpy(header.data(), preamble, got);
+    std::memcpy(header.data(), preamble, size_t(std::min<uint64_t>(got, headerSize)));
     if (headerSize > got)
         stream.readExactly(header.data() + got, size_t(headerSize - got), "npy header");
     NpyHeader h = parseNpyHeader(header.data(), header.size(), file, stream.place());

@@ -3,6 +3,7 @@
 
 #include "core/store/project.h"
 #include "core/util/error.h"
+#include "core/util/terminaltext.h"
 #include "core/util/json.h"
 
 #include <algorithm>
@@ -114,9 +115,10 @@ std::string fixed(double v, int decimals)
 
 std::string percent(double v) { return std::isfinite(v) ? fixed(100.0 * v, 2) + "%" : "-"; }
 
-std::string graphLabel(const std::string& graph) { return std::filesystem::path(graph).stem().string(); }
+std::string graphLabel(const std::string& graph) { return terminalText(std::filesystem::path(graph).stem().string()); }
 
-std::string runLabel(const ComparedRun& r) { return r.name.empty() ? r.id.substr(0, 8) : r.name; }
+// Names and paths a project stores are escaped for the terminal (core/util/format.h).
+std::string runLabel(const ComparedRun& r) { return r.name.empty() ? r.id.substr(0, 8) : terminalText(r.name); }
 
 std::string padded(const std::string& s, size_t width, bool right = false)
 {
@@ -178,7 +180,7 @@ std::string comparisonText(const RunComparison& c)
         "APE", "params", "ms/step", "ms/128 cfg", "peak MB" };
     std::vector<std::vector<std::string>> rows;
     for (const ComparedRun& r : c.runs)
-        rows.push_back({ runLabel(r), r.model, r.loss, r.kind, std::to_string(r.graphs),
+        rows.push_back({ runLabel(r), terminalText(r.model), terminalText(r.loss), terminalText(r.kind), std::to_string(r.graphs),
             r.step < 0 ? "-" : std::to_string(r.step), fixed(r.tau, 4), fixed(r.opa, 4), percent(r.top1Slowdown),
             percent(r.top5Slowdown), std::isfinite(r.ape) ? fixed(r.ape, 2) + "%" : "-",
             r.parameters < 0 ? "-" : std::to_string(r.parameters), fixed(r.trainMsPerStep, 1),

@@ -618,7 +618,10 @@ std::string unet(const HloGenSpec& spec)
     }
     // Batch and spatial sizes of the two views (channels follow): the volume and its slices.
     const std::vector<int64_t> volume(input.dims.begin(), input.dims.end() - 1);
-    const std::vector<int64_t> slices { volume[0] * volume[1], volume[2], volume[3] };
+    // (2-D mode has no depth: no slices; reading volume[3] there overflowed, found by the ASan build)
+    const std::vector<int64_t> slices = volume.size() == 4
+        ? std::vector<int64_t> { volume[0] * volume[1], volume[2], volume[3] }
+        : std::vector<int64_t> {};
     auto view = [](std::vector<int64_t> dims, const Val& v) {
         dims.push_back(v.shape.dims.back());
         return v.shape.with(std::move(dims));

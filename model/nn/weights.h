@@ -32,8 +32,11 @@
 // and meta.model: uint8 (K,) the family name as text; meta.tile: int64 0-d, 1 for a tile model;
 // meta.hidden: int64 0-d width; meta.reduction: uint8 text (kaufman only). The same checks:
 // missing, extra, mis-shaped or non-finite keys are refused naming the key.
+//
+// The reading and every check made before a model is built are torch-free: weightsfile.h.
 
 #include "model/nn/tgraphmodel.h"
+#include "model/nn/weightsfile.h" // kCheckpointVersionKey, kCheckpointPrefixes
 #include "model/nn/tilemodel.h"
 #include "model/nn/zoomodel.h"
 
@@ -47,10 +50,6 @@ class NpzWriter;
 }
 
 namespace tgraph::model {
-
-// Marks a checkpoint; the prefixes of its training-state keys.
-inline constexpr const char* kCheckpointVersionKey = "checkpoint.version";
-inline constexpr const char* kCheckpointPrefixes[] = { "optimizer.", "scheduler.", "rng.", "train.", "checkpoint." };
 
 struct LayoutWeights
 {

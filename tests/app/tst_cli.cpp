@@ -10,6 +10,7 @@
 #include "core/store/runwriter.h"
 #include "core/synth/hlogen.h"
 #include "core/synth/synthetic.h"
+#include "core/util/terminaltext.h"
 #include "testutil.h"
 
 #include <QJsonArray>
@@ -114,6 +115,8 @@ class TestCli : public QObject
 private:
     QTemporaryDir m_dir;
     QString path(const QString& name) const { return m_dir.filePath(name); }
+    // The sanitizer build (TGRAPH_SANITIZE, docs/testing.md §4) has no LibTorch, so no tgraph-model.
+    static bool haveModelCommands() { return QFileInfo(testutil::binDir() + "/tgraph-model").isExecutable(); }
 
 private Q_SLOTS:
     void initTestCase() { QVERIFY2(QFileInfo(tgraphExe()).isExecutable(), qPrintable(tgraphExe())); }
@@ -226,6 +229,55 @@ private Q_SLOTS:
         QVERIFY2(r.exitCode == 0, r.err.constData());
         QVERIFY2(r.out.contains("is not running (CRASHED: its process"), r.out.constData());
         QCOMPARE(Project::open(project, Project::Access::Read).findRun(id)->status, RunStatus::Crashed);
+    }
+
+    // A project may come from someone else: the names and messages it stores are printed escaped,
+    // so that they cannot rewrite the terminal (escape sequences, carriage returns, bidirectional
+    // overrides) or add rows to a listing (newlines). Valid UTF-8 stays readable.
+    void storedTextIsEscapedOnTheTerminal()
+    {
+        QCOMPARE(terminalText("plain name-1"), std::string("plain name-1"));
+        QCOMPARE(terminalText("caf\xc3\xa9 \xe6\x97\xa5\xe6\x9c\xac"), std::string("caf\xc3\xa9 \xe6\x97\xa5\xe6\x9c\xac"));
+        QCOMPARE(terminalText("a\nb\rc\td\x1b[31me\x07" "f\x7f"), std::string("a\\nb\\rc\\td\\e[31me\\x07f\\x7f"));
+        QCOMPARE(terminalText(std::string("nul\0end", 7)), std::string("nul\\x00end"));
+        QCOMPARE(terminalText("back\\slash"), std::string("back\\\\slash"));
+        QCOMPARE(terminalText("\xc2\x9b" "2J"), std::string("\\u009b2J")); // C1 CSI
+        QCOMPARE(terminalText("\xe2\x80\xae" "txt.exe"), std::string("\\u202etxt.exe")); // right-to-left override
+        QCOMPARE(terminalText("\xff\xc3"), std::string("\\xff\\xc3")); // not UTF-8, truncated sequence
+        QCOMPARE(terminalText("\xed\xa0\x80"), std::string("\\xed\\xa0\\x80")); // a surrogate
+        QCOMPARE(terminalText("\xc0\xaf"), std::string("\\xc0\\xaf")); // overlong '/'
+
+        const std::string project = testutil::str(path("escape.tgproj"));
+        const std::string evil = "evil\n0123abcd FAKE     Default  FINISHED\x1b[2J\x1b]0;title\x07\r\xe2\x80\xaeok";
+        {
+            Project p = Project::create(project);
+            RunStart start;
+            start.name = evil;
+            start.experiment = "exp\x1b[31m";
+            start.status = RunStatus::Pending;
+            const std::string id = p.startRun(start);
+            p.setRunStatus(id, RunStatus::Failed, "failed\n\x1b[1mbold");
+            p.setParams(id, { { "key\x1b", "value\nnext" } });
+        }
+        const QString file = QString::fromStdString(project);
+        for (const QStringList& args :
+            { QStringList { "runs", "list", "--project", file }, QStringList { "runs", "show", evil.c_str(), "--project", file },
+                QStringList { "compare", "--project", file } }) {
+            const auto r = tgraphRun(args);
+            QVERIFY2(r.exitCode == 0, qPrintable(args.join(' ') + ": " + r.err));
+            for (const char c : r.out)
+                QVERIFY2(c == '\n' || (uint8_t(c) >= 0x20 && c != 0x7f), qPrintable(args.join(' ') + ": " + r.out.toPercentEncoding()));
+            QVERIFY2(!r.out.contains("\xe2\x80\xae"), r.out.constData());
+            QVERIFY2(r.out.contains("\\e[2J") || args[1] == "list", r.out.constData());
+        }
+        const auto list = tgraphRun({ "runs", "list", "--project", file });
+        QCOMPARE(list.out.count('\n'), 2); // the header and one row: the name's newline is no row
+        QVERIFY2(list.out.contains("evil\\n0123abcd"), list.out.constData());
+        QVERIFY2(list.out.contains("exp\\e[31m"), list.out.constData());
+        const auto show = tgraphRun({ "runs", "show", evil.c_str(), "--project", file });
+        QVERIFY2(show.out.contains("failed\\n\\e[1mbold"), show.out.constData());
+        QVERIFY2(show.out.contains("key\\e") && show.out.contains("value\\nnext"), show.out.constData());
+        QVERIFY2(show.out.contains("\\u202eok"), show.out.constData());
     }
 
     // `tgraph compare --project P` and `tgraph render --view curves --project P` without runs named
@@ -346,6 +398,8 @@ private Q_SLOTS:
 
     void badModelOptionValues()
     {
+        if (!haveModelCommands())
+            QSKIP("built without LibTorch (the sanitizer build): no tgraph-model");
         QFETCH(QStringList, args);
         QFETCH(QString, expected);
         const QString out = path("bad-option-out");
@@ -363,6 +417,8 @@ private Q_SLOTS:
 
     void modelCommandsHandedOver()
     {
+        if (!haveModelCommands())
+            QSKIP("built without LibTorch (the sanitizer build): no tgraph-model");
         auto commandLines = [](const QByteArray& help) {
             QSet<QByteArray> lines;
             for (const QByteArray& line : help.split('\n'))

@@ -386,6 +386,49 @@ private Q_SLOTS:
                "cond {\n  x = f32[] parameter(0)\n  ROOT t = pred[] constant(true)\n}\n"
                "ENTRY e {\n  p = f32[] parameter(0)\n  ROOT w = f32[] while(p), condition=cond, body=body\n}\n"
             << QStringList { "line 13, column 3", "while calls computation 'body' with one operand, but it has 2" };
+        QTest::newRow("call passing another shape")
+            << "HloModule m\nc {\n  x = f32[4] parameter(0)\n  ROOT n = f32[4] negate(x)\n}\n"
+               "ENTRY e {\n  p = f32[3] parameter(0)\n  ROOT r = f32[4] call(p), to_apply=c\n}\n"
+            << QStringList { "line 8, column 3",
+                   "call passes 'p' (line 7) of shape f32[3]{0} as parameter 0 of computation 'c', which has shape f32[4]{0}" };
+        QTest::newRow("fusion passing another tuple")
+            << "HloModule m\nf {\n  x = (f32[2], s32[]) parameter(0)\n  ROOT g = f32[2] get-tuple-element(x), index=0\n}\n"
+               "ENTRY e {\n  p = (f32[2], f32[]) parameter(0)\n"
+               "  ROOT r = f32[2] fusion(p), kind=kLoop, calls=f\n}\n"
+            << QStringList { "line 8, column 3", "of shape (f32[2]{0}, f32[]) as parameter 0 of computation 'f'",
+                   "which has shape (f32[2]{0}, s32[])" };
+        QTest::newRow("while changing its shape")
+            << "HloModule m\nbody {\n  x = f32[] parameter(0)\n  ROOT n = f32[] negate(x)\n}\n"
+               "cond {\n  x = f32[] parameter(0)\n  ROOT t = pred[] constant(true)\n}\n"
+               "ENTRY e {\n  p = f32[] parameter(0)\n  ROOT w = s32[] while(p), condition=cond, body=body\n}\n"
+            << QStringList { "line 12, column 3", "while has shape s32[] but its operand 'p' (line 11)" };
+        QTest::newRow("while body of another shape")
+            << "HloModule m\nbody {\n  x = f32[2] parameter(0)\n  ROOT n = f32[2] negate(x)\n}\n"
+               "cond {\n  x = f32[] parameter(0)\n  ROOT t = pred[] constant(true)\n}\n"
+               "ENTRY e {\n  p = f32[] parameter(0)\n  ROOT w = f32[] while(p), condition=cond, body=body\n}\n"
+            << QStringList { "line 12, column 3", "of shape f32[] as parameter 0 of computation 'body', which has shape f32[2]{0}" };
+        QTest::newRow("conditional branch of another shape")
+            << "HloModule m\nb {\n  ROOT x = f32[2] parameter(0)\n}\n"
+               "ENTRY e {\n  i = s32[] parameter(0)\n  p = f32[] parameter(1)\n"
+               "  ROOT r = f32[2] conditional(i, p), branch_computations={b}\n}\n"
+            << QStringList { "line 8, column 3", "passes 'p' (line 7) of shape f32[] as parameter 0 of computation 'b'" };
+        QTest::newRow("sort comparator for one operand of two")
+            << "HloModule m\nlt {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
+               "  ROOT c = pred[] compare(a, b), direction=LT\n}\n"
+               "ENTRY e {\n  k = f32[4]{0} parameter(0)\n  v = s32[4]{0} parameter(1)\n"
+               "  ROOT s = (f32[4]{0}, s32[4]{0}) sort(k, v), dimensions={0}, to_apply=lt\n}\n"
+            << QStringList { "line 10, column 3",
+                   "sort with 2 operands applies computation 'lt', which has 2 parameters; it takes 4 (two per operand)" };
+        QTest::newRow("reduce with a unary reducer")
+            << "HloModule m\nneg {\n  x = f32[] parameter(0)\n  ROOT n = f32[] negate(x)\n}\n"
+               "ENTRY e {\n  p = f32[4]{0} parameter(0)\n  z = f32[] constant(0)\n"
+               "  ROOT r = f32[] reduce(p, z), dimensions={0}, to_apply=neg\n}\n"
+            << QStringList { "line 9, column 3", "applies computation 'neg', which has 1 parameter; it takes 2 (two per input)" };
+        QTest::newRow("map of two with a unary function")
+            << "HloModule m\nneg {\n  x = f32[] parameter(0)\n  ROOT n = f32[] negate(x)\n}\n"
+               "ENTRY e {\n  p = f32[4]{0} parameter(0)\n  q = f32[4]{0} parameter(1)\n"
+               "  ROOT r = f32[4]{0} map(p, q), dimensions={0}, to_apply=neg\n}\n"
+            << QStringList { "line 9, column 3", "map with 2 operands applies computation 'neg'", "it takes 2 (one per operand)" };
     }
     void verifierRefusesWhatXlaRefuses()
     {
