@@ -955,10 +955,16 @@ MetricSeries Project::metricHistory(
         return series;
     const int64_t id = find.int64(0);
     series.totalPoints = find.int64(1);
+    // The stored count is the file's word, not a size to allocate by (a hostile or damaged file may
+    // say -1 or 10^15): refused when negative, and only a bounded part of it is reserved.
+    if (series.totalPoints < 0)
+        throw InputError(m_path, "run " + runId + ", series " + key,
+            "declares " + std::to_string(series.totalPoints) + " points (the file is damaged)");
+    constexpr int64_t kReserveCap = int64_t(1) << 16;
     SqliteStatement s(*m_db, "SELECT step, ts_ms, value FROM metrics WHERE series = ?1 ORDER BY step");
     s.bind(1, id);
     if (maxPoints <= 0 || series.totalPoints <= maxPoints) {
-        series.points.reserve(size_t(series.totalPoints));
+        series.points.reserve(size_t(std::min(series.totalPoints, kReserveCap)));
         while (s.step())
             series.points.push_back({ s.int64(0), s.int64(1), s.real(2) });
         return series;
@@ -970,7 +976,7 @@ MetricSeries Project::metricHistory(
     const int64_t lo = find.int64(2), hi = find.int64(3);
     const int64_t buckets = std::max<int64_t>(1, maxPoints / 4);
     const int64_t width = std::max<int64_t>(1, (hi - lo) / buckets + 1);
-    series.points.reserve(size_t(maxPoints));
+    series.points.reserve(size_t(std::min(maxPoints, kReserveCap)));
     int64_t bucket = -1;
     MetricPoint first {}, low {}, high {}, last {}, gap {};
     bool any = false, hasGap = false;

@@ -390,6 +390,40 @@ private Q_SLOTS:
         QCOMPARE(few.points.back().step, int64_t(19999));
     }
 
+    // A series' stored point count is the file's word: negative is refused naming the run and the
+    // series, a huge one is not used as an allocation size (found by fuzz_project: -1 became a
+    // vector::reserve of 2^64 - 1 and ended the process).
+    void storedPointCountsAreNotTrusted()
+    {
+        const std::string file = spath("counts.tgproj");
+        std::string id;
+        {
+            Project p = Project::create(file);
+            id = p.startRun({});
+        }
+        {
+            RunWriter w(file, id);
+            for (int64_t step = 0; step < 5; ++step)
+                w.logMetric("loss", step, double(step));
+        }
+        {
+            Project p = Project::open(file, Project::Access::Write);
+            p.db().exec("UPDATE series SET points = 1000000000000000");
+        }
+        {
+            Project p = Project::open(file, Project::Access::Read);
+            const MetricSeries all = p.metricHistory(id, "loss", "train");
+            QCOMPARE(all.points.size(), size_t(5)); // the rows there are, not the count claimed
+        }
+        {
+            Project p = Project::open(file, Project::Access::Write);
+            p.db().exec("UPDATE series SET points = -1");
+        }
+        Project p = Project::open(file, Project::Access::Read);
+        testutil::expectInputError(
+            [&] { p.metricHistory(id, "loss", "train"); }, { "counts.tgproj", QString::fromStdString("run " + id), "loss", "-1 points" });
+    }
+
     void foldsBecomeChildRuns()
     {
         const std::string file = spath("cv.tgproj");
