@@ -11,16 +11,6 @@ namespace tgraph::model {
 
 namespace {
 
-const std::string kNormalizerMean = "normalizer.mean";
-const std::string kNormalizerStd = "normalizer.std";
-const std::string kMetaCrossAttn = "meta.use_cross_attn";
-const std::string kMetaResidualAfter = "meta.residual_after_activation";
-const std::string kMetaBidirectional = "meta.bidirectional_edges";
-const std::string kMetaModel = "meta.model";
-const std::string kMetaTile = "meta.tile";
-const std::string kMetaHidden = "meta.hidden";
-const std::string kMetaReduction = "meta.reduction";
-
 using NamedTensors = std::vector<std::pair<std::string, torch::Tensor>>;
 
 // Parameters then buffers, by their dotted state-dict names.

@@ -23,6 +23,17 @@
 namespace tgraph::model {
 
 // Marks a checkpoint; the prefixes of its training-state keys.
+// The names of a weights file's normalizer arrays and model metadata (docs/formats.md), shared by
+// the reader and checks here and by the torch side that writes and loads them (weights.cpp).
+inline const std::string kNormalizerMean = "normalizer.mean";
+inline const std::string kNormalizerStd = "normalizer.std";
+inline const std::string kMetaCrossAttn = "meta.use_cross_attn";
+inline const std::string kMetaResidualAfter = "meta.residual_after_activation";
+inline const std::string kMetaBidirectional = "meta.bidirectional_edges";
+inline const std::string kMetaModel = "meta.model";
+inline const std::string kMetaTile = "meta.tile";
+inline const std::string kMetaHidden = "meta.hidden";
+inline const std::string kMetaReduction = "meta.reduction";
 inline constexpr const char* kCheckpointVersionKey = "checkpoint.version";
 inline constexpr const char* kCheckpointPrefixes[] = { "optimizer.", "scheduler.", "rng.", "train.", "checkpoint." };
 
