@@ -8,7 +8,9 @@
 #include <graphviz/cgraph.h>
 #include <graphviz/gvc.h>
 
+#include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -377,8 +379,12 @@ std::string layoutDotSource(const LayoutInput& input, bool fast)
     std::string dot = "digraph G {\n";
     dot += "graph [rankdir=";
     dot += input.direction == LayoutInput::Direction::TopToBottom ? "TB" : "LR";
-    // Disconnected parts are packed side by side and in rows rather than in one long row.
-    dot += ", nodesep=0.25, ranksep=0.4, outputorder=edgesfirst, pack=true, packmode=\"graph\"";
+    dot += ", nodesep=0.25, ranksep=0.4, outputorder=edgesfirst";
+    // Disconnected parts are packed side by side and in rows rather than in one long row. Not with
+    // clusters: Graphviz 2.42 (Debian 12) frees cluster subgraphs it still uses when packing them
+    // (valgrind: cccomps/dot_layout; it crashed in place_graph_label). layoutGraph packs those itself.
+    if (input.clusters.empty())
+        dot += ", pack=true, packmode=\"graph\"";
     if (fast)
         dot += ", mclimit=0.1, nslimit=1, nslimit1=1, splines=line";
     dot += "];\nnode [shape=box, fixedsize=true, label=\"\"];\nedge [arrowhead=none];\n";
@@ -488,13 +494,13 @@ GraphLayout parseLayoutDot(const std::string& dot, const LayoutInput& input)
     return out;
 }
 
-GraphLayout layoutGraph(const LayoutInput& input, const LayoutOptions& options)
+namespace {
+
+// One Graphviz run over `input`; `fast` may turn true when the quality settings ran out of time.
+GraphLayout layoutWhole(const LayoutInput& input, const LayoutOptions& options, bool& fast)
 {
-    checkInput(input, options);
-    const auto start = std::chrono::steady_clock::now();
     if (options.progress && options.progress->isCancelled())
         throw Cancelled();
-    bool fast = int64_t(input.nodes.size()) > kLayoutFastModeNodes;
     bool inProcess = options.engine == LayoutOptions::Engine::InProcess;
     std::string result;
     if (!inProcess) {
@@ -518,6 +524,189 @@ GraphLayout layoutGraph(const LayoutInput& input, const LayoutOptions& options)
         throw Cancelled();
     GraphLayout layout = parseLayoutDot(result, input);
     layout.engine = inProcess ? GraphLayout::Engine::InProcess : GraphLayout::Engine::DotProcess;
+    return layout;
+}
+
+// A part of a clustered input laid out on its own: the input and where its items came from.
+struct LayoutPart
+{
+    LayoutInput input;
+    std::vector<int32_t> nodes, edges, clusters; // original indices
+};
+
+// Splits a clustered input into its connected parts (a top-level cluster with everything inside it
+// counts as connected, as Graphviz's own cccomps has it). Parts with clusters come first, largest
+// first, at most `maxClustered` of them; the remaining clustered parts share one part (Graphviz lays
+// its components side by side), and the parts without clusters share one (Graphviz packs those).
+std::vector<LayoutPart> splitClusteredInput(const LayoutInput& input, size_t maxClustered)
+{
+    const size_t n = input.nodes.size();
+    std::vector<int32_t> parent(n);
+    for (size_t i = 0; i < n; ++i)
+        parent[i] = int32_t(i);
+    const auto find = [&](int32_t a) {
+        while (parent[size_t(a)] != a)
+            a = parent[size_t(a)] = parent[size_t(parent[size_t(a)])];
+        return a;
+    };
+    const auto join = [&](int32_t a, int32_t b) {
+        a = find(a);
+        b = find(b);
+        if (a != b)
+            parent[size_t(std::max(a, b))] = std::min(a, b);
+    };
+    for (const LayoutInput::Edge& e : input.edges)
+        join(e.from, e.to);
+    std::vector<int32_t> topOf(input.clusters.size());
+    for (size_t c = 0; c < input.clusters.size(); ++c)
+        topOf[c] = input.clusters[c].parent < 0 ? int32_t(c) : topOf[size_t(input.clusters[c].parent)];
+    std::vector<int32_t> firstNodeOfTop(input.clusters.size(), -1);
+    for (size_t i = 0; i < n; ++i) {
+        if (input.nodes[i].cluster < 0)
+            continue;
+        int32_t& first = firstNodeOfTop[size_t(topOf[size_t(input.nodes[i].cluster)])];
+        if (first < 0)
+            first = int32_t(i);
+        else
+            join(first, int32_t(i));
+    }
+    // Components by their smallest node; clustered ones ranked by size.
+    std::vector<int32_t> componentOf(n, -1);
+    std::vector<int32_t> sizes;
+    std::vector<char> clustered;
+    std::vector<int32_t> idOfRoot(n, -1);
+    for (size_t i = 0; i < n; ++i) {
+        const int32_t root = find(int32_t(i));
+        if (idOfRoot[size_t(root)] < 0) {
+            idOfRoot[size_t(root)] = int32_t(sizes.size());
+            sizes.push_back(0);
+            clustered.push_back(0);
+        }
+        componentOf[i] = idOfRoot[size_t(root)];
+        ++sizes[size_t(componentOf[i])];
+        if (input.nodes[i].cluster >= 0)
+            clustered[size_t(componentOf[i])] = 1;
+    }
+    std::vector<int32_t> order;
+    for (size_t k = 0; k < sizes.size(); ++k)
+        if (clustered[k])
+            order.push_back(int32_t(k));
+    std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return sizes[size_t(a)] > sizes[size_t(b)]; });
+    std::vector<int32_t> partOf(sizes.size(), -1);
+    size_t parts = 0;
+    for (size_t r = 0; r < order.size(); ++r)
+        partOf[size_t(order[r])] = int32_t(r < maxClustered ? parts++ : maxClustered);
+    if (order.size() > maxClustered)
+        parts = maxClustered + 1;
+    const int32_t plainPart = int32_t(parts);
+    bool anyPlain = false;
+    for (size_t k = 0; k < sizes.size(); ++k)
+        if (partOf[k] < 0) {
+            partOf[k] = plainPart;
+            anyPlain = true;
+        }
+    std::vector<LayoutPart> out(parts + (anyPlain ? 1 : 0));
+    std::vector<int32_t> newIndex(n);
+    for (size_t i = 0; i < n; ++i) {
+        LayoutPart& part = out[size_t(partOf[size_t(componentOf[i])])];
+        newIndex[i] = int32_t(part.nodes.size());
+        part.nodes.push_back(int32_t(i));
+        part.input.nodes.push_back(input.nodes[i]);
+    }
+    // Clusters follow their top-level cluster's nodes (a cluster without nodes goes with the first part).
+    std::vector<int32_t> newCluster(input.clusters.size(), -1);
+    for (size_t c = 0; c < input.clusters.size(); ++c) {
+        const int32_t first = firstNodeOfTop[size_t(topOf[c])];
+        LayoutPart& part = out[first >= 0 ? size_t(partOf[size_t(componentOf[size_t(first)])]) : 0];
+        newCluster[c] = int32_t(part.clusters.size());
+        part.clusters.push_back(int32_t(c));
+        LayoutInput::Cluster cluster = input.clusters[c];
+        cluster.parent = cluster.parent < 0 ? -1 : newCluster[size_t(cluster.parent)];
+        part.input.clusters.push_back(cluster);
+    }
+    for (LayoutPart& part : out)
+        for (LayoutInput::Node& node : part.input.nodes)
+            node.cluster = node.cluster < 0 ? -1 : newCluster[size_t(node.cluster)];
+    for (size_t e = 0; e < input.edges.size(); ++e) {
+        const LayoutInput::Edge& edge = input.edges[e];
+        LayoutPart& part = out[size_t(partOf[size_t(componentOf[size_t(edge.from)])])];
+        part.edges.push_back(int32_t(e));
+        part.input.edges.push_back({ newIndex[size_t(edge.from)], newIndex[size_t(edge.to)], edge.weight });
+    }
+    for (LayoutPart& part : out)
+        part.input.direction = input.direction;
+    return out;
+}
+
+} // namespace
+
+GraphLayout layoutGraph(const LayoutInput& input, const LayoutOptions& options)
+{
+    checkInput(input, options);
+    const auto start = std::chrono::steady_clock::now();
+    bool fast = int64_t(input.nodes.size()) > kLayoutFastModeNodes;
+    std::vector<LayoutPart> parts;
+    if (!input.clusters.empty() && !input.nodes.empty())
+        parts = splitClusteredInput(input, 24);
+    GraphLayout layout;
+    if (parts.size() <= 1) {
+        layout = layoutWhole(input, options, fast);
+    } else {
+        // Rows of parts, tallest first, about as wide as the whole is high (Graphviz's packmode="graph"
+        // aims at a square too), with the gap Graphviz's pack leaves.
+        constexpr double kGap = 8;
+        std::vector<GraphLayout> laid;
+        laid.reserve(parts.size());
+        double area = 0;
+        double widest = 0;
+        for (const LayoutPart& part : parts) {
+            laid.push_back(layoutWhole(part.input, options, fast));
+            area += (laid.back().width + kGap) * (laid.back().height + kGap);
+            widest = std::max(widest, laid.back().width);
+        }
+        std::vector<size_t> byHeight(parts.size());
+        for (size_t k = 0; k < parts.size(); ++k)
+            byHeight[k] = k;
+        std::stable_sort(byHeight.begin(), byHeight.end(),
+            [&](size_t a, size_t b) { return laid[a].height > laid[b].height; });
+        const double rowWidth = std::max(widest, std::sqrt(area));
+        layout.nodes.resize(input.nodes.size());
+        layout.edges.resize(input.edges.size());
+        layout.clusters.resize(input.clusters.size());
+        layout.engine = GraphLayout::Engine::DotProcess;
+        double x = 0, y = 0, rowHeight = 0;
+        for (const size_t k : byHeight) {
+            const GraphLayout& part = laid[k];
+            if (x > 0 && x + part.width > rowWidth) {
+                x = 0;
+                y += rowHeight + kGap;
+                rowHeight = 0;
+            }
+            const auto moved = [&](GraphLayout::Box box) {
+                box.x += x;
+                box.y += y;
+                return box;
+            };
+            for (size_t i = 0; i < parts[k].nodes.size(); ++i)
+                layout.nodes[size_t(parts[k].nodes[i])] = moved(part.nodes[i]);
+            for (size_t c = 0; c < parts[k].clusters.size(); ++c)
+                layout.clusters[size_t(parts[k].clusters[c])] = moved(part.clusters[c]);
+            for (size_t e = 0; e < parts[k].edges.size(); ++e) {
+                GraphLayout::Edge edge = part.edges[e];
+                for (GraphLayout::Point& p : edge.points) {
+                    p.x += x;
+                    p.y += y;
+                }
+                layout.edges[size_t(parts[k].edges[e])] = std::move(edge);
+            }
+            if (part.engine == GraphLayout::Engine::InProcess)
+                layout.engine = GraphLayout::Engine::InProcess;
+            layout.width = std::max(layout.width, x + part.width);
+            rowHeight = std::max(rowHeight, part.height);
+            layout.height = std::max(layout.height, y + rowHeight);
+            x += part.width + kGap;
+        }
+    }
     layout.fast = fast;
     layout.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return layout;

@@ -112,6 +112,7 @@ private Q_SLOTS:
     void pathsConnectTheEnds();
     void aliasingSplitsHighDegreeNodes();
     void disconnectedPartsArePacked();
+    void disconnectedClusteredPartsArePacked();
     void soleOuterClusterIsDropped();
 
     void featureNamesCoverEveryColumn();
@@ -717,6 +718,56 @@ void TestGraphView::disconnectedPartsArePacked()
         layout.width < 6 * layout.height, qPrintable(QStringLiteral("%1 x %2").arg(layout.width).arg(layout.height)));
     for (const LayoutInput::Edge& e : input.edges)
         QVERIFY(layout.nodes[size_t(e.to)].y > layout.nodes[size_t(e.from)].y);
+}
+
+void TestGraphView::disconnectedClusteredPartsArePacked()
+{
+    // Graphviz 2.42 frees cluster subgraphs it still uses when it packs a graph with clusters, so
+    // the DOT text never asks for packing then; layoutGraph packs the parts itself.
+    LayoutInput input;
+    for (int i = 0; i < 30; ++i) {
+        const int32_t cluster = i % 3 == 2 ? -1 : int32_t(input.clusters.size());
+        if (cluster >= 0)
+            input.clusters.push_back({ -1, i % 2 == 0 });
+        if (i % 5 == 0 && cluster >= 0)
+            input.clusters.push_back({ cluster, true }); // a nested cluster around the consumer
+        const int32_t inner = i % 5 == 0 && cluster >= 0 ? int32_t(input.clusters.size()) - 1 : cluster;
+        input.nodes.push_back({ 72, 36, cluster });
+        input.nodes.push_back({ 72, 36, inner });
+        input.edges.push_back({ 2 * i, 2 * i + 1, 1 });
+    }
+    QVERIFY(layoutDotSource(input).find("pack") == std::string::npos);
+    QVERIFY(layoutDotSource(chain(3)).find("pack=true") != std::string::npos);
+    for (const auto engine : { LayoutOptions::Engine::InProcess, LayoutOptions::Engine::DotProcess }) {
+        LayoutOptions options;
+        options.engine = engine;
+        const GraphLayout layout = layoutGraph(input, options);
+        QVERIFY2(layout.width < 6 * layout.height && layout.height < 6 * layout.width,
+            qPrintable(QStringLiteral("%1 x %2").arg(layout.width).arg(layout.height)));
+        for (size_t i = 0; i < input.nodes.size(); ++i) {
+            const GraphLayout::Box& b = layout.nodes[i];
+            QVERIFY(b.x >= 0 && b.y >= 0 && b.x + b.width <= layout.width + 0.5 && b.y + b.height <= layout.height + 0.5);
+            for (int c = input.nodes[i].cluster; c >= 0; c = input.clusters[size_t(c)].parent)
+                QVERIFY(inside(layout.nodes[i], layout.clusters[size_t(c)]));
+        }
+        for (const LayoutInput::Edge& e : input.edges) {
+            QVERIFY(layout.nodes[size_t(e.to)].y > layout.nodes[size_t(e.from)].y);
+            // The edge's ends touch its nodes, after the part was moved.
+            const GraphLayout::Edge& drawn = layout.edges[size_t(&e - input.edges.data())];
+            QVERIFY(!drawn.points.empty());
+            const GraphLayout::Box& from = layout.nodes[size_t(e.from)];
+            QVERIFY(std::abs(drawn.points.front().x - from.center().x) < from.width);
+        }
+        // Top-level clusters do not overlap.
+        for (size_t a = 0; a < input.clusters.size(); ++a)
+            for (size_t b = a + 1; b < input.clusters.size(); ++b) {
+                if (input.clusters[a].parent >= 0 || input.clusters[b].parent >= 0)
+                    continue;
+                const GraphLayout::Box& p = layout.clusters[a];
+                const GraphLayout::Box& q = layout.clusters[b];
+                QVERIFY(p.x + p.width <= q.x || q.x + q.width <= p.x || p.y + p.height <= q.y || q.y + q.height <= p.y);
+            }
+    }
 }
 
 void TestGraphView::soleOuterClusterIsDropped()
