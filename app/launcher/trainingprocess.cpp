@@ -62,6 +62,12 @@ bool TrainingProcess::resume(const QString& project, const QString& runId)
     return launch(project, { QStringLiteral("train"), QStringLiteral("--resume"), runId });
 }
 
+bool TrainingProcess::resumeSweep(const QString& project, const QString& sweepId)
+{
+    m_runId = sweepId;
+    return launch(project, { QStringLiteral("sweep"), QStringLiteral("--resume"), sweepId });
+}
+
 bool TrainingProcess::launch(const QString& project, const QStringList& arguments)
 {
     if (isRunning()) {

@@ -31,6 +31,9 @@ public:
     // --project PROJECT`. Returns false (and emits failed()) when a run is already active.
     bool start(const QString& project, const QStringList& trainArguments);
     bool resume(const QString& project, const QString& runId);
+    // `tgraph sweep --resume SWEEP --project PROJECT`: the sweep's interrupted runs queued again and
+    // its queue driven (docs/store.md §9); runId() is the sweep's from the start.
+    bool resumeSweep(const QString& project, const QString& sweepId);
     // SIGTERM now, SIGKILL after `graceMs` if the process is still alive.
     void stop(int graceMs = 60000);
 

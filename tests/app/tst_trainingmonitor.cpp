@@ -28,6 +28,7 @@
 #include <QLayout>
 #include <QLineSeries>
 #include <QPlainTextEdit>
+#include <QProcess>
 #include <QScatterSeries>
 #include <QScopeGuard>
 #include <QScreen>
@@ -550,6 +551,51 @@ private Q_SLOTS:
             10000));
         if (const QString shots = testutil::env("TGRAPH_SCREENSHOT_DIR"); !shots.isEmpty())
             view->grab().save(shots + "/sweep-window.png");
+    }
+
+    // A sweep stopped mid-way (SIGTERM to `tgraph sweep`, as Ctrl+C) is resumable from the studio:
+    // Resume runs `tgraph sweep --resume`, which queues its interrupted runs again and drives the
+    // queue to the end (docs/store.md §9).
+    void stoppedSweepResumesFromTheStudio()
+    {
+        const QString project = path("stopped-sweep.tgproj");
+        QProcess sweep;
+        sweep.start(tgraphExe(),
+            { "sweep", "--project", project, "--data", m_data, "--grid", "lr=1e-3,3e-4", "--seeds", "1", "--parallel",
+                "1", "--steps", "4", "--eval-every", "2", "--configs-per-step", "16" });
+        QVERIFY(sweep.waitForStarted());
+        // the queue is made before the first child starts; stop the sweep as soon as it is there
+        QVERIFY(QTest::qWaitFor([&] { return sweep.waitForReadyRead(100) && sweep.peek(1 << 16).contains("sweep "); }, 60000));
+        sweep.terminate();
+        QVERIFY(sweep.waitForFinished(60000));
+        QCOMPARE(sweep.exitCode(), 130);
+
+        TrainingMonitor monitor;
+        monitor.setPollInterval(200);
+        monitor.show();
+        monitor.setProject(project);
+        QVERIFY(waitFor(monitor, [&] { return monitor.runsModel()->rowCount() == 1; }, 10000));
+        const QString id = QString::fromStdString(monitor.runsModel()->runs().front().record.id);
+        QCOMPARE(monitor.runsModel()->runs().front().record.status, RunStatus::Killed);
+        monitor.selectRuns({ id });
+        QVERIFY(monitor.canResumeSelection());
+        QSignalSpy finished(monitor.processes(), &RunProcesses::finished);
+        QVERIFY(monitor.resumeSelected());
+        QVERIFY(!monitor.canResumeSelection()); // not twice at once
+        QVERIFY(finished.wait(180000));
+        QCOMPARE(finished.back().at(0).toString(), id);
+        QCOMPARE(finished.back().at(1).toInt(), 0);
+        QVERIFY(monitor.logPane()->toPlainText().contains("tgraph sweep --resume " + id));
+        const Project p = Project::open(project.toStdString(), Project::Access::Read);
+        QCOMPARE(p.findRun(id.toStdString())->status, RunStatus::Finished);
+        int children = 0;
+        for (const RunRecord& r : p.runs())
+            if (r.parentRun == id.toStdString()) {
+                ++children;
+                QCOMPARE(r.status, RunStatus::Finished);
+            }
+        QCOMPARE(children, 2);
+        QVERIFY(waitFor(monitor, [&] { return !monitor.canResumeSelection(); }, 10000)); // finished
     }
 
     void deleteRemovesARunAndItsFiles()

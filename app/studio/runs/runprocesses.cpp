@@ -21,7 +21,7 @@ RunProcesses::~RunProcesses() = default;
 
 bool RunProcesses::start(const QString& project, const QStringList& trainArguments)
 {
-    return launch(project, {}, trainArguments);
+    return launch(project, Kind::Train, {}, trainArguments);
 }
 
 bool RunProcesses::resume(const QString& project, const QString& runId)
@@ -30,29 +30,38 @@ bool RunProcesses::resume(const QString& project, const QString& runId)
         Q_EMIT failed(tr("Run %1 is already running here").arg(runId.left(8)));
         return false;
     }
-    return launch(project, runId, {});
+    return launch(project, Kind::ResumeRun, runId, {});
 }
 
-bool RunProcesses::launch(const QString& project, const QString& resumeRunId, const QStringList& trainArguments)
+bool RunProcesses::resumeSweep(const QString& project, const QString& sweepId)
+{
+    if (isActive(sweepId)) {
+        Q_EMIT failed(tr("Sweep %1 is already running here").arg(sweepId.left(8)));
+        return false;
+    }
+    return launch(project, Kind::ResumeSweep, sweepId, {});
+}
+
+bool RunProcesses::launch(const QString& project, Kind kind, const QString& runId, const QStringList& trainArguments)
 {
     auto owned = std::make_unique<Launch>();
     Launch* l = owned.get();
     l->project = project;
-    l->runId = resumeRunId;
-    if (!resumeRunId.isEmpty())
-        m_trained.insert(resumeRunId);
+    l->runId = runId;
+    if (!runId.isEmpty())
+        m_trained.insert(runId);
     l->process = new TrainingProcess(this);
     l->process->setProgram(m_program);
     m_launches.push_back(std::move(owned));
     connect(l->process, &TrainingProcess::outputLine, this,
         [this, l](const QString& line, bool isError) { append(l, line, isError); });
-    connect(l->process, &TrainingProcess::runIdKnown, this, [this, l](const QString& runId) {
-        l->runId = runId;
-        m_trained.insert(runId);
-        QStringList& lines = m_output[runId];
+    connect(l->process, &TrainingProcess::runIdKnown, this, [this, l](const QString& id) {
+        l->runId = id;
+        m_trained.insert(id);
+        QStringList& lines = m_output[id];
         lines << l->pending;
         l->pending.clear();
-        Q_EMIT runIdKnown(runId);
+        Q_EMIT runIdKnown(id);
     });
     connect(l->process, &TrainingProcess::finished, this,
         [this, l](int exitCode, bool crashed) { onFinished(l, exitCode, crashed); });
@@ -63,12 +72,19 @@ bool RunProcesses::launch(const QString& project, const QString& resumeRunId, co
             std::erase_if(m_launches, [l](const std::unique_ptr<Launch>& x) { return x.get() == l; });
         }
     });
-    const QStringList shown = resumeRunId.isEmpty()
-        ? QStringList { QStringLiteral("train") } + trainArguments
-        : QStringList { QStringLiteral("train"), QStringLiteral("--resume"), resumeRunId };
+    const QStringList shown = kind == Kind::Train ? QStringList { QStringLiteral("train") } + trainArguments
+        : kind == Kind::ResumeRun ? QStringList { QStringLiteral("train"), QStringLiteral("--resume"), runId }
+                                  : QStringList { QStringLiteral("sweep"), QStringLiteral("--resume"), runId };
     append(l, QStringLiteral("$ tgraph %1 --project %2").arg(shown.join(QLatin1Char(' ')), project), false);
-    return resumeRunId.isEmpty() ? l->process->start(project, trainArguments)
-                                 : l->process->resume(project, resumeRunId);
+    switch (kind) {
+    case Kind::Train:
+        return l->process->start(project, trainArguments);
+    case Kind::ResumeRun:
+        return l->process->resume(project, runId);
+    case Kind::ResumeSweep:
+        break;
+    }
+    return l->process->resumeSweep(project, runId);
 }
 
 void RunProcesses::append(Launch* l, const QString& line, bool isError)

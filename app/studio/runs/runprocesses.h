@@ -35,6 +35,9 @@ public:
     // `tgraph train ARGS --project P`; resume(): `tgraph train --resume RUN --project P`.
     bool start(const QString& project, const QStringList& trainArguments);
     bool resume(const QString& project, const QString& runId);
+    // `tgraph sweep --resume SWEEP --project P`: a stopped or crashed sweep goes on (its runs' lines
+    // are the sweep's output).
+    bool resumeSweep(const QString& project, const QString& sweepId);
     // A graceful stop: our own process gets SIGTERM (it finishes its step, writes a checkpoint and
     // ends KILLED) and SIGKILL after `graceMs`, the run then marked KILLED here; a run started
     // elsewhere on this host is stopped by `tgraph runs stop RUN --timeout` (the same, with the
@@ -71,7 +74,8 @@ private:
         int graceMs = 0;
     };
 
-    bool launch(const QString& project, const QString& resumeRunId, const QStringList& trainArguments);
+    enum class Kind { Train, ResumeRun, ResumeSweep };
+    bool launch(const QString& project, Kind kind, const QString& runId, const QStringList& trainArguments);
     void append(Launch* launch, const QString& line, bool isError);
     void onFinished(Launch* launch, int exitCode, bool crashed);
     Launch* launchOf(const QString& runId) const;

@@ -124,7 +124,8 @@ QWidget* TrainingMonitor::createToolbar()
     m_stop->setToolTip(tr("Graceful stop: the run finishes its step, writes a checkpoint and ends KILLED; it is "
                           "killed if it has not stopped after 30 s"));
     m_resume = new QPushButton(tr("Resume"));
-    m_resume->setToolTip(tr("Continue a stopped or crashed run from its latest checkpoint (same run, same steps)"));
+    m_resume->setToolTip(tr("Continue a stopped or crashed run from its latest checkpoint (same run, same steps); "
+                            "a stopped sweep goes on with its queue, its interrupted runs queued again"));
     m_delete = new QPushButton(tr("Delete"));
     m_delete->setToolTip(tr("Delete the selected runs with their metrics and files"));
     m_weights = new QPushButton(tr("Open weights"));
@@ -326,12 +327,9 @@ void TrainingMonitor::updateButtons()
             anyLive = anyLive || !r->stale;
         }
     const RunRow* one = ids.size() == 1 ? rowOf(ids.front()) : nullptr;
-    const bool resumable = one && !one->record.checkpoint.empty() && one->folds == 0
-        && (one->stale || (tgraph::isTerminal(one->record.status) && one->record.status != tgraph::RunStatus::Finished))
-        && !m_processes->isActive(ids.front());
     m_newRun->setEnabled(!project().isEmpty());
     m_stop->setEnabled(anyRunning);
-    m_resume->setEnabled(resumable);
+    m_resume->setEnabled(canResumeSelection());
     m_delete->setEnabled(!ids.isEmpty() && !anyLive);
     m_weights->setEnabled(one != nullptr);
     m_compare->setEnabled(ids.size() >= 2);
@@ -419,12 +417,25 @@ void TrainingMonitor::stopSelected(int graceMs)
     m_poller->pollNow();
 }
 
+bool TrainingMonitor::canResumeSelection() const
+{
+    const QStringList ids = selectedRunIds();
+    const RunRow* one = ids.size() == 1 ? rowOf(ids.front()) : nullptr;
+    const bool interrupted = one
+        && (one->stale || (tgraph::isTerminal(one->record.status) && one->record.status != tgraph::RunStatus::Finished))
+        && !m_processes->isActive(ids.front());
+    // A run continues from its checkpoint; a sweep (`tgraph sweep --resume`) from its queue.
+    return interrupted && (isSweep(*one) || (!one->record.checkpoint.empty() && one->folds == 0));
+}
+
 bool TrainingMonitor::resumeSelected()
 {
     const QStringList ids = selectedRunIds();
-    if (ids.size() != 1)
+    if (!canResumeSelection())
         return false;
-    if (!m_processes->resume(project(), ids.front()))
+    const RunRow* row = rowOf(ids.front());
+    const bool sweep = row && isSweep(*row);
+    if (!(sweep ? m_processes->resumeSweep(project(), ids.front()) : m_processes->resume(project(), ids.front())))
         return false;
     m_logPane->showRun(ids.front(), runName(ids.front()));
     m_side->setCurrentIndex(OutputTab);
@@ -523,6 +534,11 @@ void TrainingMonitor::focusRuns(const QStringList& runIds)
         m_logPane->showRun(runIds.front(), runIds.front().left(8));
 }
 
+bool TrainingMonitor::isSweep(const RunRow& row)
+{
+    return row.params.count("sweep.spec") > 0;
+}
+
 QString TrainingMonitor::sweepOfSelection() const
 {
     const QStringList ids = selectedRunIds();
@@ -530,7 +546,7 @@ QString TrainingMonitor::sweepOfSelection() const
         return {};
     const RunRow* row = rowOf(ids.front());
     for (int hop = 0; row && hop < 2; ++hop) {
-        if (row->params.count("sweep.spec"))
+        if (isSweep(*row))
             return QString::fromStdString(row->record.id);
         row = row->record.parentRun.empty() ? nullptr : rowOf(QString::fromStdString(row->record.parentRun));
     }

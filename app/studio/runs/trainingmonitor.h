@@ -47,6 +47,9 @@ public:
     // Starts `tgraph train ARGS --project P` as a child process (the New-run dialog's Start).
     bool startRun(const QStringList& trainArguments);
     void stopSelected(int graceMs = 30000);
+    // Resume: one stopped or crashed run with a checkpoint (continued from it), or one stopped
+    // sweep (its queue driven again by `tgraph sweep --resume`).
+    bool canResumeSelection() const;
     bool resumeSelected();
     bool deleteSelected();
     void openSelectedWeights();
@@ -57,6 +60,7 @@ public:
     // The sweep of the selection: the selected run when it is a sweep, else its parent when that
     // is one; empty otherwise.
     QString sweepOfSelection() const;
+    static bool isSweep(const RunRow& row); // a `tgraph sweep` parent run
     // Shows runs that may be child runs (a sweep's runs, a cross-validation's folds: no row of
     // their own): rows are selected; for child runs the selected parent row stays, and the curves
     // and the log pane show the child runs.
