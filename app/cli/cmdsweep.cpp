@@ -130,6 +130,18 @@ int threadsFor(int parallel, int requested)
     return std::max(1, cores / std::max(1, parallel));
 }
 
+// How this process drives the sweep: K children at once, their threads, the stop timeout.
+SweepDrive driveOf(const ArgParser& p, const std::string& projectPath, const std::string& sweepId, int parallel)
+{
+    SweepDrive drive;
+    drive.projectPath = projectPath;
+    drive.sweepId = sweepId;
+    drive.parallel = parallel;
+    drive.threads = threadsFor(parallel, p.get<int>("--threads"));
+    drive.stopTimeoutSeconds = int(p.get<std::chrono::milliseconds>("--timeout").count() / 1000);
+    return drive;
+}
+
 // Each configuration's arguments through `tgraph train --check-options`: the train command's own
 // parser and checks (option names, value ranges, combinations) before anything starts.
 std::string checkWithTrain(const std::vector<std::string>& trainArguments, const std::string& project)
@@ -287,12 +299,7 @@ int start(const ArgParser& p, const std::vector<std::string>& trainOptions)
             { "sweep.data", absoluteData }, { "sweep.train_options", jsonText(train, true) } },
         plans);
     project.setTag(id, "sweep.parallel", std::to_string(parallel));
-    SweepDrive drive;
-    drive.projectPath = projectPath;
-    drive.sweepId = id;
-    drive.parallel = parallel;
-    drive.threads = threadsFor(parallel, p.get<int>("--threads"));
-    drive.stopTimeoutSeconds = int(p.get<std::chrono::milliseconds>("--timeout").count() / 1000);
+    const SweepDrive drive = driveOf(p, projectPath, id, parallel);
     std::printf("sweep %s (%s): %zu configuration(s) x %lld seed(s) = %zu runs, %d at once with %d thread(s) each\n",
         id.c_str(), s.name.c_str(), configs.size(), (long long)seeds, plans.size(), parallel, drive.threads);
     std::fflush(stdout);
@@ -311,10 +318,10 @@ int resume(const ArgParser& p)
         throw InputError(projectPath, "sweep " + id.substr(0, 8),
             "is running (pid " + std::to_string(sweep->pid) + " on " + sweep->host
                 + "); stop it first: tgraph sweep stop " + id.substr(0, 8) + " --project " + projectPath);
-    int requeued = 0;
+    int requeued = 0, continuing = 0;
     for (const RunRecord& r : project.runs())
         if (r.parentRun == id && (r.status == RunStatus::Killed || r.status == RunStatus::Crashed)) {
-            requeueSweepRun(project, r.id);
+            continuing += requeueSweepRun(project, r.id) ? 1 : 0;
             ++requeued;
         }
     std::vector<std::string> all { "sweep", "--resume", id, "--project", projectPath };
@@ -328,14 +335,10 @@ int resume(const ArgParser& p)
         if (const auto it = tags.find("sweep.parallel"); it != tags.end())
             parallel = std::clamp(std::atoi(it->second.c_str()), 1, 256);
     }
-    SweepDrive drive;
-    drive.projectPath = projectPath;
-    drive.sweepId = id;
-    drive.parallel = parallel;
-    drive.threads = threadsFor(parallel, p.get<int>("--threads"));
-    drive.stopTimeoutSeconds = int(p.get<std::chrono::milliseconds>("--timeout").count() / 1000);
-    std::printf("sweep %s resumed: %d interrupted run(s) queued again, %d at once with %d thread(s) each\n",
-        id.substr(0, 8).c_str(), requeued, parallel, drive.threads);
+    const SweepDrive drive = driveOf(p, projectPath, id, parallel);
+    std::printf("sweep %s resumed: %d interrupted run(s) queued again (%d to continue from their checkpoints), %d at "
+                "once with %d thread(s) each\n",
+        id.substr(0, 8).c_str(), requeued, continuing, parallel, drive.threads);
     std::fflush(stdout);
     return driveSweep(project, drive);
 }

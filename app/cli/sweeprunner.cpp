@@ -62,9 +62,11 @@ std::string describe(const SweepRunRecord& row)
         + std::to_string(row.seed) + ")";
 }
 
-std::vector<std::string> childArguments(const SweepRunRecord& row, const SweepDrive& d)
+// The child's `tgraph train` arguments: the configuration's, or, for a run queued again with a
+// checkpoint, a resume of that run (its checkpoint holds the configuration's options).
+std::vector<std::string> childArguments(const SweepRunRecord& row, const SweepDrive& d, bool continues)
 {
-    std::vector<std::string> args = row.arguments;
+    std::vector<std::string> args = continues ? std::vector<std::string> { "--resume", row.runId } : row.arguments;
     args.insert(args.end(),
         { "--project", d.projectPath, "--queued-run", row.runId, "--threads", std::to_string(d.threads),
             "--no-progress" });
@@ -77,7 +79,8 @@ std::vector<std::string> childArguments(const SweepRunRecord& row, const SweepDr
 // pipe closes). Returns 0 when another process took the run first.
 pid_t startChild(Project& project, const SweepRunRecord& row, const SweepDrive& d)
 {
-    const std::vector<std::string> args = childArguments(row, d);
+    const bool continues = !sweepRunCheckpoint(project, row.runId).empty();
+    const std::vector<std::string> args = childArguments(row, d, continues);
     const std::string exe = modelExecutable();
     const std::string dir = project.runDir(row.runId);
     std::error_code ec;
@@ -109,7 +112,7 @@ pid_t startChild(Project& project, const SweepRunRecord& row, const SweepDrive& 
         while (n < 0 && errno == EINTR);
         if (n != 1 || byte != 'g')
             ::_exit(0);
-        const int out = ::open(console.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        const int out = ::open(console.c_str(), O_WRONLY | O_CREAT | (continues ? O_APPEND : O_TRUNC), 0644);
         const int in = ::open("/dev/null", O_RDONLY);
         if (out >= 0) {
             ::dup2(out, STDOUT_FILENO);

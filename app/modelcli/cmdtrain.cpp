@@ -564,12 +564,15 @@ int train(const ArgParser& p)
             "--resume continues one run; to continue a cross-validation fold, resume its fold-K/last.npz without "
             "--folds");
     const std::string queuedRun = p.value("--queued-run");
+    // A run the sweep queued again after an interruption continues from its checkpoint:
+    // `--resume RUN --queued-run RUN` (docs/store.md §9).
+    const bool queuedContinues = !queuedRun.empty() && !resumeRun.empty() && resumeRun == queuedRun;
     if (!queuedRun.empty()
-        && (projectPath.empty() || !resumePath.empty() || p.has("--experiment") || p.has("--run-name")
-            || cv.enabled || dist.distributed()))
+        && (projectPath.empty() || (!resumePath.empty() && !queuedContinues) || p.has("--experiment")
+            || p.has("--run-name") || cv.enabled || dist.distributed()))
         return usageError(kCommand,
-            "--queued-run takes over a run a sweep queued in --project: no --resume, --experiment, --run-name, "
-            "--folds or data-parallel workers with it");
+            "--queued-run takes over a run a sweep queued in --project: no --experiment, --run-name, --folds, "
+            "data-parallel workers or --resume of another run with it");
     if (p.has("--check-options")) {
         std::printf("options ok\n");
         return ExitOk;
@@ -664,7 +667,9 @@ int train(const ArgParser& p)
     std::unique_ptr<ProjectRun> run;
     std::unique_ptr<ConsoleSink> logSink;
     if (!projectPath.empty() && writer) {
-        if (!resumeRun.empty()) {
+        if (queuedContinues) {
+            run = ProjectRun::continueQueued(projectPath, queuedRun, resume->counters.step);
+        } else if (!resumeRun.empty()) {
             run = ProjectRun::resume(projectPath, resumeRun, g_commandLine, resume->counters.step);
         } else if (!cv.attachRun.empty()) {
             run = ProjectRun::attachFold(projectPath, cv.attachRun, cv.onlyFold);
@@ -993,7 +998,7 @@ int runTrain(const std::vector<std::string>& args)
     p.addOption("--run-name", "", "NAME", "project: the run's name (default: run-N)");
     p.addOption("--queued-run", "", "RUN",
         "project: record this process as run RUN, which 'tgraph sweep' queued and took for this process (its pid); "
-        "refused for any other run (docs/store.md §9)");
+        "refused for any other run; with --resume RUN, continue it from its checkpoint (docs/store.md §9)");
     p.addOption("--check-options", "", "",
         "check the options and exit (0: a run would start with them; 2: a usage error); nothing is loaded or "
         "written ('tgraph sweep' checks each configuration so)");

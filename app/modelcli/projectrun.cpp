@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "projectrun.h"
 
+#include "core/store/sweeps.h"
 #include "core/util/error.h"
 
 #include <cerrno>
@@ -53,25 +54,43 @@ std::unique_ptr<ProjectRun> ProjectRun::start(const std::string& projectPath, co
     return std::unique_ptr<ProjectRun>(new ProjectRun(projectPath, id, false));
 }
 
+// The checks of a queued run this process was started for: RUNNING with this pid on this host.
+static void requireTakenForThisProcess(const Project& project, const std::string& projectPath, const std::string& runId)
+{
+    if (!isRunId(runId))
+        throw InputError(projectPath, "run " + runId, "--queued-run takes a whole run id (32 hex digits)");
+    const auto run = project.findRun(runId);
+    if (!run || run->id != runId)
+        throw InputError(projectPath, "run " + runId, "no such run");
+    if (run->status != RunStatus::Running || run->pid != int64_t(::getpid()) || run->host != hostName())
+        throw InputError(projectPath, "run " + runId.substr(0, 8),
+            std::string("was not taken for this process (") + runStatusName(run->status) + ", pid "
+                + std::to_string(run->pid) + "); only the sweep that queued it starts it");
+}
+
 std::unique_ptr<ProjectRun> ProjectRun::adoptQueued(const std::string& projectPath, const std::string& runId,
     const std::vector<std::pair<std::string, std::string>>& params)
 {
     {
         Project project = Project::open(projectPath, Project::Access::Write);
-        if (!isRunId(runId))
-            throw InputError(projectPath, "run " + runId, "--queued-run takes a whole run id (32 hex digits)");
-        const auto run = project.findRun(runId);
-        if (!run || run->id != runId)
-            throw InputError(projectPath, "run " + runId, "no such run");
-        if (run->status != RunStatus::Running || run->pid != int64_t(::getpid()) || run->host != hostName())
-            throw InputError(projectPath, "run " + runId.substr(0, 8),
-                std::string("was not taken for this process (") + runStatusName(run->status) + ", pid "
-                    + std::to_string(run->pid) + "); only the sweep that queued it starts it");
+        requireTakenForThisProcess(project, projectPath, runId);
         // The sweep recorded this process (pid, start time, host, command line) when it took the
         // run; what is left to record is what the trainer knows: its parameters.
         project.setParams(runId, params);
     }
     return std::unique_ptr<ProjectRun>(new ProjectRun(projectPath, runId, false));
+}
+
+std::unique_ptr<ProjectRun> ProjectRun::continueQueued(
+    const std::string& projectPath, const std::string& runId, int64_t checkpointStep)
+{
+    {
+        Project project = Project::open(projectPath, Project::Access::Write);
+        requireTakenForThisProcess(project, projectPath, runId);
+        project.truncateRun(runId, checkpointStep);
+        project.adoptRun(runId, int64_t(::getpid()), ""); // marks it resumed; the sweep's command line stays
+    }
+    return std::unique_ptr<ProjectRun>(new ProjectRun(projectPath, runId, true));
 }
 
 std::unique_ptr<ProjectRun> ProjectRun::attachFold(const std::string& projectPath, const std::string& key, int fold)
@@ -94,7 +113,7 @@ std::string ProjectRun::resumeCheckpoint(const std::string& projectPath, const s
 {
     const Project project = Project::open(projectPath, Project::Access::Read);
     const RunRecord run = requireRun(project, key);
-    if (!run.parentRun.empty())
+    if (!run.parentRun.empty() && !isSweep(project, run.parentRun))
         throw InputError(projectPath, "run " + key,
             "is a cross-validation fold (" + run.name + "); resume its checkpoint as a run of its own: --resume "
                 + project.runDir(run.parentRun) + "/" + run.name + "/last.npz");

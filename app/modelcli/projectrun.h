@@ -29,6 +29,11 @@ public:
     // started it. InputError when the run is anything else (another pid, not running, no such run).
     static std::unique_ptr<ProjectRun> adoptQueued(const std::string& projectPath, const std::string& runId,
         const std::vector<std::pair<std::string, std::string>>& params);
+    // adoptQueued for a run the sweep queued again with a checkpoint (`--resume RUN --queued-run
+    // RUN`): the same checks, then what was logged after `checkpointStep` is dropped and the run
+    // appends to itself (its parameters stay).
+    static std::unique_ptr<ProjectRun> continueQueued(
+        const std::string& projectPath, const std::string& runId, int64_t checkpointStep);
     // Takes over run `key` (id, id prefix or name) to continue it: InputError when it is running in
     // a live process, belongs to another run (a fold), or has no latest checkpoint. Metrics logged
     // after the checkpoint's step are removed first (`checkpointStep`), so the history continues

@@ -163,9 +163,17 @@ bool claimSweepRun(Project& project, const std::string& runId, int64_t pid, cons
     return true;
 }
 
-void requeueSweepRun(Project& project, const std::string& runId)
+std::string sweepRunCheckpoint(const Project& project, const std::string& runId)
+{
+    const fs::path last = fs::path(project.runDir(runId)) / "last.npz"; // runDir: confined to the project
+    std::error_code ec;
+    return fs::is_regular_file(last, ec) ? last.string() : std::string();
+}
+
+bool requeueSweepRun(Project& project, const std::string& runId)
 {
     const std::string dir = project.runDir(runId); // checked before anything changes
+    const bool continues = !sweepRunCheckpoint(project, runId).empty();
     SqliteDb& db = project.db();
     {
         SqliteTransaction t(db);
@@ -178,6 +186,15 @@ void requeueSweepRun(Project& project, const std::string& runId)
         if (status != "KILLED" && status != "CRASHED")
             throw InputError(project.path(), "run " + runId,
                 "is " + status + "; only an interrupted (KILLED or CRASHED) child run is queued again");
+        if (continues) {
+            SqliteStatement s(db,
+                "UPDATE runs SET status = 'PENDING', end_ms = NULL, heartbeat_ms = NULL, pid = NULL, "
+                "pid_start = NULL, host = NULL, message = 'queued again after ' || lower(status) || "
+                "'; continues from its checkpoint' WHERE id = ?1");
+            s.bind(1, runId).run();
+            t.commit();
+            return true;
+        }
         for (const char* sql : { "DELETE FROM metrics WHERE series IN (SELECT id FROM series WHERE run_id = ?1)",
                  "DELETE FROM series WHERE run_id = ?1", "DELETE FROM graph_metrics WHERE run_id = ?1",
                  "DELETE FROM predictions WHERE run_id = ?1", "DELETE FROM params WHERE run_id = ?1",
@@ -194,6 +211,7 @@ void requeueSweepRun(Project& project, const std::string& runId)
     }
     std::error_code ec;
     fs::remove_all(dir, ec); // after the rows: a crash between leaves files, which the new start overwrites
+    return false;
 }
 
 } // namespace tgraph

@@ -54,9 +54,16 @@ std::string nextQueuedRun(const Project& project, const std::string& sweepId);
 // when the run is not PENDING any more.
 bool claimSweepRun(Project& project, const std::string& runId, int64_t pid, const std::string& commandLine);
 
-// Queues an interrupted child (KILLED, CRASHED) again, to start over: its metrics, evaluations,
-// predictions, params, tags, artifacts and its run folder are dropped and it becomes PENDING with
-// no process. Refused (InputError) for a run that is RUNNING or FINISHED, or is no sweep's child.
-void requeueSweepRun(Project& project, const std::string& runId);
+// Queues an interrupted child (KILLED, CRASHED) again. With a latest-state checkpoint in its run
+// folder (RUN_DIR/last.npz) it keeps everything and becomes PENDING to continue from it (the sweep
+// starts it as `tgraph train --resume RUN --queued-run RUN`, which drops what was logged after the
+// checkpoint's step); returns true. Without one it starts over: its metrics, evaluations,
+// predictions, params, tags, artifacts and its run folder are dropped; returns false. Refused
+// (InputError) for a run that is RUNNING or FINISHED, or is no sweep's child.
+bool requeueSweepRun(Project& project, const std::string& runId);
+
+// The latest-state checkpoint a queued child continues from (RUN_DIR/last.npz), empty when it
+// starts from the beginning.
+std::string sweepRunCheckpoint(const Project& project, const std::string& runId);
 
 } // namespace tgraph

@@ -2,7 +2,8 @@
 // `tgraph sweep` with real processes on a real project file (docs/store.md §9): a 2 x 1 grid x 2
 // seeds with --parallel 2 ends with 4 finished child runs grouped by configuration and a report
 // whose means and standard deviations are those of the runs' own last evaluations; a sweep killed
-// with SIGKILL mid-way (one child killed with it) resumes without losing or repeating a run; bad
+// with SIGKILL mid-way (one child killed with it) resumes without losing or repeating a run (the
+// killed child continues from its checkpoint); bad
 // specs are refused with exit status 2 before anything starts; stop stops a sweep and its runs.
 
 #include "core/store/project.h"
@@ -244,15 +245,24 @@ private Q_SLOTS:
         QVERIFY2(!sweep.empty(), proc.readAllStandardError().constData());
         std::string crashedRun;
         {
+            // the sweep process and one of its children (one with a checkpoint) die; the other
+            // child goes on alone
+            const QString projectPath = project;
+            QVERIFY(QTest::qWaitFor(
+                [&] {
+                    const Project p = Project::open(projectPath.toStdString(), Project::Access::Read);
+                    for (const auto& [id, r] : childRuns(p, sweep))
+                        if (r.status == RunStatus::Running && !sweepRunCheckpoint(p, id).empty()) {
+                            crashedRun = id;
+                            return true;
+                        }
+                    return false;
+                },
+                60000));
             const Project p = Project::open(project.toStdString(), Project::Access::Read);
-            // the sweep process and one of its children die; the other child goes on alone
             ::kill(pid_t(proc.processId()), SIGKILL);
-            for (const auto& [id, r] : childRuns(p, sweep))
-                if (r.status == RunStatus::Running) {
-                    crashedRun = id;
-                    ::kill(pid_t(r.pid), SIGKILL);
-                    break;
-                }
+            const auto run = p.findRun(crashedRun);
+            ::kill(pid_t(run->pid), SIGKILL);
         }
         QVERIFY(proc.waitForFinished());
         QVERIFY(!crashedRun.empty());
@@ -267,13 +277,15 @@ private Q_SLOTS:
             tgraphExe(), { "sweep", "--resume", QString::fromStdString(sweep), "--project", project }, 300000);
         QVERIFY2(r.exitCode == 0, (r.out + r.err).constData());
         QVERIFY2(r.out.contains("still running from before"), r.out.constData());
+        QVERIFY2(r.out.contains("(1 to continue from their checkpoints)"), r.out.constData());
         const Project p = Project::open(project.toStdString(), Project::Access::Read);
         QCOMPARE(p.runs().size(), size_t(5)); // the sweep and its 4 runs, none added
         QCOMPARE(p.findRun(sweep)->status, RunStatus::Finished);
         for (const SweepRunRecord& row : sweepRuns(p, sweep)) {
             QCOMPARE(p.findRun(row.runId)->status, RunStatus::Finished);
-            // started once, except the crashed one: queued again and started over, once more
+            // started once, except the crashed one: queued again and continued from its checkpoint
             QCOMPARE(row.attempts, row.runId == crashedRun ? int64_t(2) : int64_t(1));
+            QCOMPARE(p.findRun(row.runId)->resumedFrom, row.runId == crashedRun ? row.runId : std::string());
             // one history per run: every step once, 1..40
             const MetricSeries loss = p.metricHistory(row.runId, "loss", "train");
             QCOMPARE(loss.points.size(), size_t(40));
