@@ -5,6 +5,7 @@
 #include "sharedoptions.h"
 
 #include "core/store/project.h"
+#include "core/store/sweeps.h"
 #include "core/util/atomicfile.h"
 #include "core/util/error.h"
 #include "core/util/format.h"
@@ -122,7 +123,7 @@ int show(Project& project, const ArgParser& p)
         shown(r.name).c_str(), shown(r.experiment).c_str(), runStatusName(r.status), r.message.empty() ? "" : " - ",
         shown(r.message).c_str());
     if (!r.parentRun.empty())
-        std::printf("fold of      %s\n", shown(r.parentRun).c_str());
+        std::printf("%s%s\n", isSweep(project, r.parentRun) ? "run of sweep " : "fold of      ", shown(r.parentRun).c_str());
     std::printf("step         %lld\n", (long long)r.lastStep);
     std::printf("started      %s\nended        %s\nheartbeat    %s\nprocess      %lld on %s\ncommand      %s\n",
         formatTime(r.startMs).c_str(), formatTime(r.endMs).c_str(), formatTime(r.heartbeatMs).c_str(), (long long)r.pid,
