@@ -172,8 +172,32 @@ NdArray<float> decompressConfigRows(const NdArray<int32_t>& compressed, const st
 
 DedupResult dedupConfigs(const NdArray<float>& feat, const NdArray<int64_t>& runtime, DedupPolicy policy)
 {
+    if (policy == DedupPolicy::None) {
+        DedupResult result;
+        result.groups = feat.dim(0);
+        for (int64_t c = 0; c < feat.dim(0); ++c) {
+            result.kept.push_back(c);
+            result.keptRuntime.push_back(runtime[c]);
+        }
+        return result;
+    }
+    return dedupCompressedConfigs(compressConfigs(feat), runtime, policy);
+}
+
+NdArray<int32_t> keepConfigRows(const NdArray<int32_t>& compressed, const DedupResult& result)
+{
+    const int64_t kept = int64_t(result.kept.size());
+    const int64_t width = compressed.rowSize();
+    NdArray<int32_t> out({ kept, compressed.dim(1), compressed.dim(2) });
+    for (int64_t i = 0; i < kept; ++i)
+        std::copy_n(compressed.row(result.kept[size_t(i)]), width, out.row(i));
+    return out;
+}
+
+DedupResult dedupCompressedConfigs(const NdArray<int32_t>& compressed, const NdArray<int64_t>& runtime, DedupPolicy policy)
+{
     DedupResult result;
-    const int64_t configs = feat.dim(0);
+    const int64_t configs = compressed.ndim() ? compressed.dim(0) : 0;
     if (policy == DedupPolicy::None) {
         result.groups = configs;
         for (int64_t c = 0; c < configs; ++c) {
@@ -182,7 +206,7 @@ DedupResult dedupConfigs(const NdArray<float>& feat, const NdArray<int64_t>& run
         }
         return result;
     }
-    const std::vector<int64_t> group = groupRows(compressConfigs(feat), &result.groups);
+    const std::vector<int64_t> group = groupRows(compressed, &result.groups);
     result.kept.assign(size_t(result.groups), -1);
     result.keptRuntime.assign(size_t(result.groups), 0);
     for (int64_t c = 0; c < configs; ++c) {

@@ -149,21 +149,28 @@ PreparedGraph prepareTrainingGraph(const DataFile& f, const TrainingDataOptions&
         if (const std::string why = unrankable(graph.configCount(), graph.hasRuntimes()); !why.empty())
             return cannotRank("config_runtime", why);
         g.nodesBeforePruning = graph.nodeCount();
-        PrunedGraph pruned = pruneToConfigurable(graph, f.path);
+        // The configurations are the largest array by far (nlp: 4,000 x 3,200 x 18 floats, 0.9 GB):
+        // never copied, compressed first (a sixth of the size), de-duplicated in compressed form.
+        NdArray<float> configFeat = std::move(graph.nodeConfigFeat);
+        graph.nodeConfigFeat = NdArray<float>();
+        PrunedGraph pruned = pruneToConfigurable(graph, f.path); // configurations unchanged by pruning
         graph = LayoutGraph();
         g.layout = std::move(pruned.graph);
+        g.configs = compressConfigs(configFeat, f.path);
+        configFeat = NdArray<float>(); // held compressed from here on
         if (f.split == DataSplit::Train && options.dedup != DedupPolicy::None) {
-            const DedupResult d = dedupConfigs(g.layout.nodeConfigFeat, g.layout.configRuntime, options.dedup);
-            if (d.removed > 0)
-                applyDedup(g.layout, d);
+            const DedupResult d = dedupCompressedConfigs(g.configs, g.layout.configRuntime, options.dedup);
+            if (d.removed > 0) {
+                g.configs = keepConfigRows(g.configs, d);
+                g.layout.configRuntime = NdArray<int64_t>({ int64_t(d.keptRuntime.size()) });
+                std::copy(d.keptRuntime.begin(), d.keptRuntime.end(), g.layout.configRuntime.data());
+            }
             g.duplicatesRemoved = d.removed;
             if (g.layout.configCount() < 2)
                 return cannotRank("node_config_feat",
                     "only " + std::to_string(g.layout.configCount())
                         + " distinct configuration after de-duplication; ranking needs at least 2");
         }
-        g.configs = compressConfigs(g.layout.nodeConfigFeat, f.path);
-        g.layout.nodeConfigFeat = NdArray<float>(); // held compressed from here on
     } else {
         g.tile = readTileGraph(npz, load);
         if (const std::string why = unrankable(g.tile.configCount(), g.tile.hasRuntimes()); !why.empty())
