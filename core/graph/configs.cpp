@@ -170,17 +170,24 @@ NdArray<float> decompressConfigRows(const NdArray<int32_t>& compressed, const st
     return out;
 }
 
+namespace {
+// Policy None: every row kept.
+DedupResult keepAll(int64_t configs, const NdArray<int64_t>& runtime)
+{
+    DedupResult result;
+    result.groups = configs;
+    for (int64_t c = 0; c < configs; ++c) {
+        result.kept.push_back(c);
+        result.keptRuntime.push_back(runtime[c]);
+    }
+    return result;
+}
+} // namespace
+
 DedupResult dedupConfigs(const NdArray<float>& feat, const NdArray<int64_t>& runtime, DedupPolicy policy)
 {
-    if (policy == DedupPolicy::None) {
-        DedupResult result;
-        result.groups = feat.dim(0);
-        for (int64_t c = 0; c < feat.dim(0); ++c) {
-            result.kept.push_back(c);
-            result.keptRuntime.push_back(runtime[c]);
-        }
-        return result;
-    }
+    if (policy == DedupPolicy::None)
+        return keepAll(feat.dim(0), runtime);
     return dedupCompressedConfigs(compressConfigs(feat), runtime, policy);
 }
 
@@ -196,16 +203,10 @@ NdArray<int32_t> keepConfigRows(const NdArray<int32_t>& compressed, const DedupR
 
 DedupResult dedupCompressedConfigs(const NdArray<int32_t>& compressed, const NdArray<int64_t>& runtime, DedupPolicy policy)
 {
-    DedupResult result;
     const int64_t configs = compressed.ndim() ? compressed.dim(0) : 0;
-    if (policy == DedupPolicy::None) {
-        result.groups = configs;
-        for (int64_t c = 0; c < configs; ++c) {
-            result.kept.push_back(c);
-            result.keptRuntime.push_back(runtime[c]);
-        }
-        return result;
-    }
+    if (policy == DedupPolicy::None)
+        return keepAll(configs, runtime);
+    DedupResult result;
     const std::vector<int64_t> group = groupRows(compressed, &result.groups);
     result.kept.assign(size_t(result.groups), -1);
     result.keptRuntime.assign(size_t(result.groups), 0);
