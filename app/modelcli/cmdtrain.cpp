@@ -634,6 +634,7 @@ int train(const ArgParser& p)
     TrainingDataOptions dataOptions;
     dataOptions.dedup = options.dedup;
     dataOptions.progress = &progress;
+    dataOptions.residentGraphs = p.get<int64_t>("--resident-graphs");
     if (p.has("--kind"))
         dataOptions.kind = p.value("--kind") == "layout" ? GraphKind::Layout : GraphKind::Tile;
     TrainingData data = loadTrainingData(files, dataOptions);
@@ -926,6 +927,11 @@ int runTrain(const std::vector<std::string>& args)
         "recompute each layer's activations in the backward pass (same gradients, far less memory; "
         "docs/model.md §11): auto (when a layer's activation reaches 128 MiB), on or off",
         "auto", opt::oneOf({ RecomputeMode::Auto, RecomputeMode::On, RecomputeMode::Off }, recomputeModeName));
+    p.addOption("--resident-graphs", "", "N",
+        "read layout graphs lazily: check and measure every file once, then read a graph again when a step or a "
+        "validation uses it, holding at most N prepared graphs (configs base-7 compressed) in memory, for "
+        "collections larger than memory (docs/model.md §2.4); 0 = every graph held in memory",
+        "0", opt::integer(0, 1000000));
     p.addOption("--log-every", "", "N", "steps per progress line", "50", opt::integer(1));
     p.addOption("--max-nonfinite", "", "N", "stop after N consecutive steps with a non-finite loss or gradient", "20",
         opt::integer(1));

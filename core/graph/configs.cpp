@@ -170,19 +170,44 @@ NdArray<float> decompressConfigRows(const NdArray<int32_t>& compressed, const st
     return out;
 }
 
-DedupResult dedupConfigs(const NdArray<float>& feat, const NdArray<int64_t>& runtime, DedupPolicy policy)
+namespace {
+// Policy None: every row kept.
+DedupResult keepAll(int64_t configs, const NdArray<int64_t>& runtime)
 {
     DedupResult result;
-    const int64_t configs = feat.dim(0);
-    if (policy == DedupPolicy::None) {
-        result.groups = configs;
-        for (int64_t c = 0; c < configs; ++c) {
-            result.kept.push_back(c);
-            result.keptRuntime.push_back(runtime[c]);
-        }
-        return result;
+    result.groups = configs;
+    for (int64_t c = 0; c < configs; ++c) {
+        result.kept.push_back(c);
+        result.keptRuntime.push_back(runtime[c]);
     }
-    const std::vector<int64_t> group = groupRows(compressConfigs(feat), &result.groups);
+    return result;
+}
+} // namespace
+
+DedupResult dedupConfigs(const NdArray<float>& feat, const NdArray<int64_t>& runtime, DedupPolicy policy)
+{
+    if (policy == DedupPolicy::None)
+        return keepAll(feat.dim(0), runtime);
+    return dedupCompressedConfigs(compressConfigs(feat), runtime, policy);
+}
+
+NdArray<int32_t> keepConfigRows(const NdArray<int32_t>& compressed, const DedupResult& result)
+{
+    const int64_t kept = int64_t(result.kept.size());
+    const int64_t width = compressed.rowSize();
+    NdArray<int32_t> out({ kept, compressed.dim(1), compressed.dim(2) });
+    for (int64_t i = 0; i < kept; ++i)
+        std::copy_n(compressed.row(result.kept[size_t(i)]), width, out.row(i));
+    return out;
+}
+
+DedupResult dedupCompressedConfigs(const NdArray<int32_t>& compressed, const NdArray<int64_t>& runtime, DedupPolicy policy)
+{
+    const int64_t configs = compressed.ndim() ? compressed.dim(0) : 0;
+    if (policy == DedupPolicy::None)
+        return keepAll(configs, runtime);
+    DedupResult result;
+    const std::vector<int64_t> group = groupRows(compressed, &result.groups);
     result.kept.assign(size_t(result.groups), -1);
     result.keptRuntime.assign(size_t(result.groups), 0);
     for (int64_t c = 0; c < configs; ++c) {

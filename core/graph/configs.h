@@ -29,6 +29,11 @@ struct DedupResult
 // the base-7 compressed row). Kept rows are ordered by the position of each group's first row.
 DedupResult dedupConfigs(
     const NdArray<float>& nodeConfigFeat, const NdArray<int64_t>& configRuntime, DedupPolicy policy);
+// The same on the base-7 compressed rows (C, Nc, 3) (compression is lossless, so the groups are the same).
+DedupResult dedupCompressedConfigs(
+    const NdArray<int32_t>& compressed, const NdArray<int64_t>& configRuntime, DedupPolicy policy);
+// The kept rows of compressed configurations, in the order of `result.kept`.
+NdArray<int32_t> keepConfigRows(const NdArray<int32_t>& compressed, const DedupResult& result);
 // Number of rows that are exact copies of an earlier row.
 int64_t countDuplicateConfigs(const NdArray<float>& nodeConfigFeat);
 // Applies a dedup result: keeps the selected rows of node_config_feat and config_runtime.

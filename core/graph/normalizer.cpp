@@ -34,6 +34,24 @@ void Normalizer::add(const NdArray<float>& nodeFeat)
             m2[size_t(c)] += d * d;
         }
     }
+    combine(n, mean, m2);
+}
+
+void Normalizer::merge(const Normalizer& other)
+{
+    if (other.m_count > 0)
+        combine(other.m_count, other.m_mean, other.m_m2);
+}
+
+void Normalizer::combine(int64_t n, const std::array<double, kColumns>& mean, const std::array<double, kColumns>& m2)
+{
+    if (m_count == 0) { // the first nodes: their statistics as they are (x * n / n may round)
+        m_mean = mean;
+        m_m2 = m2;
+        m_count = n;
+        m_finished = false;
+        return;
+    }
     const double na = double(m_count);
     const double nb = double(n);
     const double total = na + nb;

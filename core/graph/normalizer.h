@@ -18,6 +18,9 @@ public:
     static constexpr int kColumns = kNumericNodeFeatures;
 
     void add(const NdArray<float>& nodeFeat); // (N, >= 134)
+    // Adds the nodes another (unfinished) normalizer was given, with the same update as add(): a
+    // normalizer holding one graph's nodes, merged, gives bit for bit what add() of that graph gives.
+    void merge(const Normalizer& other);
     void finish(); // computes mean/std from what was added
     bool isFinished() const { return m_finished; }
     int64_t count() const { return m_count; }
@@ -37,6 +40,9 @@ public:
         const std::array<double, kColumns>& mean, const std::array<double, kColumns>& stddev, int64_t count = 0);
 
 private:
+    // Chan et al.'s pairwise update with the statistics of n more nodes.
+    void combine(int64_t n, const std::array<double, kColumns>& mean, const std::array<double, kColumns>& m2);
+
     int64_t m_count = 0;
     std::array<double, kColumns> m_mean {};
     std::array<double, kColumns> m_m2 {}; // sum of squared deviations

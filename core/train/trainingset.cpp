@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/train/trainingset.h"
 
+#include "core/train/graphcache.h"
+
 #include "core/util/error.h"
 #include "core/graph/graphio.h"
 #include "core/io/npz.h"
@@ -23,7 +25,12 @@ int64_t TrainingGraph::configCount() const
     return kind == GraphKind::Layout ? layout.configCount() : tile.configCount();
 }
 
-int64_t TrainingGraph::nodeCount() const { return kind == GraphKind::Layout ? layout.nodeCount() : tile.nodeCount(); }
+int64_t TrainingGraph::nodeCount() const
+{
+    if (nodes >= 0)
+        return nodes;
+    return kind == GraphKind::Layout ? layout.nodeCount() : tile.nodeCount();
+}
 
 std::vector<size_t> TrainingData::indicesOf(DataSplit split) const
 {
@@ -120,19 +127,89 @@ std::string unrankable(int64_t configs, bool measured)
 
 } // namespace
 
+PreparedGraph prepareTrainingGraph(const DataFile& f, const TrainingDataOptions& options)
+{
+    NpzReader npz(f.path);
+    PreparedGraph out;
+    TrainingGraph& g = out.graph;
+    g.path = f.path;
+    g.name = fs::path(f.path).filename().string();
+    g.split = f.split;
+    g.kind = detectGraphKind(npz);
+    GraphLoadOptions load;
+    load.minConfigs = 0; // the loading-time filter below decides (skip or error)
+    load.repadLayout = options.repadLayout;
+    auto cannotRank = [&out](const std::string& place, const std::string& why) {
+        out.place = place;
+        out.why = why;
+        return std::move(out);
+    };
+    if (g.kind == GraphKind::Layout) {
+        LayoutGraph graph = readLayoutGraph(npz, load);
+        if (const std::string why = unrankable(graph.configCount(), graph.hasRuntimes()); !why.empty())
+            return cannotRank("config_runtime", why);
+        g.nodesBeforePruning = graph.nodeCount();
+        // The configurations are the largest array by far (nlp: 4,000 x 3,200 x 18 floats, 0.9 GB):
+        // never copied, compressed first (a sixth of the size), de-duplicated in compressed form.
+        NdArray<float> configFeat = std::move(graph.nodeConfigFeat);
+        graph.nodeConfigFeat = NdArray<float>();
+        PrunedGraph pruned = pruneToConfigurable(graph, f.path); // configurations unchanged by pruning
+        graph = LayoutGraph();
+        g.layout = std::move(pruned.graph);
+        g.configs = compressConfigs(configFeat, f.path);
+        configFeat = NdArray<float>(); // held compressed from here on
+        if (f.split == DataSplit::Train && options.dedup != DedupPolicy::None) {
+            const DedupResult d = dedupCompressedConfigs(g.configs, g.layout.configRuntime, options.dedup);
+            if (d.removed > 0) {
+                g.configs = keepConfigRows(g.configs, d);
+                g.layout.configRuntime = NdArray<int64_t>({ int64_t(d.keptRuntime.size()) });
+                std::copy(d.keptRuntime.begin(), d.keptRuntime.end(), g.layout.configRuntime.data());
+            }
+            g.duplicatesRemoved = d.removed;
+            if (g.layout.configCount() < 2)
+                return cannotRank("node_config_feat",
+                    "only " + std::to_string(g.layout.configCount())
+                        + " distinct configuration after de-duplication; ranking needs at least 2");
+        }
+    } else {
+        g.tile = readTileGraph(npz, load);
+        if (const std::string why = unrankable(g.tile.configCount(), g.tile.hasRuntimes()); !why.empty())
+            return cannotRank("config_runtime", why);
+        g.nodesBeforePruning = g.tile.nodeCount();
+    }
+    g.nodes = g.nodeCount();
+    return out;
+}
+
+namespace {
+
+// Drops what acquire() reads again: the graph keeps its runtimes, counts and node statistics.
+void makeLazy(TrainingGraph& g)
+{
+    g.nodeStats = Normalizer();
+    g.nodeStats.add(g.layout.nodeFeat);
+    NdArray<int64_t> runtimes = std::move(g.layout.configRuntime);
+    std::map<std::string, ArrayStorage> storage = std::move(g.layout.storage);
+    g.layout = LayoutGraph();
+    g.layout.configRuntime = std::move(runtimes);
+    g.layout.storage = std::move(storage);
+    g.configs = NdArray<int32_t>();
+    g.resident = false;
+}
+
+} // namespace
+
 TrainingData loadTrainingData(const std::vector<DataFile>& files, const TrainingDataOptions& options)
 {
     TrainingData data;
     ProgressScope progress(options.progress, "loading training data", files.size());
     std::string firstFile;
-    auto skipOrFail = [&](const DataFile& f, const std::string& place, const std::string& why) {
-        if (f.explicitFile)
-            throw InputError(f.path, place, why);
-        data.skipped.push_back(f.path + ": skipped: " + why);
-    };
     for (const DataFile& f : files) {
-        NpzReader npz(f.path);
-        const GraphKind kind = detectGraphKind(npz);
+        GraphKind kind;
+        {
+            NpzReader npz(f.path);
+            kind = detectGraphKind(npz);
+        }
         if (options.kind && kind != *options.kind)
             throw InputError(f.path, "",
                 std::string("is a ") + graphKindName(kind) + " graph, but a " + graphKindName(*options.kind)
@@ -145,51 +222,22 @@ TrainingData loadTrainingData(const std::vector<DataFile>& files, const Training
                 std::string("is a ") + graphKindName(kind) + " graph, but " + firstFile + " is a "
                     + graphKindName(data.kind) + " graph: train one collection at a time");
         }
-        GraphLoadOptions load;
-        load.minConfigs = 0; // the loading-time filter below decides (skip or error)
-        load.repadLayout = options.repadLayout;
-        TrainingGraph g;
-        g.path = f.path;
-        g.name = fs::path(f.path).filename().string();
-        g.split = f.split;
-        g.kind = kind;
-        if (kind == GraphKind::Layout) {
-            LayoutGraph graph = readLayoutGraph(npz, load);
-            if (const std::string why = unrankable(graph.configCount(), graph.hasRuntimes()); !why.empty()) {
-                skipOrFail(f, "config_runtime", why);
-                progress.advanceBy(1);
-                continue;
-            }
-            g.nodesBeforePruning = graph.nodeCount();
-            PrunedGraph pruned = pruneToConfigurable(graph, f.path);
-            graph = LayoutGraph();
-            g.layout = std::move(pruned.graph);
-            if (f.split == DataSplit::Train && options.dedup != DedupPolicy::None) {
-                const DedupResult d = dedupConfigs(g.layout.nodeConfigFeat, g.layout.configRuntime, options.dedup);
-                if (d.removed > 0)
-                    applyDedup(g.layout, d);
-                g.duplicatesRemoved = d.removed;
-                if (g.layout.configCount() < 2) {
-                    skipOrFail(f, "node_config_feat",
-                        "only " + std::to_string(g.layout.configCount())
-                            + " distinct configuration after de-duplication; ranking needs at least 2");
-                    progress.advanceBy(1);
-                    continue;
-                }
-            }
-            g.configs = compressConfigs(g.layout.nodeConfigFeat, f.path);
-            g.layout.nodeConfigFeat = NdArray<float>(); // held compressed from here on
-        } else {
-            g.tile = readTileGraph(npz, load);
-            if (const std::string why = unrankable(g.tile.configCount(), g.tile.hasRuntimes()); !why.empty()) {
-                skipOrFail(f, "config_runtime", why);
-                progress.advanceBy(1);
-                continue;
-            }
-            g.nodesBeforePruning = g.tile.nodeCount();
-        }
-        data.graphs.push_back(std::move(g));
+        PreparedGraph prepared = prepareTrainingGraph(f, options);
         progress.advanceBy(1);
+        if (!prepared.why.empty()) {
+            if (f.explicitFile)
+                throw InputError(f.path, prepared.place, prepared.why);
+            data.skipped.push_back(f.path + ": skipped: " + prepared.why);
+            continue;
+        }
+        if (options.residentGraphs > 0 && kind == GraphKind::Layout)
+            makeLazy(prepared.graph);
+        data.graphs.push_back(std::move(prepared.graph));
+    }
+    if (options.residentGraphs > 0 && data.kind == GraphKind::Layout) {
+        TrainingDataOptions again = options;
+        again.progress = nullptr;
+        data.cache = std::make_shared<GraphCache>(size_t(options.residentGraphs), again);
     }
     if (data.indicesOf(DataSplit::Train).empty()) {
         std::string why;
@@ -201,11 +249,26 @@ TrainingData loadTrainingData(const std::vector<DataFile>& files, const Training
     return data;
 }
 
+std::shared_ptr<const TrainingGraph> TrainingData::acquire(size_t i) const
+{
+    const TrainingGraph& g = graphs.at(i);
+    if (g.resident)
+        return std::shared_ptr<const TrainingGraph>(std::shared_ptr<const TrainingGraph>(), &g); // not owned
+    if (!cache)
+        throw std::logic_error("TrainingData::acquire: a lazy graph without a cache");
+    return cache->acquire(g);
+}
+
 Normalizer fitNormalizer(const TrainingData& data, const std::vector<size_t>& graphs)
 {
     Normalizer n;
-    for (size_t i : graphs)
-        n.add(data.graphs.at(i).nodeFeat());
+    for (size_t i : graphs) {
+        const TrainingGraph& g = data.graphs.at(i);
+        if (g.resident)
+            n.add(g.nodeFeat());
+        else
+            n.merge(g.nodeStats);
+    }
     n.finish();
     return n;
 }

@@ -9,12 +9,14 @@
 #include "core/graph/normalizer.h"
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace tgraph {
 
+class GraphCache;
 class ProgressSink;
 
 enum class DataSplit { Train, Valid };
@@ -48,6 +50,12 @@ struct TrainingDataOptions
     // naming it. Unset: the first file decides.
     std::optional<GraphKind> kind;
     ProgressSink* progress = nullptr;
+    // Lazy loading (docs/model.md §2.4, `tgraph train --resident-graphs N`): when > 0, layout graphs
+    // are read, checked and prepared once to learn their sizes, runtimes and node statistics, and
+    // their arrays are then dropped; a step or a validation pass reads its graph again (through a
+    // GraphCache holding at most this many prepared graphs). 0: every graph held in memory. Tile
+    // graphs are always held in memory (kernels are small).
+    int64_t residentGraphs = 0;
 };
 
 // One graph ready for training. Layout graphs are pruned (docs/model.md §2.2) and their configurations held
@@ -64,9 +72,16 @@ struct TrainingGraph
     TileGraph tile;
     int64_t nodesBeforePruning = 0;
     int64_t duplicatesRemoved = 0;
+    // False for a lazily loaded graph (TrainingDataOptions::residentGraphs): only the runtimes
+    // (layout.configRuntime), the counts and `nodeStats` are held; TrainingData::acquire() reads
+    // the rest from `path` when needed.
+    bool resident = true;
+    int64_t nodes = -1; // nodes after pruning, known without the arrays (-1: from nodeFeat)
+    Normalizer nodeStats; // lazy graphs: unfinished statistics of this graph's nodes (for fitNormalizer)
 
     int64_t configCount() const;
     int64_t nodeCount() const;
+    // Only for a resident graph (acquire() one that is not).
     const NdArray<float>& nodeFeat() const { return kind == GraphKind::Layout ? layout.nodeFeat : tile.nodeFeat; }
     const NdArray<int64_t>& runtimes() const
     {
@@ -81,8 +96,15 @@ struct TrainingData
     // One line per file left out by the loading-time filters (docs/model.md §2.5), naming file and reason.
     std::vector<std::string> skipped;
 
+    // Set when graphs are loaded lazily: the prepared graphs in memory.
+    std::shared_ptr<GraphCache> cache;
+
     std::vector<size_t> indicesOf(DataSplit split) const;
     std::vector<size_t> allIndices() const;
+    // graphs[i] with all its arrays: itself when resident, else read again from its file through
+    // the cache (InputError when the file changed since loading). Keep the pointer only as long
+    // as the arrays are needed: a graph evicted from the cache is freed when the last holder lets go.
+    std::shared_ptr<const TrainingGraph> acquire(size_t i) const;
 };
 
 // Loads every file. A file that is broken (unreadable, invalid arrays, NaN features, a
@@ -92,6 +114,17 @@ struct TrainingData
 // it was named explicitly. Mixing layout and tile files is an InputError; so is ending with no
 // training graph (the message lists why files were skipped). Cancelled through the progress sink.
 TrainingData loadTrainingData(const std::vector<DataFile>& files, const TrainingDataOptions& options = {});
+
+// One file read, checked and prepared as loadTrainingData() does (pruned, de-duplicated for the
+// train split, configurations compressed). `why` is set (and the graph left partial) when the
+// file is readable but cannot be ranked; `place` names the array.
+struct PreparedGraph
+{
+    TrainingGraph graph;
+    std::string place;
+    std::string why;
+};
+PreparedGraph prepareTrainingGraph(const DataFile& file, const TrainingDataOptions& options);
 
 // Standardization statistics over all nodes of the given graphs (docs/model.md §2.6: training graphs only,
 // after pruning).

@@ -208,13 +208,15 @@ Trainer::Trainer(const TrainingData& data, std::vector<size_t> trainGraphs, std:
 
     m_tensors.resize(data.graphs.size());
     m_tileConfigs.resize(data.graphs.size());
+    m_used.assign(data.graphs.size(), false);
     std::vector<size_t> used = m_train;
     used.insert(used.end(), m_valid.begin(), m_valid.end());
     const int64_t opTable = modelOptions.opTableSize;
     for (size_t i : used) {
         const TrainingGraph& g = data.graphs.at(i);
-        if (m_tensors[i].numeric.defined())
-            continue;
+        m_used[i] = true;
+        if (m_tensors[i].numeric.defined() || !g.resident)
+            continue; // lazily loaded graphs: built when a step or a validation pass uses them
         if (m_kind == GraphKind::Layout) {
             m_tensors[i] = makeGraphTensors(g.layout, m_normalizer, opTable, g.path);
         } else {
@@ -281,13 +283,32 @@ size_t Trainer::graphAtVisit(int64_t visit)
     return m_order[size_t(visit % n)];
 }
 
+const GraphTensors& Trainer::tensorsOf(size_t graph, const NdArray<int32_t>** configs)
+{
+    const TrainingGraph& g = m_data.graphs[graph];
+    if (g.resident) {
+        *configs = &g.configs;
+        return m_tensors[graph];
+    }
+    if (m_loaded.index != graph) {
+        m_loaded = LoadedGraph(); // let the previous graph go before reading the next
+        auto full = m_data.acquire(graph);
+        m_loaded.tensors = makeGraphTensors(full->layout, m_normalizer, m_options.model.opTableSize, full->path);
+        m_loaded.graph = std::move(full);
+        m_loaded.index = graph;
+    }
+    *configs = &m_loaded.graph->configs;
+    return m_loaded.tensors;
+}
+
 torch::Tensor Trainer::forward(size_t graph, const std::vector<int64_t>& rows)
 {
     const TrainingGraph& g = m_data.graphs[graph];
     if (m_kind == GraphKind::Layout) {
         LayoutBatch batch;
-        batch.graph = m_tensors[graph];
-        batch.configTokens = makeConfigTokens(g.configs, rows, g.path);
+        const NdArray<int32_t>* configs = nullptr;
+        batch.graph = tensorsOf(graph, &configs);
+        batch.configTokens = makeConfigTokens(*configs, rows, g.path);
         return m_zoo ? m_zoo->score(batch) : m_layout->forward(batch);
     }
     TileBatch batch;
@@ -473,7 +494,7 @@ std::vector<double> Trainer::scoreAllConfigs(size_t graph)
     torch::NoGradGuard noGrad;
     module().eval();
     const TrainingGraph& g = m_data.graphs.at(graph);
-    if (!m_tensors[graph].numeric.defined())
+    if (!m_used[graph])
         throw std::invalid_argument("Trainer::scoreAllConfigs: graph is neither a training nor a validation graph");
     std::vector<double> scores;
     scores.reserve(size_t(g.configCount()));

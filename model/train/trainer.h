@@ -128,6 +128,8 @@ private:
     void publishWorker();
     void reportWorkers(int64_t intervalSteps);
     torch::Tensor forward(size_t graph, const std::vector<int64_t>& rows);
+    // The tensors and the compressed configurations of a training or validation graph.
+    const GraphTensors& tensorsOf(size_t graph, const NdArray<int32_t>** configs);
     torch::Tensor targetMask(size_t graph, const std::vector<int64_t>& rows) const;
     // log runtime (tile: log(runtime / normalizer)) of one config.
     double logRuntime(size_t graph, int64_t config) const;
@@ -149,7 +151,16 @@ private:
     LossKind m_loss = LossKind::Hinge;
     std::vector<std::pair<double, double>> m_targetStats; // per data graph: mean, std of log runtime
     Normalizer m_normalizer;
-    std::vector<GraphTensors> m_tensors; // per data graph; empty entries for unused graphs
+    std::vector<GraphTensors> m_tensors; // per data graph; empty entries for unused and lazily loaded graphs
+    std::vector<bool> m_used; // per data graph: a training or validation graph of this trainer
+    // Lazily loaded data (TrainingData::acquire): the graph the last forward() used, with its tensors.
+    struct LoadedGraph
+    {
+        size_t index = size_t(-1);
+        std::shared_ptr<const TrainingGraph> graph;
+        GraphTensors tensors;
+    };
+    LoadedGraph m_loaded;
     std::vector<torch::Tensor> m_tileConfigs; // tile: config_feat (C, 24) per data graph
     std::optional<AdamW> m_optimizer;
     std::mt19937_64 m_sampler;

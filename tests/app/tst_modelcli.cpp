@@ -15,6 +15,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -879,6 +880,33 @@ private Q_SLOTS:
             "--cross-attn applies to --model tgraph only");
         usage({ "train", "--data", m_layout, "--loss", "l1", "--steps", "1", "-o", path("x") }, "--loss");
         QVERIFY(!QFileInfo::exists(path("x")));
+    }
+
+    // `tgraph train --resident-graphs 1` (docs/model.md §2.4): graphs read again from their files at
+    // every use print the same losses and validation metrics as the same run with all graphs in memory.
+    void lazyTrainingMatchesEager()
+    {
+        auto numbers = [](const QByteArray& out) {
+            QStringList kept; // "loss X" of every step, "tau X" of every validation line
+            const QRegularExpression re("(loss [-0-9.na]+|tau +[-0-9.na]+|OPA [-0-9.na]+)");
+            for (auto it = re.globalMatch(QString::fromUtf8(out)); it.hasNext();)
+                kept << it.next().captured(1);
+            return kept;
+        };
+        QStringList runs[2];
+        for (int lazy = 0; lazy < 2; ++lazy) {
+            const QString out = path(lazy ? "run-lazy" : "run-eager");
+            const auto r = tg({ "train", "--data", m_layout, "--steps", "6", "--configs-per-step", "16",
+                "--eval-every", "3", "--log-every", "1", "--resident-graphs", lazy ? "1" : "0", "--out", out });
+            VERIFY_OK(r);
+            QVERIFY2(r.out.contains("step 6/6"), r.out.constData());
+            runs[lazy] = numbers(r.out);
+        }
+        QVERIFY2(runs[0].count() > 6 + 2, qPrintable(runs[0].join(", "))); // every step and two validations
+        QCOMPARE(runs[1], runs[0]);
+        const auto u = tg({ "train", "--data", m_layout, "--resident-graphs", "many", "--steps", "1", "-o", path("x") });
+        QVERIFY2(u.exitCode == 2, qPrintable(QString("exit %1: %2").arg(u.exitCode).arg(QString(u.err))));
+        QVERIFY2(u.err.contains("--resident-graphs"), u.err.constData());
     }
 
     void badPaths()

@@ -144,6 +144,16 @@ private Q_SLOTS:
         const DedupResult min = dedupConfigs(g.nodeConfigFeat, g.configRuntime, DedupPolicy::KeepMin);
         QCOMPARE(min.kept, (std::vector<int64_t> { 0, 1, 3 }));
         QCOMPARE(min.keptRuntime, (std::vector<int64_t> { 30, 40, 20 }));
+        // The same groups from the compressed rows; the kept rows selected in compressed form.
+        const NdArray<int32_t> compressed = compressConfigs(g.nodeConfigFeat);
+        const DedupResult fromCompressed = dedupCompressedConfigs(compressed, g.configRuntime, DedupPolicy::KeepMin);
+        QCOMPARE(fromCompressed.kept, min.kept);
+        QCOMPARE(fromCompressed.keptRuntime, min.keptRuntime);
+        QCOMPARE(fromCompressed.removed, int64_t(2));
+        const NdArray<float> keptRows = decompressConfigs(keepConfigRows(compressed, fromCompressed));
+        QCOMPARE(keptRows.dim(0), int64_t(3));
+        QCOMPARE(keptRows(2, 0, 0), 3.0f);
+        QCOMPARE(keptRows(1, 0, 0), 2.0f);
         const DedupResult none = dedupConfigs(g.nodeConfigFeat, g.configRuntime, DedupPolicy::None);
         QCOMPARE(none.kept.size(), size_t(5));
         applyDedup(g, min);
@@ -227,6 +237,20 @@ private Q_SLOTS:
             QVERIFY2(std::fabs(norm.mean()[size_t(c)] - double(mean)) <= 1e-9 * std::max(1.0, std::fabs(double(mean))),
                 qPrintable(QString::number(c)));
             QVERIFY2(std::fabs(norm.stddev()[size_t(c)] - stddev) <= 1e-9 * stddev, qPrintable(QString::number(c)));
+        }
+        // Per-graph statistics merged (lazy loading, docs/model.md §2.4) give the same bits as add().
+        Normalizer merged;
+        for (const auto& f : graphs) {
+            Normalizer one;
+            one.add(f);
+            merged.merge(one);
+        }
+        merged.merge(Normalizer()); // nothing added: no change
+        merged.finish();
+        QCOMPARE(merged.count(), norm.count());
+        for (int c = 0; c < Normalizer::kColumns; ++c) {
+            QCOMPARE(merged.mean()[size_t(c)], norm.mean()[size_t(c)]);
+            QCOMPARE(merged.stddev()[size_t(c)], norm.stddev()[size_t(c)]);
         }
         NdArray<float> applied = graphs[0];
         norm.apply(applied);

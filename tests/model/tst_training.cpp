@@ -22,6 +22,7 @@
 #include "core/metrics/metrics.h"
 #include "core/sim/simulator.h"
 #include "core/synth/synthcollection.h"
+#include "core/train/graphcache.h"
 #include "core/train/kfold.h"
 #include "core/train/trainingevents.h"
 #include "core/train/trainingset.h"
@@ -432,6 +433,88 @@ private Q_SLOTS:
         fs::create_directories(path("empty"));
         testutil::expectInputError([&] { listDataFiles({ path("empty") }); }, { "empty", "no .npz files" });
         testutil::expectInputError([&] { listDataFiles({ dir, dir + "/train/a.npz" }); }, { "a.npz", "listed twice" });
+    }
+
+    // docs/model.md §2.4: a lazily read collection (at most 1 or 2 prepared graphs in memory) trains
+    // exactly as the same collection held in memory: same losses at every step, same validation
+    // metrics, same weights, with graphs read again and again from their files.
+    void lazyLoadingTrainsAsEager()
+    {
+        const TrainingData eager = loadCollection();
+        const std::vector<size_t> train = eager.indicesOf(DataSplit::Train);
+        const std::vector<size_t> valid = eager.indicesOf(DataSplit::Valid);
+        for (const int64_t resident : { int64_t(1), int64_t(2) }) {
+            for (const int64_t graphsPerStep : { int64_t(1), int64_t(2) }) {
+                TrainingDataOptions lazyOptions;
+                lazyOptions.residentGraphs = resident;
+                const TrainingData lazy = loadTrainingData(listDataFiles({ m_collection }), lazyOptions);
+                QVERIFY(lazy.cache);
+                QCOMPARE(lazy.graphs.size(), eager.graphs.size());
+                for (size_t i = 0; i < lazy.graphs.size(); ++i) {
+                    const TrainingGraph& l = lazy.graphs[i];
+                    QVERIFY(!l.resident);
+                    QVERIFY(l.configs.empty() && l.layout.nodeFeat.empty()); // only counts and runtimes held
+                    QCOMPARE(l.nodeCount(), eager.graphs[i].nodeCount());
+                    QCOMPARE(l.configCount(), eager.graphs[i].configCount());
+                }
+                TrainOptions o = smallOptions(2 * int64_t(train.size()));
+                o.graphsPerStep = graphsPerStep;
+                o.evalEvery = int64_t(train.size());
+                // One trainer after the other: dropout draws from torch's global generator.
+                Trainer a(eager, train, valid, o);
+                std::vector<StepOutcome> stepsA;
+                for (int64_t s = 0; s < o.steps; ++s)
+                    stepsA.push_back(a.step());
+                const EvalMetrics ea = a.evaluate();
+                Trainer b(lazy, train, valid, o);
+                for (int c = 0; c < Normalizer::kColumns; ++c) {
+                    QCOMPARE(b.normalizer().mean()[size_t(c)], a.normalizer().mean()[size_t(c)]);
+                    QCOMPARE(b.normalizer().stddev()[size_t(c)], a.normalizer().stddev()[size_t(c)]);
+                }
+                for (int64_t s = 0; s < o.steps; ++s) {
+                    const StepOutcome& x = stepsA[size_t(s)];
+                    const StepOutcome y = b.step();
+                    QCOMPARE(y.graph, x.graph);
+                    QCOMPARE(y.configs, x.configs);
+                    QCOMPARE(y.nodes, x.nodes);
+                    QCOMPARE(y.loss, x.loss); // bit for bit
+                    QCOMPARE(y.gradNorm, x.gradNorm);
+                }
+                const EvalMetrics eb = b.evaluate();
+                QCOMPARE(eb.graphs.size(), ea.graphs.size());
+                for (size_t i = 0; i < ea.graphs.size(); ++i)
+                    QCOMPARE(eb.graphs[i].kendallTau, ea.graphs[i].kendallTau);
+                QCOMPARE(maxDifference(parameters(b.module()), parameters(a.module())), 0.0);
+                // The graphs really were read again: more reads than graphs, as the cache holds fewer.
+                QVERIFY(lazy.cache->reads() > int64_t(lazy.graphs.size()));
+                const auto full = lazy.acquire(train.front());
+                QVERIFY(full->resident);
+                const NdArray<int32_t>& want = eager.graphs[train.front()].configs;
+                QCOMPARE(full->configs.shape(), want.shape());
+                QVERIFY(std::equal(want.data(), want.data() + want.size(), full->configs.data()));
+            }
+        }
+    }
+
+    // A lazily read file replaced after loading is refused when it is read again, naming it.
+    void lazyLoadingRefusesChangedFiles()
+    {
+        const TrainingData eager = loadCollection();
+        const std::string dir = path("lazy-changed");
+        fs::create_directories(dir);
+        const std::string a = dir + "/a.npz";
+        const std::string b = dir + "/b.npz";
+        fs::copy_file(eager.graphs[0].path, a);
+        fs::copy_file(eager.graphs[1].path, b);
+        TrainingDataOptions lazyOptions;
+        lazyOptions.residentGraphs = 1;
+        const TrainingData lazy = loadTrainingData(listDataFiles({ dir }), lazyOptions);
+        QVERIFY(lazy.acquire(0)->configCount() == lazy.graphs[0].configCount());
+        LayoutGraph g = loadLayoutGraph(a);
+        g.configRuntime[0] += 1;
+        saveLayoutGraph(g, a);
+        lazy.acquire(1); // evicts a
+        testutil::expectInputError([&] { lazy.acquire(0); }, { "a.npz", "changed since it was loaded" });
     }
 
     void checkpointRoundTrip()
