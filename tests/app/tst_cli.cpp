@@ -377,7 +377,7 @@ private Q_SLOTS:
         QTest::newRow("config fold without config folds")
             << train + QStringList { "--config-fold", "1" } << "--config-fold needs --config-folds";
         QTest::newRow("config folds and graph folds")
-            << train + QStringList { "--config-folds", "3", "--folds", "3" } << "exclude each other";
+            << train + QStringList { "--config-folds", "3", "--folds", "5" } << "exclude each other";
         QTest::newRow("one config fold") << train + QStringList { "--config-folds", "1" } << "--config-folds '1': out of range";
         QTest::newRow("dist timeout below a second")
             << train + QStringList { "--dist-timeout", "500ms" } << "--dist-timeout '500ms': out of range";
