@@ -10,7 +10,8 @@
 # Environment: SHARED (the folder with data/tpu_graphs; default $TGRAPH_SHARED_DIR, else ../shared
 # beside the repository),
 # GRID ('hidden=64,256 lr=1e-3,3e-3'; hidden=256 lr=1e-3 are today's defaults), FOLDS (3), SEEDS (3), STEPS (150),
-# PARALLEL (2), THREADS (1). A second call with the same WORK_DIR resumes the sweep and reports.
+# PARALLEL (2), THREADS (1), DEFAULTS (the grid's configuration of today's defaults, 'hidden=256
+# lr=1e-3'). A second call with the same WORK_DIR resumes the sweep and reports.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${1:-$root/build}"
@@ -45,7 +46,6 @@ if [ ! -f sweep.id ]; then
 else
     "$tgraph" sweep --resume real-sweep --project real.tgproj >>sweep.log 2>&1 || true
 fi
-echo "$(($(date +%s) - start))" >>sweep.seconds
 echo "sweep: $(($(date +%s) - start)) s wall time (log: $work/sweep.log)"
 "$tgraph" sweep report real-sweep --project real.tgproj -o report.txt
 "$tgraph" sweep report real-sweep --project real.tgproj --json -o report.json
@@ -55,4 +55,4 @@ echo "sweep: $(($(date +%s) - start)) s wall time (log: $work/sweep.log)"
 # Every run's best checkpoint on its fold's held-out files (per graph: the record alone), the seed
 # ensembles of the best configuration and of the defaults, and the tables.
 "$python" "$root/bench/real_sweep_report.py" --tgraph "$tgraph" --threads "$threads" --defaults "${DEFAULTS:-hidden=256 lr=1e-3}" \
-    --wall-seconds-file sweep.seconds --command "bench/real_sweep.sh (GRID='$grid' FOLDS=$folds SEEDS=$seeds STEPS=$steps PARALLEL=$parallel THREADS=$threads)"
+    --command "bench/real_sweep.sh (GRID='$grid' FOLDS=$folds SEEDS=$seeds STEPS=$steps PARALLEL=$parallel THREADS=$threads)"

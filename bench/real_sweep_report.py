@@ -5,9 +5,11 @@
 # held-out files with `tgraph eval` (evals/, kept for a second call), scores the seed ensembles of the
 # best configuration and of the defaults per fold, and prints Markdown tables.
 import argparse
+import datetime
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 
@@ -15,7 +17,8 @@ ap = argparse.ArgumentParser()
 ap.add_argument("--tgraph", required=True)
 ap.add_argument("--threads", default="1")
 ap.add_argument("--defaults", required=True, help="the configuration of today's defaults, 'hidden=256 lr=1e-3'")
-ap.add_argument("--wall-seconds-file", default="")
+ap.add_argument("--project", default="real.tgproj")
+ap.add_argument("--sweep", default="real-sweep")
 ap.add_argument("--command", default="")
 args = ap.parse_args()
 
@@ -116,7 +119,7 @@ for fold in folds:
         rec = graph(e, "real_record")
         ensemble[k].append({"rtau": rec["kendall_tau"], "ropa": rec["opa"], "rtop5": rec["slowdown_top5"],
                             "tau": e["mean"]["kendall_tau"]})
-        cells += [fmt([r["rtau"] for r in rs]), f"{rec['kendall_tau']:.3f} ({len(rs)} seeds)"]
+        cells += [fmt([r["rtau"] for r in rs]), f"{rec['kendall_tau']:.3f} ({len(rs)} seed{'' if len(rs) == 1 else 's'})"]
     print(f"| {fold} | {sim_by_fold[fold]['configs']} | " + " | ".join(cells) + f" | {sim_by_fold[fold]['tau']:.3f} |")
 cells = []
 for k in chosen:
@@ -135,8 +138,13 @@ for k in chosen:
 diff = [spread([r["rtau"] for r in configs[best] if r["fold"] == f])[0] - sim_by_fold[f]["tau"] for f in folds]
 print(f"\nbest configuration: {best}; record tau minus simulator tau per fold: "
       + ", ".join(f"{d:+.3f}" for d in diff) + f" (mean {fmt(diff)})")
-if args.wall_seconds_file and os.path.exists(args.wall_seconds_file):
-    total = sum(int(x) for x in open(args.wall_seconds_file).read().split())
-    print(f"sweep wall time: {total} s ({total / 60:.1f} min) for {sum(len(v) for v in configs.values())} finished runs")
+# Wall time: from the sweep run's start to its end as the project recorded them (resumes included).
+shown = subprocess.run([args.tgraph, "runs", "show", args.sweep, "--project", args.project], capture_output=True,
+                       text=True).stdout
+times = dict(re.findall(r"^(started|ended)\s+(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)$", shown, re.M))
+if "started" in times and "ended" in times:
+    seconds = (datetime.datetime.fromisoformat(times["ended"]) - datetime.datetime.fromisoformat(times["started"])).seconds
+    print(f"sweep wall time: {seconds} s ({seconds / 60:.1f} min) for {sum(len(v) for v in configs.values())} "
+          f"finished runs ({times['started']} to {times['ended']})")
 if args.command:
     print(f"command: {args.command}")
