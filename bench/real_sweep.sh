@@ -39,20 +39,21 @@ cd "$work"
 folds_list=$(seq -s, 0 $((folds - 1)))
 start=$(date +%s)
 if [ ! -f sweep.id ]; then
+    echo real-sweep >sweep.id # first, so that a killed script resumes this sweep instead of making another
     "$tgraph" sweep --project real.tgproj --data data --name real-sweep \
         --grid "config-fold=$folds_list $grid" --seeds "$seeds" --parallel "$parallel" --threads "$threads" \
         --config-folds "$folds" --steps "$steps" --eval-every 0 >sweep.log 2>&1 || true
-    echo real-sweep >sweep.id
 else
-    "$tgraph" sweep --resume real-sweep --project real.tgproj >>sweep.log 2>&1 || true
+    "$tgraph" sweep --resume "$(cat sweep.id)" --project real.tgproj >>sweep.log 2>&1 || true
 fi
+sweep=$(cat sweep.id)
 echo "sweep: $(($(date +%s) - start)) s wall time (log: $work/sweep.log)"
-"$tgraph" sweep report real-sweep --project real.tgproj -o report.txt
-"$tgraph" sweep report real-sweep --project real.tgproj --json -o report.json
+"$tgraph" sweep report "$sweep" --project real.tgproj -o report.txt
+"$tgraph" sweep report "$sweep" --project real.tgproj --json -o report.json
 # The held-out configurations of every fold as files, and the simulator on the record's.
 "$bench" heldout --record "$record" --record-graph real_record.npz --config-folds "$folds" --out heldout data \
     >simulator.jsonl
 # Every run's best checkpoint on its fold's held-out files (per graph: the record alone), the seed
 # ensembles of the best configuration and of the defaults, and the tables.
-"$python" "$root/bench/real_sweep_report.py" --tgraph "$tgraph" --threads "$threads" --defaults "${DEFAULTS:-hidden=256 lr=1e-3}" \
+"$python" "$root/bench/real_sweep_report.py" --tgraph "$tgraph" --threads "$threads" --defaults "${DEFAULTS:-hidden=256 lr=1e-3}" --sweep "$sweep" \
     --command "bench/real_sweep.sh (GRID='$grid' FOLDS=$folds SEEDS=$seeds STEPS=$steps PARALLEL=$parallel THREADS=$threads)"
