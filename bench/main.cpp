@@ -7,6 +7,7 @@
 #include "modelbench.h"
 #include "npzbench.h"
 #include "projectbench.h"
+#include "heldoutbench.h"
 #include "realrecordbench.h"
 #include "scalebench.h"
 
@@ -41,6 +42,8 @@ int main(int argc, char** argv)
                     "  model      TGraph model forward and training step vs the PyTorch module, GFLOP/s vs GEMM peak\n"
                     "  realrecord TGraph model vs simulator on the real tuning record, 5 folds over configs, 150 steps "
                     "each\n"
+                    "  heldout    the held-out configs of train --config-folds: the simulator's metrics on the real "
+                    "record, npz files\n"
                     "  scale      TGraph training step and validation at TpuGraphs nlp scale (40k nodes, 4k configs): "
                     "time and peak RSS per phase\n");
         return args.empty() ? 2 : 0;
@@ -65,6 +68,8 @@ int main(int argc, char** argv)
             return tgraph::bench::runModelBench(rest);
         if (args[0] == "realrecord")
             return tgraph::bench::runRealRecordBench(rest);
+        if (args[0] == "heldout")
+            return tgraph::bench::runHeldOutBench(rest);
         if (args[0] == "scale")
             return tgraph::bench::runScaleBench(rest);
         if (args[0] == "scale-case")

@@ -12,6 +12,7 @@
 #include "core/util/error.h"
 #include "core/util/progress.h"
 #include "core/train/trainingevents.h"
+#include "core/train/configfolds.h"
 #include "core/train/trainingset.h"
 #include "model/train/checkpoint.h"
 #include "model/train/crossvalidation.h"
@@ -525,6 +526,23 @@ int train(const ArgParser& p)
     CvSettings cv;
     if (!readCv(p, &cv, &error))
         return usageError(kCommand, error);
+    ConfigFoldOptions configFolds;
+    if (p.has("--config-folds")) {
+        configFolds.folds = p.get<int>("--config-folds");
+        configFolds.fold = p.get<int>("--config-fold");
+        configFolds.seed = p.get<uint32_t>("--config-fold-seed");
+        if (configFolds.fold >= configFolds.folds)
+            return usageError(kCommand, "--config-fold must be an integer in 0..--config-folds - 1");
+        if (cv.enabled)
+            return usageError(kCommand, "--config-folds and --folds exclude each other (configs or graphs held out)");
+        // The held-out configurations are cut from graphs in memory; a graph read again from its
+        // file (--resident-graphs) would bring them back into training.
+        if (p.get<int64_t>("--resident-graphs") > 0)
+            return usageError(kCommand, "--config-folds needs every graph in memory: no --resident-graphs with it");
+    } else if (p.has("--config-fold") || p.has("--config-fold-seed")) {
+        return usageError(kCommand, std::string(p.has("--config-fold") ? "--config-fold" : "--config-fold-seed")
+                + " needs --config-folds");
+    }
     DistSettings dist;
     if (!readDistributed(p, cv, &dist, &error))
         return usageError(kCommand, error);
@@ -638,6 +656,7 @@ int train(const ArgParser& p)
     if (p.has("--kind"))
         dataOptions.kind = p.value("--kind") == "layout" ? GraphKind::Layout : GraphKind::Tile;
     TrainingData data = loadTrainingData(files, dataOptions);
+    holdOutConfigFold(data, configFolds); // before any run record: too few configs is bad input
     if (cv.enabled) // too few graphs for the folds: an error before any run record
         foldValidationSets(data, cv.options.folds, cv.options.foldSeed);
 
@@ -687,6 +706,9 @@ int train(const ArgParser& p)
                 { "seed", std::to_string(options.seed) },
                 { "folds", cv.enabled ? std::to_string(cv.options.folds) : "0" },
                 { "parallel_folds", std::to_string(cv.parallelFolds) },
+                { "config_folds", std::to_string(configFolds.folds) },
+                { "config_fold", std::to_string(configFolds.fold) },
+                { "config_fold_seed", std::to_string(configFolds.seed) },
                 { "graphs_per_step", std::to_string(options.graphsPerStep) },
                 { "workers", std::to_string(dist.worldSize) }, { "resumed_from_checkpoint", resumePath } };
             // Each model's own switches: cross-config attention is TGraph's, the reduction Kaufman's.
@@ -955,6 +977,15 @@ int runTrain(const std::vector<std::string>& args)
     p.addOption("--attach-run", "", "RUN",
         "with --fold and --project: record the fold as a fold run of cross-validation run RUN (what "
         "--parallel-folds passes to its folds)");
+    p.addOption("--config-folds", "", "K",
+        "folds over configurations (docs/model.md §4.4.1): each training graph's configs cut into K folds; train on "
+        "K-1, validate on the held-out configs of the same graphs (for 1-3 graphs, where --folds cannot work); "
+        "give the same --config-* options again to --resume",
+        {}, opt::integer(2, 1000));
+    p.addOption("--config-fold", "", "k", "with --config-folds: the held-out fold (a sweep can vary it)", "0",
+        opt::integer(0, 999));
+    p.addOption("--config-fold-seed", "", "S", "with --config-folds: seed of the split of each graph's configs",
+        "0", opt::size(std::numeric_limits<uint32_t>::max()));
     p.addOption("--seed", "", "S", "seed of initialization, dropout, config sampling and graph order (fold k: S+k)",
         "42", opt::size());
     p.addOption("--threads", "", "T", "LibTorch threads (0 = all cores; --launch-local: cores / workers each)", "0",

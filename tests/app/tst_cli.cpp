@@ -371,6 +371,16 @@ private Q_SLOTS:
             << train + QStringList { "--configs-per-step", "1" } << "(allowed: an integer >= 2)";
         QTest::newRow("fold seed above 32 bits")
             << train + QStringList { "--folds", "3", "--fold-seed", "4294967296" } << "an integer in 0..4294967295";
+        QTest::newRow("config fold outside the config folds")
+            << train + QStringList { "--config-folds", "3", "--config-fold", "3" }
+            << "--config-fold must be an integer in 0..--config-folds - 1";
+        QTest::newRow("config fold without config folds")
+            << train + QStringList { "--config-fold", "1" } << "--config-fold needs --config-folds";
+        QTest::newRow("config folds and graph folds")
+            << train + QStringList { "--config-folds", "3", "--folds", "5" } << "exclude each other";
+        QTest::newRow("config folds of lazily read graphs")
+            << train + QStringList { "--config-folds", "3", "--resident-graphs", "2" } << "no --resident-graphs with it";
+        QTest::newRow("one config fold") << train + QStringList { "--config-folds", "1" } << "--config-folds '1': out of range";
         QTest::newRow("dist timeout below a second")
             << train + QStringList { "--dist-timeout", "500ms" } << "--dist-timeout '500ms': out of range";
         QTest::newRow("master port") << train + QStringList { "--world-size", "2", "--master", "h:0" }
@@ -413,6 +423,31 @@ private Q_SLOTS:
         QVERIFY2(!r.crashed && r.exitCode == 2, qPrintable(QString("exit %1: %2").arg(r.exitCode).arg(QString(r.err))));
         QVERIFY2(r.err.contains(expected.toUtf8()), r.err.constData());
         QVERIFY(!QFileInfo::exists(out) && !QFileInfo::exists(out + ".csv"));
+    }
+
+    // Folds over configurations (docs/model.md §4.4.1): the held-out configs become the validation
+    // graph the run evaluates; a graph with too few configs for the folds is bad input naming it.
+    void trainConfigFolds()
+    {
+        if (!haveModelCommands())
+            QSKIP("built without LibTorch (the sanitizer build): no tgraph-model");
+        const QString in = path("config-folds.npz");
+        saveLayoutGraph(smallSynthetic(30), testutil::str(in));
+        const QString out = path("config-folds-out");
+        auto r = tgraphRun({ "train", "--data", in, "--config-folds", "3", "--config-fold", "1", "--steps", "2",
+            "--hidden", "16", "--threads", "1", "--no-progress", "--out", out });
+        QVERIFY2(!r.crashed && r.exitCode == 0, r.err.constData());
+        QVERIFY2(r.out.contains("1 train and 1 valid graphs"), r.out.constData());
+        QVERIFY2(r.out.contains("config-folds.npz [held-out fold 1/3]"), r.out.constData());
+        QVERIFY(QFileInfo::exists(out + "/best.npz"));
+        const QString out2 = path("config-folds-out2");
+        r = tgraphRun({ "train", "--data", in, "--config-folds", "16", "--steps", "2", "--hidden", "16", "--threads",
+            "1", "--no-progress", "--out", out2 });
+        QVERIFY2(!r.crashed && r.exitCode == 1, r.err.constData());
+        const QString err = QString::fromUtf8(r.err).trimmed();
+        QVERIFY2(!err.contains('\n') && err.contains(in) && err.contains("--config-folds 16 needs at least 32"),
+            qPrintable(err));
+        QVERIFY(!QFileInfo::exists(out2));
     }
 
     void modelCommandsHandedOver()
