@@ -395,6 +395,17 @@ private Q_SLOTS:
         d.scale = HeatmapData::Scale::Unit; // gates on the fixed 0..1 range are never "all equal"
         QVERIFY(!d.allEqual());
 
+        // Diverging: differences of noise against what they were taken of are painted pale, a real
+        // difference keeps its own range.
+        d.scale = HeatmapData::Scale::Diverging;
+        d.values = { 1e-6f, -2e-6f, 0.0f };
+        QCOMPARE(d.colourRange().second, double(2e-6f)); // no reference: its own magnitude
+        d.reference = 1.0; // gates: 0..1
+        QCOMPARE(d.colourRange(), std::make_pair(-HeatmapData::kMinimumRelativeSpan, HeatmapData::kMinimumRelativeSpan));
+        d.values = { 0.4f, -0.3f, 0.0f };
+        QCOMPARE(d.colourRange(), std::make_pair(-double(0.4f), double(0.4f)));
+        d.values = { 0.25f, 0.25f, std::nanf("") };
+
         // Drawn: the colour bar says "all 0.25" (checked on pixels: one colour across the bar).
         d.scale = HeatmapData::Scale::Auto;
         HeatmapView view;

@@ -13,6 +13,7 @@
 #include "graphtestutil.h"
 #include "testutil.h"
 #include "widgets/graph/arraytablemodel.h"
+#include "widgets/common/colormaps.h"
 #include "widgets/common/errorbanner.h"
 #include "widgets/graph/graphitems.h"
 #include "widgets/graph/graphpage.h"
@@ -59,6 +60,7 @@ private Q_SLOTS:
     void inspectorShowsTheNode();
     void npzGraphsWithoutModule();
     void overlayColoursNodes();
+    void overlayColourBarReadsWell();
     void exportWritesSvgAndPng();
     void summaryModelsPassTheTester();
     void renderCommandLine();
@@ -547,6 +549,88 @@ void TestGraphWidgets::overlayColoursNodes()
     QCOMPARE(NodeOverlay::colorAt(1), QColor(0xfd, 0xe7, 0x25));
     page.setOverlayColumn(-1);
     QCOMPARE(page.fullPane()->scene()->itemForNode(0)->fill(), OpcodePalette::color(m_small->opcodeName(0)));
+}
+
+// An overlay that covers part of the graph paints the rest grey (not in opcode colours that read
+// as values); its colour bar keeps both labels whole at its minimum width, prints the digits that
+// tell a narrow range apart, says "all v" for one value, and paints noise pale (docs/studio.md §8.2).
+void TestGraphWidgets::overlayColourBarReadsWell()
+{
+    GraphPage page(m_small);
+    page.resize(900, 600);
+    page.show();
+    QVERIFY(waitForLayout(page.fullPane()));
+    const int64_t n = m_small->nodeCount();
+    NodeOverlay overlay;
+    overlay.name = QStringLiteral("cross-config weight (block 2), row 0 of a rather long overlay name");
+    overlay.values.assign(size_t(n), std::nanf(""));
+    for (int64_t node = 0; node < n; node += 2)
+        overlay.values[size_t(node)] = 0.00862f + 0.00008f * float(node) / float(n); // 0.00862..0.0087
+    overlay.updateRange();
+    page.setOverlay(overlay);
+    const NodeOverlay& shown = page.overlay();
+    int grey = 0;
+    for (int64_t node = 0; node < n; ++node) {
+        const GraphNodeItem* item = page.fullPane()->scene()->itemForNode(node);
+        if (!item)
+            continue;
+        if (node % 2) {
+            QCOMPARE(item->fill(), NodeOverlay::noValueColor());
+            ++grey;
+        } else {
+            QCOMPARE(item->fill(), shown.colorOf(node));
+        }
+    }
+    QVERIFY(grey > 0);
+    // A spread of 1 % of the values paints the middle of the map, not its two ends.
+    const auto [lo, hi] = shown.colourRange();
+    QVERIFY(hi - lo >= ColorMaps::kMinimumRelativeSpan * 0.0087 * 0.999);
+    QVERIFY(shown.colorOf(0) != NodeOverlay::colorAt(0) && shown.colorOf(0) != NodeOverlay::colorAt(1));
+
+    auto* bar = page.findChild<OverlayColorBar*>(QStringLiteral("colorBar"));
+    QVERIFY(bar && bar->isVisible());
+    QCOMPARE(bar->labels().size(), 2);
+    QVERIFY(bar->labels()[0] != bar->labels()[1]);
+    QVERIFY(bar->showsMissing());
+    QVERIFY(bar->toolTip().contains(overlay.name));
+    saveScreenshot(page, QStringLiteral("overlay-partial.png"));
+    for (const int width : { bar->minimumSizeHint().width(), bar->sizeHint().width(), 1200 }) {
+        bar->resize(width, bar->minimumSizeHint().height());
+        const OverlayColorBar::Parts parts = bar->parts();
+        const QFontMetrics fm = bar->fontMetrics();
+        QVERIFY2(parts.bar.width() >= 60, qPrintable(QString::number(parts.bar.width())));
+        QVERIFY(parts.low.width() >= fm.horizontalAdvance(bar->labels()[0]));
+        QVERIFY(parts.high.width() >= fm.horizontalAdvance(bar->labels()[1]));
+        QVERIFY(parts.low.right() <= parts.bar.left() && parts.bar.right() < parts.high.left());
+        QVERIFY(parts.high.right() < parts.missing.left() && parts.missing.right() < width);
+        QVERIFY(parts.bar.height() >= fm.height() - 2);
+    }
+    QVERIFY(bar->minimumSizeHint().width() <= 480); // fits beside the graph on a laptop
+
+    // One value everywhere: "all v" and one colour.
+    overlay.values.assign(size_t(n), 0.5f);
+    overlay.updateRange();
+    page.setOverlay(overlay);
+    QCOMPARE(bar->labels(), QStringList { QStringLiteral("all 0.5") });
+    QVERIFY(!bar->showsMissing());
+    QCOMPARE(page.fullPane()->scene()->itemForNode(0)->fill(), page.fullPane()->scene()->itemForNode(1)->fill());
+
+    // A difference of noise against values near 1 is pale, near white.
+    overlay.diverging = true;
+    overlay.reference = 1.0f;
+    for (int64_t node = 0; node < n; ++node)
+        overlay.values[size_t(node)] = node % 2 ? 1e-6f : -1e-6f;
+    overlay.updateRange();
+    page.setOverlay(overlay);
+    for (const int64_t node : { int64_t(0), int64_t(1) }) {
+        const QColor c = page.overlay().colorOf(node);
+        QVERIFY2(std::min({ c.red(), c.green(), c.blue() }) >= 0xe8, qPrintable(c.name()));
+    }
+    overlay.reference = 0; // nothing to compare with: the differences span the map
+    page.setOverlay(overlay);
+    QCOMPARE(page.overlay().colorOf(1), ColorMaps::diverging(1.0));
+    page.setOverlayColumn(-1);
+    QVERIFY(!bar->isVisible());
 }
 
 void TestGraphWidgets::exportWritesSvgAndPng()

@@ -34,19 +34,12 @@ std::pair<double, double> HeatmapData::colourRange() const
         any = true;
     }
     if (scale == Scale::Diverging) {
-        const double m = magnitude > 0 ? magnitude : 1.0;
+        const double m = ColorMaps::divergingHalfRange(magnitude, reference);
         return { -m, m };
     }
     if (!any)
         return { 0.0, 1.0 };
-    if (hi <= lo)
-        return { lo - 0.5, lo + 0.5 };
-    const double minimum = kMinimumRelativeSpan * magnitude;
-    if (hi - lo < minimum) {
-        const double centre = (lo + hi) / 2;
-        return { centre - minimum / 2, centre + minimum / 2 };
-    }
-    return { lo, hi };
+    return ColorMaps::sequentialRange(lo, hi);
 }
 
 bool HeatmapData::allEqual() const

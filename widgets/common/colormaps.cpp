@@ -40,4 +40,21 @@ QColor diverging(double t)
     return interpolate(stops, (std::clamp(t, -1.0, 1.0) + 1.0) / 2.0);
 }
 
+std::pair<double, double> sequentialRange(double lo, double hi)
+{
+    if (!(hi > lo))
+        return { lo - 0.5, lo + 0.5 };
+    const double minimum = kMinimumRelativeSpan * std::max(std::abs(lo), std::abs(hi));
+    if (hi - lo >= minimum)
+        return { lo, hi };
+    const double centre = lo / 2 + hi / 2;
+    return { centre - minimum / 2, centre + minimum / 2 };
+}
+
+double divergingHalfRange(double largest, double reference)
+{
+    const double m = std::max(std::abs(largest), kMinimumRelativeSpan * std::abs(reference));
+    return m > 0 && std::isfinite(m) ? m : 1.0;
+}
+
 } // namespace ColorMaps

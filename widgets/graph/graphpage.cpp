@@ -416,7 +416,7 @@ void GraphPage::setOverlayColumn(int column)
         m_legend->show();
     } else {
         m_overlay = NodeOverlay::featureColumn(*m_document, column);
-        m_colorBar->setOverlay(m_overlay.name, m_overlay.minimum, m_overlay.maximum, m_overlay.diverging);
+        m_colorBar->setOverlay(m_overlay);
         m_colorBar->show();
         m_legend->hide();
     }
@@ -434,7 +434,7 @@ void GraphPage::setOverlay(NodeOverlay overlay)
         return;
     }
     m_overlay = std::move(overlay);
-    m_colorBar->setOverlay(m_overlay.name, m_overlay.minimum, m_overlay.maximum, m_overlay.diverging);
+    m_colorBar->setOverlay(m_overlay);
     m_colorBar->show();
     m_legend->hide();
     for (GraphPane* pane : { m_full, m_pruned })

@@ -207,8 +207,10 @@ void GraphScene::applyColors()
             fill = QColor(0xdd, 0xdd, 0xf0);
         } else if (v.kind == ViewNode::Kind::More || v.node < 0) {
             fill = QColor(0xf6, 0xf6, 0xf6);
-        } else if (m_overlay && m_overlay->hasValue(v.node)) {
-            fill = m_overlay->colorOf(v.node);
+        } else if (m_overlay && !m_overlay->isEmpty()) {
+            // Nodes outside the overlay in grey, never in their opcode's colour (which could
+            // read as a value).
+            fill = m_overlay->hasValue(v.node) ? m_overlay->colorOf(v.node) : NodeOverlay::noValueColor();
         } else {
             fill = OpcodePalette::color(doc.opcodeName(v.node));
         }

@@ -7,6 +7,7 @@
 #include "core/view/graphdocument.h"
 
 #include <QLinearGradient>
+#include <QLocale>
 #include <QPainter>
 
 #include <algorithm>
@@ -32,12 +33,39 @@ QColor NodeOverlay::colorOf(int64_t node) const
 {
     if (!hasValue(node))
         return {};
+    const auto [lo, hi] = colourRange();
+    const double v = double(values[size_t(node)]);
+    if (diverging)
+        return ColorMaps::diverging(v / hi);
+    return colorAt(hi > lo ? (v - lo) / (hi - lo) : 0.5);
+}
+
+std::pair<double, double> NodeOverlay::colourRange() const
+{
     if (diverging) {
-        const double m = std::max(std::abs(double(minimum)), std::abs(double(maximum)));
-        return ColorMaps::diverging(m > 0 ? double(values[size_t(node)]) / m : 0.0);
+        const double m = ColorMaps::divergingHalfRange(double(maximum), double(reference));
+        return { -m, m };
     }
-    const double span = double(maximum) - double(minimum);
-    return colorAt(span > 0 ? (double(values[size_t(node)]) - minimum) / span : 0.5);
+    return ColorMaps::sequentialRange(double(minimum), double(maximum));
+}
+
+bool NodeOverlay::allEqual() const
+{
+    const float* first = nullptr;
+    for (const float& v : values) {
+        if (std::isnan(v))
+            continue;
+        if (first && v != *first)
+            return false;
+        if (!first)
+            first = &v;
+    }
+    return first != nullptr;
+}
+
+bool NodeOverlay::hasMissingValues() const
+{
+    return std::any_of(values.begin(), values.end(), [](float v) { return std::isnan(v); });
 }
 
 void NodeOverlay::updateRange()
@@ -73,39 +101,145 @@ NodeOverlay NodeOverlay::featureColumn(const tgraph::GraphDocument& document, in
     return overlay;
 }
 
+namespace {
+
+// Two numbers for people (the user's locale) with the fewest significant digits, from 3, that
+// tell them apart.
+std::pair<QString, QString> apart(double a, double b)
+{
+    const QLocale locale;
+    QString la, lb;
+    for (int digits = 3; digits <= 9; ++digits) {
+        la = locale.toString(a, 'g', digits);
+        lb = locale.toString(b, 'g', digits);
+        if (la != lb)
+            break;
+    }
+    return { la, lb };
+}
+
+constexpr int kMargin = 4; // between the parts
+constexpr int kMinimumBar = 60; // the colour map's smallest width
+constexpr int kMinimumName = 48; // the name elided down to this
+constexpr int kNameWidth = 260; // the name's width when there is room
+
+} // namespace
+
 OverlayColorBar::OverlayColorBar(QWidget* parent)
     : QWidget(parent)
 {
     setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
 }
 
-void OverlayColorBar::setOverlay(const QString& name, float minimum, float maximum, bool diverging)
+void OverlayColorBar::setOverlay(const NodeOverlay& overlay)
 {
-    m_diverging = diverging;
-    m_name = name;
-    m_minimum = minimum;
-    m_maximum = maximum;
+    m_name = overlay.name;
+    m_diverging = overlay.diverging;
+    m_range = overlay.colourRange();
+    m_allEqual = overlay.allEqual();
+    m_missing = overlay.hasMissingValues();
+    m_labels.clear();
+    m_equalColor = QColor();
+    if (m_allEqual) {
+        for (int64_t node = 0; node < int64_t(overlay.values.size()); ++node)
+            if (overlay.hasValue(node)) {
+                m_labels << tr("all %1").arg(QLocale().toString(double(overlay.values[size_t(node)]), 'g', 6));
+                m_equalColor = overlay.colorOf(node);
+                break;
+            }
+    } else {
+        const auto [low, high] = apart(m_range.first, m_range.second);
+        m_labels << low << high;
+    }
+    setToolTip(m_missing ? tr("%1\nGrey nodes have no value.").arg(m_name) : m_name);
+    updateGeometry();
     update();
 }
 
-QSize OverlayColorBar::sizeHint() const { return { 320, fontMetrics().height() + 8 }; }
+OverlayColorBar::Parts OverlayColorBar::partsFor(int width) const
+{
+    const QFontMetrics fm = fontMetrics();
+    const int h = fm.height() + 10;
+    Parts parts;
+    const int nameWidth = std::min(fm.horizontalAdvance(m_name) + kMargin, kNameWidth);
+    const int missingWidth = m_missing ? fm.height() + kMargin + fm.horizontalAdvance(tr("no value")) + 2 * kMargin : 0;
+    int x = 0;
+    if (m_allEqual) {
+        const int labelWidth = fm.horizontalAdvance(m_labels.value(0)) + kMargin;
+        const int name = std::clamp(width - kMinimumBar / 2 - labelWidth - missingWidth - 2 * kMargin, kMinimumName,
+            std::max(kMinimumName, nameWidth));
+        parts.name = QRect(x, 0, name, h);
+        x += name + kMargin;
+        parts.bar = QRect(x, 4, kMinimumBar / 2, h - 8);
+        x += parts.bar.width() + kMargin;
+        parts.high = QRect(x, 0, labelWidth, h);
+        x += labelWidth + kMargin;
+    } else {
+        const int lowWidth = fm.horizontalAdvance(m_labels.value(0)) + kMargin;
+        const int highWidth = fm.horizontalAdvance(m_labels.value(1)) + kMargin;
+        const int fixed = lowWidth + highWidth + missingWidth + 3 * kMargin;
+        // The name takes what the bar's minimum leaves, up to its own width.
+        const int name = std::clamp(width - fixed - kMinimumBar * 2, kMinimumName, std::max(kMinimumName, nameWidth));
+        parts.name = QRect(x, 0, name, h);
+        x += name + kMargin;
+        parts.low = QRect(x, 0, lowWidth, h);
+        x += lowWidth;
+        const int bar = std::max(kMinimumBar, width - x - highWidth - missingWidth - 2 * kMargin);
+        parts.bar = QRect(x, 4, bar, h - 8);
+        x += bar + kMargin;
+        parts.high = QRect(x, 0, highWidth, h);
+        x += highWidth + kMargin;
+    }
+    if (m_missing)
+        parts.missing = QRect(x, 0, missingWidth, h);
+    return parts;
+}
+
+OverlayColorBar::Parts OverlayColorBar::parts() const { return partsFor(width()); }
+
+QSize OverlayColorBar::sizeHint() const
+{
+    // The minimum with the name whole (up to kNameWidth) and the colour map twice as wide.
+    const int name = std::min(fontMetrics().horizontalAdvance(m_name) + kMargin, kNameWidth);
+    const int extra = std::max(0, name - kMinimumName) + (m_allEqual ? 0 : kMinimumBar);
+    return minimumSizeHint() + QSize(extra, 0);
+}
+
+QSize OverlayColorBar::minimumSizeHint() const
+{
+    const Parts p = partsFor(0); // the narrowest: name elided, bar at its minimum
+    const int right = std::max(p.high.right(), p.missing.isNull() ? 0 : p.missing.right());
+    return { right + 1, fontMetrics().height() + 10 };
+}
 
 void OverlayColorBar::paintEvent(QPaintEvent*)
 {
     QPainter p(this);
-    const QString low = QString::number(double(m_minimum), 'g', 4);
-    const QString high = QString::number(double(m_maximum), 'g', 4);
+    const Parts parts = this->parts();
     const QFontMetrics fm = fontMetrics();
-    const int nameWidth = fm.horizontalAdvance(m_name) + 8;
-    const int lowWidth = fm.horizontalAdvance(low) + 6;
-    const int highWidth = fm.horizontalAdvance(high) + 6;
-    QRect bar(nameWidth + lowWidth, 4, std::max(20, width() - nameWidth - lowWidth - highWidth), height() - 8);
-    QLinearGradient gradient(bar.topLeft(), bar.topRight());
-    for (int k = 0; k <= 8; ++k)
-        gradient.setColorAt(k / 8.0, m_diverging ? ColorMaps::diverging(k / 4.0 - 1.0) : NodeOverlay::colorAt(k / 8.0));
-    p.fillRect(bar, gradient);
     p.setPen(palette().color(QPalette::WindowText));
-    p.drawText(QRect(0, 0, nameWidth, height()), Qt::AlignVCenter | Qt::AlignLeft, m_name);
-    p.drawText(QRect(nameWidth, 0, lowWidth - 3, height()), Qt::AlignVCenter | Qt::AlignRight, low);
-    p.drawText(QRect(bar.right() + 4, 0, highWidth, height()), Qt::AlignVCenter | Qt::AlignLeft, high);
+    p.drawText(parts.name, Qt::AlignVCenter | Qt::AlignLeft, fm.elidedText(m_name, Qt::ElideMiddle, parts.name.width()));
+    if (m_allEqual) {
+        p.fillRect(parts.bar, m_equalColor);
+    } else {
+        QLinearGradient gradient(parts.bar.topLeft(), parts.bar.topRight());
+        for (int k = 0; k <= 8; ++k)
+            gradient.setColorAt(
+                k / 8.0, m_diverging ? ColorMaps::diverging(k / 4.0 - 1.0) : NodeOverlay::colorAt(k / 8.0));
+        p.fillRect(parts.bar, gradient);
+        p.drawText(parts.low.adjusted(0, 0, -kMargin, 0), Qt::AlignVCenter | Qt::AlignRight, m_labels.value(0));
+    }
+    p.setPen(palette().color(QPalette::Mid));
+    p.drawRect(parts.bar.adjusted(0, 0, -1, -1));
+    p.setPen(palette().color(QPalette::WindowText));
+    p.drawText(parts.high, Qt::AlignVCenter | Qt::AlignLeft, m_labels.value(m_allEqual ? 0 : 1));
+    if (m_missing) {
+        const int side = fm.height() - 4;
+        const QRect swatch(parts.missing.left() + kMargin, (height() - side) / 2, side, side);
+        p.fillRect(swatch, NodeOverlay::noValueColor());
+        p.setPen(palette().color(QPalette::Mid));
+        p.drawRect(swatch.adjusted(0, 0, -1, -1));
+        p.setPen(palette().color(QPalette::WindowText));
+        p.drawText(parts.missing.adjusted(side + 2 * kMargin, 0, 0, 0), Qt::AlignVCenter | Qt::AlignLeft, tr("no value"));
+    }
 }

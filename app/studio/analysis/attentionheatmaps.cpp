@@ -3,6 +3,7 @@
 
 #include <QObject>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -65,6 +66,7 @@ HeatmapData channelGateDifference(const AttentionMaps& maps, int64_t a, int64_t 
         return l.gateAt(a, c) - l.gateAt(b, c);
     });
     d.scale = HeatmapData::Scale::Diverging;
+    d.reference = 1.0; // gates lie in 0..1: a difference of 0.001 is painted near white
     d.valueLabel = QObject::tr("gate difference");
     return d;
 }
@@ -128,17 +130,21 @@ NodeOverlay nodeAttentionOverlay(const AttentionMaps& maps, NodeAttention quanti
     };
     NodeOverlay overlay;
     overlay.values.assign(size_t(nodeCount), std::numeric_limits<float>::quiet_NaN());
+    double reference = 0; // the largest mean a difference is taken of
     for (int64_t n = 0; n < nodes; ++n) {
         const int64_t fileNode = modelNodeIds.empty() ? n : modelNodeIds[size_t(n)];
         if (fileNode < 0 || fileNode >= nodeCount)
             continue;
-        const double v = b >= 0 ? rowMean(a, n) - rowMean(b, n) : rowMean(a, n);
-        overlay.values[size_t(fileNode)] = float(v);
+        const double meanA = rowMean(a, n);
+        const double meanB = b >= 0 ? rowMean(b, n) : 0.0;
+        reference = std::max({ reference, std::abs(meanA), std::abs(meanB) });
+        overlay.values[size_t(fileNode)] = float(b >= 0 ? meanA - meanB : meanA);
     }
     const QString what = quantity == NodeAttention::Gate ? QObject::tr("gate") : QObject::tr("cross-config weight");
     const QString where = layer < 0 ? QObject::tr("mean of layers") : attentionLayerLabel(layers.front()->layer);
     if (b >= 0) {
         overlay.diverging = true;
+        overlay.reference = float(reference);
         overlay.name = QObject::tr("%1 (%2), row %3 − row %4").arg(what, where).arg(a).arg(b);
         overlay.updateRange();
     } else {

@@ -476,7 +476,7 @@ void ExplainPanel::updateOverlay()
     } else {
         m_overlay = AttributionOverlay::make(*m_outcome->attribution, m_outcome->document->nodeCount(),
             choice == 1 ? AttributionOverlay::Quantity::ShareDifference : AttributionOverlay::Quantity::Effect);
-        m_colorBar->setOverlay(m_overlay.name, m_overlay.minimum, m_overlay.maximum, true);
+        m_colorBar->setOverlay(m_overlay);
         m_colorBar->show();
         m_graph->setOverlay(&m_overlay);
     }

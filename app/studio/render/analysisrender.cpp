@@ -168,7 +168,7 @@ bool renderAnalysis(const AnalysisRenderRequest& request, QString* error)
         const bool pruned = document->kind == tgraph::GraphKind::Layout && document->pruned;
         pane->setDocument(document, pruned ? tgraph::GraphSource::Kind::Pruned : tgraph::GraphSource::Kind::Full);
         pane->setOverlay(&overlay);
-        bar->setOverlay(overlay.name, overlay.minimum, overlay.maximum, overlay.diverging);
+        bar->setOverlay(overlay);
         QString failure;
         if (!waitForGraphLayouts({ pane }, &failure))
             return fail(request.input + QStringLiteral(": layout failed: ") + failure);
