@@ -398,10 +398,12 @@ private Q_SLOTS:
         // Diverging: differences of noise against what they were taken of are painted pale, a real
         // difference keeps its own range.
         d.scale = HeatmapData::Scale::Diverging;
-        d.values = { 1e-6f, -2e-6f, 0.0f };
-        QCOMPARE(d.colourRange().second, double(2e-6f)); // no reference: its own magnitude
+        d.values = { 1e-7f, -2e-7f, 0.0f };
+        QCOMPARE(d.colourRange().second, double(2e-7f)); // no reference: its own magnitude
         d.reference = 1.0; // gates: 0..1
-        QCOMPARE(d.colourRange(), std::make_pair(-HeatmapData::kMinimumRelativeSpan, HeatmapData::kMinimumRelativeSpan));
+        QCOMPARE(d.colourRange(), std::make_pair(-ColorMaps::kDivergingNoise, ColorMaps::kDivergingNoise));
+        d.reference = 1e-3; // shares of 1e-3: a difference of 2e-7 is real and keeps the whole map
+        QCOMPARE(d.colourRange().second, double(2e-7f));
         d.values = { 0.4f, -0.3f, 0.0f };
         QCOMPARE(d.colourRange(), std::make_pair(-double(0.4f), double(0.4f)));
         d.values = { 0.25f, 0.25f, std::nanf("") };

@@ -615,11 +615,11 @@ void TestGraphWidgets::overlayColourBarReadsWell()
     QVERIFY(!bar->showsMissing());
     QCOMPARE(page.fullPane()->scene()->itemForNode(0)->fill(), page.fullPane()->scene()->itemForNode(1)->fill());
 
-    // A difference of noise against values near 1 is pale, near white.
+    // A difference of rounding noise against values near 1 is pale, near white.
     overlay.diverging = true;
     overlay.reference = 1.0f;
     for (int64_t node = 0; node < n; ++node)
-        overlay.values[size_t(node)] = node % 2 ? 1e-6f : -1e-6f;
+        overlay.values[size_t(node)] = node % 2 ? 1e-7f : -1e-7f;
     overlay.updateRange();
     page.setOverlay(overlay);
     for (const int64_t node : { int64_t(0), int64_t(1) }) {

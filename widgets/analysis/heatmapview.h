@@ -29,14 +29,14 @@ struct HeatmapData
     int64_t rows() const { return rowLabels.size(); }
     float at(int64_t row, int64_t column) const { return values[size_t(row * columns + column)]; }
     // Diverging: the magnitude of the values the differences were taken of (gates: 1), so that a
-    // difference of noise is painted pale (ColorMaps::divergingHalfRange); 0 = not known.
+    // difference of rounding noise is painted pale (ColorMaps::divergingHalfRange); 0 = not known.
     double reference = 0;
     // The smallest span of an Auto colour range, relative to the values' largest magnitude
     // (ColorMaps::kMinimumRelativeSpan, docs/studio.md §8.2).
     static constexpr double kMinimumRelativeSpan = ColorMaps::kMinimumRelativeSpan;
     // The range the colours span: 0..1 for Unit; for Auto min..max, widened around its centre to at
     // least kMinimumRelativeSpan of the largest magnitude (v ± 0.5 when all values are v); -m..m
-    // for Diverging with m the largest magnitude, at least kMinimumRelativeSpan of `reference`
+    // for Diverging with m the largest magnitude, at least ColorMaps::kDivergingNoise of `reference`
     // (1 when all values are 0 or NaN).
     std::pair<double, double> colourRange() const;
     // Auto or Diverging values that are all the same (and not NaN): the colour bar says "all v"

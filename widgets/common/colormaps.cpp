@@ -53,7 +53,7 @@ std::pair<double, double> sequentialRange(double lo, double hi)
 
 double divergingHalfRange(double largest, double reference)
 {
-    const double m = std::max(std::abs(largest), kMinimumRelativeSpan * std::abs(reference));
+    const double m = std::max(std::abs(largest), kDivergingNoise * std::abs(reference));
     return m > 0 && std::isfinite(m) ? m : 1.0;
 }
 

@@ -23,9 +23,14 @@ constexpr double kMinimumRelativeSpan = 0.1;
 // The range a sequential map spans for data lo..hi: lo..hi widened around its centre to at least
 // kMinimumRelativeSpan of the larger of |lo| and |hi|; v - 0.5..v + 0.5 when every value is v.
 std::pair<double, double> sequentialRange(double lo, double hi);
+// The smallest half-width of a diverging range, relative to the magnitude of the values a
+// difference was taken of: differences below it are float32 rounding (7 digits, less after a mean
+// over many terms), so they are painted near white rather than full blue and red. Small real
+// differences (a share difference of 1e-7 between shares of 5e-4) keep the whole map.
+constexpr double kDivergingNoise = 1e-5;
 // The half-width m of a diverging range -m..m for signed values whose largest magnitude is
-// `largest`: at least kMinimumRelativeSpan of `reference`, the magnitude of the values a
-// difference was taken of (0: none known); 1 when both are 0.
+// `largest`: at least kDivergingNoise of `reference`, the magnitude of the values a difference
+// was taken of (0: none known); 1 when both are 0.
 double divergingHalfRange(double largest, double reference);
 
 } // namespace ColorMaps

@@ -29,7 +29,7 @@ struct NodeOverlay
     // about 0 (updateRange makes it so).
     bool diverging = false;
     // Diverging: the magnitude of the values the differences were taken of (0 = not known); a
-    // difference far below it is painted pale (ColorMaps::divergingHalfRange).
+    // difference of rounding noise against it is painted pale (ColorMaps::divergingHalfRange).
     float reference = 0;
 
     bool isEmpty() const { return values.empty(); }
@@ -40,7 +40,8 @@ struct NodeOverlay
     // The colour of `node`'s value on the colour map; invalid QColor when it has none.
     QColor colorOf(int64_t node) const;
     // The range the colours span: minimum..maximum widened to ColorMaps::kMinimumRelativeSpan of
-    // the values' magnitude (sequential), or -m..m with m at least that share of `reference`.
+    // the values' magnitude (sequential), or -m..m with m at least ColorMaps::kDivergingNoise of
+    // `reference`.
     std::pair<double, double> colourRange() const;
     // Every value the same (NaN aside): the colour bar says "all v" instead of a range.
     bool allEqual() const;

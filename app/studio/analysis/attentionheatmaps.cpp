@@ -66,7 +66,7 @@ HeatmapData channelGateDifference(const AttentionMaps& maps, int64_t a, int64_t 
         return l.gateAt(a, c) - l.gateAt(b, c);
     });
     d.scale = HeatmapData::Scale::Diverging;
-    d.reference = 1.0; // gates lie in 0..1: a difference of 0.001 is painted near white
+    d.reference = 1.0; // gates lie in 0..1: a difference of rounding noise is painted near white
     d.valueLabel = QObject::tr("gate difference");
     return d;
 }
