@@ -567,7 +567,11 @@ void TestGraphWidgets::overlayColourBarReadsWell()
     for (int64_t node = 0; node < n; node += 2)
         overlay.values[size_t(node)] = 0.00862f + 0.00008f * float(node) / float(n); // 0.00862..0.0087
     overlay.updateRange();
+    GraphMinimap* minimap = page.fullPane()->view()->minimap();
+    QVERIFY(minimap->isVisible()); // 140 nodes at 900x600: the thumbnail is shown
+    const QImage before = minimap->grab().toImage();
     page.setOverlay(overlay);
+    QVERIFY(minimap->grab().toImage() != before); // the thumbnail follows the new colours
     const NodeOverlay& shown = page.overlay();
     int grey = 0;
     for (int64_t node = 0; node < n; ++node) {

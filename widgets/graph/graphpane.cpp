@@ -344,9 +344,24 @@ void GraphPane::collapseCluster(int clusterIndex)
     rebuild(false);
 }
 
-void GraphPane::setRemovedOutside(const GraphSource* kept) { m_scene->setRemovedOutside(kept); }
+void GraphPane::setRemovedOutside(const GraphSource* kept)
+{
+    m_scene->setRemovedOutside(kept);
+    refreshMinimap();
+}
 
-void GraphPane::setOverlay(const NodeOverlay* overlay) { m_scene->setOverlay(overlay); }
+void GraphPane::setOverlay(const NodeOverlay* overlay)
+{
+    m_scene->setOverlay(overlay);
+    refreshMinimap();
+}
+
+void GraphPane::refreshMinimap()
+{
+    // The thumbnail is a picture of the scene: new colours draw it again.
+    if (m_view->minimap()->isVisible())
+        m_view->minimap()->refresh();
+}
 
 void GraphPane::setHighlighted(const std::vector<int64_t>& nodes)
 {

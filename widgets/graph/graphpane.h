@@ -77,6 +77,7 @@ Q_SIGNALS:
     void layoutFailed(const QString& message);
 
 private:
+    void refreshMinimap();
     void rebuild(bool fit);
     void onLayoutFinished(quint64 id, const ViewLayoutPtr& layout);
     void onLayoutFailed(quint64 id, const QString& message);
