@@ -696,6 +696,11 @@ private Q_SLOTS:
         const auto [wholeLoss, wholeGrads, wholeChunk] = lossAndGradients(kConfigChunkOff, 0.3);
         QCOMPARE(wholeChunk, int64_t(0));
         QVERIFY(std::isfinite(wholeLoss) && wholeLoss > 0);
+        // Gradients below 1e-6 of the largest are rounding noise around an exact zero: the f_in
+        // Linears' biases, which the instance norm cancels.
+        double largestGradient = 0;
+        for (const auto& [name, grad] : wholeGrads)
+            largestGradient = std::max(largestGradient, grad.abs().max().item<double>());
         const auto [plainLoss, plainGrads, plainChunk] = lossAndGradients(kConfigChunkOff, 0.0);
         QVERIFY2(std::abs(plainLoss - wholeLoss) > 1e-3 * wholeLoss, "dropout does not change the loss");
         for (const int64_t chunk : { int64_t(1), int64_t(3), int64_t(15), configs }) {
@@ -706,7 +711,9 @@ private Q_SLOTS:
                 qPrintable(label + QStringLiteral(": loss %1 vs %2").arg(loss).arg(wholeLoss)));
             double worst = 0;
             for (const auto& [name, grad] : wholeGrads) {
-                const double scale = std::max(grad.abs().max().item<double>(), 1e-12);
+                // Zero in exact arithmetic (below 1e-6 of the largest): may differ by 1e-6 of the largest.
+                const double own = grad.abs().max().item<double>();
+                const double scale = own < 1e-6 * largestGradient ? 0.1 * largestGradient : own;
                 const double e = (grads.at(name) - grad).abs().max().item<double>() / scale;
                 worst = std::max(worst, e);
                 QVERIFY2(e <= 1e-5, qPrintable(label + ": " + QString::fromStdString(name) + " off by " + QString::number(e)));
@@ -717,7 +724,7 @@ private Q_SLOTS:
 
         // Trajectories: 5 steps (the first at learning rate 0), chunks of 3 against none.
         for (const int64_t graphsPerStep : { int64_t(1), int64_t(2) }) {
-            auto run = [&](int64_t chunk) {
+            auto run = [&](int64_t chunk, bool train_) {
                 TrainOptions oc = o;
                 oc.configChunk = chunk;
                 oc.graphsPerStep = graphsPerStep;
@@ -725,22 +732,39 @@ private Q_SLOTS:
                 Trainer t(data, train, {}, oc);
                 RecordingSink sink;
                 t.setSink(&sink);
-                t.run();
+                if (train_)
+                    t.run();
                 std::vector<double> losses;
                 for (const StepMetrics& m : sink.steps)
                     losses.push_back(m.loss);
-                return std::make_pair(losses, parameters(t.module()));
+                std::vector<double> scores;
+                for (const size_t i : { train[0], train[1] })
+                    for (const double v : t.scoreAllConfigs(i))
+                        scores.push_back(v);
+                return std::make_tuple(losses, scores, parameters(t.module()));
             };
-            const auto [wholeLosses, wholeParameters] = run(kConfigChunkOff);
-            const auto [losses, chunkedParameters] = run(3);
+            const auto [wholeLosses, wholeScores, wholeParameters] = run(kConfigChunkOff, true);
+            const auto [losses, scores, chunkedParameters] = run(3, true);
+            const auto [noLosses, initialScores, initialParameters] = run(kConfigChunkOff, false);
             QCOMPARE(losses.size(), size_t(5));
             for (size_t k = 0; k < losses.size(); ++k)
                 QVERIFY2(std::abs(losses[k] - wholeLosses[k]) <= 1e-5 * std::abs(wholeLosses[k]),
                     qPrintable(QStringLiteral("step %1: %2 vs %3").arg(k).arg(losses[k]).arg(wholeLosses[k])));
-            const double diff = maxDifference(chunkedParameters, wholeParameters);
-            qInfo("config chunks, %lld graph(s) per step: max parameter difference after 5 steps %g",
-                (long long)graphsPerStep, diff);
-            QVERIFY2(diff <= 1e-5, qPrintable(QString::number(diff)));
+            // The trained models score alike: a few 1e-5 of the scores apart, against the change the
+            // 5 steps made. (Gradients that are rounding noise around zero, such as those the
+            // instance norm cancels, become learning-rate-sized AdamW steps that differ between the
+            // runs; they barely change a score.)
+            QVERIFY(maxDifference(chunkedParameters, wholeParameters) > 0); // two runs, not one
+            double scale = 0, diff = 0, moved = 0;
+            for (size_t k = 0; k < scores.size(); ++k) {
+                scale = std::max(scale, std::abs(wholeScores[k]));
+                diff = std::max(diff, std::abs(scores[k] - wholeScores[k]));
+                moved = std::max(moved, std::abs(initialScores[k] - wholeScores[k]));
+            }
+            qInfo("config chunks, %lld graph(s) per step: after 5 steps, scores of %zu configs differ by at most %g "
+                  "(largest %g; the steps moved them by up to %g)",
+                (long long)graphsPerStep, scores.size(), diff, scale, moved);
+            QVERIFY2(diff <= 1e-4 * scale && diff <= 1e-3 * moved, qPrintable(QString::number(diff)));
         }
 
         // Auto chunks only from kRecomputeAutoBytes on (never at this size); never with dropout on the
