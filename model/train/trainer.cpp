@@ -409,7 +409,7 @@ int64_t Trainer::configChunkFor(int64_t nodes, int64_t configs) const
         const int64_t perConfig = std::max<int64_t>(1, nodes * m_options.model.hidden * int64_t(sizeof(float)));
         if (m_options.recompute != RecomputeMode::Auto || perConfig * configs < kRecomputeAutoBytes)
             return 0;
-        chunk = std::max<int64_t>(1, (kRecomputeAutoBytes - 1) / perConfig);
+        chunk = std::max<int64_t>(1, (kConfigChunkAutoBytes - 1) / perConfig);
     }
     return chunk < configs ? chunk : 0;
 }

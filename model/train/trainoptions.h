@@ -26,6 +26,10 @@ bool parseLossKind(const std::string& text, LossKind* loss);
 // TrainOptions::configChunk: chunks sized from the graph, or none.
 constexpr int64_t kConfigChunkAuto = -1;
 constexpr int64_t kConfigChunkOff = 0;
+// Auto's chunk: as many configs as keep one (N, k, H) float32 activation under 96 MiB. A chunk's
+// step peaks at about 23 such activations (docs/benchmarks.md §12: 2.48 GiB for chunks of 8 configs
+// at 11 657 nodes), under issue 27's 3 GB.
+constexpr int64_t kConfigChunkAutoBytes = int64_t(96) << 20;
 // "auto", "off", or the number of configs.
 std::string configChunkName(int64_t chunk);
 // Reads "auto", "off", "0" (off) or a number of configs in 1..2^31 - 1.
@@ -79,7 +83,8 @@ struct TrainOptions
     // scores, then runs forward and backward again chunk by chunk (at most configChunk configs each),
     // with the same dropout masks: the gradients of the whole step in the memory of a chunk.
     // kConfigChunkAuto: chunks when one (N, C, H) float32 activation of the step reaches
-    // kRecomputeAutoBytes and `recompute` is Auto, as many configs per chunk as stay below it; 0: off.
+    // kRecomputeAutoBytes and `recompute` is Auto, of as many configs as stay below
+    // kConfigChunkAutoBytes; 0: off.
     // Refused with cross-attention (Trainer throws); not used by tile and zoo models, nor with dropout
     // on the composed ATen path (TGRAPH_FUSED=0), whose masks are not keyed by config. A setting of
     // the process like `recompute`: not written to checkpoints.

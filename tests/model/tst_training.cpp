@@ -767,15 +767,16 @@ private Q_SLOTS:
             QVERIFY2(diff <= 1e-4 * scale && diff <= 1e-3 * moved, qPrintable(QString::number(diff)));
         }
 
-        // Auto chunks only from kRecomputeAutoBytes on (never at this size); never with dropout on the
-        // composed ATen path, whose masks are not keyed by config; refused with cross-attention.
+        // Auto chunks only from kRecomputeAutoBytes on (never at this size), in chunks below
+        // kConfigChunkAutoBytes; never with dropout on the composed ATen path, whose masks are not
+        // keyed by config; refused with cross-attention.
         {
             TrainOptions oc = o;
             oc.configChunk = kConfigChunkAuto;
             Trainer t(data, train, {}, oc);
             QCOMPARE(t.configChunkFor(data.graphs[graph].nodeCount(), configs), int64_t(0));
             QCOMPARE(t.configChunkFor(4096, 32), int64_t(0)); // hidden 64: 32 MiB
-            QCOMPARE(t.configChunkFor(16384, 32), int64_t(31)); // 128 MiB: chunks just below it
+            QCOMPARE(t.configChunkFor(16384, 32), int64_t(23)); // 128 MiB: chunks below 96 MiB
         }
         {
             TrainOptions oc = o;
