@@ -117,6 +117,10 @@ int runScaleCase(const std::vector<std::string>& args)
     options.dedup = DedupPolicy::None;
     if (!model::parseRecomputeMode(get("recompute", "auto"), &options.recompute))
         throw std::runtime_error("scale-case: recompute must be auto, on or off");
+    if (!model::parseConfigChunk(get("config-chunk", "auto"), &options.configChunk))
+        throw std::runtime_error("scale-case: config-chunk must be auto, off or a number of configs");
+    if (options.configChunk > 0 && options.model.useCrossAttn)
+        throw std::runtime_error("scale-case: config-chunk needs cross=off");
     const int64_t steps = std::max<int64_t>(1, std::stoll(get("steps", "4")));
 
     // The graph is both the training and the validation graph (no de-duplication: all its configs).
@@ -225,7 +229,9 @@ int runScaleBench(const std::vector<std::string>& args)
                 "--eval-batch). Each phase runs in a fresh child process; its peak RSS is reset after loading, so\n"
                 "the table shows the load and every phase apart. Time per step: mean of the steps after the first.\n"
                 "--graph FILE keeps the generated graph there (and reuses it when it exists). --case KEY=VALUE\n"
-                "is passed to every child (e.g. recompute=on). Threads default to all cores.\n");
+                "is passed to every child: recompute=auto|on|off, config-chunk=auto|off|K (docs/model.md §11;\n"
+                "config-chunk=K needs --cross off; auto chunks only with recompute=auto). Threads default to all\n"
+                "cores.\n");
             return a == "--help" || a == "-h" ? 0 : 2;
         }
     }

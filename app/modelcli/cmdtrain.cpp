@@ -227,6 +227,13 @@ bool readOptions(const ArgParser& p, TrainOptions* o, std::string* error)
     o->deterministic = p.has("--deterministic");
     o->dedup = p.get<DedupPolicy>("--dedup");
     o->recompute = p.get<RecomputeMode>("--recompute");
+    parseConfigChunk(p.value("--config-chunk"), &o->configChunk); // checked by its option type
+    if (o->configChunk > 0 && o->model.family != ModelFamily::TGraph)
+        return bad("--config-chunk applies to --model tgraph only");
+    if (o->configChunk > 0 && o->model.useCrossAttn)
+        return bad("--config-chunk " + configChunkName(o->configChunk)
+            + " needs --cross-attn off (with cross-attention a config's score depends on the other configs of the "
+              "step, so a step cannot be cut into chunks of configs)");
     return true;
 }
 
@@ -609,7 +616,8 @@ int train(const ArgParser& p)
                             + ": a resumed run keeps the hyper-parameters of its checkpoint (start a new "
                               "run, or use 'tgraph weights export' + 'import' to restart from its weights)");
             options = resume->options;
-            options.recompute = p.get<RecomputeMode>("--recompute"); // not a hyper-parameter
+            options.recompute = p.get<RecomputeMode>("--recompute"); // not hyper-parameters
+            parseConfigChunk(p.value("--config-chunk"), &options.configChunk);
             if (options.graphsPerStep < dist.worldSize)
                 return usageError(kCommand,
                     "the checkpoint's run takes " + std::to_string(options.graphsPerStep)
@@ -624,6 +632,10 @@ int train(const ArgParser& p)
             options.model = resume->modelOptions();
             options.model.dropout = dropout;
         }
+        if (options.configChunk > 0 && options.model.useCrossAttn)
+            return usageError(kCommand,
+                "--config-chunk " + configChunkName(options.configChunk) + ": the checkpoint's model has "
+                    + "cross-attention on, so a step cannot be cut into chunks of configs");
     }
 
     const int threads = initTorchRuntime(p.get<int>("--threads"));
@@ -656,6 +668,9 @@ int train(const ArgParser& p)
     if (p.has("--kind"))
         dataOptions.kind = p.value("--kind") == "layout" ? GraphKind::Layout : GraphKind::Tile;
     TrainingData data = loadTrainingData(files, dataOptions);
+    if (options.configChunk > 0 && data.kind == GraphKind::Tile)
+        return usageError(kCommand, "--config-chunk applies to layout graphs (a tile step takes a kernel's configs "
+                                    "together)");
     holdOutConfigFold(data, configFolds); // before any run record: too few configs is bad input
     if (cv.enabled) // too few graphs for the folds: an error before any run record
         foldValidationSets(data, cv.options.folds, cv.options.foldSeed);
@@ -949,6 +964,16 @@ int runTrain(const std::vector<std::string>& args)
         "recompute each layer's activations in the backward pass (same gradients, far less memory; "
         "docs/model.md §11): auto (when a layer's activation reaches 128 MiB), on or off",
         "auto", opt::oneOf({ RecomputeMode::Auto, RecomputeMode::On, RecomputeMode::Off }, recomputeModeName));
+    p.addOption("--config-chunk", "", "K|auto|off",
+        "layout steps without cross-attention in chunks of at most K configs: scores first without gradients, then "
+        "forward and backward chunk by chunk with the same dropout masks (the same gradients in a chunk's memory, "
+        "about one more forward pass; docs/model.md §11); auto: when a layer's activation reaches 128 MiB and "
+        "--recompute is auto; needs --cross-attn off for K",
+        "auto",
+        opt::custom("auto, off or a number of configs >= 1 (0 = off)", [](const std::string& text) {
+            int64_t chunk = 0;
+            return parseConfigChunk(text, &chunk) ? std::string() : std::string("not auto, off or a number of configs");
+        }));
     p.addOption("--resident-graphs", "", "N",
         "read layout graphs lazily: check and measure every file once, then read a graph again when a step or a "
         "validation uses it, holding at most N prepared graphs (configs base-7 compressed) in memory, for "

@@ -9,6 +9,7 @@
 #include "core/graph/configs.h"
 #include "core/graph/graph.h"
 #include "core/graph/normalizer.h"
+#include "model/nn/configwindow.h"
 
 #include <torch/torch.h>
 
@@ -34,6 +35,9 @@ struct LayoutBatch
     // (C, Nc, 18) int64: node_config_feat value + 2 for the chosen rows (values -1..5 -> 1..7).
     // Rows of non-configurable nodes are implicit: value -2, token 0 (see scatterConfigTokens).
     torch::Tensor configTokens;
+    // These configs' place in a larger batch, for dropout's masks (configwindow.h): set by a trainer
+    // that scores one batch in config chunks; default: the batch is the whole batch.
+    ConfigWindow window;
 
     int64_t configs() const { return configTokens.size(0); }
 };

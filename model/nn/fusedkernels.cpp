@@ -107,6 +107,15 @@ uint32_t rowKey(uint64_t seed, uint64_t row)
     return mix32(a ^ mix32(uint32_t(row >> 32) + uint32_t(seed >> 32) + 0x9e3779b9u));
 }
 
+// The row a dropout key is taken from for config k of node i: node * total + offset + k, with the
+// batch's place in a larger one (GateActivation::configOffset / configTotal), so that a batch of
+// configs split into chunks draws the masks the whole batch draws.
+TGRAPH_INLINE uint64_t dropoutRow(const GateActivation& a, int64_t node, int64_t k)
+{
+    const int64_t total = a.configTotal > 0 ? a.configTotal : a.configs;
+    return uint64_t(node * total + a.configOffset + k);
+}
+
 TGRAPH_INLINE uint32_t elementHash(uint32_t key, uint32_t column) { return mix32(key + column * 0x9e3779b9u); }
 
 // keep <=> the top 24 bits of the hash >= p * 2^24.
@@ -199,7 +208,7 @@ TGRAPH_INLINE void forwardPlainNodes(
             const float* h = a.h + row * f;
             const float* z = a.z + row * f;
             gateRow(h, z, a.zBias, x, f);
-            const uint32_t key = Drop ? rowKey(drop.seed, uint64_t(row)) : 0;
+            const uint32_t key = Drop ? rowKey(drop.seed, dropoutRow(a, i, k)) : 0;
             writeRow<M, Drop>(M == Mode::Plain ? nullptr : a.residual + row * f, x, out + row * f, f, key, 0, drop);
         }
     }
@@ -260,13 +269,13 @@ TGRAPH_INLINE void nodeSoftmax(
 // The cross half of one config row: y2 = x * a (the softmax weights), the row's dropout key and
 // its residual row (null without one); shared by the forward and backward passes.
 template <Mode M, bool Drop>
-TGRAPH_INLINE const float* crossRow(const GateActivation& a, const Dropout& drop, int64_t row,
+TGRAPH_INLINE const float* crossRow(const GateActivation& a, const Dropout& drop, int64_t node, int64_t k,
     const float* __restrict x, const float* __restrict weights, float* __restrict y2, uint32_t* key)
 {
     for (int64_t j = 0; j < a.width; ++j)
         y2[j] = x[j] * weights[j];
-    *key = Drop ? rowKey(drop.seed, uint64_t(row)) : 0;
-    return M == Mode::Plain ? nullptr : a.residual + row * 2 * a.width;
+    *key = Drop ? rowKey(drop.seed, dropoutRow(a, node, k)) : 0;
+    return M == Mode::Plain ? nullptr : a.residual + (node * a.configs + k) * 2 * a.width;
 }
 
 template <Mode M, bool Drop>
@@ -288,7 +297,7 @@ TGRAPH_INLINE void forwardCrossNodes(
             const int64_t row = i * c + k;
             const float* xr = x + k * f;
             uint32_t key;
-            const float* s = crossRow<M, Drop>(a, drop, row, xr, e + k * f, y2, &key);
+            const float* s = crossRow<M, Drop>(a, drop, i, k, xr, e + k * f, y2, &key);
             writeRow<M, Drop>(s, xr, out + row * ow, f, key, 0, drop);
             writeRow<M, Drop>(s ? s + f : nullptr, y2, out + row * ow + f, f, key, uint32_t(f), drop);
         }
@@ -334,7 +343,7 @@ TGRAPH_INLINE void backwardPlainNodes(const GateActivation& a, const Dropout& dr
                 g[j] = sigmoid(z[j] + a.zBias[j]);
                 x[j] = h[j] * g[j];
             }
-            const uint32_t key = Drop ? rowKey(drop.seed, uint64_t(row)) : 0;
+            const uint32_t key = Drop ? rowKey(drop.seed, dropoutRow(a, i, k)) : 0;
             rowGrad<M, Drop>(M == Mode::Plain ? nullptr : a.residual + row * f, x, gradOut + row * f, dx,
                 M == Mode::Plain ? nullptr : gradS + row * f, f, key, 0, drop);
             float* dh = gradH + row * f;
@@ -408,7 +417,7 @@ TGRAPH_INLINE void backwardCrossNodes(const GateActivation& a, const Dropout& dr
             const float* xr = x + k * f;
             const float* er = e + k * f;
             uint32_t key;
-            const float* s = crossRow<M, Drop>(a, drop, row, xr, er, y2, &key);
+            const float* s = crossRow<M, Drop>(a, drop, i, k, xr, er, y2, &key);
             float* ds = M == Mode::Plain ? nullptr : gradS + row * ow;
             float* dy1 = dxd + k * f;
             rowGrad<M, Drop>(s, xr, gradOut + row * ow, dy1, ds, f, key, 0, drop);

@@ -22,7 +22,9 @@ namespace tgraph::model::kernels {
 //   out = Dropout(s + GELU(y))                  graph block, paper order (residualAfterActivation)
 // GELU is the exact (erf) one. Dropout keeps an element with probability 1 - p and scales it by
 // 1 / (1 - p); whether element i is kept is a hash of (seed, i), so the backward pass recomputes
-// the mask instead of storing it.
+// the mask instead of storing it. The row of i is counted in the whole batch the configs belong
+// to (configOffset, configTotal), so a batch scored in config chunks draws the masks the whole
+// batch draws (docs/model.md §11, "Config chunks").
 struct GateActivation
 {
     int64_t nodes = 0;
@@ -37,6 +39,10 @@ struct GateActivation
     float temperature = 1.0f; // raw T (code: no positivity constraint)
     float dropout = 0.0f; // p; 0 = none (eval mode)
     uint64_t seed = 0;
+    // These `configs` are configs configOffset .. configOffset + configs - 1 of a batch of
+    // configTotal (0 = this batch alone): dropout keys take row node * configTotal + configOffset + k.
+    int64_t configOffset = 0;
+    int64_t configTotal = 0;
 
     int64_t outWidth() const { return cross ? 2 * width : width; }
 };
@@ -78,8 +84,8 @@ void bagSumForward(int64_t bags, int64_t slots, int64_t width, const int64_t* in
 void bagSumBackward(int64_t bags, int64_t slots, int64_t width, int64_t tableRows, const int64_t* index,
     const float* gradOut, float* gradTable);
 
-// The keep decision of the dropout above for column `column` of row `row` (= node * C + config)
-// of the output (exposed for tests).
+// The keep decision of the dropout above for column `column` of row `row` (= node * C + config,
+// C and config counted in the whole batch) of the output (exposed for tests).
 bool dropoutKeeps(uint64_t seed, uint64_t row, uint32_t column, float p);
 
 // Which instruction set the kernels run with on this machine: "avx512", "avx2" or "baseline".

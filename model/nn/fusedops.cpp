@@ -148,7 +148,7 @@ public:
     static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& xIn, const torch::Tensor& w1,
         const torch::Tensor& b1, const torch::Tensor& w2, const torch::Tensor& b2In,
         const c10::optional<torch::Tensor>& residualIn, const c10::optional<torch::Tensor>& temperatureIn,
-        bool residualAfterActivation, double dropout)
+        bool residualAfterActivation, double dropout, int64_t configOffset, int64_t configTotal)
     {
         const auto x = xIn.contiguous();
         const int64_t n = x.size(0);
@@ -165,6 +165,8 @@ public:
         const uint64_t seed = dropout > 0.0 ? drawSeed() : 0;
         kernels::GateActivation a = describe(x, z, residual, temperature, residualAfterActivation, dropout, seed);
         a.zBias = b2.data_ptr<float>();
+        a.configOffset = configOffset;
+        a.configTotal = configTotal;
         auto out = torch::empty({ n, c, a.outWidth() }, x.options());
         kernels::gateActivationForward(a, out.data_ptr<float>());
         std::vector<torch::Tensor> toSave { x, z, hidden, w1, w2, b2 };
@@ -178,6 +180,8 @@ public:
         ctx->saved_data["after"] = residualAfterActivation;
         ctx->saved_data["dropout"] = dropout;
         ctx->saved_data["seed"] = int64_t(seed);
+        ctx->saved_data["configOffset"] = configOffset;
+        ctx->saved_data["configTotal"] = configTotal;
         return out;
     }
 
@@ -197,6 +201,8 @@ public:
         kernels::GateActivation a = describe(x, z, residual, temperature, ctx->saved_data["after"].toBool(),
             ctx->saved_data["dropout"].toDouble(), uint64_t(ctx->saved_data["seed"].toInt()));
         a.zBias = b2.data_ptr<float>();
+        a.configOffset = ctx->saved_data["configOffset"].toInt();
+        a.configTotal = ctx->saved_data["configTotal"].toInt();
         const auto gradOut = grads[0].contiguous();
         const int64_t n = x.size(0);
         const int64_t c = x.size(1);
@@ -214,7 +220,8 @@ public:
         const auto gradW1 = torch::mm(gradHidden.t(), x2);
         gradX.view({ n * c, f }).addmm_(gradHidden, w1);
         torch::Tensor gradT = hasTemperature ? torch::full({}, dT, temperature.options()) : torch::Tensor();
-        return { gradX, gradW1, gradB1, gradW2, gradB2, gradResidual, gradT, torch::Tensor(), torch::Tensor() };
+        return { gradX, gradW1, gradB1, gradW2, gradB2, gradResidual, gradT, torch::Tensor(), torch::Tensor(),
+            torch::Tensor(), torch::Tensor() };
     }
 };
 
@@ -259,7 +266,8 @@ bool useFusedKernels(const torch::Tensor& h)
 const char* fusedKernelTarget() { return kernels::kernelTarget(); }
 
 torch::Tensor gatedLayer(const torch::Tensor& x, const ChannelGateImpl& gate, const torch::Tensor& residual,
-    const torch::Tensor& temperature, bool residualAfterActivation, double dropout, bool training)
+    const torch::Tensor& temperature, bool residualAfterActivation, double dropout, bool training,
+    const ConfigWindow& window)
 {
     checkActivation(x, "x");
     const int64_t outWidth = temperature.defined() ? 2 * x.size(2) : x.size(2);
@@ -271,11 +279,14 @@ torch::Tensor gatedLayer(const torch::Tensor& x, const ChannelGateImpl& gate, co
     TORCH_CHECK(gate.linear1->weight.size(1) == x.size(2) && gate.linear2->weight.size(0) == x.size(2),
         "fused ops: the gate's width does not match x");
     TORCH_CHECK(dropout >= 0.0 && dropout < 1.0, "fused ops: dropout must be in [0, 1)");
+    TORCH_CHECK(window.offset >= 0 && (window.total == 0 ? window.offset == 0 : window.offset + x.size(1) <= window.total),
+        "fused ops: configs ", window.offset, " .. ", window.offset + x.size(1) - 1, " are not in a batch of ",
+        window.total);
     const c10::optional<torch::Tensor> s = residual.defined() ? c10::optional<torch::Tensor>(residual) : c10::nullopt;
     const c10::optional<torch::Tensor> t
         = temperature.defined() ? c10::optional<torch::Tensor>(temperature) : c10::nullopt;
     return GatedLayerFunction::apply(x, gate.linear1->weight, gate.linear1->bias, gate.linear2->weight,
-        gate.linear2->bias, s, t, residualAfterActivation, training ? dropout : 0.0);
+        gate.linear2->bias, s, t, residualAfterActivation, training ? dropout : 0.0, window.offset, window.total);
 }
 
 torch::Tensor sageLayer(const torch::Tensor& h, const SageConvImpl& conv, const EdgeTensors& edges)

@@ -7,6 +7,7 @@
 // ATen's bernoulli_ stream but has the same distribution and is reproducible from the default
 // generator's state (one 64-bit draw per call).
 
+#include "model/nn/configwindow.h"
 #include "model/nn/layers.h"
 
 #include <torch/torch.h>
@@ -28,11 +29,13 @@ const char* fusedKernelTarget();
 // (`residualAfterActivation`, paper order), where y = g (no temperature) or [g, g * softmax over
 // configs of g / temperature], g = x * sigmoid(z) and z = linear2(ReLU(linear1(x))) of `gate`
 // (the layer's ChannelGate). x: (N, C, F) float32; residual: (N, C, F or 2F) or undefined;
-// temperature: 0-d or undefined; dropout applies only when `training` and p > 0. The gate's
+// temperature: 0-d or undefined; dropout applies only when `training` and p > 0, its mask keyed by
+// the rows' place in the whole batch `window` says x belongs to (configwindow.h). The gate's
 // products run through BLAS; z's bias, everything element-wise and the bias gradients run in the
 // fused kernel.
 torch::Tensor gatedLayer(const torch::Tensor& x, const ChannelGateImpl& gate, const torch::Tensor& residual,
-    const torch::Tensor& temperature, bool residualAfterActivation, double dropout, bool training);
+    const torch::Tensor& temperature, bool residualAfterActivation, double dropout, bool training,
+    const ConfigWindow& window = {});
 
 // The SAGE layer (SageConvImpl::forward's value): one (in -> 2W) product for lin_l and lin_r,
 // then out[i] = W_r h_i + b_l + mean of W_l h_j over the nodes j sending to i. Returns (N, C, W).

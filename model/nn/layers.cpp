@@ -209,14 +209,15 @@ GraphBlockImpl::GraphBlockImpl(int64_t in, int64_t out, bool crossAttn, double d
     attn = register_module("attn", ChannelGate(out));
 }
 
-torch::Tensor GraphBlockImpl::forward(const torch::Tensor& h, const EdgeTensors& edges, LayerAttention* attention)
+torch::Tensor GraphBlockImpl::forward(
+    const torch::Tensor& h, const EdgeTensors& edges, LayerAttention* attention, const ConfigWindow& window)
 {
     if (useFusedKernels(h)) {
         const auto eta = conv->fusedForward(instanceNormNodes(h), edges);
         if (attention)
             recordAttention(eta, attn->linear2(torch::relu(attn->linear1(eta))), cross_attn, attention);
         return gatedLayer(eta, *attn, h, cross_attn ? cross_attn->temperature : torch::Tensor(),
-            m_residualAfterActivation, m_dropout, is_training());
+            m_residualAfterActivation, m_dropout, is_training(), window);
     }
     const auto eta = gateThenCross(conv(instanceNormNodes(h), edges), attn, cross_attn, attention);
     // Code: residual before the activation. Paper (docs/model.md §3.5): residual after it.
@@ -242,7 +243,8 @@ void GraphEncoder::registerOn(torch::nn::Module& owner, int64_t inputWidth, cons
     }
 }
 
-torch::Tensor GraphEncoder::forward(const torch::Tensor& projected, const EdgeTensors& edges, AttentionMaps* maps)
+torch::Tensor GraphEncoder::forward(
+    const torch::Tensor& projected, const EdgeTensors& edges, AttentionMaps* maps, const ConfigWindow& window)
 {
     auto layer = [maps](const char* name) -> LayerAttention* {
         if (!maps)
@@ -261,7 +263,8 @@ torch::Tensor GraphEncoder::forward(const torch::Tensor& projected, const EdgeTe
         h = recomputedLayer([f = linear2](const torch::Tensor& x) mutable { return f->forward(x); }, h, linear2->parameters());
         for (GraphBlock block : m_blocks)
             h = recomputedLayer(
-                [block, edges](const torch::Tensor& x) mutable { return block->forward(x, edges); }, h, block->parameters());
+                [block, edges, window](const torch::Tensor& x) mutable { return block->forward(x, edges, nullptr, window); },
+                h, block->parameters());
         return h;
     }
     if (maps)
@@ -269,7 +272,7 @@ torch::Tensor GraphEncoder::forward(const torch::Tensor& projected, const EdgeTe
     auto h = linear->afterLinear(projected, layer("linear"));
     h = linear2(h, layer("linear2"));
     for (size_t k = 0; k < m_blocks.size(); ++k)
-        h = m_blocks[k](h, edges, layer(("convs." + std::to_string(k)).c_str()));
+        h = m_blocks[k](h, edges, layer(("convs." + std::to_string(k)).c_str()), window);
     return h;
 }
 

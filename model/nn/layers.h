@@ -13,6 +13,7 @@
 // double precision, tests).
 
 #include "core/results/attentionmaps.h"
+#include "model/nn/configwindow.h"
 #include "model/nn/modeloptions.h"
 #include "model/nn/recompute.h"
 
@@ -108,12 +109,14 @@ public:
 TORCH_MODULE(LinearActNorm);
 
 // Graph block (code): s = h; eta = Gate(SAGE(InstanceNorm(h))); h = Dropout(GELU(s + [eta, cross(eta)])).
-// With `residualAfterActivation` (paper): h = Dropout(s + GELU([eta, cross(eta)])).
+// With `residualAfterActivation` (paper): h = Dropout(s + GELU([eta, cross(eta)])). The fused
+// path's dropout keys its mask by the configs' place in the batch `window` names (configwindow.h).
 class GraphBlockImpl : public torch::nn::Module
 {
 public:
     GraphBlockImpl(int64_t in, int64_t out, bool crossAttn, double dropout, bool residualAfterActivation);
-    torch::Tensor forward(const torch::Tensor& h, const EdgeTensors& edges, LayerAttention* attention = nullptr);
+    torch::Tensor forward(const torch::Tensor& h, const EdgeTensors& edges, LayerAttention* attention = nullptr,
+        const ConfigWindow& window = {});
 
     SageConv conv { nullptr };
     CrossConfigAttention cross_attn { nullptr };
@@ -134,7 +137,9 @@ public:
     // `projected` is f_in[0]'s Linear already applied: (N, C, layerWidth). Returns (N, C, H).
     // While gradients are recorded and no maps are asked for, each layer recomputes its
     // activations in the backward pass as setRecompute() says (recompute.h; default Auto).
-    torch::Tensor forward(const torch::Tensor& projected, const EdgeTensors& edges, AttentionMaps* maps);
+    // `window`: the configs' place in a larger batch, for the blocks' dropout (configwindow.h).
+    torch::Tensor forward(
+        const torch::Tensor& projected, const EdgeTensors& edges, AttentionMaps* maps, const ConfigWindow& window = {});
     void setRecompute(RecomputeMode mode) { m_recompute = mode; }
     RecomputeMode recompute() const { return m_recompute; }
 

@@ -19,20 +19,6 @@ struct LayerHolder : torch::CustomClassHolder
     LayerFunction layer;
 };
 
-at::Tensor generatorState()
-{
-    at::Generator generator = at::detail::getDefaultCPUGenerator();
-    std::lock_guard<std::mutex> lock(generator.mutex());
-    return generator.get_state();
-}
-
-void setGeneratorState(const at::Tensor& state)
-{
-    at::Generator generator = at::detail::getDefaultCPUGenerator();
-    std::lock_guard<std::mutex> lock(generator.mutex());
-    generator.set_state(state);
-}
-
 class RecomputedLayerFunction : public torch::autograd::Function<RecomputedLayerFunction>
 {
 public:
@@ -40,7 +26,7 @@ public:
     static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& input, torch::TensorList parameters,
         const c10::intrusive_ptr<LayerHolder>& holder)
     {
-        ctx->saved_data["rng"] = generatorState();
+        ctx->saved_data["rng"] = cpuGeneratorState();
         ctx->saved_data["layer"] = c10::IValue::make_capsule(holder);
         ctx->saved_data["parameters"] = int64_t(parameters.size());
         std::vector<torch::Tensor> toSave { input };
@@ -60,11 +46,11 @@ public:
         {
             // The forward pass again, from the generator state it started with; the state the
             // backward pass found is put back afterwards.
-            const at::Tensor current = generatorState();
-            setGeneratorState(ctx->saved_data["rng"].toTensor());
+            const at::Tensor current = cpuGeneratorState();
+            setCpuGeneratorState(ctx->saved_data["rng"].toTensor());
             torch::AutoGradMode enable(true);
             output = holder->layer(input);
-            setGeneratorState(current);
+            setCpuGeneratorState(current);
         }
         // Differentiate with respect to what needs a gradient; the others get none.
         std::vector<torch::Tensor> wrt;
@@ -98,6 +84,20 @@ public:
 };
 
 } // namespace
+
+torch::Tensor cpuGeneratorState()
+{
+    at::Generator generator = at::detail::getDefaultCPUGenerator();
+    std::lock_guard<std::mutex> lock(generator.mutex());
+    return generator.get_state();
+}
+
+void setCpuGeneratorState(const torch::Tensor& state)
+{
+    at::Generator generator = at::detail::getDefaultCPUGenerator();
+    std::lock_guard<std::mutex> lock(generator.mutex());
+    generator.set_state(state);
+}
 
 torch::Tensor recomputedLayer(LayerFunction layer, const torch::Tensor& input, const std::vector<torch::Tensor>& parameters)
 {

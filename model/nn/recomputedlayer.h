@@ -22,4 +22,9 @@ using LayerFunction = std::function<torch::Tensor(const torch::Tensor&)>;
 // pass has run.
 torch::Tensor recomputedLayer(LayerFunction layer, const torch::Tensor& input, const std::vector<torch::Tensor>& parameters);
 
+// The state of LibTorch's default CPU generator (what dropout draws its seeds from), and setting it
+// back: a pass run again from the same state draws the same masks.
+torch::Tensor cpuGeneratorState();
+void setCpuGeneratorState(const torch::Tensor& state);
+
 } // namespace tgraph::model

@@ -2,6 +2,7 @@
 #include "model/nn/tgraphmodel.h"
 
 #include "model/nn/fusedops.h"
+#include "model/nn/recomputedlayer.h"
 
 namespace tgraph::model {
 
@@ -118,11 +119,19 @@ torch::Tensor TGraphModelImpl::forward(const LayoutBatch& batch, AttentionMaps* 
     const int64_t perConfig = batch.graph.nodes() * m_options.hidden * int64_t(sizeof(float));
     const int64_t sub = std::max<int64_t>(1, kScoreSubBatchBytes / std::max<int64_t>(1, perConfig));
     if (!m_options.useCrossAttn && !attention && !torch::GradMode::is_enabled() && sub < c) {
+        // In training mode (a trainer's scores before its config-chunked backward pass, §11) every
+        // sub-batch starts from the generator state the whole batch starts from and keys its
+        // dropout masks by its place in the batch: the masks, and so the scores, of the whole batch.
+        const bool dropout = is_training() && m_options.dropout > 0.0;
+        const torch::Tensor state = dropout ? cpuGeneratorState() : torch::Tensor();
         std::vector<torch::Tensor> parts;
         for (int64_t begin = 0; begin < c; begin += sub) {
+            if (dropout)
+                setCpuGeneratorState(state);
             LayoutBatch part;
             part.graph = batch.graph;
             part.configTokens = batch.configTokens.narrow(0, begin, std::min(sub, c - begin));
+            part.window = batch.window.sub(begin, c);
             parts.push_back(classifier(nodeEmbeddings(part, nullptr).mean(0)).squeeze(1));
         }
         return torch::cat(parts);
@@ -137,14 +146,14 @@ torch::Tensor TGraphModelImpl::nodeEmbeddings(const LayoutBatch& batch, Attentio
     if (attention)
         attention->layers.clear();
     const EdgeTensors edges = prepareEdges(batch.graph.edges, batch.graph.nodes(), m_options.bidirectionalEdges);
-    return encoder.forward(inputProjection(batch), edges, attention);
+    return encoder.forward(inputProjection(batch), edges, attention, batch.window);
 }
 
 torch::Tensor TGraphModelImpl::nodeEmbeddings(const LayoutBatch& batch, const torch::Tensor& configEmbeddings)
 {
     TORCH_CHECK(batch.graph.nodes() > 0, "TGraphModel: empty graph");
     const EdgeTensors edges = prepareEdges(batch.graph.edges, batch.graph.nodes(), m_options.bidirectionalEdges);
-    return encoder.forward(inputProjection(batch, configEmbeddings), edges, nullptr);
+    return encoder.forward(inputProjection(batch, configEmbeddings), edges, nullptr, batch.window);
 }
 
 int64_t parameterCount(const torch::nn::Module& module)

@@ -3,6 +3,9 @@
 
 #include "model/train/rankloss.h"
 
+#include "model/nn/fusedops.h"
+#include "model/nn/recomputedlayer.h"
+
 #include "core/util/error.h"
 #include "core/metrics/metrics.h"
 #include "core/util/progress.h"
@@ -144,6 +147,8 @@ Trainer::Trainer(const TrainingData& data, std::vector<size_t> trainGraphs, std:
         throw std::invalid_argument("Trainer: configsPerStep, evalBatch, logEvery and maxNonFiniteRun must be >= 1");
     if (resume && resume->kind != m_kind)
         throw std::invalid_argument("Trainer: checkpoint and data are of different kinds");
+    if (options.configChunk < kConfigChunkAuto)
+        throw std::invalid_argument("Trainer: configChunk must be auto, off or a number of configs");
     if (options.deterministic)
         at::globalContext().setDeterministicAlgorithms(true, false);
 
@@ -169,6 +174,9 @@ Trainer::Trainer(const TrainingData& data, std::vector<size_t> trainGraphs, std:
         m_layout->encoder.setRecompute(m_options.recompute);
     if (m_tile)
         m_tile->encoder.setRecompute(m_options.recompute);
+    if (m_options.configChunk > 0 && m_options.model.useCrossAttn)
+        throw std::invalid_argument("Trainer: config chunks need cross-config attention off (with it a config's score "
+                                    "depends on the other configs of the step)");
     if (resume) {
         torch::NoGradGuard noGrad;
         const auto source = resume->module().named_parameters();
@@ -301,7 +309,7 @@ const GraphTensors& Trainer::tensorsOf(size_t graph, const NdArray<int32_t>** co
     return m_loaded.tensors;
 }
 
-torch::Tensor Trainer::forward(size_t graph, const std::vector<int64_t>& rows)
+torch::Tensor Trainer::forward(size_t graph, const std::vector<int64_t>& rows, const ConfigWindow& window)
 {
     const TrainingGraph& g = m_data.graphs[graph];
     if (m_kind == GraphKind::Layout) {
@@ -309,6 +317,7 @@ torch::Tensor Trainer::forward(size_t graph, const std::vector<int64_t>& rows)
         const NdArray<int32_t>* configs = nullptr;
         batch.graph = tensorsOf(graph, &configs);
         batch.configTokens = makeConfigTokens(*configs, rows, g.path);
+        batch.window = window;
         return m_zoo ? m_zoo->score(batch) : m_layout->forward(batch);
     }
     TileBatch batch;
@@ -377,17 +386,74 @@ StepOutcome Trainer::step()
     out.learningRate = learningRateAt(t, m_total, m_warmup, m_options.learningRate);
 
     module().train();
-    const torch::Tensor loss = this->loss(forward(out.graph, rows), out.graph, rows);
-    out.loss = loss.item<double>();
+    out.loss = lossAndGradients(out.graph, rows, 1.0);
     out.gradNorm = kNaN;
     out.skipped = !std::isfinite(out.loss);
-    if (!out.skipped)
-        loss.backward();
     std::vector<torch::Tensor> params;
     for (const auto& [name, p] : m_optimizer->parameters())
         params.push_back(p);
     finishStep(out, params);
     return out;
+}
+
+int64_t Trainer::configChunkFor(int64_t nodes, int64_t configs) const
+{
+    // Only the TGraph layout model without cross-attention has per-config scores; on the composed
+    // ATen path dropout's masks are not keyed by config, so chunks would draw other masks.
+    if (!m_layout || m_options.model.useCrossAttn || m_options.configChunk == kConfigChunkOff)
+        return 0;
+    if (m_options.model.dropout > 0.0 && !fusedKernelsEnabled())
+        return 0;
+    int64_t chunk = m_options.configChunk;
+    if (chunk == kConfigChunkAuto) {
+        const int64_t perConfig = std::max<int64_t>(1, nodes * m_options.model.hidden * int64_t(sizeof(float)));
+        if (m_options.recompute != RecomputeMode::Auto || perConfig * configs < kRecomputeAutoBytes)
+            return 0;
+        chunk = std::max<int64_t>(1, (kConfigChunkAutoBytes - 1) / perConfig);
+    }
+    return chunk < configs ? chunk : 0;
+}
+
+double Trainer::lossAndGradients(size_t graph, const std::vector<int64_t>& rows, double divisor)
+{
+    if (const int64_t chunk = configChunkFor(m_data.graphs[graph].nodeCount(), int64_t(rows.size())))
+        return chunkedLossAndGradients(graph, rows, chunk, divisor);
+    const torch::Tensor loss = this->loss(forward(graph, rows), graph, rows);
+    const double value = loss.item<double>();
+    if (std::isfinite(value))
+        (divisor == 1.0 ? loss : loss / divisor).backward();
+    return value;
+}
+
+double Trainer::chunkedLossAndGradients(
+    size_t graph, const std::vector<int64_t>& rows, int64_t chunk, double divisor)
+{
+    // 1. The scores of all configs, without gradients (the model scores them in sub-batches of
+    //    bounded memory, with the masks of the whole batch).
+    const torch::Tensor start = cpuGeneratorState();
+    torch::Tensor scores;
+    {
+        torch::NoGradGuard noGrad;
+        scores = forward(graph, rows);
+    }
+    // 2. The loss on a leaf copy of the scores, and its gradient g = dLoss/dscores.
+    const torch::Tensor leaf = scores.detach().requires_grad_(true);
+    const torch::Tensor loss = this->loss(leaf, graph, rows);
+    const double value = loss.item<double>();
+    if (!std::isfinite(value))
+        return value;
+    (divisor == 1.0 ? loss : loss / divisor).backward();
+    const torch::Tensor g = leaf.grad();
+    // 3. Each chunk forward again with gradients, from the same generator state and with its place
+    //    in the batch (same dropout masks), and backward from its part of g: the parameters'
+    //    gradients add up to those of the whole step. The generator ends where one forward leaves it.
+    const int64_t total = int64_t(rows.size());
+    for (const auto& [begin, end] : arraySplitChunks(total, chunk)) {
+        setCpuGeneratorState(start);
+        const std::vector<int64_t> part(rows.begin() + begin, rows.begin() + end);
+        forward(graph, part, ConfigWindow { begin, total }).backward(g.narrow(0, begin, end - begin));
+    }
+    return value;
 }
 
 void Trainer::finishStep(StepOutcome& out, const std::vector<torch::Tensor>& params)
@@ -435,8 +501,7 @@ StepOutcome Trainer::batchedStep()
             ? sampleWithoutReplacement(g.configCount(), m_options.configsPerStep, rng)
             : allRows(g.configCount());
         torch::manual_seed(visitSeed(m_options.seed, visit, 2)); // dropout
-        const torch::Tensor loss = this->loss(forward(graph, rows), graph, rows);
-        const double value = loss.item<double>();
+        const double value = lossAndGradients(graph, rows, double(graphs));
         configs += int64_t(rows.size());
         nodes += int64_t(rows.size()) * g.nodeCount();
         if (!std::isfinite(value)) {
@@ -444,7 +509,6 @@ StepOutcome Trainer::batchedStep()
             continue;
         }
         lossSum += value;
-        (loss / double(graphs)).backward();
     }
 
     std::vector<torch::Tensor> grads;

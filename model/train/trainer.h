@@ -20,6 +20,9 @@
 // one bucketed all-reduce before the (identical) optimizer step on every worker; validation
 // graphs are shared out the same way and their metrics summed. A stop request (SIGINT/SIGTERM)
 // on any worker travels in the same all-reduce, so all workers stop after the same step.
+// Without cross-config attention a layout step may run in config chunks (TrainOptions::configChunk,
+// docs/model.md §11): scores without gradients, the loss's gradient with respect to them, then
+// forward and backward chunk by chunk from the same dropout generator state: the same gradients.
 // fp32 throughout (the code's bf16/fp16 autocast is not used on CPU; docs/model.md §10.12).
 
 #include "model/train/adamw.h"
@@ -115,6 +118,15 @@ public:
     TileModel tileModel() const { return m_tile; }
     ZooModel zooModel() const { return m_zoo; } // set for --model other than tgraph
 
+    // Configs per chunk of a training step over `configs` configs of a graph of `nodes` nodes
+    // (options().configChunk, docs/model.md §11); 0 = the step is not chunked.
+    int64_t configChunkFor(int64_t nodes, int64_t configs) const;
+    // What a step does for one graph before clipping and the optimizer step: the loss of the
+    // configs `rows` of data.graphs[graph] (the module in train mode) and, when it is finite, the
+    // gradients of loss / divisor added to the parameters' (in config chunks when configChunkFor()
+    // says so). Returns the loss.
+    double lossAndGradients(size_t graph, const std::vector<int64_t>& rows, double divisor = 1.0);
+
     // The first graph visited at 0-based step `step` (epoch order from the seed).
     size_t graphAtStep(int64_t step) { return graphAtVisit(step * m_options.graphsPerStep); }
     // The graph of 0-based visit `visit` (step s visits s x graphsPerStep ... + graphsPerStep - 1).
@@ -127,7 +139,8 @@ private:
     GraphScore scoreGraph(size_t graph);
     void publishWorker();
     void reportWorkers(int64_t intervalSteps);
-    torch::Tensor forward(size_t graph, const std::vector<int64_t>& rows);
+    torch::Tensor forward(size_t graph, const std::vector<int64_t>& rows, const ConfigWindow& window = {});
+    double chunkedLossAndGradients(size_t graph, const std::vector<int64_t>& rows, int64_t chunk, double divisor);
     // The tensors and the compressed configurations of a training or validation graph.
     const GraphTensors& tensorsOf(size_t graph, const NdArray<int32_t>** configs);
     torch::Tensor targetMask(size_t graph, const std::vector<int64_t>& rows) const;

@@ -4,11 +4,38 @@
 #include "core/util/json.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
+#include <limits>
 #include <numbers>
 #include <stdexcept>
 
 namespace tgraph::model {
+
+std::string configChunkName(int64_t chunk)
+{
+    if (chunk == kConfigChunkAuto)
+        return "auto";
+    if (chunk <= kConfigChunkOff)
+        return "off";
+    return std::to_string(chunk);
+}
+
+bool parseConfigChunk(const std::string& text, int64_t* chunk)
+{
+    if (text == "auto" || text == "off") {
+        *chunk = text == "auto" ? kConfigChunkAuto : kConfigChunkOff;
+        return true;
+    }
+    int64_t value = 0;
+    const char* end = text.data() + text.size();
+    const auto [next, error] = std::from_chars(text.data(), end, value);
+    if (text.empty() || error != std::errc() || next != end || value < 0
+        || value > std::numeric_limits<int32_t>::max())
+        return false;
+    *chunk = value;
+    return true;
+}
 
 int64_t totalSteps(const TrainOptions& options, int64_t trainGraphs)
 {

@@ -23,6 +23,18 @@ enum class LossKind { Auto, Hinge, Logistic, ListMle, Mse };
 const char* lossKindName(LossKind loss);
 bool parseLossKind(const std::string& text, LossKind* loss);
 
+// TrainOptions::configChunk: chunks sized from the graph, or none.
+constexpr int64_t kConfigChunkAuto = -1;
+constexpr int64_t kConfigChunkOff = 0;
+// Auto's chunk: as many configs as keep one (N, k, H) float32 activation under 96 MiB. A chunk's
+// step peaks at about 23 such activations (docs/benchmarks.md §12: 2.48 GiB for chunks of 8 configs
+// at 11 657 nodes), under issue 27's 3 GB.
+constexpr int64_t kConfigChunkAutoBytes = int64_t(96) << 20;
+// "auto", "off", or the number of configs.
+std::string configChunkName(int64_t chunk);
+// Reads "auto", "off", "0" (off) or a number of configs in 1..2^31 - 1.
+bool parseConfigChunk(const std::string& text, int64_t* chunk);
+
 struct TrainOptions
 {
     ModelOptions model;
@@ -66,6 +78,17 @@ struct TrainOptions
     // docs/model.md §11): the same gradients for less memory. A setting of the process, not of the
     // run: not written to checkpoints, and a resumed run takes the one it is given.
     RecomputeMode recompute = RecomputeMode::Auto;
+    // Config chunks (docs/model.md §11): a layout step of the TGraph model without cross-config
+    // attention scores its configs without gradients, takes the loss's gradient with respect to the
+    // scores, then runs forward and backward again chunk by chunk (at most configChunk configs each),
+    // with the same dropout masks: the gradients of the whole step in the memory of a chunk.
+    // kConfigChunkAuto: chunks when one (N, C, H) float32 activation of the step reaches
+    // kRecomputeAutoBytes and `recompute` is Auto, of as many configs as stay below
+    // kConfigChunkAutoBytes; 0: off.
+    // Refused with cross-attention (Trainer throws); not used by tile and zoo models, nor with dropout
+    // on the composed ATen path (TGRAPH_FUSED=0), whose masks are not keyed by config. A setting of
+    // the process like `recompute`: not written to checkpoints.
+    int64_t configChunk = kConfigChunkAuto;
 
     DedupPolicy dedup = DedupPolicy::KeepFirst; // of train-split files (docs/model.md §2.3)
 

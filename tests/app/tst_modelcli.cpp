@@ -879,6 +879,12 @@ private Q_SLOTS:
             { "train", "--data", m_layout, "--model", "tpgnn", "--cross-attn", "on", "--steps", "1", "-o", path("x") },
             "--cross-attn applies to --model tgraph only");
         usage({ "train", "--data", m_layout, "--loss", "l1", "--steps", "1", "-o", path("x") }, "--loss");
+        // Config chunks (docs/model.md §11) need per-config scores: refused with cross-attention.
+        usage({ "train", "--data", m_layout, "--config-chunk", "8", "--steps", "1", "-o", path("x") },
+            "--config-chunk 8 needs --cross-attn off");
+        usage({ "train", "--data", m_layout, "--config-chunk", "8x", "--cross-attn", "off", "--steps", "1", "-o",
+                  path("x") },
+            "--config-chunk '8x'");
         QVERIFY(!QFileInfo::exists(path("x")));
     }
 

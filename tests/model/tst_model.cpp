@@ -27,8 +27,11 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <ATen/CPUGeneratorImpl.h>
+
 #include <cmath>
 #include <map>
+#include <mutex>
 #include <set>
 
 using namespace tgraph;
@@ -653,6 +656,59 @@ private Q_SLOTS:
             keptCount += kernels::dropoutKeeps(5, 7, col, 0.25f) ? 1 : 0;
         }
         QVERIFY2(std::abs(keptCount - 750) < 60, qPrintable(QString::number(keptCount)));
+    }
+
+    // Dropout keyed by the configs' place in the whole batch (configwindow.h, docs/model.md §11):
+    // element (node i, config k, column j) of a batch of C configs is kept as dropoutKeeps(seed,
+    // i * C + k, j) says (the default window: today's masks, bit for bit); configs begin..end-1 run
+    // alone with window {begin, C} from the same generator state draw exactly the whole batch's
+    // masks there, and get its values and gradients; without the window they draw other masks.
+    void fusedDropoutIsChunkInvariant()
+    {
+        const int64_t n = 30, c = 12, f = 16;
+        const float p = 0.3f;
+        ChannelGate gate(f);
+        const auto h = torch::randn({ n, c, f });
+        const auto s = torch::rand({ n, c, f }) + 1; // s + y rarely exactly 0
+        const auto gradOut = torch::randn({ n, c, f });
+        // The seed the layer draws: the first 64-bit draw after manual_seed(21).
+        torch::manual_seed(21);
+        const uint64_t seed = [] {
+            at::Generator g = at::detail::getDefaultCPUGenerator();
+            std::lock_guard<std::mutex> lock(g.mutex());
+            return at::check_generator<at::CPUGeneratorImpl>(g)->random64();
+        }();
+        const auto expectedKept = [&](int64_t begin, int64_t configs) {
+            auto kept = torch::empty({ n, configs, f }, torch::kBool);
+            auto a = kept.accessor<bool, 3>();
+            for (int64_t i = 0; i < n; ++i)
+                for (int64_t k = 0; k < configs; ++k)
+                    for (int64_t j = 0; j < f; ++j)
+                        a[i][k][j] = kernels::dropoutKeeps(seed, uint64_t(i * c + begin + k), uint32_t(j), p);
+            return kept;
+        };
+        const auto wholeInput = h.clone().requires_grad_(true);
+        torch::manual_seed(21);
+        const auto whole = gatedLayer(wholeInput, *gate, s, {}, false, p, true);
+        QVERIFY(torch::equal(whole != 0, expectedKept(0, c)));
+        const auto wholeGrad = gradients(whole, gradOut, { wholeInput })[0];
+        for (const auto& [begin, end] : std::vector<std::pair<int64_t, int64_t>> { { 0, 5 }, { 5, 12 }, { 3, 4 } }) {
+            const int64_t k = end - begin;
+            const auto part = h.narrow(1, begin, k).contiguous().requires_grad_(true);
+            const auto partS = s.narrow(1, begin, k).contiguous();
+            torch::manual_seed(21);
+            const auto out = gatedLayer(part, *gate, partS, {}, false, p, true, ConfigWindow { begin, c });
+            QVERIFY(torch::equal(out != 0, expectedKept(begin, k)));
+            QVERIFY(maxAbs(out - whole.narrow(1, begin, k)) < 1e-5);
+            const auto grad = gradients(out, gradOut.narrow(1, begin, k).contiguous(), { part })[0];
+            QVERIFY(maxAbs(grad - wholeGrad.narrow(1, begin, k)) < 1e-5);
+            torch::manual_seed(21);
+            const auto unplaced = gatedLayer(part, *gate, partS, {}, false, p, true);
+            QVERIFY(!torch::equal(unplaced != 0, out != 0));
+        }
+        // A window the configs do not fit in is refused.
+        QVERIFY_THROWS_EXCEPTION(c10::Error, gatedLayer(h, *gate, s, {}, false, p, true, ConfigWindow { 1, c }));
+        QVERIFY_THROWS_EXCEPTION(c10::Error, gatedLayer(h, *gate, s, {}, false, p, true, ConfigWindow { 2, 0 }));
     }
 
     // The fused SAGE mean equals the index_add form (duplicate edges, nodes without messages,

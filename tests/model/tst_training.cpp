@@ -6,6 +6,7 @@
 
 #include "bench/realrecord.h"
 #include "model/train/adamw.h"
+#include "model/nn/fusedops.h"
 #include "model/train/checkpoint.h"
 #include "model/train/crossvalidation.h"
 #include "model/train/rankloss.h"
@@ -659,6 +660,144 @@ private Q_SLOTS:
         const auto b = once.checkpoint().moments;
         for (const auto& [name, m] : a)
             QVERIFY((m.expAvgSq - b.at(name).expAvgSq).abs().max().item<double>() <= 1e-9);
+    }
+
+    // Config chunks (docs/model.md §11): without cross-attention and with dropout on, a step done in
+    // chunks of configs (scores without gradients, dLoss/dscores, then forward and backward chunk
+    // by chunk) has the loss and every parameter gradient of the whole step, for chunks of 1, 3
+    // (sizes 3 and 2) and 15 of 16 configs; a chunk of all configs is no chunking; a few steps'
+    // trajectories match, with one and with two graphs per step. Dropout matters here (the loss
+    // differs without it), so chunks drawing other masks than the whole step would fail.
+    void configChunksGiveTheWholeStepsGradients()
+    {
+        const TrainingData data = loadCollection();
+        const auto train = data.indicesOf(DataSplit::Train);
+        const size_t graph = train[0];
+        QVERIFY(data.graphs[graph].configCount() >= 20);
+        const std::vector<int64_t> rows { 19, 3, 0, 7, 12, 1, 5, 18, 9, 2, 14, 6, 11, 4, 16, 8 };
+        const int64_t configs = int64_t(rows.size());
+        TrainOptions o = smallOptions(5);
+        o.model.useCrossAttn = false;
+        o.model.dropout = 0.3;
+        o.configsPerStep = configs;
+        auto lossAndGradients = [&](int64_t chunk, double dropout) {
+            TrainOptions oc = o;
+            oc.configChunk = chunk;
+            oc.model.dropout = dropout;
+            Trainer t(data, train, {}, oc);
+            t.module().train();
+            torch::manual_seed(77);
+            const double loss = t.lossAndGradients(graph, rows);
+            std::map<std::string, torch::Tensor> grads;
+            for (const auto& p : t.module().named_parameters())
+                grads[p.key()] = p.value().grad().defined() ? p.value().grad().clone() : torch::zeros_like(p.value());
+            return std::make_tuple(loss, grads, t.configChunkFor(data.graphs[graph].nodeCount(), configs));
+        };
+        const auto [wholeLoss, wholeGrads, wholeChunk] = lossAndGradients(kConfigChunkOff, 0.3);
+        QCOMPARE(wholeChunk, int64_t(0));
+        QVERIFY(std::isfinite(wholeLoss) && wholeLoss > 0);
+        // Gradients below 1e-6 of the largest are rounding noise around an exact zero: the f_in
+        // Linears' biases, which the instance norm cancels.
+        double largestGradient = 0;
+        for (const auto& [name, grad] : wholeGrads)
+            largestGradient = std::max(largestGradient, grad.abs().max().item<double>());
+        const auto [plainLoss, plainGrads, plainChunk] = lossAndGradients(kConfigChunkOff, 0.0);
+        QVERIFY2(std::abs(plainLoss - wholeLoss) > 1e-3 * wholeLoss, "dropout does not change the loss");
+        for (const int64_t chunk : { int64_t(1), int64_t(3), int64_t(15), configs }) {
+            const auto [loss, grads, used] = lossAndGradients(chunk, 0.3);
+            QCOMPARE(used, chunk < configs ? chunk : int64_t(0));
+            const QString label = QStringLiteral("chunks of %1").arg(chunk);
+            QVERIFY2(std::abs(loss - wholeLoss) <= 1e-5 * wholeLoss,
+                qPrintable(label + QStringLiteral(": loss %1 vs %2").arg(loss).arg(wholeLoss)));
+            double worst = 0;
+            for (const auto& [name, grad] : wholeGrads) {
+                // Zero in exact arithmetic (below 1e-6 of the largest): may differ by 1e-6 of the largest.
+                const double own = grad.abs().max().item<double>();
+                const double scale = own < 1e-6 * largestGradient ? 0.1 * largestGradient : own;
+                const double e = (grads.at(name) - grad).abs().max().item<double>() / scale;
+                worst = std::max(worst, e);
+                QVERIFY2(e <= 1e-5, qPrintable(label + ": " + QString::fromStdString(name) + " off by " + QString::number(e)));
+            }
+            qInfo("config chunks of %lld: loss %.9g (whole %.9g), worst relative gradient difference %.3g",
+                (long long)chunk, loss, wholeLoss, worst);
+        }
+
+        // Trajectories: 5 steps (the first at learning rate 0), chunks of 3 against none.
+        for (const int64_t graphsPerStep : { int64_t(1), int64_t(2) }) {
+            auto run = [&](int64_t chunk, bool train_) {
+                TrainOptions oc = o;
+                oc.configChunk = chunk;
+                oc.graphsPerStep = graphsPerStep;
+                oc.logEvery = 1;
+                Trainer t(data, train, {}, oc);
+                RecordingSink sink;
+                t.setSink(&sink);
+                if (train_)
+                    t.run();
+                std::vector<double> losses;
+                for (const StepMetrics& m : sink.steps)
+                    losses.push_back(m.loss);
+                std::vector<double> scores;
+                for (const size_t i : { train[0], train[1] })
+                    for (const double v : t.scoreAllConfigs(i))
+                        scores.push_back(v);
+                return std::make_tuple(losses, scores, parameters(t.module()));
+            };
+            const auto [wholeLosses, wholeScores, wholeParameters] = run(kConfigChunkOff, true);
+            const auto [losses, scores, chunkedParameters] = run(3, true);
+            const auto [noLosses, initialScores, initialParameters] = run(kConfigChunkOff, false);
+            QCOMPARE(losses.size(), size_t(5));
+            for (size_t k = 0; k < losses.size(); ++k)
+                QVERIFY2(std::abs(losses[k] - wholeLosses[k]) <= 1e-5 * std::abs(wholeLosses[k]),
+                    qPrintable(QStringLiteral("step %1: %2 vs %3").arg(k).arg(losses[k]).arg(wholeLosses[k])));
+            // The trained models score alike: a few 1e-5 of the scores apart, against the change the
+            // 5 steps made. (Gradients that are rounding noise around zero, such as those the
+            // instance norm cancels, become learning-rate-sized AdamW steps that differ between the
+            // runs; they barely change a score.)
+            QVERIFY(maxDifference(chunkedParameters, wholeParameters) > 0); // two runs, not one
+            double scale = 0, diff = 0, moved = 0;
+            for (size_t k = 0; k < scores.size(); ++k) {
+                scale = std::max(scale, std::abs(wholeScores[k]));
+                diff = std::max(diff, std::abs(scores[k] - wholeScores[k]));
+                moved = std::max(moved, std::abs(initialScores[k] - wholeScores[k]));
+            }
+            qInfo("config chunks, %lld graph(s) per step: after 5 steps, scores of %zu configs differ by at most %g "
+                  "(largest %g; the steps moved them by up to %g)",
+                (long long)graphsPerStep, scores.size(), diff, scale, moved);
+            QVERIFY2(diff <= 1e-4 * scale && diff <= 1e-3 * moved, qPrintable(QString::number(diff)));
+        }
+
+        // Auto chunks only from kRecomputeAutoBytes on (never at this size), in chunks below
+        // kConfigChunkAutoBytes; never with dropout on the composed ATen path, whose masks are not
+        // keyed by config; refused with cross-attention.
+        {
+            TrainOptions oc = o;
+            oc.configChunk = kConfigChunkAuto;
+            Trainer t(data, train, {}, oc);
+            QCOMPARE(t.configChunkFor(data.graphs[graph].nodeCount(), configs), int64_t(0));
+            QCOMPARE(t.configChunkFor(4096, 32), int64_t(0)); // hidden 64: 32 MiB
+            QCOMPARE(t.configChunkFor(16384, 32), int64_t(23)); // 128 MiB: chunks below 96 MiB
+        }
+        {
+            TrainOptions oc = o;
+            oc.configChunk = 4;
+            Trainer t(data, train, {}, oc);
+            QCOMPARE(t.configChunkFor(100, 16), int64_t(4));
+            setFusedKernelsEnabled(false);
+            const int64_t composed = t.configChunkFor(100, 16);
+            setFusedKernelsEnabled(true);
+            QCOMPARE(composed, int64_t(0));
+            oc.model.useCrossAttn = true;
+            QVERIFY_THROWS_EXCEPTION(std::invalid_argument, Trainer(data, train, {}, oc));
+        }
+        for (const int64_t chunk : { kConfigChunkAuto, kConfigChunkOff, int64_t(8) }) {
+            int64_t parsed = 99;
+            QVERIFY(parseConfigChunk(configChunkName(chunk), &parsed) && parsed == chunk);
+        }
+        int64_t parsed = 99;
+        QVERIFY(parseConfigChunk("0", &parsed) && parsed == kConfigChunkOff);
+        for (const char* bad : { "", "-1", "8x", "yes", " 8", "99999999999" })
+            QVERIFY2(!parseConfigChunk(bad, &parsed), bad);
     }
 
     // Non-finite steps are skipped and counted; a run of them stops training with a message. (NaN
