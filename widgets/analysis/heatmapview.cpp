@@ -2,6 +2,7 @@
 #include "widgets/analysis/heatmapview.h"
 
 #include "widgets/common/colormaps.h"
+#include "widgets/common/formatting.h"
 
 #include <QMouseEvent>
 #include <QPainter>
@@ -126,8 +127,8 @@ QStringList HeatmapView::colourBarLabels() const
             if (!std::isnan(v))
                 return { tr("all %1").arg(double(v), 0, 'g', 4) };
     }
-    const auto number = [](double v) { return QString::number(v, 'g', 3); };
-    QStringList labels { number(m_range.second), number(m_range.first) };
+    const auto [low, high] = Formatting::distinct(m_range.first, m_range.second);
+    QStringList labels { high, low };
     if (m_data.scale == HeatmapData::Scale::Diverging)
         labels << QStringLiteral("0");
     return labels;

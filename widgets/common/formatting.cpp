@@ -93,6 +93,19 @@ QString durationDifference(double a, double b)
     return text;
 }
 
+std::pair<QString, QString> distinct(double a, double b)
+{
+    const QLocale locale;
+    QString la, lb;
+    for (int digits = 3; digits <= 9; ++digits) {
+        la = locale.toString(a, 'g', digits);
+        lb = locale.toString(b, 'g', digits);
+        if (la != lb)
+            break;
+    }
+    return { la, lb };
+}
+
 QString bytes(uint64_t value) { return QString::fromStdString(tgraph::formatBytes(value)); }
 
 QString shape(const std::vector<int64_t>& dims) { return QString::fromStdString(tgraph::shapeToString(dims)); }

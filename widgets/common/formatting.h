@@ -24,6 +24,10 @@ QStringList durations(const std::vector<double>& nanoseconds);
 // a − b with a sign, in the digits durations({a, b}) uses, and relative to b:
 // durationDifference(911456789, 911234567) = "+0.22 ms (+0.024 %)"; "0 ns" when equal.
 QString durationDifference(double a, double b);
+// Two numbers for people (the current QLocale) with the fewest significant digits, from three,
+// that tell them apart (up to nine): the ends of a colour range, {0.00862, 0.0087} ->
+// {"0.00862", "0.0087"} where three digits of a wider range read {"0.00822", "0.00909"}.
+std::pair<QString, QString> distinct(double a, double b);
 // Bytes with binary units: "512 B", "1.5 KiB", "23.4 MiB".
 QString bytes(uint64_t value);
 // numpy-style shape "(2, 3)", "(5,)", "()".

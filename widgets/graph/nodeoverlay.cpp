@@ -2,6 +2,7 @@
 #include "widgets/graph/nodeoverlay.h"
 
 #include "widgets/common/colormaps.h"
+#include "widgets/common/formatting.h"
 
 #include "core/graph/featurenames.h"
 #include "core/view/graphdocument.h"
@@ -103,21 +104,6 @@ NodeOverlay NodeOverlay::featureColumn(const tgraph::GraphDocument& document, in
 
 namespace {
 
-// Two numbers for people (the user's locale) with the fewest significant digits, from 3, that
-// tell them apart.
-std::pair<QString, QString> apart(double a, double b)
-{
-    const QLocale locale;
-    QString la, lb;
-    for (int digits = 3; digits <= 9; ++digits) {
-        la = locale.toString(a, 'g', digits);
-        lb = locale.toString(b, 'g', digits);
-        if (la != lb)
-            break;
-    }
-    return { la, lb };
-}
-
 constexpr int kMargin = 4; // between the parts
 constexpr int kMinimumBar = 60; // the colour map's smallest width
 constexpr int kMinimumName = 48; // the name elided down to this
@@ -148,7 +134,7 @@ void OverlayColorBar::setOverlay(const NodeOverlay& overlay)
                 break;
             }
     } else {
-        const auto [low, high] = apart(m_range.first, m_range.second);
+        const auto [low, high] = Formatting::distinct(m_range.first, m_range.second);
         m_labels << low << high;
     }
     setToolTip(m_missing ? tr("%1\nGrey nodes have no value.").arg(m_name) : m_name);
