@@ -576,6 +576,92 @@ void sageBackwardNodes(const EdgeLists& e, int64_t c, int64_t w, const float* gr
     }
 }
 
+// Columns per task of the column kernels: 64 floats of every row.
+constexpr int64_t kColumnBlock = 64;
+
+TGRAPH_KERNEL_CLONES
+void columnMomentsBlock(int64_t rows, int64_t j0, int64_t w, int64_t stride, const float* x, float eps, float* mean,
+    float* invStd)
+{
+    double sum[kColumnBlock];
+    float m[kColumnBlock];
+    for (int64_t j = 0; j < w; ++j)
+        sum[j] = 0.0;
+    for (int64_t i = 0; i < rows; ++i) {
+        const float* r = x + i * stride + j0;
+        for (int64_t j = 0; j < w; ++j)
+            sum[j] += double(r[j]);
+    }
+    for (int64_t j = 0; j < w; ++j) {
+        m[j] = float(sum[j] / double(rows));
+        sum[j] = 0.0;
+    }
+    for (int64_t i = 0; i < rows; ++i) {
+        const float* r = x + i * stride + j0;
+        for (int64_t j = 0; j < w; ++j) {
+            const double d = double(r[j] - m[j]);
+            sum[j] += d * d;
+        }
+    }
+    for (int64_t j = 0; j < w; ++j) {
+        mean[j0 + j] = m[j];
+        invStd[j0 + j] = float(1.0 / std::sqrt(sum[j] / double(rows) + double(eps)));
+    }
+}
+
+TGRAPH_KERNEL_CLONES
+void normalizeRows(int64_t begin, int64_t end, int64_t cols, int64_t stride, const float* x, const float* mean,
+    const float* invStd, float* out)
+{
+    for (int64_t i = begin; i < end; ++i) {
+        const float* r = x + i * stride;
+        float* o = out + i * cols;
+        for (int64_t j = 0; j < cols; ++j)
+            o[j] = (r[j] - mean[j]) * invStd[j];
+    }
+}
+
+TGRAPH_KERNEL_CLONES
+void gradientMomentsBlock(int64_t rows, int64_t cols, int64_t j0, int64_t w, const float* g, const float* y,
+    float* meanG, float* meanGy)
+{
+    double sg[kColumnBlock];
+    double sgy[kColumnBlock];
+    for (int64_t j = 0; j < w; ++j) {
+        sg[j] = 0.0;
+        sgy[j] = 0.0;
+    }
+    for (int64_t i = 0; i < rows; ++i) {
+        const float* gr = g + i * cols + j0;
+        const float* yr = y + i * cols + j0;
+        for (int64_t j = 0; j < w; ++j) {
+            sg[j] += double(gr[j]);
+            sgy[j] += double(gr[j] * yr[j]);
+        }
+    }
+    for (int64_t j = 0; j < w; ++j) {
+        meanG[j0 + j] = float(sg[j] / double(rows));
+        meanGy[j0 + j] = float(sgy[j] / double(rows));
+    }
+}
+
+TGRAPH_KERNEL_CLONES
+void normalizeBackwardRows(int64_t begin, int64_t end, int64_t cols, const float* g, const float* y,
+    const float* invStd, const float* meanG, const float* meanGy, float* out, int64_t outStride, bool accumulate)
+{
+    for (int64_t i = begin; i < end; ++i) {
+        const float* gr = g + i * cols;
+        const float* yr = y + i * cols;
+        float* o = out + i * outStride;
+        if (accumulate)
+            for (int64_t j = 0; j < cols; ++j)
+                o[j] += invStd[j] * (gr[j] - meanG[j] - yr[j] * meanGy[j]);
+        else
+            for (int64_t j = 0; j < cols; ++j)
+                o[j] = invStd[j] * (gr[j] - meanG[j] - yr[j] * meanGy[j]);
+    }
+}
+
 // Nodes per task: about 64 k floats of work, at least one node.
 int64_t grainFor(int64_t perNode) { return std::max<int64_t>(1, 65536 / std::max<int64_t>(perNode, 1)); }
 
@@ -652,6 +738,39 @@ void sageMeanBackward(
         sageBackwardNodes(e, configs, width, gradOut, gradP, biasPerNode.data(), begin, end);
     });
     sumOverNodes(biasPerNode, e.nodes, width, gradBias);
+}
+
+void columnMoments(int64_t rows, int64_t cols, int64_t stride, const float* x, float eps, float* mean, float* invStd)
+{
+    const int64_t blocks = (cols + kColumnBlock - 1) / kColumnBlock;
+    at::parallel_for(0, blocks, 1, [&](int64_t begin, int64_t end) {
+        for (int64_t b = begin; b < end; ++b)
+            columnMomentsBlock(
+                rows, b * kColumnBlock, std::min(kColumnBlock, cols - b * kColumnBlock), stride, x, eps, mean, invStd);
+    });
+}
+
+void normalizeColumns(int64_t rows, int64_t cols, int64_t stride, const float* x, const float* mean,
+    const float* invStd, float* out)
+{
+    at::parallel_for(0, rows, grainFor(cols),
+        [&](int64_t begin, int64_t end) { normalizeRows(begin, end, cols, stride, x, mean, invStd, out); });
+}
+
+void normalizeColumnsBackward(int64_t rows, int64_t cols, const float* g, const float* y, const float* invStd,
+    float* out, int64_t outStride, bool accumulate)
+{
+    std::vector<float> meanG(static_cast<size_t>(cols));
+    std::vector<float> meanGy(static_cast<size_t>(cols));
+    const int64_t blocks = (cols + kColumnBlock - 1) / kColumnBlock;
+    at::parallel_for(0, blocks, 1, [&](int64_t begin, int64_t end) {
+        for (int64_t b = begin; b < end; ++b)
+            gradientMomentsBlock(rows, cols, b * kColumnBlock, std::min(kColumnBlock, cols - b * kColumnBlock), g, y,
+                meanG.data(), meanGy.data());
+    });
+    at::parallel_for(0, rows, grainFor(cols), [&](int64_t begin, int64_t end) {
+        normalizeBackwardRows(begin, end, cols, g, y, invStd, meanG.data(), meanGy.data(), out, outStride, accumulate);
+    });
 }
 
 void bagSumForward(int64_t bags, int64_t slots, int64_t width, const int64_t* index, const float* table, float* out)

@@ -52,7 +52,9 @@ void gateActivationForward(const GateActivation& a, float* out);
 
 // Gradients of the above from gradOut (N, C, outWidth): gradH and gradZ (N, C, F), gradResidual
 // (N, C, outWidth, may be null when there is no residual), gradZBias (F,) = gradZ summed over
-// nodes and configs. Returns dLoss/dT (0 without cross).
+// nodes and configs. Returns dLoss/dT (0 without cross). gradZ may be a.z and gradResidual may be
+// gradOut (written in place: a node's z and an element of gradOut are read before the gradients
+// that overwrite them are written).
 double gateActivationBackward(
     const GateActivation& a, const float* gradOut, float* gradH, float* gradZ, float* gradResidual, float* gradZBias);
 
@@ -76,6 +78,21 @@ void sageMeanForward(const EdgeLists& e, int64_t configs, int64_t width, const f
 // gradP (N, C, 2W) from gradOut (N, C, W); gradBias (W,) = gradOut summed over nodes and configs.
 void sageMeanBackward(
     const EdgeLists& e, int64_t configs, int64_t width, const float* gradOut, float* gradP, float* gradBias);
+
+// Instance norm over nodes, column by column, for activations read a few configs at a time
+// (recomputedblock.h). x holds `rows` rows of `cols` floats, `stride` floats apart. mean and
+// invStd (cols,): each column's mean and 1 / sqrt(biased variance + eps), summed in double in row
+// order (two passes: the variance is taken around the float mean).
+void columnMoments(int64_t rows, int64_t cols, int64_t stride, const float* x, float eps, float* mean, float* invStd);
+// out (rows, cols), contiguous: (x - mean) * invStd.
+void normalizeColumns(int64_t rows, int64_t cols, int64_t stride, const float* x, const float* mean,
+    const float* invStd, float* out);
+// The input gradient of that normalization, from the output y (rows, cols) and its gradient g
+// (rows, cols), added to (`accumulate`) or written into out (rows of `outStride` floats):
+// out[i, j] (+)= invStd[j] * (g[i, j] - mean_i g[., j] - y[i, j] * mean_i (g y)[., j]).
+// When written, out may be g or y (each element is read before it is written).
+void normalizeColumnsBackward(int64_t rows, int64_t cols, const float* g, const float* y, const float* invStd,
+    float* out, int64_t outStride, bool accumulate);
 
 // Sums of table rows ("embedding bag", sum mode): out[b] = sum over s of table[index[b * slots + s]]
 // (bags x width). The backward pass adds each bag's gradient to the rows it used (gradTable,

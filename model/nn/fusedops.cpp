@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "model/nn/fusedops.h"
 
+#include "model/nn/fusedinternal.h"
 #include "model/nn/fusedkernels.h"
 
 #include <ATen/CPUGeneratorImpl.h>
@@ -12,19 +13,7 @@
 
 namespace tgraph::model {
 
-namespace {
-
-using torch::autograd::AutogradContext;
-using torch::autograd::variable_list;
-
-std::atomic<int>& fusedSetting()
-{
-    static std::atomic<int> setting { [] {
-        const char* v = std::getenv("TGRAPH_FUSED");
-        return v && std::strcmp(v, "0") == 0 ? 0 : 1;
-    }() };
-    return setting;
-}
+namespace fused {
 
 void checkActivation(const torch::Tensor& t, const char* what)
 {
@@ -32,8 +21,6 @@ void checkActivation(const torch::Tensor& t, const char* what)
         " must be a (N, C, F) float32 CPU tensor");
 }
 
-// One 64-bit draw from LibTorch's default CPU generator: the dropout mask follows its state (and so
-// torch::manual_seed and the checkpointed RNG state), as ATen's own dropout does.
 uint64_t drawSeed()
 {
     at::Generator generator = at::detail::getDefaultCPUGenerator();
@@ -69,6 +56,41 @@ kernels::EdgeLists edgeLists(const EdgeTensors& e)
     l.outTarget = e.outTarget.data_ptr<int64_t>();
     l.inverseDegree = e.inverseDegree.data_ptr<float>();
     return l;
+}
+
+Moments momentsOf(const torch::Tensor& h)
+{
+    const int64_t cols = h.size(1) * h.size(2);
+    Moments m { torch::empty({ cols }, h.options()), torch::empty({ cols }, h.options()) };
+    kernels::columnMoments(
+        h.size(0), cols, cols, h.data_ptr<float>(), 1e-5f, m.mean.data_ptr<float>(), m.invStd.data_ptr<float>());
+    return m;
+}
+
+torch::Tensor gateHidden(const torch::Tensor& x, const torch::Tensor& w1, const torch::Tensor& b1)
+{
+    return torch::addmm(b1, x.view({ x.size(0) * x.size(1), x.size(2) }), w1.t()).clamp_min_(0.0);
+}
+
+} // namespace fused
+
+namespace {
+
+using fused::checkActivation;
+using fused::describe;
+using fused::drawSeed;
+using fused::edgeLists;
+
+using torch::autograd::AutogradContext;
+using torch::autograd::variable_list;
+
+std::atomic<int>& fusedSetting()
+{
+    static std::atomic<int> setting { [] {
+        const char* v = std::getenv("TGRAPH_FUSED");
+        return v && std::strcmp(v, "0") == 0 ? 0 : 1;
+    }() };
+    return setting;
 }
 
 // The edge lists outlive the forward call only through the context.

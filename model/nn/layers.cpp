@@ -2,6 +2,8 @@
 #include "model/nn/layers.h"
 
 #include "model/nn/fusedops.h"
+#include "model/nn/recomputedblock.h"
+#include "model/nn/recomputedinput.h"
 #include "model/nn/recomputedlayer.h"
 
 #include <vector>
@@ -256,15 +258,27 @@ torch::Tensor GraphEncoder::forward(
     const bool recompute = !maps && torch::GradMode::is_enabled() && projected.requires_grad()
         && recomputes(m_recompute, projected.size(0), projected.size(1), m_hidden);
     if (recompute) {
-        // Each layer keeps only its input; the blocks and edges are captured by value, as the
-        // backward pass runs after this call returns.
-        auto h = recomputedLayer(
-            [f = linear](const torch::Tensor& x) mutable { return f->afterLinear(x); }, projected, linear->parameters());
-        h = recomputedLayer([f = linear2](const torch::Tensor& x) mutable { return f->forward(x); }, h, linear2->parameters());
-        for (GraphBlock block : m_blocks)
-            h = recomputedLayer(
-                [block, edges, window](const torch::Tensor& x) mutable { return block->forward(x, edges, nullptr, window); },
-                h, block->parameters());
+        // f_in[0] and f_in[1] are one recomputed segment that keeps only its input (half an
+        // activation wide with cross-attention), so f_in[1]'s input is not held while the blocks
+        // run backward; on the fused path it is differentiated by hand (recomputedinput.h). Each
+        // block keeps only its input; on the fused path it recomputes its per-config parts in
+        // chunks, and the last block, whose backward pass follows its forward pass, keeps what it
+        // would recompute (recomputedblock.h). The composed path recomputes through autograd
+        // (recomputedlayer.h). Modules and edges are captured by value, as the backward pass runs
+        // after this call returns.
+        auto h = useFusedKernels(projected)
+            ? recomputedInputLayers(linear, linear2, projected)
+            : recomputedLayers({ [f = linear](const torch::Tensor& x) mutable { return f->afterLinear(x); },
+                                   [g = linear2](const torch::Tensor& x) mutable { return g->forward(x); } },
+                projected, { linear->parameters(), linear2->parameters() });
+        for (size_t k = 0; k < m_blocks.size(); ++k) {
+            GraphBlock block = m_blocks[k];
+            h = useFusedKernels(h)
+                ? recomputedBlock(block, h, edges, block->is_training(), window, k + 1 == m_blocks.size())
+                : recomputedLayer([block, edges, window](
+                                      const torch::Tensor& x) mutable { return block->forward(x, edges, nullptr, window); },
+                    h, block->parameters());
+        }
         return h;
     }
     if (maps)

@@ -118,6 +118,9 @@ public:
     torch::Tensor forward(const torch::Tensor& h, const EdgeTensors& edges, LayerAttention* attention = nullptr,
         const ConfigWindow& window = {});
 
+    double dropout() const { return m_dropout; }
+    bool residualAfterActivation() const { return m_residualAfterActivation; }
+
     SageConv conv { nullptr };
     CrossConfigAttention cross_attn { nullptr };
     ChannelGate attn { nullptr };

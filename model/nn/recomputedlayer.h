@@ -22,6 +22,13 @@ using LayerFunction = std::function<torch::Tensor(const torch::Tensor&)>;
 // pass has run.
 torch::Tensor recomputedLayer(LayerFunction layer, const torch::Tensor& input, const std::vector<torch::Tensor>& parameters);
 
+// Several layers in a row as one recomputed segment that keeps only `input`: its backward pass
+// runs the layers again without a graph to get each one's input (and generator state), then from
+// the last layer to the first runs one again with gradients and differentiates it, releasing its
+// input, so at most one layer's intermediates exist at a time. parameters[l] are layer l's.
+torch::Tensor recomputedLayers(std::vector<LayerFunction> layers, const torch::Tensor& input,
+    const std::vector<std::vector<torch::Tensor>>& parameters);
+
 // The state of LibTorch's default CPU generator (what dropout draws its seeds from), and setting it
 // back: a pass run again from the same state draws the same masks.
 torch::Tensor cpuGeneratorState();

@@ -23,6 +23,11 @@ static_assert(kOpBegin + kOpEmbedding == kLayoutInputWidth);
 // cross-attention builds before it scores its configs in sub-batches.
 constexpr int64_t kScoreSubBatchBytes = int64_t(64) << 20;
 
+// Mean pooling over the nodes of (N, C, H): ATen's mean(0) is this sum and division, but its
+// autograd node keeps the input alive until its backward pass has run, one activation beside the
+// gradient it allocates; the sum's node keeps only sizes.
+torch::Tensor meanOverNodes(const torch::Tensor& h) { return h.sum(0) / double(h.size(0)); }
+
 } // namespace
 
 TGraphModelImpl::TGraphModelImpl(const ModelOptions& options)
@@ -132,12 +137,11 @@ torch::Tensor TGraphModelImpl::forward(const LayoutBatch& batch, AttentionMaps* 
             part.graph = batch.graph;
             part.configTokens = batch.configTokens.narrow(0, begin, std::min(sub, c - begin));
             part.window = batch.window.sub(begin, c);
-            parts.push_back(classifier(nodeEmbeddings(part, nullptr).mean(0)).squeeze(1));
+            parts.push_back(classifier(meanOverNodes(nodeEmbeddings(part, nullptr))).squeeze(1));
         }
         return torch::cat(parts);
     }
-    const auto h = nodeEmbeddings(batch, attention); // (N, C, H)
-    return classifier(h.mean(0)).squeeze(1); // mean pooling over nodes, then the linear head
+    return classifier(meanOverNodes(nodeEmbeddings(batch, attention))).squeeze(1); // pooling, then the linear head
 }
 
 torch::Tensor TGraphModelImpl::nodeEmbeddings(const LayoutBatch& batch, AttentionMaps* attention)

@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+// What the autograd functions around the fused kernels share (fusedops.cpp, recomputedblock.cpp):
+// not part of the model's interface.
+
+#include "model/nn/fusedkernels.h"
+#include "model/nn/layers.h"
+
+#include <torch/torch.h>
+
+#include <cstdint>
+
+namespace tgraph::model::fused {
+
+// Throws unless t is a (N, C, F) float32 CPU tensor.
+void checkActivation(const torch::Tensor& t, const char* what);
+// One 64-bit draw from LibTorch's default CPU generator: the dropout mask follows its state (and so
+// torch::manual_seed and the checkpointed RNG state), as ATen's own dropout does.
+uint64_t drawSeed();
+// The kernel's view of a gated layer tail: x (N, C, F) and z contiguous float32; residual and
+// temperature may be undefined.
+kernels::GateActivation describe(const torch::Tensor& h, const torch::Tensor& z, const torch::Tensor& residual,
+    const torch::Tensor& temperature, bool residualAfterActivation, double dropout, uint64_t seed);
+kernels::EdgeLists edgeLists(const EdgeTensors& e);
+
+// InstanceNorm (layers.h, instanceNormNodes) statistics of h (N, C, F), contiguous: per (config,
+// channel) column, the mean over nodes and 1 / sqrt(biased variance + 1e-5), (C F,) each, summed
+// in double (kernels::columnMoments). A single node gives exact zeros, as instanceNormNodes does.
+struct Moments
+{
+    torch::Tensor mean;
+    torch::Tensor invStd;
+};
+Moments momentsOf(const torch::Tensor& h);
+
+// A gate's hidden layer ReLU(W1 x + b1) for x (N, C, F) contiguous: (N C, F / r).
+torch::Tensor gateHidden(const torch::Tensor& x, const torch::Tensor& w1, const torch::Tensor& b1);
+
+} // namespace tgraph::model::fused
