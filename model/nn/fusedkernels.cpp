@@ -576,37 +576,66 @@ void sageBackwardNodes(const EdgeLists& e, int64_t c, int64_t w, const float* gr
     }
 }
 
-// Columns per task of the column kernels: 64 floats of every row.
-constexpr int64_t kColumnBlock = 64;
+// The column kernels sum over rows in fixed chunks of kRowChunk rows (row order inside a chunk),
+// then add the chunks' sums in chunk order: streaming reads, and the same sums whatever the thread
+// count.
+constexpr int64_t kRowChunk = 256;
 
+// acc[j] += x[i, j] for rows [begin, end).
 TGRAPH_KERNEL_CLONES
-void columnMomentsBlock(int64_t rows, int64_t j0, int64_t w, int64_t stride, const float* x, float eps, float* mean,
-    float* invStd)
+void sumRows(int64_t begin, int64_t end, int64_t cols, int64_t stride, const float* x, double* acc)
 {
-    double sum[kColumnBlock];
-    float m[kColumnBlock];
-    for (int64_t j = 0; j < w; ++j)
-        sum[j] = 0.0;
-    for (int64_t i = 0; i < rows; ++i) {
-        const float* r = x + i * stride + j0;
-        for (int64_t j = 0; j < w; ++j)
-            sum[j] += double(r[j]);
+    for (int64_t i = begin; i < end; ++i) {
+        const float* r = x + i * stride;
+        for (int64_t j = 0; j < cols; ++j)
+            acc[j] += double(r[j]);
     }
-    for (int64_t j = 0; j < w; ++j) {
-        m[j] = float(sum[j] / double(rows));
-        sum[j] = 0.0;
-    }
-    for (int64_t i = 0; i < rows; ++i) {
-        const float* r = x + i * stride + j0;
-        for (int64_t j = 0; j < w; ++j) {
-            const double d = double(r[j] - m[j]);
-            sum[j] += d * d;
+}
+
+// acc[j] += (x[i, j] - mean[j])^2 for rows [begin, end).
+TGRAPH_KERNEL_CLONES
+void sumSquaredDeviations(
+    int64_t begin, int64_t end, int64_t cols, int64_t stride, const float* x, const float* mean, double* acc)
+{
+    for (int64_t i = begin; i < end; ++i) {
+        const float* r = x + i * stride;
+        for (int64_t j = 0; j < cols; ++j) {
+            const double d = double(r[j] - mean[j]);
+            acc[j] += d * d;
         }
     }
-    for (int64_t j = 0; j < w; ++j) {
-        mean[j0 + j] = m[j];
-        invStd[j0 + j] = float(1.0 / std::sqrt(sum[j] / double(rows) + double(eps)));
+}
+
+// acc[j] += g[i, j], acc[cols + j] += g[i, j] * y[i, j] for rows [begin, end).
+TGRAPH_KERNEL_CLONES
+void sumGradientRows(int64_t begin, int64_t end, int64_t cols, const float* g, const float* y, double* acc)
+{
+    double* accGy = acc + cols;
+    for (int64_t i = begin; i < end; ++i) {
+        const float* gr = g + i * cols;
+        const float* yr = y + i * cols;
+        for (int64_t j = 0; j < cols; ++j) {
+            acc[j] += double(gr[j]);
+            accGy[j] += double(gr[j] * yr[j]);
+        }
     }
+}
+
+// Runs `sum(begin, end, acc)` over the row chunks (acc: `width` doubles per chunk, zeroed) and
+// returns the chunks' sums added in chunk order.
+template <class Sum> std::vector<double> sumOverRowChunks(int64_t rows, int64_t width, const Sum& sum)
+{
+    const int64_t chunks = std::max<int64_t>(1, (rows + kRowChunk - 1) / kRowChunk);
+    std::vector<double> partial(size_t(chunks * width), 0.0);
+    at::parallel_for(0, chunks, 1, [&](int64_t begin, int64_t end) {
+        for (int64_t k = begin; k < end; ++k)
+            sum(k * kRowChunk, std::min(rows, (k + 1) * kRowChunk), partial.data() + k * width);
+    });
+    std::vector<double> total(size_t(width), 0.0);
+    for (int64_t k = 0; k < chunks; ++k)
+        for (int64_t j = 0; j < width; ++j)
+            total[size_t(j)] += partial[size_t(k * width + j)];
+    return total;
 }
 
 TGRAPH_KERNEL_CLONES
@@ -618,30 +647,6 @@ void normalizeRows(int64_t begin, int64_t end, int64_t cols, int64_t stride, con
         float* o = out + i * cols;
         for (int64_t j = 0; j < cols; ++j)
             o[j] = (r[j] - mean[j]) * invStd[j];
-    }
-}
-
-TGRAPH_KERNEL_CLONES
-void gradientMomentsBlock(int64_t rows, int64_t cols, int64_t j0, int64_t w, const float* g, const float* y,
-    float* meanG, float* meanGy)
-{
-    double sg[kColumnBlock];
-    double sgy[kColumnBlock];
-    for (int64_t j = 0; j < w; ++j) {
-        sg[j] = 0.0;
-        sgy[j] = 0.0;
-    }
-    for (int64_t i = 0; i < rows; ++i) {
-        const float* gr = g + i * cols + j0;
-        const float* yr = y + i * cols + j0;
-        for (int64_t j = 0; j < w; ++j) {
-            sg[j] += double(gr[j]);
-            sgy[j] += double(gr[j] * yr[j]);
-        }
-    }
-    for (int64_t j = 0; j < w; ++j) {
-        meanG[j0 + j] = float(sg[j] / double(rows));
-        meanGy[j0 + j] = float(sgy[j] / double(rows));
     }
 }
 
@@ -742,12 +747,15 @@ void sageMeanBackward(
 
 void columnMoments(int64_t rows, int64_t cols, int64_t stride, const float* x, float eps, float* mean, float* invStd)
 {
-    const int64_t blocks = (cols + kColumnBlock - 1) / kColumnBlock;
-    at::parallel_for(0, blocks, 1, [&](int64_t begin, int64_t end) {
-        for (int64_t b = begin; b < end; ++b)
-            columnMomentsBlock(
-                rows, b * kColumnBlock, std::min(kColumnBlock, cols - b * kColumnBlock), stride, x, eps, mean, invStd);
+    const std::vector<double> sums = sumOverRowChunks(
+        rows, cols, [&](int64_t begin, int64_t end, double* acc) { sumRows(begin, end, cols, stride, x, acc); });
+    for (int64_t j = 0; j < cols; ++j)
+        mean[j] = float(sums[size_t(j)] / double(rows));
+    const std::vector<double> squares = sumOverRowChunks(rows, cols, [&](int64_t begin, int64_t end, double* acc) {
+        sumSquaredDeviations(begin, end, cols, stride, x, mean, acc);
     });
+    for (int64_t j = 0; j < cols; ++j)
+        invStd[j] = float(1.0 / std::sqrt(squares[size_t(j)] / double(rows) + double(eps)));
 }
 
 void normalizeColumns(int64_t rows, int64_t cols, int64_t stride, const float* x, const float* mean,
@@ -760,14 +768,14 @@ void normalizeColumns(int64_t rows, int64_t cols, int64_t stride, const float* x
 void normalizeColumnsBackward(int64_t rows, int64_t cols, const float* g, const float* y, const float* invStd,
     float* out, int64_t outStride, bool accumulate)
 {
+    const std::vector<double> sums = sumOverRowChunks(
+        rows, 2 * cols, [&](int64_t begin, int64_t end, double* acc) { sumGradientRows(begin, end, cols, g, y, acc); });
     std::vector<float> meanG(static_cast<size_t>(cols));
     std::vector<float> meanGy(static_cast<size_t>(cols));
-    const int64_t blocks = (cols + kColumnBlock - 1) / kColumnBlock;
-    at::parallel_for(0, blocks, 1, [&](int64_t begin, int64_t end) {
-        for (int64_t b = begin; b < end; ++b)
-            gradientMomentsBlock(rows, cols, b * kColumnBlock, std::min(kColumnBlock, cols - b * kColumnBlock), g, y,
-                meanG.data(), meanGy.data());
-    });
+    for (int64_t j = 0; j < cols; ++j) {
+        meanG[size_t(j)] = float(sums[size_t(j)] / double(rows));
+        meanGy[size_t(j)] = float(sums[size_t(cols + j)] / double(rows));
+    }
     at::parallel_for(0, rows, grainFor(cols), [&](int64_t begin, int64_t end) {
         normalizeBackwardRows(begin, end, cols, g, y, invStd, meanG.data(), meanGy.data(), out, outStride, accumulate);
     });

@@ -81,8 +81,9 @@ void sageMeanBackward(
 
 // Instance norm over nodes, column by column, for activations read a few configs at a time
 // (recomputedblock.h). x holds `rows` rows of `cols` floats, `stride` floats apart. mean and
-// invStd (cols,): each column's mean and 1 / sqrt(biased variance + eps), summed in double in row
-// order (two passes: the variance is taken around the float mean).
+// invStd (cols,): each column's mean and 1 / sqrt(biased variance + eps), summed in double over
+// fixed chunks of rows added in order, whatever the thread count (two passes: the variance is taken
+// around the float mean).
 void columnMoments(int64_t rows, int64_t cols, int64_t stride, const float* x, float eps, float* mean, float* invStd);
 // out (rows, cols), contiguous: (x - mean) * invStd.
 void normalizeColumns(int64_t rows, int64_t cols, int64_t stride, const float* x, const float* mean,

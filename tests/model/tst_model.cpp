@@ -1068,6 +1068,10 @@ private Q_SLOTS:
         randomize(*conv);
         const auto hs = torch::randn({ n, c, f }).requires_grad_(true);
         const auto upstream = torch::randn({ n, c, 2 * f });
+        // The column kernels of the recomputed layers (more rows than one chunk of 256).
+        const int64_t rows = 600;
+        const auto cx = torch::randn({ rows, c * f }) * 2 + 1;
+        const auto cg = torch::randn({ rows, c * f });
         auto run = [&](int threads) {
             at::set_num_threads(threads);
             torch::manual_seed(3);
@@ -1078,6 +1082,14 @@ private Q_SLOTS:
             grads.push_back(mean.detach());
             grads.push_back(gradients(mean, upstream.narrow(2, 0, f), { conv->lin_l->bias })[0]);
             grads.insert(grads.begin(), out.detach());
+            auto columnMean = torch::empty({ c * f });
+            auto invStd = torch::empty({ c * f });
+            kernels::columnMoments(rows, c * f, c * f, cx.data_ptr<float>(), 1e-5f, columnMean.data_ptr<float>(),
+                invStd.data_ptr<float>());
+            auto back = torch::ones({ rows, c * f });
+            kernels::normalizeColumnsBackward(rows, c * f, cg.data_ptr<float>(), cx.data_ptr<float>(),
+                invStd.data_ptr<float>(), back.data_ptr<float>(), c * f, true);
+            grads.insert(grads.end(), { columnMean, invStd, back });
             at::set_num_threads(1);
             return grads;
         };
