@@ -133,7 +133,9 @@ public:
         torch::Tensor eta;
         torch::Tensor hidden;
         torch::Tensor z;
-        if (holder->keep) { // taken out of the context, so that they die here
+        // Kept ones are taken out of the context, so that they die here (a second backward pass
+        // through a retained graph rebuilds them).
+        if (ctx->saved_data.find("eta") != ctx->saved_data.end()) {
             eta = ctx->saved_data["eta"].toTensor();
             hidden = ctx->saved_data["hidden"].toTensor();
             z = ctx->saved_data["z"].toTensor();
