@@ -37,4 +37,13 @@ Moments momentsOf(const torch::Tensor& h);
 // A gate's hidden layer ReLU(W1 x + b1) for x (N, C, F) contiguous: (N C, F / r).
 torch::Tensor gateHidden(const torch::Tensor& x, const torch::Tensor& w1, const torch::Tensor& b1);
 
+// The backward pass of the gate's products z = W2 gateHidden(x), from dLoss/dz (N C, F): the
+// gradients of W1, b1 and W2, and the W1 path's input gradient added into gradX (N, C, F).
+struct GateProductGradients
+{
+    torch::Tensor w1, b1, w2;
+};
+GateProductGradients gateProductsBackward(const torch::Tensor& gradZ, const torch::Tensor& hidden,
+    const torch::Tensor& x, const torch::Tensor& w1, const torch::Tensor& w2, const torch::Tensor& gradX);
+
 } // namespace tgraph::model::fused

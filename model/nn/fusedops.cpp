@@ -72,6 +72,17 @@ torch::Tensor gateHidden(const torch::Tensor& x, const torch::Tensor& w1, const 
     return torch::addmm(b1, x.view({ x.size(0) * x.size(1), x.size(2) }), w1.t()).clamp_min_(0.0);
 }
 
+GateProductGradients gateProductsBackward(const torch::Tensor& gradZ, const torch::Tensor& hidden,
+    const torch::Tensor& x, const torch::Tensor& w1, const torch::Tensor& w2, const torch::Tensor& gradX)
+{
+    const int64_t rows = x.size(0) * x.size(1);
+    const auto gradHidden = torch::threshold_backward(torch::mm(gradZ, w2), hidden, 0.0);
+    GateProductGradients g { torch::mm(gradHidden.t(), x.view({ rows, x.size(2) })), gradHidden.sum(0),
+        torch::mm(gradZ.t(), hidden) };
+    gradX.view({ rows, x.size(2) }).addmm_(gradHidden, w1);
+    return g;
+}
+
 } // namespace fused
 
 namespace {
@@ -176,8 +187,7 @@ public:
         const int64_t n = x.size(0);
         const int64_t c = x.size(1);
         const int64_t f = x.size(2);
-        const auto x2 = x.view({ n * c, f });
-        const auto hidden = torch::addmm(b1, x2, w1.t()).clamp_min_(0.0); // ReLU, (N C, F / r)
+        const auto hidden = fused::gateHidden(x, w1, b1);
         const auto z = torch::mm(hidden, w2.t()).view({ n, c, f });
         const auto b2 = b2In.contiguous();
         const bool hasResidual = residualIn.has_value() && residualIn->defined();
@@ -235,14 +245,9 @@ public:
         torch::Tensor gradResidual = hasResidual ? torch::empty_like(residual) : torch::Tensor();
         const double dT = kernels::gateActivationBackward(a, gradOut.data_ptr<float>(), gradX.data_ptr<float>(),
             gradZ.data_ptr<float>(), hasResidual ? gradResidual.data_ptr<float>() : nullptr, gradB2.data_ptr<float>());
-        const auto gradW2 = torch::mm(gradZ.t(), hidden);
-        const auto gradHidden = torch::threshold_backward(torch::mm(gradZ, w2), hidden, 0.0);
-        const auto gradB1 = gradHidden.sum(0);
-        const auto x2 = x.view({ n * c, f });
-        const auto gradW1 = torch::mm(gradHidden.t(), x2);
-        gradX.view({ n * c, f }).addmm_(gradHidden, w1);
+        const fused::GateProductGradients g = fused::gateProductsBackward(gradZ, hidden, x, w1, w2, gradX);
         torch::Tensor gradT = hasTemperature ? torch::full({}, dT, temperature.options()) : torch::Tensor();
-        return { gradX, gradW1, gradB1, gradW2, gradB2, gradResidual, gradT, torch::Tensor(), torch::Tensor(),
+        return { gradX, g.w1, g.b1, g.w2, gradB2, gradResidual, gradT, torch::Tensor(), torch::Tensor(),
             torch::Tensor(), torch::Tensor() };
     }
 };

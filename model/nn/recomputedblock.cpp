@@ -154,16 +154,9 @@ public:
         const double dT = kernels::gateActivationBackward(tail(eta, z, h, p, *holder, seed), grad.data_ptr<float>(),
             gradEta.data_ptr<float>(), gradZ.data_ptr<float>(), grad.data_ptr<float>(), gradB2.data_ptr<float>());
         z = torch::Tensor();
-
-        // The gate's products.
-        const auto gradW2 = torch::mm(gradZ.t(), hidden);
-        auto gradHidden = torch::threshold_backward(torch::mm(gradZ, p[W2]), hidden, 0.0);
+        const fused::GateProductGradients gate = fused::gateProductsBackward(gradZ, hidden, eta, p[W1], p[W2], gradEta);
         gradZ = torch::Tensor();
         hidden = torch::Tensor();
-        const auto gradB1 = gradHidden.sum(0);
-        const auto gradW1 = torch::mm(gradHidden.t(), eta.view({ n * c, w }));
-        gradEta.view({ n * c, w }).addmm_(gradHidden, p[W1]);
-        gradHidden = torch::Tensor();
         eta = torch::Tensor();
 
         // SAGE and the instance norm, chunk by chunk; their input gradient is added to the residual's.
@@ -193,9 +186,9 @@ public:
         set(1 + LinL, gradWeight.narrow(0, 0, w));
         set(1 + LinR, gradWeight.narrow(0, w, w));
         set(1 + BiasL, gradBiasL);
-        set(1 + W1, gradW1);
-        set(1 + B1, gradB1);
-        set(1 + W2, gradW2);
+        set(1 + W1, gate.w1);
+        set(1 + B1, gate.b1);
+        set(1 + W2, gate.w2);
         set(1 + B2, gradB2);
         if (holder->cross)
             set(1 + Temperature, torch::full({}, dT, p[Temperature].options()));

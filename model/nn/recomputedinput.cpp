@@ -19,7 +19,8 @@ struct Gate
 
 struct GateGradients
 {
-    torch::Tensor w1, b1, w2, b2, temperature;
+    fused::GateProductGradients products;
+    torch::Tensor b2, temperature;
 };
 
 // What a layer's backward pass needs: its normalized input and the gate's hidden layer and z.
@@ -76,14 +77,9 @@ torch::Tensor layerBackward(LayerState& s, const Gate& g, const torch::Tensor& g
     s.z = torch::Tensor();
     if (g.temperature.defined())
         out->temperature = torch::full({}, dT, g.temperature.options());
-    out->w2 = torch::mm(gradZ.t(), s.hidden);
-    auto gradHidden = torch::threshold_backward(torch::mm(gradZ, g.w2), s.hidden, 0.0);
+    out->products = fused::gateProductsBackward(gradZ, s.hidden, s.xn, g.w1, g.w2, gradXn);
     gradZ = torch::Tensor();
     s.hidden = torch::Tensor();
-    out->b1 = gradHidden.sum(0);
-    out->w1 = torch::mm(gradHidden.t(), s.xn.view({ n * c, w }));
-    gradXn.view({ n * c, w }).addmm_(gradHidden, g.w1);
-    gradHidden = torch::Tensor();
     const int64_t cols = c * w;
     kernels::normalizeColumnsBackward(n, cols, gradXn.data_ptr<float>(), s.xn.data_ptr<float>(),
         s.moments.invStd.data_ptr<float>(), s.xn.data_ptr<float>(), cols, false);
@@ -200,9 +196,9 @@ public:
                 set(gradBias);
                 continue;
             }
-            set(gg->w1);
-            set(gg->b1);
-            set(gg->w2);
+            set(gg->products.w1);
+            set(gg->products.b1);
+            set(gg->products.w2);
             set(gg->b2);
             if (holder->cross)
                 set(gg->temperature);
