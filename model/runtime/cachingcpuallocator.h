@@ -8,11 +8,13 @@
 // the model's own arithmetic: docs/build.md §7, issue 6). Here blocks of at least `minBytes`
 // come from anonymous mappings in 2 MiB multiples (transparent huge pages asked for with
 // MADV_HUGEPAGE) and go back to a free list when their tensor dies; the next request of a similar
-// size (at most 1/8 larger) takes one, already faulted in. When none fits, idle blocks are
-// unmapped (largest first) until live + idle + the new block stay within the largest live total
-// seen so far plus 1/8 (at least 64 MiB): graphs of other sizes do not pile up blocks. Idle blocks
-// beyond `idleLimitBytes` are unmapped too, and a failed mapping first releases every idle block
-// and retries.
+// size (at most 1/8 larger) takes one, already faulted in. When none fits, the request is made of
+// idle blocks' pages: the front of a larger idle block, or smaller idle blocks moved side by side
+// with mremap (page tables move, the memory is neither copied nor faulted in again), plus fresh
+// pages for what they do not cover. Only with no idle block at all is a block mapped whole, after
+// idle blocks beyond the largest live total seen so far plus 1/8 (at least 64 MiB) were unmapped.
+// Idle blocks beyond `idleLimitBytes` are unmapped too, and a failed mapping first releases every
+// idle block and retries.
 // Smaller requests go to LibTorch's own allocator. Thread-safe (one mutex).
 
 #include <cstddef>
@@ -30,7 +32,10 @@ struct CachingAllocatorStats
 {
     uint64_t requests = 0; // allocations served by the cache (>= minBytes)
     uint64_t reused = 0; // ... of which from an idle block
-    uint64_t mapped = 0; // mmap calls
+    uint64_t mapped = 0; // fresh mappings (whole blocks, or the part of an assembled one idle pages did not cover)
+    uint64_t split = 0; // misses served by the front of a larger idle block
+    uint64_t assembled = 0; // misses served by moving smaller idle blocks' pages into one range
+    uint64_t movedBytes = 0; // ... their bytes moved
     uint64_t unmapped = 0; // munmap calls
     size_t inUseBytes = 0; // blocks held by live tensors (rounded sizes)
     size_t idleBytes = 0; // blocks kept for reuse
