@@ -162,10 +162,12 @@ int runScaleCase(const std::vector<std::string>& args)
         return 2;
     }
     std::printf("load_s=%.3f load_peak=%llu base_rss=%llu first_s=%.3f mean_s=%.3f peak_rss=%llu nodes=%lld "
-                "configs=%lld live_peak=%llu\n",
+                "configs=%lld live_peak=%llu cache_requests=%llu cache_mapped=%llu\n",
         loadSeconds, (unsigned long long)loadPeak, (unsigned long long)baseRss, first, mean,
         (unsigned long long)peakRss(), (long long)data.graphs[0].nodeCount(), (long long)data.graphs[0].configCount(),
-        (unsigned long long)model::cachingCpuAllocatorStats().peakInUseBytes);
+        (unsigned long long)model::cachingCpuAllocatorStats().peakInUseBytes,
+        (unsigned long long)model::cachingCpuAllocatorStats().requests,
+        (unsigned long long)model::cachingCpuAllocatorStats().mapped);
     return 0;
 }
 

@@ -45,5 +45,9 @@ struct GateProductGradients
 };
 GateProductGradients gateProductsBackward(const torch::Tensor& gradZ, const torch::Tensor& hidden,
     const torch::Tensor& x, const torch::Tensor& w1, const torch::Tensor& w2, const torch::Tensor& gradX);
+// The same for some rows of the layer (gradZ, hidden, x and gradX of those rows), the parameters'
+// gradients added into `sums` (defined, of the parameters' shapes).
+void addGateProductGradients(const torch::Tensor& gradZ, const torch::Tensor& hidden, const torch::Tensor& x,
+    const torch::Tensor& w1, const torch::Tensor& w2, const torch::Tensor& gradX, GateProductGradients& sums);
 
 } // namespace tgraph::model::fused

@@ -113,7 +113,7 @@ uint32_t rowKey(uint64_t seed, uint64_t row)
 TGRAPH_INLINE uint64_t dropoutRow(const GateActivation& a, int64_t node, int64_t k)
 {
     const int64_t total = a.configTotal > 0 ? a.configTotal : a.configs;
-    return uint64_t(node * total + a.configOffset + k);
+    return uint64_t((a.nodeOffset + node) * total + a.configOffset + k);
 }
 
 TGRAPH_INLINE uint32_t elementHash(uint32_t key, uint32_t column) { return mix32(key + column * 0x9e3779b9u); }

@@ -43,6 +43,9 @@ struct GateActivation
     // configTotal (0 = this batch alone): dropout keys take row node * configTotal + configOffset + k.
     int64_t configOffset = 0;
     int64_t configTotal = 0;
+    // These `nodes` are nodes nodeOffset .. nodeOffset + nodes - 1 of the layer (h, z, residual and
+    // the gradients then point at the first of them): dropout keys take the node's place in the layer.
+    int64_t nodeOffset = 0;
 
     int64_t outWidth() const { return cross ? 2 * width : width; }
 };

@@ -83,6 +83,17 @@ GateProductGradients gateProductsBackward(const torch::Tensor& gradZ, const torc
     return g;
 }
 
+void addGateProductGradients(const torch::Tensor& gradZ, const torch::Tensor& hidden, const torch::Tensor& x,
+    const torch::Tensor& w1, const torch::Tensor& w2, const torch::Tensor& gradX, GateProductGradients& sums)
+{
+    const int64_t rows = x.size(0) * x.size(1);
+    const auto gradHidden = torch::threshold_backward(torch::mm(gradZ, w2), hidden, 0.0);
+    sums.w1.addmm_(gradHidden.t(), x.view({ rows, x.size(2) }));
+    sums.b1.add_(gradHidden.sum(0));
+    sums.w2.addmm_(gradZ.t(), hidden);
+    gradX.view({ rows, x.size(2) }).addmm_(gradHidden, w1);
+}
+
 } // namespace fused
 
 namespace {

@@ -246,7 +246,7 @@ void GraphEncoder::registerOn(torch::nn::Module& owner, int64_t inputWidth, cons
 }
 
 torch::Tensor GraphEncoder::forward(
-    const torch::Tensor& projected, const EdgeTensors& edges, AttentionMaps* maps, const ConfigWindow& window)
+    torch::Tensor projected, const EdgeTensors& edges, AttentionMaps* maps, const ConfigWindow& window)
 {
     auto layer = [maps](const char* name) -> LayerAttention* {
         if (!maps)
@@ -258,19 +258,20 @@ torch::Tensor GraphEncoder::forward(
     const bool recompute = !maps && torch::GradMode::is_enabled() && projected.requires_grad()
         && recomputes(m_recompute, projected.size(0), projected.size(1), m_hidden);
     if (recompute) {
-        // f_in[0] and f_in[1] are one recomputed segment that keeps only its input (half an
-        // activation wide with cross-attention), so f_in[1]'s input is not held while the blocks
-        // run backward; on the fused path it is differentiated by hand (recomputedinput.h). Each
-        // block keeps only its input; on the fused path it recomputes its per-config parts in
-        // chunks, and the last block, whose backward pass follows its forward pass, keeps what it
-        // would recompute (recomputedblock.h). The composed path recomputes through autograd
-        // (recomputedlayer.h). Modules and edges are captured by value, as the backward pass runs
-        // after this call returns.
+        // f_in[0] and f_in[1] are one recomputed segment, so f_in[1]'s input (a whole activation)
+        // is not held while the blocks run backward: on the fused path it keeps both layers'
+        // normalized inputs (half an activation each with cross-attention) and is differentiated
+        // by hand (recomputedinput.h); on the composed path it keeps its input. Each block keeps its input; on the
+        // fused path it recomputes its per-config parts in chunks, and keeps eta where that costs
+        // half an activation or its backward pass follows at once (recomputedblock.h). The
+        // composed path recomputes through autograd (recomputedlayer.h). Modules and edges are
+        // captured by value, as the backward pass runs after this call returns.
         auto h = useFusedKernels(projected)
             ? recomputedInputLayers(linear, linear2, projected)
             : recomputedLayers({ [f = linear](const torch::Tensor& x) mutable { return f->afterLinear(x); },
                                    [g = linear2](const torch::Tensor& x) mutable { return g->forward(x); } },
                 projected, { linear->parameters(), linear2->parameters() });
+        projected = torch::Tensor(); // the fused path keeps its own copy of what it needs
         for (size_t k = 0; k < m_blocks.size(); ++k) {
             GraphBlock block = m_blocks[k];
             h = useFusedKernels(h)

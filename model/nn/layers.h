@@ -141,8 +141,10 @@ public:
     // While gradients are recorded and no maps are asked for, each layer recomputes its
     // activations in the backward pass as setRecompute() says (recompute.h; default Auto).
     // `window`: the configs' place in a larger batch, for the blocks' dropout (configwindow.h).
+    // Taken by value: when recomputing, it is let go once f_in has run (pass a temporary or move
+    // it in, so that its memory is free while the blocks run).
     torch::Tensor forward(
-        const torch::Tensor& projected, const EdgeTensors& edges, AttentionMaps* maps, const ConfigWindow& window = {});
+        torch::Tensor projected, const EdgeTensors& edges, AttentionMaps* maps, const ConfigWindow& window = {});
     void setRecompute(RecomputeMode mode) { m_recompute = mode; }
     RecomputeMode recompute() const { return m_recompute; }
 

@@ -26,8 +26,10 @@ struct BlockHolder : torch::CustomClassHolder
     bool cross = false;
     bool residualAfterActivation = false;
     double dropout = 0.0;
-    int64_t chunk = 1;
-    bool keep = false; // the forward pass keeps eta, z and the gate's hidden layer for the backward pass
+    int64_t chunk = 1; // configurations per chunk of the per-config parts
+    int64_t nodeChunk = 1; // nodes per chunk of the tail's backward pass
+    bool keepEta = false; // the forward pass keeps eta and the gate's hidden layer for the backward pass
+    bool keepZ = false; // ... and z
 };
 
 // Configs [c0, c0 + k) of h normalized: (N k, F), rows node-major as in h.
@@ -95,11 +97,12 @@ public:
         const kernels::GateActivation a = tail(eta, z, h, p, *holder, seed);
         auto out = torch::empty({ h.size(0), h.size(1), a.outWidth() }, h.options());
         kernels::gateActivationForward(a, out.data_ptr<float>());
-        if (holder->keep) {
+        if (holder->keepEta) {
             ctx->saved_data["eta"] = eta;
             ctx->saved_data["hidden"] = hidden;
-            ctx->saved_data["z"] = z;
         }
+        if (holder->keepZ)
+            ctx->saved_data["z"] = z;
         std::vector<torch::Tensor> toSave { hIn };
         toSave.insert(toSave.end(), parameters.begin(), parameters.end());
         ctx->save_for_backward(toSave);
@@ -135,28 +138,50 @@ public:
         torch::Tensor z;
         // Kept ones are taken out of the context, so that they die here (a second backward pass
         // through a retained graph rebuilds them).
-        if (ctx->saved_data.find("eta") != ctx->saved_data.end()) {
-            eta = ctx->saved_data["eta"].toTensor();
-            hidden = ctx->saved_data["hidden"].toTensor();
-            z = ctx->saved_data["z"].toTensor();
-            for (const char* key : { "eta", "hidden", "z" })
-                ctx->saved_data.erase(key);
-        } else {
+        const auto take = [&](const char* key, torch::Tensor* t) {
+            const auto it = ctx->saved_data.find(key);
+            if (it == ctx->saved_data.end())
+                return;
+            *t = it->second.toTensor();
+            ctx->saved_data.erase(it);
+        };
+        take("eta", &eta);
+        take("hidden", &hidden);
+        take("z", &z);
+        if (!eta.defined()) {
             eta = blockEta(h, moments, weight, p[BiasL], lists, holder->chunk);
             hidden = gateHidden(eta, p[W1], p[B1]);
-            z = torch::mm(hidden, p[W2].t()).view(eta.sizes());
         }
-        // The kernel reads a node's z before it writes that node's gradient of z, and an element of
-        // the incoming gradient before it writes the residual's: both are written in place.
-        auto gradEta = torch::empty_like(eta);
-        auto gradZ = z.view({ n * c, w });
-        auto gradB2 = torch::empty({ w }, h.options());
-        const double dT = kernels::gateActivationBackward(tail(eta, z, h, p, *holder, seed), grad.data_ptr<float>(),
-            gradEta.data_ptr<float>(), gradZ.data_ptr<float>(), grad.data_ptr<float>(), gradB2.data_ptr<float>());
+        if (!z.defined())
+            z = torch::mm(hidden, p[W2].t()).view(eta.sizes());
+
+        // The tail and the gate's products, a few nodes at a time (the cross-config attention is
+        // per node): the kernel writes the residual's gradient over the incoming one and z's
+        // gradient over z (it reads each before it writes it), and eta's gradient goes over eta
+        // once the node's gate products have read it, so no (N, C, W) gradient is allocated.
+        fused::GateProductGradients gate { torch::zeros_like(p[W1]), torch::zeros_like(p[B1]),
+            torch::zeros_like(p[W2]) };
+        auto gradB2 = torch::zeros({ w }, h.options());
+        auto gradB2Part = torch::empty({ w }, h.options());
+        double dT = 0.0;
+        for (int64_t n0 = 0; n0 < n; n0 += holder->nodeChunk) {
+            const int64_t k = std::min(holder->nodeChunk, n - n0);
+            const auto etaPart = eta.narrow(0, n0, k);
+            const auto zPart = z.narrow(0, n0, k);
+            const auto gradPart = grad.narrow(0, n0, k);
+            kernels::GateActivation a = tail(etaPart, zPart, h.narrow(0, n0, k), p, *holder, seed);
+            a.nodeOffset = n0;
+            auto gradEtaPart = torch::empty_like(etaPart);
+            dT += kernels::gateActivationBackward(a, gradPart.data_ptr<float>(), gradEtaPart.data_ptr<float>(),
+                zPart.data_ptr<float>(), gradPart.data_ptr<float>(), gradB2Part.data_ptr<float>());
+            gradB2.add_(gradB2Part);
+            fused::addGateProductGradients(zPart.view({ k * c, w }), hidden.narrow(0, n0 * c, k * c), etaPart, p[W1],
+                p[W2], gradEtaPart, gate);
+            etaPart.copy_(gradEtaPart);
+        }
         z = torch::Tensor();
-        const fused::GateProductGradients gate = fused::gateProductsBackward(gradZ, hidden, eta, p[W1], p[W2], gradEta);
-        gradZ = torch::Tensor();
         hidden = torch::Tensor();
+        const torch::Tensor gradEta = eta;
         eta = torch::Tensor();
 
         // SAGE and the instance norm, chunk by chunk; their input gradient is added to the residual's.
@@ -220,7 +245,12 @@ torch::Tensor recomputedBlock(const GraphBlock& block, const torch::Tensor& h, c
     holder->residualAfterActivation = block->residualAfterActivation();
     holder->dropout = training ? block->dropout() : 0.0;
     holder->chunk = blockChunkConfigs(h.size(0), h.size(2), chunkBytes);
-    holder->keep = last;
+    holder->nodeChunk = std::max<int64_t>(1, chunkBytes / std::max<int64_t>(1, h.size(1) * h.size(2) * int64_t(sizeof(float))));
+    // With cross-attention eta and the gate's hidden layer are a little over half an activation: the
+    // block keeps them (the backward pass then recomputes only the normalized input and z, whose
+    // products are cheap); without, eta is a whole one and only the last block keeps it.
+    holder->keepEta = last || 2 * block->conv->lin_l->weight.size(0) <= h.size(2);
+    holder->keepZ = last;
     std::vector<torch::Tensor> parameters { block->conv->lin_l->weight, block->conv->lin_r->weight,
         block->conv->lin_l->bias, block->attn->linear1->weight, block->attn->linear1->bias,
         block->attn->linear2->weight, block->attn->linear2->bias };

@@ -39,6 +39,13 @@ kernels::GateActivation tailOf(const LayerState& s, const Gate& g)
     return a;
 }
 
+// The gate's products of s.xn.
+void gate(LayerState& s, const Gate& g)
+{
+    s.hidden = fused::gateHidden(s.xn, g.w1, g.b1);
+    s.z = torch::mm(s.hidden, g.w2.t()).view(s.xn.sizes());
+}
+
 // Instance norm of u (in place when `own`), then the gate's products.
 LayerState normalizeAndGate(const torch::Tensor& u, const Gate& g, bool own)
 {
@@ -48,8 +55,7 @@ LayerState normalizeAndGate(const torch::Tensor& u, const Gate& g, bool own)
     const int64_t cols = u.size(1) * u.size(2);
     kernels::normalizeColumns(u.size(0), cols, cols, u.data_ptr<float>(), s.moments.mean.data_ptr<float>(),
         s.moments.invStd.data_ptr<float>(), s.xn.data_ptr<float>());
-    s.hidden = fused::gateHidden(s.xn, g.w1, g.b1);
-    s.z = torch::mm(s.hidden, g.w2.t()).view(u.sizes());
+    gate(s, g);
     return s;
 }
 
@@ -63,7 +69,7 @@ torch::Tensor tailForward(const LayerState& s, const Gate& g)
 }
 
 // From the gradient of the layer's output: the gate's gradients, and the gradient of the layer's
-// input before the norm, written over s.xn and returned. s is used up.
+// input before the norm, returned. s.xn is left as it was (the function keeps it); s is let go.
 torch::Tensor layerBackward(LayerState& s, const Gate& g, const torch::Tensor& gradOut, GateGradients* out)
 {
     const int64_t n = s.xn.size(0);
@@ -81,11 +87,11 @@ torch::Tensor layerBackward(LayerState& s, const Gate& g, const torch::Tensor& g
     gradZ = torch::Tensor();
     s.hidden = torch::Tensor();
     const int64_t cols = c * w;
+    // written over gradXn (the kernel reads each element before it writes it)
     kernels::normalizeColumnsBackward(n, cols, gradXn.data_ptr<float>(), s.xn.data_ptr<float>(),
-        s.moments.invStd.data_ptr<float>(), s.xn.data_ptr<float>(), cols, false);
-    torch::Tensor gradU = s.xn;
+        s.moments.invStd.data_ptr<float>(), gradXn.data_ptr<float>(), cols, false);
     s = LayerState();
-    return gradU;
+    return gradXn;
 }
 
 // The function's parameter inputs: f_in[0]'s gate (w1, b1, w2, b2[, T]), then f_in[1]'s Linear
@@ -137,17 +143,24 @@ public:
         for (const auto& t : parameters)
             list.push_back(t.contiguous());
         const Parameters p = unpack(list, holder->cross);
+        // Kept: both layers' normalized inputs and statistics (f_in[0]'s instead of its input: the
+        // same size); not f_in[1]'s input, twice as wide.
         torch::Tensor h1;
         {
             const LayerState first = normalizeAndGate(projected, p.first, false);
             h1 = tailForward(first, p.first);
+            ctx->saved_data["xn0"] = first.xn;
+            ctx->saved_data["mean0"] = first.moments.mean;
+            ctx->saved_data["invStd0"] = first.moments.invStd;
         }
         const LayerState second = normalizeAndGate(linearOf(h1, p), p.second, true);
         h1 = torch::Tensor();
         auto out = tailForward(second, p.second);
-        std::vector<torch::Tensor> toSave { projectedIn };
-        toSave.insert(toSave.end(), parameters.begin(), parameters.end());
-        ctx->save_for_backward(toSave);
+        ctx->save_for_backward(parameters.vec());
+        ctx->saved_data["xn1"] = second.xn;
+        ctx->saved_data["mean1"] = second.moments.mean;
+        ctx->saved_data["invStd1"] = second.moments.invStd;
+        ctx->saved_data["inputGrad"] = projectedIn.requires_grad();
         ctx->saved_data["holder"] = c10::IValue::make_capsule(holder);
         return out;
     }
@@ -156,22 +169,33 @@ public:
     {
         const auto saved = ctx->get_saved_variables();
         const auto holder = c10::static_intrusive_pointer_cast<InputHolder>(ctx->saved_data["holder"].toCapsule());
-        const auto projected = saved[0].detach().contiguous();
         std::vector<torch::Tensor> list;
-        for (size_t k = 1; k < saved.size(); ++k)
-            list.push_back(saved[k].detach().contiguous());
+        for (const auto& t : saved)
+            list.push_back(t.detach().contiguous());
         const Parameters p = unpack(list, holder->cross);
         torch::NoGradGuard noGrad;
-        const int64_t n = projected.size(0);
-        const int64_t c = projected.size(1);
+        const auto moments = [&](const char* mean, const char* invStd) {
+            return fused::Moments { ctx->saved_data[mean].toTensor(), ctx->saved_data[invStd].toTensor() };
+        };
 
-        // f_in[0] again, keeping what its backward pass needs; then f_in[1] and its backward pass.
+        // The gates again from the kept normalized inputs (left as they are: a second backward pass
+        // through a retained graph reads them again): f_in[1]'s backward pass, then f_in[0]'s output
+        // once more for the Linear's weight gradient.
         torch::Tensor grad = grads[0].contiguous();
-        LayerState first = normalizeAndGate(projected, p.first, false);
-        torch::Tensor h1 = tailForward(first, p.first);
-        LayerState second = normalizeAndGate(linearOf(h1, p), p.second, true);
+        LayerState second;
+        second.xn = ctx->saved_data["xn1"].toTensor();
+        second.moments = moments("mean1", "invStd1");
+        gate(second, p.second);
+        const int64_t n = second.xn.size(0);
+        const int64_t c = second.xn.size(1);
         GateGradients g2;
-        const torch::Tensor gradU = layerBackward(second, p.second, grad, &g2).view({ n * c, p.weight.size(0) });
+        const torch::Tensor gradU
+            = layerBackward(second, p.second, grad, &g2).view({ n * c, p.weight.size(0) });
+        LayerState first;
+        first.xn = ctx->saved_data["xn0"].toTensor();
+        first.moments = moments("mean0", "invStd0");
+        gate(first, p.first);
+        torch::Tensor h1 = tailForward(first, p.first);
         const auto gradWeight = torch::mm(gradU.t(), h1.view({ n * c, h1.size(2) }));
         const auto gradBias = gradU.sum(0);
         h1 = torch::Tensor();
@@ -181,14 +205,15 @@ public:
         GateGradients g1;
         const torch::Tensor gradProjected = layerBackward(first, p.first, grad, &g1);
 
-        variable_list out(saved.size() + 1); // projected, the parameters, the holder
+        variable_list out(saved.size() + 2); // projected, the parameters, the holder
+        if (ctx->saved_data["inputGrad"].toBool())
+            out[0] = gradProjected;
         size_t slot = 0;
         const auto set = [&](const torch::Tensor& g) {
             if (saved[slot].requires_grad())
-                out[slot] = g;
+                out[slot + 1] = g;
             ++slot;
         };
-        set(gradProjected);
         const GateGradients* order[] = { &g1, nullptr, &g2 };
         for (const GateGradients* gg : order) {
             if (!gg) {

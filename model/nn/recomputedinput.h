@@ -2,11 +2,12 @@
 #pragma once
 
 // f_in[0] and f_in[1] of the TGraph model (LinearActNormImpl::afterLinear, then
-// LinearActNormImpl::forward, on the fused path) as one autograd function that keeps only f_in[0]'s
-// input: the projected input features, half an activation wide with cross-attention. Its backward
-// pass runs f_in[0] again to get f_in[1]'s input, then differentiates f_in[1] and f_in[0] by hand:
-// instance norms through the column kernels (fusedkernels.h), gate tails through the fused
-// kernel, the normalized activations and the gates' z overwritten by their own gradients.
+// LinearActNormImpl::forward, on the fused path) as one autograd function that keeps only the two
+// layers' normalized inputs (half an activation wide each with cross-attention) and their instance
+// norms' statistics, not f_in[1]'s input (a whole activation). Its backward pass runs the gates
+// again, and f_in[0]'s tail to get f_in[1]'s input for the Linear's weight gradient, and
+// differentiates both layers by hand: instance norms through the column kernels (fusedkernels.h),
+// gate tails through the fused kernel, the gates' z overwritten by their own gradients.
 // docs/model.md §11 ("Recomputation").
 
 #include "model/nn/layers.h"
