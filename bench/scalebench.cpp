@@ -161,13 +161,13 @@ int runScaleCase(const std::vector<std::string>& args)
         std::fprintf(stderr, "scale-case: unknown phase '%s'\n", phase.c_str());
         return 2;
     }
+    const model::CachingAllocatorStats cache = model::cachingCpuAllocatorStats();
     std::printf("load_s=%.3f load_peak=%llu base_rss=%llu first_s=%.3f mean_s=%.3f peak_rss=%llu nodes=%lld "
                 "configs=%lld live_peak=%llu cache_requests=%llu cache_mapped=%llu\n",
         loadSeconds, (unsigned long long)loadPeak, (unsigned long long)baseRss, first, mean,
         (unsigned long long)peakRss(), (long long)data.graphs[0].nodeCount(), (long long)data.graphs[0].configCount(),
-        (unsigned long long)model::cachingCpuAllocatorStats().peakInUseBytes,
-        (unsigned long long)model::cachingCpuAllocatorStats().requests,
-        (unsigned long long)model::cachingCpuAllocatorStats().mapped);
+        (unsigned long long)cache.peakInUseBytes, (unsigned long long)cache.requests,
+        (unsigned long long)cache.mapped);
     return 0;
 }
 

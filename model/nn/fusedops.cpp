@@ -75,11 +75,8 @@ torch::Tensor gateHidden(const torch::Tensor& x, const torch::Tensor& w1, const 
 GateProductGradients gateProductsBackward(const torch::Tensor& gradZ, const torch::Tensor& hidden,
     const torch::Tensor& x, const torch::Tensor& w1, const torch::Tensor& w2, const torch::Tensor& gradX)
 {
-    const int64_t rows = x.size(0) * x.size(1);
-    const auto gradHidden = torch::threshold_backward(torch::mm(gradZ, w2), hidden, 0.0);
-    GateProductGradients g { torch::mm(gradHidden.t(), x.view({ rows, x.size(2) })), gradHidden.sum(0),
-        torch::mm(gradZ.t(), hidden) };
-    gradX.view({ rows, x.size(2) }).addmm_(gradHidden, w1);
+    GateProductGradients g { torch::zeros_like(w1), torch::zeros({ w1.size(0) }, w1.options()), torch::zeros_like(w2) };
+    addGateProductGradients(gradZ, hidden, x, w1, w2, gradX, g);
     return g;
 }
 
