@@ -8,6 +8,7 @@
 #include "core/train/trainingset.h"
 #include "core/util/childprocess.h"
 #include "core/util/format.h"
+#include "model/nn/slicedscoring.h"
 #include "model/runtime/cachingcpuallocator.h"
 #include "model/runtime/torchruntime.h"
 #include "model/train/trainer.h"
@@ -119,6 +120,10 @@ int runScaleCase(const std::vector<std::string>& args)
         throw std::runtime_error("scale-case: recompute must be auto, on or off");
     if (!model::parseConfigChunk(get("config-chunk", "auto"), &options.configChunk))
         throw std::runtime_error("scale-case: config-chunk must be auto, off or a number of configs");
+    const std::string slices = get("slices", "on");
+    if (slices != "on" && slices != "off")
+        throw std::runtime_error("scale-case: slices must be on or off");
+    model::setNodeSlicedScoringEnabled(slices == "on");
     if (options.configChunk > 0 && options.model.useCrossAttn)
         throw std::runtime_error("scale-case: config-chunk needs cross=off");
     const int64_t steps = std::max<int64_t>(1, std::stoll(get("steps", "4")));
@@ -232,8 +237,8 @@ int runScaleBench(const std::vector<std::string>& args)
                 "the table shows the load and every phase apart. Time per step: mean of the steps after the first.\n"
                 "--graph FILE keeps the generated graph there (and reuses it when it exists). --case KEY=VALUE\n"
                 "is passed to every child: recompute=auto|on|off, config-chunk=auto|off|K (docs/model.md §11;\n"
-                "config-chunk=K needs --cross off; auto chunks only with recompute=auto). Threads default to all\n"
-                "cores.\n");
+                "config-chunk=K needs --cross off; auto chunks only with recompute=auto), slices=on|off (validation\n"
+                "with cross-attention node slice by node slice, docs/model.md §6.1). Threads default to all cores.\n");
             return a == "--help" || a == "-h" ? 0 : 2;
         }
     }

@@ -959,7 +959,9 @@ int runTrain(const std::vector<std::string>& args)
     p.addOption("--eval-every", "", "N", "steps between validations and checkpoints (0 = only at the end)", "2000",
         opt::integer(0));
     p.addOption(
-        "--eval-batch", "", "B", "configs per forward pass in validation (array_split chunks)", "128", opt::integer(1));
+        "--eval-batch", "", "B", "configs per forward pass in validation (array_split chunks; with cross-attn memory grows with B x nodes, "
+        "docs/model.md §6.1)",
+        "128", opt::integer(1));
     p.addOption("--recompute", "", "MODE",
         "recompute each layer's activations in the backward pass (same gradients, far less memory; "
         "docs/model.md §11): auto (when a layer's activation reaches 128 MiB), on or off",

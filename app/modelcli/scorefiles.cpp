@@ -107,7 +107,8 @@ void addScoringOptions(ArgParser& p, const char* treeSplit)
         "--data", "", "DIR|FILE", "a TpuGraphs .npz graph, or a directory of them (sorted by name); repeatable");
     p.addOption("--batch-configs", "-b", "B",
         "configs per forward pass: all configs in ceil(C/B) near-equal chunks (numpy array_split); with cross-attn "
-        "the scores depend on it (the code used 128 for xla:default, 256 for nlp:default)",
+        "the scores depend on it (the code used 128 for xla:default, 256 for nlp:default); memory grows with B x nodes "
+        "(one (nodes, B, 256) float activation with cross-attn, docs/model.md §6.1)",
         "128", opt::integer(1));
     p.addOption("--tta", "", "N", "test-time augmentation: average over N seeded permutations of the configs (0 = off)",
         "0", opt::integer(0, 10000));

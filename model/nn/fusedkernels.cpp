@@ -606,6 +606,41 @@ void sumSquaredDeviations(
     }
 }
 
+TGRAPH_KERNEL_CLONES
+void sageInputNodes(const EdgeLists& e, int64_t begin, int64_t end, int64_t first, int64_t c, int64_t w,
+    const float* const* rowOf, const float* mean, const float* invStd, float* out)
+{
+    for (int64_t i = begin; i < end; ++i) {
+        const int64_t from = e.inBegin[i];
+        const int64_t to = e.inBegin[i + 1];
+        const float inv = e.inverseDegree[i];
+        for (int64_t k = 0; k < c; ++k) {
+            float* agg = out + ((i - first) * c + k) * 2 * w;
+            float* self = agg + w;
+            const float* mu = mean + k * w;
+            const float* is = invStd + k * w;
+            const float* row = rowOf[i] + k * w;
+            for (int64_t j = 0; j < w; ++j)
+                self[j] = (row[j] - mu[j]) * is[j];
+            if (from == to) {
+                for (int64_t j = 0; j < w; ++j)
+                    agg[j] = 0.0f;
+                continue;
+            }
+            const float* m0 = rowOf[e.inSource[from]] + k * w;
+            for (int64_t j = 0; j < w; ++j)
+                agg[j] = m0[j];
+            for (int64_t q = from + 1; q < to; ++q) {
+                const float* m = rowOf[e.inSource[q]] + k * w;
+                for (int64_t j = 0; j < w; ++j)
+                    agg[j] += m[j];
+            }
+            for (int64_t j = 0; j < w; ++j)
+                agg[j] = (agg[j] * inv - mu[j]) * is[j];
+        }
+    }
+}
+
 // acc[j] += g[i, j], acc[cols + j] += g[i, j] * y[i, j] for rows [begin, end).
 TGRAPH_KERNEL_CLONES
 void sumGradientRows(int64_t begin, int64_t end, int64_t cols, const float* g, const float* y, double* acc)
@@ -756,6 +791,22 @@ void columnMoments(int64_t rows, int64_t cols, int64_t stride, const float* x, f
     });
     for (int64_t j = 0; j < cols; ++j)
         invStd[j] = float(1.0 / std::sqrt(squares[size_t(j)] / double(rows) + double(eps)));
+}
+
+void sageInputRows(const EdgeLists& e, int64_t begin, int64_t end, int64_t configs, int64_t width,
+    const float* const* rowOf, const float* mean, const float* invStd, float* out)
+{
+    at::parallel_for(begin, end, grainFor(configs * width), [&](int64_t from, int64_t to) {
+        sageInputNodes(e, from, to, begin, configs, width, rowOf, mean, invStd, out);
+    });
+}
+
+void addColumnSums(int64_t rows, int64_t cols, const float* x, double* acc)
+{
+    const std::vector<double> sums = sumOverRowChunks(
+        rows, cols, [&](int64_t begin, int64_t end, double* part) { sumRows(begin, end, cols, cols, x, part); });
+    for (int64_t j = 0; j < cols; ++j)
+        acc[j] += sums[size_t(j)];
 }
 
 void normalizeColumns(int64_t rows, int64_t cols, int64_t stride, const float* x, const float* mean,

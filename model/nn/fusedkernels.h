@@ -98,6 +98,18 @@ void normalizeColumns(int64_t rows, int64_t cols, int64_t stride, const float* x
 void normalizeColumnsBackward(int64_t rows, int64_t cols, const float* g, const float* y, const float* invStd,
     float* out, int64_t outStride, bool accumulate);
 
+// The SAGE layer's input for nodes begin .. end - 1 of a layer read a node at a time (node-sliced
+// scoring, slicedscoring.h): rowOf[j] points at node j's (C, F) input row. out (end - begin, C, 2F):
+// out[i - begin, k] = [ (mean over j in in(i) of rowOf[j][k] - mean[k]) * invStd[k] (zeros for a
+// node without messages), (rowOf[i][k] - mean[k]) * invStd[k] ], with mean and invStd (C F,) the
+// instance norm's statistics: the normalized mean of the messages beside the normalized row, so
+// that one product with [W_l, W_r] gives the layer (the mean is linear).
+void sageInputRows(const EdgeLists& e, int64_t begin, int64_t end, int64_t configs, int64_t width,
+    const float* const* rowOf, const float* mean, const float* invStd, float* out);
+// acc[j] += the sum over the `rows` rows of x (rows x cols, contiguous) of x[i, j], summed in double
+// over fixed chunks of rows added in order, whatever the thread count.
+void addColumnSums(int64_t rows, int64_t cols, const float* x, double* acc);
+
 // Sums of table rows ("embedding bag", sum mode): out[b] = sum over s of table[index[b * slots + s]]
 // (bags x width). The backward pass adds each bag's gradient to the rows it used (gradTable,
 // tableRows x width, overwritten); both split the work so that every sum runs in bag order.

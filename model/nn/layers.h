@@ -147,6 +147,8 @@ public:
         torch::Tensor projected, const EdgeTensors& edges, AttentionMaps* maps, const ConfigWindow& window = {});
     void setRecompute(RecomputeMode mode) { m_recompute = mode; }
     RecomputeMode recompute() const { return m_recompute; }
+    const std::vector<GraphBlock>& blocks() const { return m_blocks; }
+    int64_t hidden() const { return m_hidden; } // H: the channels of every layer's output
 
     LinearActNorm linear { nullptr };
     LinearActNorm linear2 { nullptr };

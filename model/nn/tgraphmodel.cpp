@@ -3,6 +3,7 @@
 
 #include "model/nn/fusedops.h"
 #include "model/nn/recomputedlayer.h"
+#include "model/nn/slicedscoring.h"
 
 namespace tgraph::model {
 
@@ -66,52 +67,86 @@ torch::Tensor TGraphModelImpl::configEmbeddings(const LayoutBatch& batch)
     return F::embedding(batch.configTokens, embedding_layout_cfg->weight); // (C, Nc, 18, 4)
 }
 
-torch::Tensor TGraphModelImpl::project(const LayoutBatch& batch, const torch::Tensor* configEmbeddings)
+TGraphModelImpl::Projector::Projector(TGraphModelImpl& model, const LayoutBatch& batch)
+    : m_batch(batch)
 {
-    const int64_t c = batch.configs();
     const int64_t n = batch.graph.nodes();
-    const auto& weight = encoder.linear->linear->weight; // (W, 246)
+    const auto& weight = model.encoder.linear->linear->weight; // (W, 246)
     const int64_t width = weight.size(0);
-    const auto& table = embedding_layout_cfg->weight; // (8, 4)
+    const auto& table = model.embedding_layout_cfg->weight; // (8, 4)
 
     // Config-independent part per node: numeric, node layout and opcode columns, plus the bias.
     const auto layout = F::embedding(batch.graph.nodeLayoutTokens, table).reshape({ n, kNodeLayoutWidth });
-    const auto nodeInput = torch::cat({ layout, embedding_op(batch.graph.opcodes) }, 1); // (N, 40)
-    const auto perNode = torch::addmm(encoder.linear->linear->bias, batch.graph.numeric,
-                             weight.narrow(1, kNumericBegin, kNumericNodeFeatures).t())
+    const auto nodeInput = torch::cat({ layout, model.embedding_op(batch.graph.opcodes) }, 1); // (N, 40)
+    m_perNode = torch::addmm(model.encoder.linear->linear->bias, batch.graph.numeric,
+                    weight.narrow(1, kNumericBegin, kNumericNodeFeatures).t())
         + torch::mm(nodeInput, weight.narrow(1, kNodeLayoutBegin, kNodeLayoutWidth + kOpEmbedding).t());
 
     // projected[k, v, :] = E_layout[v] . W[:, 134 + 4k : 138 + 4k]: slot k holding token v.
-    const auto configWeight
-        = weight.narrow(1, kConfigBegin, kConfigWidth).reshape({ width, kConfigSlots, kLayoutEmbedding });
-    const auto projected = torch::matmul(table, configWeight.permute({ 1, 2, 0 })); // (18, 8, W)
+    m_configWeight = weight.narrow(1, kConfigBegin, kConfigWidth);
+    const auto projected = torch::matmul(
+        table, m_configWeight.reshape({ width, kConfigSlots, kLayoutEmbedding }).permute({ 1, 2, 0 })); // (18, 8, W)
     // Non-configurable nodes: token 0 (value -2) in all 18 slots.
-    const auto unconfigured = projected.select(1, 0).sum(0); // (W,)
-
-    auto h = (perNode + unconfigured).unsqueeze(1).expand({ n, c, width }).contiguous();
+    m_unconfigured = projected.select(1, 0).sum(0); // (W,)
+    m_table = projected.reshape({ kConfigSlots * kLayoutTokens, width });
     const auto& ids = batch.graph.configNodeIds;
-    const int64_t nc = ids.size(0);
-    if (nc > 0 && c > 0) {
-        torch::Tensor configPart; // (C * Nc, W)
-        if (configEmbeddings) {
-            // Given embeddings (C, Nc, 18, 4) flattened to the 72 config columns of X0.
-            TORCH_CHECK(configEmbeddings->sizes() == torch::IntArrayRef({ c, nc, kConfigSlots, kLayoutEmbedding }),
-                "TGraphModel: config embeddings must be (C, Nc, 18, 4)");
-            configPart = torch::mm(
-                configEmbeddings->reshape({ c * nc, kConfigWidth }), weight.narrow(1, kConfigBegin, kConfigWidth).t());
-        } else {
-            // Sum over the 18 slots of projected[k, token]: an embedding bag over a flat (18 * 8, W) table.
-            const auto offsets = torch::arange(kConfigSlots, torch::kInt64).mul_(kLayoutTokens);
-            const auto flat = (batch.configTokens + offsets).reshape({ c * nc, kConfigSlots });
-            const auto table = projected.reshape({ kConfigSlots * kLayoutTokens, width });
-            configPart = useFusedKernels(table)
-                ? bagSum(flat, table)
-                : F::embedding_bag(flat, table, F::EmbeddingBagFuncOptions().mode(torch::kSum));
-        }
-        const auto rows = perNode.index_select(0, ids).unsqueeze(1) + configPart.view({ c, nc, width }).transpose(0, 1);
-        h.index_copy_(0, ids, rows);
+    m_slotOf.assign(size_t(n), -1);
+    const int64_t* id = ids.data_ptr<int64_t>();
+    for (int64_t k = 0; k < ids.size(0); ++k)
+        m_slotOf[size_t(id[k])] = k;
+}
+
+torch::Tensor TGraphModelImpl::Projector::rows(
+    int64_t begin, int64_t end, const torch::Tensor* configEmbeddings, torch::Tensor into) const
+{
+    const int64_t c = m_batch.configs();
+    const int64_t width = m_perNode.size(1);
+    const auto base = (m_perNode.narrow(0, begin, end - begin) + m_unconfigured).unsqueeze(1).expand({ end - begin, c, width });
+    torch::Tensor h;
+    if (into.defined()) {
+        TORCH_CHECK(into.is_contiguous() && into.sizes() == base.sizes(), "TGraphModel: projection rows of the wrong shape");
+        h = into.copy_(base);
+    } else {
+        h = base.contiguous();
     }
+    std::vector<int64_t> local;
+    std::vector<int64_t> slots;
+    for (int64_t i = begin; i < end; ++i)
+        if (m_slotOf[size_t(i)] >= 0) {
+            local.push_back(i - begin);
+            slots.push_back(m_slotOf[size_t(i)]);
+        }
+    if (local.empty() || c == 0)
+        return h;
+    const int64_t m = int64_t(slots.size());
+    const auto slotIndex = torch::tensor(slots, torch::kInt64);
+    torch::Tensor configPart; // (C * m, W)
+    if (configEmbeddings) {
+        // Given embeddings (C, Nc, 18, 4) flattened to the 72 config columns of X0.
+        configPart = torch::mm(
+            configEmbeddings->index_select(1, slotIndex).reshape({ c * m, kConfigWidth }), m_configWeight.t());
+    } else {
+        // Sum over the 18 slots of projected[k, token]: an embedding bag over a flat (18 * 8, W) table.
+        const auto offsets = torch::arange(kConfigSlots, torch::kInt64).mul_(kLayoutTokens);
+        const auto flat = (m_batch.configTokens.index_select(1, slotIndex) + offsets).reshape({ c * m, kConfigSlots });
+        configPart = useFusedKernels(m_table)
+            ? bagSum(flat, m_table)
+            : F::embedding_bag(flat, m_table, F::EmbeddingBagFuncOptions().mode(torch::kSum));
+    }
+    const auto nodes = torch::tensor(local, torch::kInt64);
+    const auto configured = m_perNode.narrow(0, begin, end - begin).index_select(0, nodes).unsqueeze(1)
+        + configPart.view({ c, m, width }).transpose(0, 1);
+    h.index_copy_(0, nodes, configured);
     return h;
+}
+
+torch::Tensor TGraphModelImpl::project(const LayoutBatch& batch, const torch::Tensor* configEmbeddings)
+{
+    if (configEmbeddings)
+        TORCH_CHECK(configEmbeddings->sizes()
+                == torch::IntArrayRef({ batch.configs(), batch.graph.configNodeIds.size(0), kConfigSlots, kLayoutEmbedding }),
+            "TGraphModel: config embeddings must be (C, Nc, 18, 4)");
+    return Projector(*this, batch).rows(0, batch.graph.nodes(), configEmbeddings);
 }
 
 torch::Tensor TGraphModelImpl::forward(const LayoutBatch& batch, AttentionMaps* attention)
@@ -123,6 +158,11 @@ torch::Tensor TGraphModelImpl::forward(const LayoutBatch& batch, AttentionMaps* 
     const int64_t c = batch.configs();
     const int64_t perConfig = batch.graph.nodes() * m_options.hidden * int64_t(sizeof(float));
     const int64_t sub = std::max<int64_t>(1, kScoreSubBatchBytes / std::max<int64_t>(1, perConfig));
+    // With cross-attention the batch cannot be split by configuration, but by node slices
+    // (slicedscoring.h): one activation instead of the whole pass's several.
+    if (m_options.useCrossAttn && nodeSlicedScoringEnabled() && !attention && !torch::GradMode::is_enabled() && !is_training()
+        && useFusedKernels(classifier->weight) && c * perConfig > kScoreSubBatchBytes)
+        return scoreBySlices(batch);
     if (!m_options.useCrossAttn && !attention && !torch::GradMode::is_enabled() && sub < c) {
         // In training mode (a trainer's scores before its config-chunked backward pass, §11) every
         // sub-batch starts from the generator state the whole batch starts from and keys its
@@ -142,6 +182,19 @@ torch::Tensor TGraphModelImpl::forward(const LayoutBatch& batch, AttentionMaps* 
         return torch::cat(parts);
     }
     return classifier(meanOverNodes(nodeEmbeddings(batch, attention))).squeeze(1); // pooling, then the linear head
+}
+
+torch::Tensor TGraphModelImpl::scoreBySlices(const LayoutBatch& batch, int64_t sliceNodes)
+{
+    TORCH_CHECK(batch.graph.nodes() > 0, "TGraphModel: empty graph");
+    TORCH_CHECK(!is_training() || m_options.dropout == 0.0, "TGraphModel: scoring by slices has no dropout");
+    torch::NoGradGuard noGrad;
+    const EdgeTensors edges = prepareEdges(batch.graph.edges, batch.graph.nodes(), m_options.bidirectionalEdges);
+    const Projector projector(*this, batch);
+    const auto pooled = pooledEmbeddingsBySlices(
+        encoder, [&projector](int64_t begin, int64_t end, torch::Tensor& out) { projector.rows(begin, end, nullptr, out); },
+        batch.graph.nodes(), batch.configs(), edges, sliceNodes);
+    return classifier(pooled).squeeze(1);
 }
 
 torch::Tensor TGraphModelImpl::nodeEmbeddings(const LayoutBatch& batch, AttentionMaps* attention)

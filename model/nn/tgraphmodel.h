@@ -51,6 +51,12 @@ public:
     // The same with the config-token embeddings of the configurable nodes given (C, Nc, 18, 4).
     torch::Tensor inputProjection(const LayoutBatch& batch, const torch::Tensor& configEmbeddings);
 
+    // forward()'s scores computed node slice by node slice in the memory of one (N, C, H)
+    // activation (slicedscoring.h), without gradients or dropout; `sliceNodes` 0 = automatic.
+    // forward() takes this path by itself in eval mode without gradients when cross-attention makes
+    // the batch indivisible and its activations are large (docs/model.md §6.1).
+    torch::Tensor scoreBySlices(const LayoutBatch& batch, int64_t sliceNodes = 0);
+
     const ModelOptions& options() const { return m_options; }
 
     torch::nn::Embedding embedding_op { nullptr }; // (opTableSize, 16)
@@ -59,6 +65,26 @@ public:
     GraphEncoder encoder; // linear, linear2, convs.K
 
 private:
+    // inputProjection() for some nodes: the config-independent part of every node projected once,
+    // the configurable nodes' rows from their tokens (or given embeddings) when asked.
+    class Projector
+    {
+    public:
+        Projector(TGraphModelImpl& model, const LayoutBatch& batch);
+        // Rows begin .. end - 1 of inputProjection(): (end - begin, C, W), written into `into` when
+        // it is defined (contiguous, of that shape) and returned.
+        torch::Tensor rows(int64_t begin, int64_t end, const torch::Tensor* configEmbeddings = nullptr,
+            torch::Tensor into = {}) const;
+
+    private:
+        const LayoutBatch& m_batch;
+        torch::Tensor m_perNode; // (N, W): bias + the config-independent columns
+        torch::Tensor m_configWeight; // (W, 72): the config columns of the Linear
+        torch::Tensor m_unconfigured; // (W,): the config columns of a node with all tokens 0
+        torch::Tensor m_table; // (18 * 8, W): slot k holding token v, projected
+        std::vector<int64_t> m_slotOf; // node -> its row in configNodeIds, or -1
+    };
+
     // inputProjection() with the config part from the tokens (configEmbeddings == nullptr) or from
     // the given embeddings.
     torch::Tensor project(const LayoutBatch& batch, const torch::Tensor* configEmbeddings);

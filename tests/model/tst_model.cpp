@@ -1092,6 +1092,77 @@ private Q_SLOTS:
         }
     }
 
+    // With cross-attention a batch is scored node slice by node slice in one activation when it is
+    // large (slicedscoring.h): the whole pass's scores whatever the slice size, with edges both ways
+    // (rows of earlier slices kept aside for later readers), the paper's residual, three blocks and
+    // none; and forward() takes that path by itself for a batch over 64 MiB of activation.
+    void nodeSlicedScoresMatchTheWholePass()
+    {
+        SyntheticLayoutSpec spec;
+        spec.nodes = 400;
+        spec.configurableNodes = 40;
+        spec.configs = 12;
+        spec.seed = 9;
+        const LayoutGraph g = pruneToConfigurable(makeSyntheticLayoutGraph(spec)).graph;
+        const Normalizer normalizer = fitNormalizer(g.nodeFeat);
+        const LayoutBatch b = makeLayoutBatch(g, normalizer, allRows(12), 121, "s");
+        torch::NoGradGuard noGrad;
+        auto whole = [](TGraphModel& m, const LayoutBatch& batch) {
+            return m->classifier(m->nodeEmbeddings(batch).mean(0)).squeeze(1);
+        };
+        struct Case
+        {
+            bool bidirectional;
+            bool paperResidual;
+            int64_t blocks;
+        };
+        for (const Case& k : { Case { false, false, 2 }, Case { true, false, 2 }, Case { true, true, 3 },
+                 Case { false, false, 0 } }) {
+            ModelOptions o = options(true);
+            o.bidirectionalEdges = k.bidirectional;
+            o.residualAfterActivation = k.paperResidual;
+            o.blocks = k.blocks;
+            TGraphModel m(o);
+            randomize(*m);
+            m->eval();
+            const auto ref = whole(m, b);
+            for (const int64_t slice : { int64_t(1), int64_t(7), g.nodeCount(), int64_t(0) }) {
+                const auto sliced = m->scoreBySlices(b, slice);
+                const QString label = QStringLiteral("both ways %1, paper %2, blocks %3, slice %4")
+                                          .arg(k.bidirectional)
+                                          .arg(k.paperResidual)
+                                          .arg(k.blocks)
+                                          .arg(slice);
+                QVERIFY2(sliced.sizes() == ref.sizes(), qPrintable(label));
+                QVERIFY2(maxAbs(sliced - ref) <= 1e-4 * std::max(1.0, maxAbs(ref)), qPrintable(label));
+            }
+        }
+        // No edges: every node without messages (the mean term is 0).
+        {
+            TGraphModel m(options(true));
+            randomize(*m);
+            m->eval();
+            LayoutBatch alone = b;
+            alone.graph.edges = torch::empty({ 2, 0 }, torch::kInt64);
+            const auto ref = whole(m, alone);
+            QVERIFY(maxAbs(m->scoreBySlices(alone, 5) - ref) <= 1e-4 * std::max(1.0, maxAbs(ref)));
+        }
+        // forward() on a batch whose (N, C, H) activation exceeds 64 MiB: the sliced path, the same
+        // scores; its configs compete as in the whole pass (a config's score changes with the batch).
+        TGraphModel m(options(true));
+        randomize(*m);
+        m->eval();
+        const int64_t configs = (int64_t(64) << 20) / (g.nodeCount() * 256 * 4) + 2;
+        std::vector<int64_t> rows;
+        for (int64_t k = 0; k < configs; ++k)
+            rows.push_back(k % g.configCount());
+        const LayoutBatch large = makeLayoutBatch(g, normalizer, rows, 121, "s");
+        const auto ref = whole(m, large);
+        const auto scores = m->forward(large);
+        QVERIFY(maxAbs(scores - ref) <= 1e-4 * std::max(1.0, maxAbs(ref)));
+        QVERIFY(maxAbs(scores.narrow(0, 0, 12) - m->forward(b)) > 1e-6);
+    }
+
     // The fused kernels split work by nodes; the result must not depend on how (bitwise). Sizes
     // large enough for the work to be split between two threads (64 k floats per task).
     void fusedKernelsIndependentOfThreads()
