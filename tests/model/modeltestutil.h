@@ -40,15 +40,21 @@ inline Normalizer fitNormalizer(const NdArray<float>& nodeFeat)
     return n;
 }
 
-// A pruned synthetic layout graph of a few dozen nodes with `configs` configurations.
-inline LayoutGraph smallSyntheticGraph(int64_t configs, uint64_t seed)
+// A synthetic layout graph (tgraph synth's generator) of `nodes` nodes, pruned.
+inline LayoutGraph prunedSyntheticGraph(int64_t nodes, int64_t configurable, int64_t configs, uint64_t seed)
 {
     SyntheticLayoutSpec spec;
-    spec.nodes = 90;
-    spec.configurableNodes = 6;
+    spec.nodes = nodes;
+    spec.configurableNodes = configurable;
     spec.configs = configs;
     spec.seed = seed;
     return pruneToConfigurable(makeSyntheticLayoutGraph(spec)).graph;
+}
+
+// A pruned synthetic layout graph of a few dozen nodes with `configs` configurations.
+inline LayoutGraph smallSyntheticGraph(int64_t configs, uint64_t seed)
+{
+    return prunedSyntheticGraph(90, 6, configs, seed);
 }
 
 // A tile graph on the nodes and edges of a synthetic graph, with tile-size-like config_feat.

@@ -1065,12 +1065,7 @@ private Q_SLOTS:
     // scored in sub-batches (tgraphmodel.cpp): its scores are those of each config scored alone.
     void subBatchedScoresWithoutCrossAttention()
     {
-        SyntheticLayoutSpec spec;
-        spec.nodes = 3000;
-        spec.configurableNodes = 200;
-        spec.configs = 8;
-        spec.seed = 5;
-        const LayoutGraph g = pruneToConfigurable(makeSyntheticLayoutGraph(spec)).graph;
+        const LayoutGraph g = prunedSyntheticGraph(3000, 200, 8, 5);
         const int64_t configs = 2 * (int64_t(64) << 20) / (g.nodeCount() * 256 * 4) + 3; // about 2.5 sub-batches
         std::vector<int64_t> rows;
         for (int64_t k = 0; k < configs; ++k)
@@ -1098,12 +1093,7 @@ private Q_SLOTS:
     // none; and forward() takes that path by itself for a batch over 64 MiB of activation.
     void nodeSlicedScoresMatchTheWholePass()
     {
-        SyntheticLayoutSpec spec;
-        spec.nodes = 400;
-        spec.configurableNodes = 40;
-        spec.configs = 12;
-        spec.seed = 9;
-        const LayoutGraph g = pruneToConfigurable(makeSyntheticLayoutGraph(spec)).graph;
+        const LayoutGraph g = prunedSyntheticGraph(400, 40, 12, 9);
         const Normalizer normalizer = fitNormalizer(g.nodeFeat);
         const LayoutBatch b = makeLayoutBatch(g, normalizer, allRows(12), 121, "s");
         torch::NoGradGuard noGrad;
