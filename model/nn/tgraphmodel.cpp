@@ -92,8 +92,11 @@ TGraphModelImpl::Projector::Projector(TGraphModelImpl& model, const LayoutBatch&
     const auto& ids = batch.graph.configNodeIds;
     m_slotOf.assign(size_t(n), -1);
     const int64_t* id = ids.data_ptr<int64_t>();
-    for (int64_t k = 0; k < ids.size(0); ++k)
+    for (int64_t k = 0; k < ids.size(0); ++k) {
+        TORCH_CHECK(id[k] >= 0 && id[k] < n && m_slotOf[size_t(id[k])] < 0, "TGraphModel: configurable node ", id[k],
+            " is out of range or listed twice");
         m_slotOf[size_t(id[k])] = k;
+    }
 }
 
 torch::Tensor TGraphModelImpl::Projector::rows(
