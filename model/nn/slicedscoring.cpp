@@ -106,30 +106,14 @@ void runBlock(float* buffer, int64_t configs, int64_t hidden, const Slices& slic
     for (int64_t i = 0; i < n; ++i)
         rowOf[size_t(i)] = buffer + i * row;
     std::vector<int64_t> lastReader(size_t(n), -1);
-    std::vector<std::vector<int64_t>> releasedAfter(size_t(slices.count()));
-    int64_t slots = 0;
-    if (!pooled) {
+    if (!pooled)
         for (int64_t i = 0; i < n; ++i)
             for (int64_t q = lists.inBegin[i]; q < lists.inBegin[i + 1]; ++q) {
                 int64_t& last = lastReader[size_t(lists.inSource[q])];
                 last = std::max(last, i / slices.size);
             }
-        int64_t keptNow = 0;
-        std::vector<int64_t> releases(size_t(slices.count()), 0);
-        for (int64_t t = 0; t < slices.count(); ++t) {
-            for (int64_t i = slices.begin(t); i < slices.end(t); ++i)
-                if (lastReader[size_t(i)] > t) {
-                    ++keptNow;
-                    ++releases[size_t(lastReader[size_t(i)])];
-                }
-            slots = std::max(slots, keptNow);
-            keptNow -= releases[size_t(t)];
-        }
-    }
-    torch::Tensor kept = slots > 0 ? floats({ slots, configs, hidden }) : torch::Tensor();
-    std::vector<int64_t> freeSlots;
-    for (int64_t k = slots - 1; k >= 0; --k)
-        freeSlots.push_back(k);
+    std::vector<torch::Tensor> kept(static_cast<size_t>(n)); // the rows kept aside, by node
+    std::vector<std::vector<int64_t>> releasedAfter(size_t(slices.count())); // their nodes, by last reader
 
     for (int64_t t = 0; t < slices.count(); ++t) {
         const int64_t first = slices.begin(t);
@@ -150,16 +134,13 @@ void runBlock(float* buffer, int64_t configs, int64_t hidden, const Slices& slic
             const int64_t last = lastReader[size_t(i)];
             if (last <= t)
                 continue;
-            const int64_t slot = freeSlots.back();
-            freeSlots.pop_back();
-            float* keep = kept.data_ptr<float>() + slot * row;
-            copyFloats(keep, buffer + i * row, row);
-            rowOf[size_t(i)] = keep;
-            releasedAfter[size_t(last)].push_back(slot);
+            kept[size_t(i)] = torch::from_blob(buffer + i * row, { row }, torch::kFloat32).clone();
+            rowOf[size_t(i)] = kept[size_t(i)].data_ptr<float>();
+            releasedAfter[size_t(last)].push_back(i);
         }
         copyFloats(buffer + first * row, out.data_ptr<float>(), s * row);
-        for (const int64_t slot : releasedAfter[size_t(t)])
-            freeSlots.push_back(slot);
+        for (const int64_t i : releasedAfter[size_t(t)])
+            kept[size_t(i)] = torch::Tensor(); // no later slice reads node i
     }
 }
 
