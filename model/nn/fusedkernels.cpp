@@ -6,7 +6,15 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <set>
 #include <vector>
+
+// at::parallel_for is a template whose OpenMP implementation (Debian's ATen: AT_PARALLEL_OPENMP)
+// is a `#pragma omp parallel` compiled here: without -fopenmp (model/nn/CMakeLists.txt) it would
+// quietly run every kernel on one thread.
+#if AT_PARALLEL_OPENMP && !defined(_OPENMP)
+#error "fusedkernels.cpp must be compiled with OpenMP: ATen's parallel_for is OpenMP here"
+#endif
 
 // Each per-node worker is compiled three times (AVX-512, AVX2 + FMA, plain x86-64) and the
 // loader picks the best one for the CPU (GCC function multi-versioning). The inner loops run over
@@ -877,6 +885,16 @@ const char* kernelTarget()
         return "avx2";
 #endif
     return "baseline";
+}
+
+int parallelThreads(int64_t tasks)
+{
+    std::vector<int> thread(size_t(std::max<int64_t>(tasks, 0)), -1);
+    at::parallel_for(0, tasks, 1, [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i)
+            thread[size_t(i)] = at::get_thread_num();
+    });
+    return int(std::set<int>(thread.begin(), thread.end()).size());
 }
 
 } // namespace tgraph::model::kernels

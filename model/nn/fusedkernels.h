@@ -124,4 +124,8 @@ bool dropoutKeeps(uint64_t seed, uint64_t row, uint32_t column, float p);
 // Which instruction set the kernels run with on this machine: "avx512", "avx2" or "baseline".
 const char* kernelTarget();
 
+// On how many threads the kernels' work splits: the distinct threads an at::parallel_for of
+// `tasks` one-item tasks ran on (at most at::get_num_threads()). Exposed for tests.
+int parallelThreads(int64_t tasks);
+
 } // namespace tgraph::model::kernels

@@ -1179,6 +1179,8 @@ private Q_SLOTS:
         const auto cg = torch::randn({ rows, c * f });
         auto run = [&](int threads) {
             at::set_num_threads(threads);
+            // The kernels really split their work (they ran on one thread when their TU lacked -fopenmp).
+            [&] { QCOMPARE(kernels::parallelThreads(8), threads); }();
             torch::manual_seed(3);
             const auto out = gatedLayer(h, *gate, s, t, false, 0.2, true);
             // the gradients the kernel computes itself (the others pass through BLAS products)
