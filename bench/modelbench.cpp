@@ -290,9 +290,9 @@ int runModelBench(const std::vector<std::string>& args)
     const double peak1024 = gemmPeak(1024, 7);
     const double peak2048 = gemmPeak(2048, 3);
     const double peak = std::max(peak1024, peak2048);
-    std::printf("tgraph-bench model: LibTorch %s, %d thread%s; GEMM peak %.1f GFLOP/s (1024^3 %.1f, 2048^3 %.1f, "
+    std::printf("tgraph-bench model: LibTorch %s, %s, %d thread%s; GEMM peak %.1f GFLOP/s (1024^3 %.1f, 2048^3 %.1f, "
                 "best of 7/3)\n",
-        model::torchVersion().c_str(), threads, threads == 1 ? "" : "s", peak, peak1024, peak2048);
+        model::torchVersion().c_str(), model::blasName().c_str(), threads, threads == 1 ? "" : "s", peak, peak1024, peak2048);
     if (pythonRepeat > 0 && !havePython)
         std::printf("python side skipped: %s cannot import numpy and torch (install python3-torch)\n", python.c_str());
 

@@ -258,8 +258,8 @@ int runScaleBench(const std::vector<std::string>& args)
             (long long)g.nodeCount(), (long long)g.configurableCount(), (long long)g.configCount(),
             secondsSince(start));
     }
-    std::printf("tgraph-bench scale: LibTorch %s, %d thread%s, cross-attn %s%s\n", model::torchVersion().c_str(),
-        threads, threads == 1 ? "" : "s", cross.c_str(), extra.empty() ? "" : ",");
+    std::printf("tgraph-bench scale: LibTorch %s, %s, %d thread%s, cross-attn %s%s\n", model::torchVersion().c_str(),
+        model::blasName().c_str(), threads, threads == 1 ? "" : "s", cross.c_str(), extra.empty() ? "" : ",");
     for (const auto& e : extra)
         std::printf(" %s", e.c_str());
     if (!extra.empty())

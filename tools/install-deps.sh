@@ -11,8 +11,9 @@ PACKAGES=(
   qt6-base-dev qt6-charts-dev qt6-svg-dev libqt6opengl6-dev libxkbcommon-dev
   # Graphviz (cgraph + gvc for layout, dot for cancellable child-process layout)
   libgraphviz-dev graphviz
-  # LibTorch; OpenBLAS replaces netlib reference BLAS (35x faster matmul); Gloo headers for c10d
-  libtorch-dev libopenblas0-pthread libgloo-dev
+  # LibTorch; OpenBLAS (its OpenMP build shares LibTorch's threads) replaces netlib reference BLAS
+  # (35x faster matmul); Gloo headers for c10d
+  libtorch-dev libopenblas0-openmp libgloo-dev
   # core formats and storage (zip, npz and protobuf are our own code); JSON through nlohmann
   libsqlite3-dev zlib1g-dev nlohmann-json3-dev
   # the public dataset's downloads and archives (tgraph data fetch, core/data)

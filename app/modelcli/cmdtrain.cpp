@@ -785,7 +785,7 @@ int trainLoaded(const ArgParser& p, const TrainingData& data, TrainOptions optio
         sink.runEvent({ RunEventKind::Warning, -1, 0,
             "--configs-per-step is ignored for tile data: every step uses all configs of a kernel (docs/model.md §5)", {} });
     sink.runEvent({ RunEventKind::Info, -1, 0,
-        "LibTorch " + torchVersion() + ", " + std::to_string(threads) + " threads"
+        "LibTorch " + torchVersion() + ", " + std::to_string(threads) + " threads, " + blasName()
             + (options.deterministic ? ", deterministic" : ""),
         {} });
 

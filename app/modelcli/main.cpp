@@ -36,8 +36,8 @@ int main(int argc, char** argv)
         return rc;
     const std::string first = args.front();
     if (first == "--version") {
-        std::printf(
-            "tgraph-model %s (LibTorch %s)\n", tgraph::projectVersion().c_str(), tgraph::model::torchVersion().c_str());
+        std::printf("tgraph-model %s (LibTorch %s, %s)\n", tgraph::projectVersion().c_str(),
+            tgraph::model::torchVersion().c_str(), tgraph::model::blasName().c_str());
         return ExitOk;
     }
     for (const auto& c : modelCommands()) {

@@ -17,9 +17,9 @@ std::string torchVersion() { return TORCH_VERSION; }
 
 namespace {
 
-// OpenBLAS (Debian's libopenblas0-pthread, which LibTorch's matmul calls through libblas.so.3)
-// keeps its own pthread pool, sized by OPENBLAS_NUM_THREADS or the core count when the library
-// loads; at::set_num_threads does not reach it. Looked up at run time: another BLAS may be
+// OpenBLAS (which LibTorch's matmul calls through libblas.so.3) sizes its parallel products by
+// OPENBLAS_NUM_THREADS or the core count when the library loads (its pthreads build keeps a pool of
+// its own, its OpenMP build runs on LibTorch's OpenMP threads); at::set_num_threads does not reach it. Looked up at run time: another BLAS may be
 // installed as libblas.so.3, and then there is nothing to set.
 using SetThreads = void (*)(int);
 using GetThreads = int (*)();
@@ -36,6 +36,24 @@ int blasThreads()
 {
     static const auto fn = reinterpret_cast<GetThreads>(::dlsym(RTLD_DEFAULT, "openblas_get_num_threads"));
     return fn ? fn() : 0;
+}
+
+std::string blasName()
+{
+    using GetParallel = int (*)();
+    static const auto fn = reinterpret_cast<GetParallel>(::dlsym(RTLD_DEFAULT, "openblas_get_parallel"));
+    if (!fn)
+        return "not OpenBLAS";
+    switch (fn()) {
+    case 0:
+        return "OpenBLAS (serial)";
+    case 1:
+        return "OpenBLAS (pthreads)";
+    case 2:
+        return "OpenBLAS (OpenMP)";
+    default:
+        return "OpenBLAS";
+    }
 }
 
 int initTorchRuntime(int threads)

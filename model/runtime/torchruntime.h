@@ -18,4 +18,9 @@ int initTorchRuntime(int threads = 0);
 // Threads of OpenBLAS's pool, 0 when the BLAS in use is not OpenBLAS.
 int blasThreads();
 
+// The BLAS LibTorch's products run on, as loaded in this process: "OpenBLAS (OpenMP)" (LibTorch's
+// threads; the build links it when libopenblas0-openmp is installed, docs/build.md §4), "OpenBLAS
+// (pthreads)" (a pool of its own), "OpenBLAS (serial)", or "not OpenBLAS".
+std::string blasName();
+
 } // namespace tgraph::model

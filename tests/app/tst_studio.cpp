@@ -929,7 +929,7 @@ void TestStudio::npzOpensOnAnOverview()
     const QString data = testutil::sharedDataDir();
     if (data.isEmpty())
         QSKIP("../shared/data is not here");
-    for (const QString name : { QStringLiteral("layout_xla_default_train_unet3d.npz"),
+    for (const QString& name : { QStringLiteral("layout_xla_default_train_unet3d.npz"),
              QStringLiteral("layout_xla_random_train_openai_v0_rnn_optimized.npz") }) {
         MainWindow window;
         window.resize(1366, 768);
@@ -975,7 +975,7 @@ void TestStudio::populatedDocksFitLaptopScreens()
     const QString project = work + QStringLiteral("/runs.tgproj");
     QVERIFY(tg({ "synth", "--collection", "layout", "-o", collection, "--graphs", "4", "--configs", "60", "--max-size",
         "500", "--seed", "3" }));
-    for (const QString seed : { QStringLiteral("1"), QStringLiteral("2") })
+    for (const QString& seed : { QStringLiteral("1"), QStringLiteral("2") })
         QVERIFY(tg({ "train", "--data", collection, "--steps", "16", "--configs-per-step", "16", "--eval-every", "8",
             "--log-every", "2", "--seed", seed, "--threads", "1", "--project", project, "--run-name",
             QStringLiteral("seed-%1").arg(seed) }));

@@ -1153,13 +1153,39 @@ private Q_SLOTS:
         QVERIFY(maxAbs(scores.narrow(0, 0, 12) - m->forward(b)) > 1e-6);
     }
 
+    // With libopenblas0-openmp installed the build links it ahead of the system's libblas.so.3, so
+    // that the products run on LibTorch's OpenMP threads rather than a second pool (docs/build.md §4).
+    void blasIsTheOneTheBuildChose()
+    {
+        // It computes: a product against the same sums taken in double.
+        const auto a = torch::randn({ 300, 200 });
+        const auto b = torch::randn({ 200, 100 });
+        const auto ref = torch::mm(a.to(torch::kFloat64), b.to(torch::kFloat64));
+        QVERIFY(maxAbs(torch::mm(a, b).to(torch::kFloat64) - ref) < 1e-3);
+#ifdef TGRAPH_BLAS_OPENMP
+        QCOMPARE(QString::fromStdString(blasName()), QStringLiteral("OpenBLAS (OpenMP)"));
+#else
+        QSKIP("the build found no libopenblas0-openmp");
+#endif
+    }
+
     // The fused kernels split work by nodes; the result must not depend on how (bitwise). Sizes
-    // large enough for the work to be split between two threads (64 k floats per task).
+    // large enough for the work to be split between two threads (64 k floats per task). The BLAS
+    // products around them also split over LibTorch's threads (OpenBLAS's OpenMP build), and a
+    // product's rounding depends on its split: the inputs and weights that reach a product are
+    // multiples of 1/4 and 1/8 small enough for every sum to be exact, so only our kernels can vary.
     void fusedKernelsIndependentOfThreads()
     {
         const int64_t n = 96, c = 32, f = 64;
-        const auto h = torch::randn({ n, c, f }).requires_grad_(true);
+        auto dyadic = [](const torch::Tensor& x, double step) { return (x.clamp(-2, 2) / step).round() * step; };
+        auto dyadicParameters = [&](torch::nn::Module& m) {
+            torch::NoGradGuard noGrad;
+            for (auto& p : m.parameters())
+                p.copy_(dyadic(p, 0.125));
+        };
+        const auto h = dyadic(torch::randn({ n, c, f }), 0.25).requires_grad_(true);
         ChannelGate gate(f);
+        dyadicParameters(*gate);
         const auto s = torch::randn({ n, c, 2 * f }).requires_grad_(true);
         const auto t = torch::full({}, 0.45).requires_grad_(true);
         std::vector<int64_t> consumers, producers;
@@ -1171,7 +1197,8 @@ private Q_SLOTS:
             = prepareEdges(torch::stack({ torch::tensor(consumers), torch::tensor(producers) }), n, false);
         SageConv conv(f, f);
         randomize(*conv);
-        const auto hs = torch::randn({ n, c, f }).requires_grad_(true);
+        dyadicParameters(*conv);
+        const auto hs = dyadic(torch::randn({ n, c, f }), 0.25).requires_grad_(true);
         const auto upstream = torch::randn({ n, c, 2 * f });
         // The column kernels of the recomputed layers (more rows than one chunk of 256).
         const int64_t rows = 600;

@@ -51,7 +51,7 @@ field() { printf '%s\n' "$control" | sed -n "s/^$1: //p"; }
 [ "$(field Version)" = "$version" ] && pass "Version: $version" || fail "Version is '$(field Version)', not $version"
 depends="$(field Depends)"
 # Explicit (run, not linked) and from dpkg-shlibdeps (linked): LibTorch, Qt Widgets, Graphviz, SQLite.
-for dep in graphviz libopenblas0-pthread 'libtorch[0-9.]*' 'libqt6widgets6' 'libgvc6' 'libsqlite3-0' 'libc6'; do
+for dep in graphviz libopenblas0-openmp 'libtorch[0-9.]*' 'libqt6widgets6' 'libgvc6' 'libsqlite3-0' 'libc6'; do
     if printf '%s\n' "$depends" | tr ',' '\n' | grep -Eq "^ *${dep}( |\$)"; then
         pass "Depends names $dep"
     else
@@ -92,6 +92,15 @@ if out="$(QT_QPA_PLATFORM=offscreen "$bin/tgraph-studio" --version 2>&1)" && [[ 
     pass "tgraph-studio --version: $out"
 else
     fail "tgraph-studio --version printed '$out'"
+fi
+# The installed tgraph-model runs its products on the OpenMP build of OpenBLAS (its RUNPATH names
+# that build's folder, whatever the libblas.so.3 alternative says; docs/build.md §4).
+if [ -e "/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || echo x86_64-linux-gnu)/openblas-openmp/libblas.so.3" ]; then
+    if out="$("$bin/tgraph-model" --version 2>&1)" && [[ "$out" == *"OpenBLAS (OpenMP)"* ]]; then
+        pass "tgraph-model --version: $out"
+    else
+        fail "tgraph-model --version does not name the OpenMP OpenBLAS: $out"
+    fi
 fi
 # `tgraph train` is run by the tgraph-model next to tgraph: its help proves that one starts.
 if out="$("$bin/tgraph" train --help 2>&1)" && [[ "$out" == "Usage: tgraph train "* ]]; then
