@@ -17,10 +17,11 @@ std::string torchVersion() { return TORCH_VERSION; }
 
 namespace {
 
-// OpenBLAS (which LibTorch's matmul calls through libblas.so.3) sizes its parallel products by
-// OPENBLAS_NUM_THREADS or the core count when the library loads (its pthreads build keeps a pool of
-// its own, its OpenMP build runs on LibTorch's OpenMP threads); at::set_num_threads does not reach it. Looked up at run time: another BLAS may be
-// installed as libblas.so.3, and then there is nothing to set.
+// OpenBLAS (which LibTorch's matmul calls through libblas.so.3): its pthreads build keeps a pool
+// of its own, sized by OPENBLAS_NUM_THREADS or the core count when the library loads, which
+// at::set_num_threads does not reach; its OpenMP build (the one our executables link, docs/build.md
+// §4) runs on LibTorch's OpenMP threads and follows their count. Looked up at run time: another BLAS
+// may be installed as libblas.so.3, and then there is nothing to set.
 using SetThreads = void (*)(int);
 using GetThreads = int (*)();
 
