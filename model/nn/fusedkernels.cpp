@@ -524,29 +524,39 @@ void backwardNodes(const GateActivation& a, const Dropout& drop, bool dropping, 
         backwardNodesImpl<false>(a, drop, gradOut, gradH, gradZ, gradS, begin, end, scratch, perNode, biasPerNode);
 }
 
+// out = the sum of node i's message rows (w floats each, rowOf(j) for sender j), in edge order;
+// false (out untouched) for a node without messages.
+template <class RowOf>
+TGRAPH_INLINE bool sumMessages(const EdgeLists& e, int64_t i, int64_t w, const RowOf& rowOf, float* out)
+{
+    const int64_t first = e.inBegin[i];
+    const int64_t last = e.inBegin[i + 1];
+    if (first == last)
+        return false;
+    const float* m0 = rowOf(e.inSource[first]);
+    for (int64_t j = 0; j < w; ++j)
+        out[j] = m0[j];
+    for (int64_t q = first + 1; q < last; ++q) {
+        const float* m = rowOf(e.inSource[q]);
+        for (int64_t j = 0; j < w; ++j)
+            out[j] += m[j];
+    }
+    return true;
+}
+
 TGRAPH_KERNEL_CLONES
 void sageForwardNodes(
     const EdgeLists& e, int64_t c, int64_t w, const float* p, const float* bias, float* out, int64_t begin, int64_t end)
 {
     for (int64_t i = begin; i < end; ++i) {
-        const int64_t first = e.inBegin[i];
-        const int64_t last = e.inBegin[i + 1];
         const float inv = e.inverseDegree[i];
         for (int64_t k = 0; k < c; ++k) {
             float* o = out + (i * c + k) * w;
             const float* root = p + (i * c + k) * 2 * w + w;
-            if (first == last) {
+            if (!sumMessages(e, i, w, [&](int64_t j) { return p + (j * c + k) * 2 * w; }, o)) {
                 for (int64_t j = 0; j < w; ++j)
                     o[j] = root[j] + bias[j];
                 continue;
-            }
-            const float* m0 = p + (e.inSource[first] * c + k) * 2 * w;
-            for (int64_t j = 0; j < w; ++j)
-                o[j] = m0[j];
-            for (int64_t q = first + 1; q < last; ++q) {
-                const float* m = p + (e.inSource[q] * c + k) * 2 * w;
-                for (int64_t j = 0; j < w; ++j)
-                    o[j] += m[j];
             }
             for (int64_t j = 0; j < w; ++j)
                 o[j] = root[j] + bias[j] + inv * o[j];
@@ -619,8 +629,6 @@ void sageInputNodes(const EdgeLists& e, int64_t begin, int64_t end, int64_t firs
     const float* const* rowOf, const float* mean, const float* invStd, float* out)
 {
     for (int64_t i = begin; i < end; ++i) {
-        const int64_t from = e.inBegin[i];
-        const int64_t to = e.inBegin[i + 1];
         const float inv = e.inverseDegree[i];
         for (int64_t k = 0; k < c; ++k) {
             float* agg = out + ((i - first) * c + k) * 2 * w;
@@ -630,18 +638,10 @@ void sageInputNodes(const EdgeLists& e, int64_t begin, int64_t end, int64_t firs
             const float* row = rowOf[i] + k * w;
             for (int64_t j = 0; j < w; ++j)
                 self[j] = (row[j] - mu[j]) * is[j];
-            if (from == to) {
+            if (!sumMessages(e, i, w, [&](int64_t j) { return rowOf[j] + k * w; }, agg)) {
                 for (int64_t j = 0; j < w; ++j)
                     agg[j] = 0.0f;
                 continue;
-            }
-            const float* m0 = rowOf[e.inSource[from]] + k * w;
-            for (int64_t j = 0; j < w; ++j)
-                agg[j] = m0[j];
-            for (int64_t q = from + 1; q < to; ++q) {
-                const float* m = rowOf[e.inSource[q]] + k * w;
-                for (int64_t j = 0; j < w; ++j)
-                    agg[j] += m[j];
             }
             for (int64_t j = 0; j < w; ++j)
                 agg[j] = (agg[j] * inv - mu[j]) * is[j];

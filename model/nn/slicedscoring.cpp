@@ -67,6 +67,8 @@ void gatedTail(const torch::Tensor& x, const ChannelGateImpl& gate, const torch:
 
 // f_in's second half: the compact (N, C, W) Linear output at the buffer's front is normalized,
 // gated and cross-attended into (N, C, H) rows over the whole buffer, in decreasing slice order.
+// A slice's output goes straight to its rows: its own input is read into `x` first, and the
+// inputs of the slices still to run lie before its rows (W <= H).
 void expandInputLayer(float* buffer, int64_t configs, int64_t width, int64_t hidden, const Slices& slices,
     const LinearActNormImpl& layer)
 {
@@ -80,9 +82,7 @@ void expandInputLayer(float* buffer, int64_t configs, int64_t width, int64_t hid
         auto x = floats({ s, configs, width });
         kernels::normalizeColumns(
             s, rowIn, rowIn, buffer + first * rowIn, stats.mean.data(), stats.invStd.data(), x.data_ptr<float>());
-        auto out = floats({ s, configs, hidden });
-        gatedTail(x, *layer.attn, temperature, nullptr, false, out.data_ptr<float>());
-        copyFloats(buffer + first * rowOut, out.data_ptr<float>(), s * rowOut);
+        gatedTail(x, *layer.attn, temperature, nullptr, false, buffer + first * rowOut);
     }
 }
 
