@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "modelbench.h"
 
+#include "gemmrate.h"
 #include "procstats.h"
 
 #include "core/util/childprocess.h"
@@ -52,21 +53,6 @@ double forwardFlops(const model::ModelOptions& o, int64_t configs, int64_t nodes
     const double perRow = 2 * double(model::kLayoutInputWidth) * w + 2 * h * w + double(o.blocks) * 4 * h * w
         + double(2 + o.blocks) * 4 * w * (w / double(model::kGateReduction));
     return double(configs) * (double(nodes) * perRow + 2 * h);
-}
-
-// Best GFLOP/s of an (n x n) @ (n x n) float32 matmul.
-double gemmPeak(int64_t n, int repeat)
-{
-    const auto a = torch::randn({ n, n });
-    const auto b = torch::randn({ n, n });
-    auto c = torch::empty({ n, n });
-    double best = std::numeric_limits<double>::infinity();
-    for (int r = 0; r < repeat; ++r) {
-        const auto start = std::chrono::steady_clock::now();
-        torch::mm_out(c, a, b);
-        best = std::min(best, secondsSince(start));
-    }
-    return 2.0 * double(n) * double(n) * double(n) / best / 1e9;
 }
 
 // A synthetic layout graph whose pruned form has about `nodes` nodes (pruning keeps the

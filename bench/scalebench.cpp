@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "scalebench.h"
 
+#include "gemmrate.h"
 #include "procstats.h"
 
 #include "core/graph/graphio.h"
@@ -8,6 +9,7 @@
 #include "core/train/trainingset.h"
 #include "core/util/childprocess.h"
 #include "core/util/format.h"
+#include "model/nn/modeloptions.h"
 #include "model/nn/slicedscoring.h"
 #include "model/runtime/cachingcpuallocator.h"
 #include "model/runtime/torchruntime.h"
@@ -90,6 +92,43 @@ PhaseResult runPhase(const std::vector<std::string>& argv)
 }
 
 std::string gib(double bytes) { return std::isnan(bytes) ? "-" : formatBytes(uint64_t(bytes)); }
+
+// The validation pass's matrix products, the rate of each shape measured here, the time they alone
+// need at those rates, and the pass's own time against it.
+void printProductBound(bool crossAttn, int64_t nodes, int64_t configs, int64_t batch, double passSeconds)
+{
+    const model::ModelOptions o;
+    const std::vector<Product> products = scoringProducts(crossAttn, o.hidden, o.blocks, nodes, configs, batch);
+    const double peak = gemmPeak(2048, 3);
+    std::printf("\nvalidation products (f_in[0]'s projection left out) against this machine's GEMM: peak %.1f GFLOP/s "
+                "(2048^3)\n",
+        peak);
+    std::printf("%-18s %9s %5s %5s | %8s %9s %8s\n", "product", "rows/call", "k", "n", "TFLOP", "GFLOP/s", "s");
+    double flops = 0;
+    double seconds = 0;
+    for (const Product& p : products) {
+        const double rate = gemmRate(p.callRows, p.k, p.n, 5);
+        const double s = p.flops() / rate / 1e9;
+        std::printf("%-18s %9lld %5lld %5lld | %8.2f %9.1f %8.1f\n", p.what.c_str(), (long long)p.callRows,
+            (long long)p.k, (long long)p.n, p.flops() / 1e12, rate, s);
+        flops += p.flops();
+        seconds += s;
+    }
+    std::printf("%-18s %9s %5s %5s | %8.2f %9.1f %8.1f\n", "all products", "", "", "", flops / 1e12,
+        flops / seconds / 1e9, seconds);
+    std::printf("products alone at peak: %.1f s; at the rates of their shapes: %.1f s; the pass: %.1f s "
+                "(products %.0f%% of it, the pass at %.0f%% of peak)\n",
+        flops / peak / 1e9, seconds, passSeconds, 100 * seconds / passSeconds, 100 * flops / passSeconds / 1e9 / peak);
+    // Every layer (f_in[0], f_in[1], the blocks) reads its (N, C, H) input at least twice (the
+    // instance norm's moments, then the layer) and writes its output once.
+    const double activationBytes = double(nodes) * double(configs) * double(o.hidden) * sizeof(float);
+    const double streamed = 3.0 * double(2 + o.blocks) * activationBytes;
+    const double bandwidth = copyBandwidth(3);
+    std::printf("activations streamed at least: %.0f GB (each layer's input read twice, output written once), "
+                "%.1f s at the memcpy bandwidth here (%.1f GB/s, one thread)\n",
+        streamed / 1e9, streamed / bandwidth, bandwidth / 1e9);
+    std::fflush(stdout);
+}
 
 } // namespace
 
@@ -192,6 +231,7 @@ int runScaleBench(const std::vector<std::string>& args)
     std::vector<std::string> extra; // key=value passed to every case
     bool doTrain = true;
     bool doEval = true;
+    bool bound = true;
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
         auto next = [&]() -> std::string {
@@ -223,6 +263,8 @@ int runScaleBench(const std::vector<std::string>& args)
             doEval = false;
         else if (a == "--eval-only")
             doTrain = false;
+        else if (a == "--no-bound")
+            bound = false;
         else if (a == "--case")
             extra.push_back(next());
         else {
@@ -230,6 +272,7 @@ int runScaleBench(const std::vector<std::string>& args)
                 "Usage: tgraph-bench scale [--nodes 40000] [--configurable 3200] [--configs 4000]\n"
                 "                          [--train-configs 16,32] [--steps 4] [--eval-batch 128] [--cross on|off]\n"
                 "                          [--threads T] [--graph FILE] [--train-only | --eval-only] [--case KEY=VALUE]\n"
+                "                          [--no-bound]\n"
                 "The TGraph layout model at TpuGraphs nlp scale through the real trainer: one generated layout\n"
                 "graph (tgraph synth's generator), training steps (forward, hinge loss, backward, AdamW) at each\n"
                 "--train-configs size and the validation pass over all of its configs (array_split chunks of\n"
@@ -238,7 +281,10 @@ int runScaleBench(const std::vector<std::string>& args)
                 "--graph FILE keeps the generated graph there (and reuses it when it exists). --case KEY=VALUE\n"
                 "is passed to every child: recompute=auto|on|off, config-chunk=auto|off|K (docs/model.md §11;\n"
                 "config-chunk=K needs --cross off; auto chunks only with recompute=auto), slices=on|off (validation\n"
-                "with cross-attention node slice by node slice, docs/model.md §6.1). Threads default to all cores.\n");
+                "with cross-attention node slice by node slice, docs/model.md §6.1). Threads default to all cores.\n"
+                "After the validation pass, unless --no-bound: its matrix products (their FLOPs at the shapes the\n"
+                "pass uses), the GFLOP/s this machine's BLAS reaches at each shape alone, and so the time the\n"
+                "products alone need here, a floor for the pass (docs/benchmarks.md §12).\n");
             return a == "--help" || a == "-h" ? 0 : 2;
         }
     }
@@ -285,14 +331,17 @@ int runScaleBench(const std::vector<std::string>& args)
     if (doTrain)
         for (const int64_t c : trainConfigs)
             row("train step, " + std::to_string(c) + " configs", runPhase(caseArgv("train", c)), c);
+    PhaseResult eval;
     if (doEval) {
-        const PhaseResult r = runPhase(caseArgv("eval", trainConfigs.empty() ? 32 : trainConfigs.back()));
-        row("validation, all configs", r, int64_t(r.configs));
+        eval = runPhase(caseArgv("eval", trainConfigs.empty() ? 32 : trainConfigs.back()));
+        row("validation, all configs", eval, int64_t(eval.configs));
     }
     std::printf("\npeak RSS: the phase alone (VmHWM reset after loading the data and building the trainer);\n"
                 "base RSS: resident when the phase starts; load peak: loading, pruning and the trainer's set-up.\n"
                 "s/step: mean of steps 2..%lld (train) or the whole pass (validation).\n",
         (long long)steps);
+    if (doEval && bound)
+        printProductBound(cross == "on", int64_t(eval.nodes), int64_t(eval.configs), evalBatch, eval.mean);
     if (!dir.empty())
         fs::remove_all(dir);
     return 0;

@@ -159,6 +159,11 @@ bool nodeSlicedScoringEnabled() { return slicedSetting().load(); }
 
 void setNodeSlicedScoringEnabled(bool enabled) { slicedSetting().store(enabled); }
 
+int64_t defaultSliceNodes(int64_t configs, int64_t hidden)
+{
+    return std::max<int64_t>(1, kSliceBytes / (std::max<int64_t>(1, configs) * 2 * hidden * int64_t(sizeof(float))));
+}
+
 torch::Tensor pooledEmbeddingsBySlices(const GraphEncoder& encoder, const ProjectionRows& projection, int64_t nodes,
     int64_t configs, const EdgeTensors& edges, int64_t sliceNodes)
 {
@@ -170,8 +175,7 @@ torch::Tensor pooledEmbeddingsBySlices(const GraphEncoder& encoder, const Projec
     TORCH_CHECK(width <= hidden, "pooledEmbeddingsBySlices: layers wider than their output");
     Slices slices;
     slices.nodes = nodes;
-    slices.size = sliceNodes > 0 ? sliceNodes
-                                 : std::max<int64_t>(1, kSliceBytes / (configs * 2 * hidden * int64_t(sizeof(float))));
+    slices.size = sliceNodes > 0 ? sliceNodes : defaultSliceNodes(configs, hidden);
     const int64_t rowIn = configs * width;
     const int64_t rowOut = configs * hidden;
     auto bufferTensor = floats({ nodes, configs, hidden });

@@ -42,6 +42,10 @@ void setNodeSlicedScoringEnabled(bool enabled);
 // (end - begin, C, layerWidth) float32 view of the buffer.
 using ProjectionRows = std::function<void(int64_t begin, int64_t end, torch::Tensor& out)>;
 
+// Nodes per slice when pooledEmbeddingsBySlices is not told: about 8 MiB of SAGE input rows
+// (C x 2H floats per node), a few thousand rows per product.
+int64_t defaultSliceNodes(int64_t configs, int64_t hidden);
+
 // The node embeddings after the encoder's last layer averaged over the N nodes, (C, H) float32, for a
 // batch of `configs` configs; eval mode (no dropout), no gradients. `sliceNodes` nodes per slice
 // (0: about 8 MiB of temporaries per slice).

@@ -160,7 +160,7 @@ torch::Tensor TGraphModelImpl::forward(const LayoutBatch& batch, AttentionMaps* 
     // batch is what the scores depend on, and it is scored whole.
     const int64_t c = batch.configs();
     const int64_t perConfig = batch.graph.nodes() * m_options.hidden * int64_t(sizeof(float));
-    const int64_t sub = std::max<int64_t>(1, kScoreSubBatchBytes / std::max<int64_t>(1, perConfig));
+    const int64_t sub = scoreSubBatchConfigs(batch.graph.nodes(), m_options.hidden);
     // With cross-attention the batch cannot be split by configuration, but by node slices
     // (slicedscoring.h): one activation instead of the whole pass's several.
     if (m_options.useCrossAttn && nodeSlicedScoringEnabled() && !attention && !torch::GradMode::is_enabled() && !is_training()
@@ -214,6 +214,11 @@ torch::Tensor TGraphModelImpl::nodeEmbeddings(const LayoutBatch& batch, const to
     TORCH_CHECK(batch.graph.nodes() > 0, "TGraphModel: empty graph");
     const EdgeTensors edges = prepareEdges(batch.graph.edges, batch.graph.nodes(), m_options.bidirectionalEdges);
     return encoder.forward(inputProjection(batch, configEmbeddings), edges, nullptr, batch.window);
+}
+
+int64_t scoreSubBatchConfigs(int64_t nodes, int64_t hidden)
+{
+    return std::max<int64_t>(1, kScoreSubBatchBytes / std::max<int64_t>(1, nodes * hidden * int64_t(sizeof(float))));
 }
 
 int64_t parameterCount(const torch::nn::Module& module)

@@ -93,6 +93,11 @@ private:
 };
 TORCH_MODULE(TGraphModel);
 
+// Configurations per sub-batch of a pass without gradients and without cross-attention over a
+// graph of `nodes` nodes: the most whose (N, C, H) activation fits in 64 MiB, at least one
+// (docs/model.md §6.1).
+int64_t scoreSubBatchConfigs(int64_t nodes, int64_t hidden);
+
 // Number of scalar parameters.
 int64_t parameterCount(const torch::nn::Module& module);
 

@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tgraph::bench {
+
+// Best GFLOP/s of an (n x n) @ (n x n) float32 matmul on LibTorch's BLAS: this machine's GEMM peak.
+double gemmPeak(int64_t n, int repeat);
+
+// Best GFLOP/s of the product the model's layers run: (m x k) rows times a contiguous (k x n)
+// weight plus a bias (torch::addmm, as model/nn does), on fresh random data.
+double gemmRate(int64_t m, int64_t k, int64_t n, int repeat);
+
+// Best bytes per second moved (read plus written) by memcpy of a 256 MiB buffer: this machine's
+// streaming bandwidth as one thread sees it.
+double copyBandwidth(int repeat);
+
+// One kind of matrix product of a pass: `rows` rows in all, multiplied by (k x n) in calls of
+// `callRows` rows each.
+struct Product {
+    std::string what;
+    int64_t callRows = 0;
+    int64_t k = 0;
+    int64_t n = 0;
+    double rows = 0;
+    double flops() const { return 2.0 * rows * double(k) * double(n); }
+};
+
+// The products of a layout model's scoring pass without gradients over `configs` configurations of
+// a pruned graph of `nodes` nodes in array_split chunks of at most `batch` (docs/model.md §6.1):
+// node slice by node slice with cross-attention, configuration sub-batches without. f_in[0]'s
+// projection (the configurable nodes' rows only) is left out.
+std::vector<Product> scoringProducts(bool crossAttn, int64_t hidden, int64_t blocks, int64_t nodes, int64_t configs,
+    int64_t batch);
+
+} // namespace tgraph::bench
