@@ -37,6 +37,12 @@ Moments momentsOf(const torch::Tensor& h);
 // A gate's hidden layer ReLU(W1 x + b1) for x (N, C, F) contiguous: (N C, F / r).
 torch::Tensor gateHidden(const torch::Tensor& x, const torch::Tensor& w1, const torch::Tensor& b1);
 
+// The gate's z = W2 ReLU(W1 x + b1), without b2, for x (N, C, F) contiguous: (N C, F). Without
+// gradients only: kernels::gateProducts in one pass, or ATen's products for shapes it has no
+// kernel for (the passes with gradients keep ATen's products, which their backward passes and
+// recomputations repeat bit for bit).
+torch::Tensor gateLogits(const torch::Tensor& x, const torch::Tensor& w1, const torch::Tensor& b1, const torch::Tensor& w2);
+
 // The backward pass of the gate's products z = W2 gateHidden(x), from dLoss/dz (N C, F): the
 // gradients of W1, b1 and W2, and the W1 path's input gradient added into gradX (N, C, F).
 struct GateProductGradients

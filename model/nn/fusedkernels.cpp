@@ -741,6 +741,82 @@ void sumOverNodes(const std::vector<float>& perNode, int64_t nodes, int64_t f, f
         out[j] = float(total[size_t(j)]);
 }
 
+// --- the gate's two products ----------------------------------------------------------------
+
+// Sixteen floats as one value: one AVX-512 register, two AVX2 or four SSE registers (GCC splits
+// the operations for the clone it compiles), so the accumulators below stay in registers.
+typedef float Lane16 __attribute__((vector_size(64)));
+
+TGRAPH_INLINE Lane16 load16(const float* p)
+{
+    Lane16 v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+}
+
+TGRAPH_INLINE void store16(float* p, const Lane16& v) { std::memcpy(p, &v, sizeof v); }
+
+constexpr int64_t kGateRowBlock = 4; // rows sharing each weight load
+
+// For kGateRowBlock rows (`count` <= kGateRowBlock of them real, the others repeat the last):
+// hidden = ReLU(x W1^T + b1) with R = 16 * L channels, then z = hidden W2^T, F = `width` channels
+// (a multiple of 16). w1t is (F, R), w2t is (R, F). Every z element is the sum over j in
+// increasing order of hidden[j] * W2[., j], whatever the block or thread.
+template <int L>
+TGRAPH_INLINE void gateBlock(int64_t count, int64_t width, const float* x, const float* w1t, const float* b1,
+    const float* w2t, float* hidden, float* z)
+{
+    constexpr int64_t B = kGateRowBlock;
+    constexpr int64_t R = 16 * L;
+    const float* rows[B];
+    for (int64_t b = 0; b < B; ++b)
+        rows[b] = x + std::min(b, count - 1) * width;
+    Lane16 h[B][L];
+    for (int64_t b = 0; b < B; ++b)
+        for (int l = 0; l < L; ++l)
+            h[b][l] = load16(b1 + 16 * l);
+    for (int64_t k = 0; k < width; ++k) {
+        Lane16 w[L];
+        for (int l = 0; l < L; ++l)
+            w[l] = load16(w1t + k * R + 16 * l);
+        for (int64_t b = 0; b < B; ++b) {
+            const float xv = rows[b][k];
+            for (int l = 0; l < L; ++l)
+                h[b][l] += xv * w[l];
+        }
+    }
+    float relu[B][R];
+    for (int64_t b = 0; b < B; ++b)
+        for (int l = 0; l < L; ++l) {
+            const Lane16 v = h[b][l] < 0.0f ? Lane16 {} : h[b][l]; // ReLU; NaN stays NaN, as in clamp_min
+            store16(relu[b] + 16 * l, v);
+        }
+    if (hidden)
+        for (int64_t b = 0; b < count; ++b)
+            std::memcpy(hidden + b * R, relu[b], sizeof relu[b]);
+    for (int64_t c = 0; c < width; c += 16) {
+        Lane16 acc[B] = {};
+        for (int64_t j = 0; j < R; ++j) {
+            const Lane16 w = load16(w2t + j * width + c);
+            for (int64_t b = 0; b < B; ++b)
+                acc[b] += relu[b][j] * w;
+        }
+        for (int64_t b = 0; b < count; ++b)
+            store16(z + b * width + c, acc[b]);
+    }
+}
+
+template <int L>
+TGRAPH_KERNEL_CLONES void gateRows(int64_t begin, int64_t end, int64_t width, const float* x, const float* w1t,
+    const float* b1, const float* w2t, float* hidden, float* z)
+{
+    constexpr int64_t R = 16 * L;
+    for (int64_t r = begin; r < end; r += kGateRowBlock) {
+        const int64_t count = std::min(kGateRowBlock, end - r);
+        gateBlock<L>(count, width, x + r * width, w1t, b1, w2t, hidden ? hidden + r * R : nullptr, z + r * width);
+    }
+}
+
 } // namespace
 
 void gateActivationForward(const GateActivation& a, float* out)
@@ -751,6 +827,24 @@ void gateActivationForward(const GateActivation& a, float* out)
         std::vector<float> scratch(size_t(scratchFloats(a, false)));
         forwardNodes(a, drop, dropping, out, begin, end, scratch.data());
     });
+}
+
+bool gateProducts(int64_t rows, int64_t width, int64_t reduced, const float* x, const float* w1t, const float* b1,
+    const float* w2t, float* hidden, float* z)
+{
+    if (width % 16 != 0 || (reduced != 16 && reduced != 32))
+        return false;
+    // Blocks of rows in a fixed grid (a block's rows never depend on where a thread's range starts).
+    const int64_t blocks = (rows + kGateRowBlock - 1) / kGateRowBlock;
+    at::parallel_for(0, blocks, std::max<int64_t>(1, 4096 / (width * reduced / 16)), [&](int64_t begin, int64_t end) {
+        const int64_t first = begin * kGateRowBlock;
+        const int64_t last = std::min(rows, end * kGateRowBlock);
+        if (reduced == 16)
+            gateRows<1>(first, last, width, x, w1t, b1, w2t, hidden, z);
+        else
+            gateRows<2>(first, last, width, x, w1t, b1, w2t, hidden, z);
+    });
+    return true;
 }
 
 double gateActivationBackward(

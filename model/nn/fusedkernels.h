@@ -61,6 +61,15 @@ void gateActivationForward(const GateActivation& a, float* out);
 double gateActivationBackward(
     const GateActivation& a, const float* gradOut, float* gradH, float* gradZ, float* gradResidual, float* gradZBias);
 
+// The ChannelGate's two products for `rows` rows of F = `width` channels: hidden = ReLU(x W1^T + b1)
+// (rows, R) and z = hidden W2^T (rows, F); the last bias b2 stays with GateActivation::zBias.
+// w1t is W1 transposed, (F, R); w2t is W2 transposed, (R, F); hidden may be null. One pass over x
+// instead of three BLAS calls, whose products are inefficient at R = F / 8 channels. Each row's
+// values depend only on the row, never on the thread count. Returns false, and writes nothing,
+// for shapes without a kernel (R other than 16 or 32, F not a multiple of 16).
+bool gateProducts(int64_t rows, int64_t width, int64_t reduced, const float* x, const float* w1t, const float* b1,
+    const float* w2t, float* hidden, float* z);
+
 // Edges as two compressed adjacency lists, built once per forward (prepareEdges in layers.h).
 struct EdgeLists
 {

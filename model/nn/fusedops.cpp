@@ -72,6 +72,20 @@ torch::Tensor gateHidden(const torch::Tensor& x, const torch::Tensor& w1, const 
     return torch::addmm(b1, x.view({ x.size(0) * x.size(1), x.size(2) }), w1.t()).clamp_min_(0.0);
 }
 
+torch::Tensor gateLogits(const torch::Tensor& x, const torch::Tensor& w1, const torch::Tensor& b1, const torch::Tensor& w2)
+{
+    const int64_t rows = x.size(0) * x.size(1);
+    const int64_t width = x.size(2);
+    const auto w1t = w1.t().contiguous(); // (F, R)
+    const auto w2t = w2.t().contiguous(); // (R, F)
+    const auto bias = b1.contiguous();
+    auto z = torch::empty({ rows, width }, x.options());
+    if (kernels::gateProducts(rows, width, w1t.size(1), x.data_ptr<float>(), w1t.data_ptr<float>(),
+            bias.data_ptr<float>(), w2t.data_ptr<float>(), nullptr, z.data_ptr<float>()))
+        return z;
+    return torch::mm(gateHidden(x, w1, b1), w2.t());
+}
+
 GateProductGradients gateProductsBackward(const torch::Tensor& gradZ, const torch::Tensor& hidden,
     const torch::Tensor& x, const torch::Tensor& w1, const torch::Tensor& w2, const torch::Tensor& gradX)
 {
@@ -317,6 +331,20 @@ torch::Tensor gatedLayer(const torch::Tensor& x, const ChannelGateImpl& gate, co
     TORCH_CHECK(window.offset >= 0 && (window.total == 0 ? window.offset == 0 : window.offset + x.size(1) <= window.total),
         "fused ops: configs ", window.offset, " .. ", window.offset + x.size(1) - 1, " are not in a batch of ",
         window.total);
+    if (!training && !torch::GradMode::is_enabled()) {
+        // Scoring in eval mode: no autograd node, and the gate's products in one kernel.
+        const auto xc = x.contiguous();
+        const auto z = fused::gateLogits(xc, gate.linear1->weight, gate.linear1->bias, gate.linear2->weight);
+        const auto b2 = gate.linear2->bias.contiguous();
+        const auto res = residual.defined() ? residual.contiguous() : torch::Tensor();
+        kernels::GateActivation a = fused::describe(xc, z, res, temperature, residualAfterActivation, 0.0, /*seed=*/0);
+        a.zBias = b2.data_ptr<float>();
+        a.configOffset = window.offset;
+        a.configTotal = window.total;
+        auto out = torch::empty({ xc.size(0), xc.size(1), a.outWidth() }, xc.options());
+        kernels::gateActivationForward(a, out.data_ptr<float>());
+        return out;
+    }
     const c10::optional<torch::Tensor> s = residual.defined() ? c10::optional<torch::Tensor>(residual) : c10::nullopt;
     const c10::optional<torch::Tensor> t
         = temperature.defined() ? c10::optional<torch::Tensor>(temperature) : c10::nullopt;

@@ -55,8 +55,7 @@ torch::Tensor floats(std::initializer_list<int64_t> sizes) { return torch::empty
 void gatedTail(const torch::Tensor& x, const ChannelGateImpl& gate, const torch::Tensor& temperature,
     const float* residual, bool residualAfterActivation, float* out)
 {
-    const auto hidden = fused::gateHidden(x, gate.linear1->weight, gate.linear1->bias);
-    const auto z = torch::mm(hidden, gate.linear2->weight.t());
+    const auto z = fused::gateLogits(x, gate.linear1->weight, gate.linear1->bias, gate.linear2->weight);
     const auto zBias = gate.linear2->bias.contiguous();
     kernels::GateActivation a
         = fused::describe(x, z, torch::Tensor(), temperature, residualAfterActivation, 0.0, /*seed=*/0);

@@ -32,6 +32,7 @@
 #include <ATen/CPUGeneratorImpl.h>
 
 #include <cmath>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <set>
@@ -665,6 +666,61 @@ private Q_SLOTS:
         ChannelGate gate(8);
         QVERIFY_THROWS_EXCEPTION(
             c10::Error, gatedLayer(h, *gate, torch::randn({ 3, 2, 8 }), torch::full({}, 0.5), false, 0.0, false));
+    }
+
+    // The gate's products in one kernel (kernels::gateProducts, used by the node-sliced scoring):
+    // ATen's ReLU(x W1^T + b1) and its product with W2^T to float rounding, for both gate widths
+    // it has a kernel for and row counts that do and do not fill its blocks of four; NaN rows stay
+    // NaN; the same bits on one thread and two; nothing written for shapes without a kernel.
+    void fusedGateProductsMatchAten()
+    {
+        struct Shape { int64_t width, reduced, rows; };
+        for (const Shape sh : { Shape { 128, 16, 1 }, Shape { 128, 16, 7 }, Shape { 256, 32, 130 }, Shape { 48, 16, 9 } }) {
+            const QString label = QStringLiteral("F %1, R %2, %3 rows").arg(sh.width).arg(sh.reduced).arg(sh.rows);
+            auto x = torch::randn({ sh.rows, sh.width });
+            if (sh.rows > 3)
+                x[2][5] = std::numeric_limits<float>::quiet_NaN();
+            const auto w1 = torch::randn({ sh.reduced, sh.width }) * 0.3;
+            const auto b1 = torch::randn({ sh.reduced });
+            const auto w2 = torch::randn({ sh.width, sh.reduced }) * 0.3;
+            const auto w1t = w1.t().contiguous();
+            const auto w2t = w2.t().contiguous();
+            const auto hiddenRef = torch::addmm(b1, x, w1.t()).clamp_min(0.0);
+            const auto zRef = torch::mm(hiddenRef, w2.t());
+            auto run = [&](int threads) {
+                at::set_num_threads(threads);
+                auto hidden = torch::full({ sh.rows, sh.reduced }, 7.0);
+                auto z = torch::full({ sh.rows, sh.width }, 7.0);
+                const bool done = kernels::gateProducts(sh.rows, sh.width, sh.reduced, x.data_ptr<float>(),
+                    w1t.data_ptr<float>(), b1.data_ptr<float>(), w2t.data_ptr<float>(), hidden.data_ptr<float>(),
+                    z.data_ptr<float>());
+                at::set_num_threads(1);
+                return std::make_tuple(done, hidden, z);
+            };
+            const auto [done, hidden, z] = run(1);
+            QVERIFY2(done, qPrintable(label));
+            QCOMPARE(torch::isnan(hidden).sum().item<int64_t>(), torch::isnan(hiddenRef).sum().item<int64_t>());
+            QCOMPARE(torch::isnan(z).sum().item<int64_t>(), torch::isnan(zRef).sum().item<int64_t>());
+            const auto finite = torch::isfinite(zRef).all(1);
+            QVERIFY2(finite.sum().item<int64_t>() >= sh.rows - 1, qPrintable(label));
+            QVERIFY2(relativeError(hidden.index({ finite }), hiddenRef.index({ finite })) < 1e-5, qPrintable(label));
+            QVERIFY2(relativeError(z.index({ finite }), zRef.index({ finite })) < 1e-5, qPrintable(label));
+            const auto [done2, hidden2, z2] = run(2);
+            QVERIFY(done2);
+            QVERIFY2(torch::equal(hidden.nan_to_num(), hidden2.nan_to_num()), qPrintable(label));
+            QVERIFY2(torch::equal(z.nan_to_num(), z2.nan_to_num()), qPrintable(label));
+        }
+        // No kernel for a bottleneck of 8 channels or a width not a multiple of 16: nothing written.
+        for (const Shape sh : { Shape { 64, 8, 5 }, Shape { 24, 16, 5 } }) {
+            const auto x = torch::randn({ sh.rows, sh.width });
+            const auto w1t = torch::randn({ sh.width, sh.reduced });
+            const auto b1 = torch::randn({ sh.reduced });
+            const auto w2t = torch::randn({ sh.reduced, sh.width });
+            auto z = torch::full({ sh.rows, sh.width }, 7.0);
+            QVERIFY(!kernels::gateProducts(sh.rows, sh.width, sh.reduced, x.data_ptr<float>(), w1t.data_ptr<float>(),
+                b1.data_ptr<float>(), w2t.data_ptr<float>(), nullptr, z.data_ptr<float>()));
+            QVERIFY(torch::equal(z, torch::full({ sh.rows, sh.width }, 7.0)));
+        }
     }
 
     // Dropout inside the fused kernel: about p of the elements are zero, the others are the
