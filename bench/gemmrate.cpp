@@ -3,6 +3,7 @@
 
 #include "procstats.h"
 
+#include "model/nn/fusedkernels.h"
 #include "model/nn/modeloptions.h"
 #include "model/nn/slicedscoring.h"
 #include "model/nn/tgraphmodel.h"
@@ -10,6 +11,7 @@
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <limits>
 
@@ -51,6 +53,21 @@ double gemmRate(int64_t m, int64_t k, int64_t n, int repeat)
     return 2.0 * double(m) * double(k) * double(n) / s / 1e9;
 }
 
+double gateKernelRate(int64_t m, int64_t width, int64_t reduced, int repeat)
+{
+    const auto x = torch::randn({ m, width });
+    const auto w1t = torch::randn({ width, reduced });
+    const auto b1 = torch::randn({ reduced });
+    const auto w2t = torch::randn({ reduced, width });
+    auto z = torch::empty({ m, width });
+    bool done = true;
+    const double s = bestSeconds(repeat, [&] {
+        done = model::kernels::gateProducts(m, width, reduced, x.data_ptr<float>(), w1t.data_ptr<float>(),
+            b1.data_ptr<float>(), w2t.data_ptr<float>(), nullptr, z.data_ptr<float>());
+    });
+    return done ? 4.0 * double(m) * double(width) * double(reduced) / s / 1e9 : std::nan("");
+}
+
 double copyBandwidth(int repeat)
 {
     const size_t bytes = size_t(256) << 20;
@@ -80,9 +97,7 @@ std::vector<Product> scoringProducts(bool crossAttn, int64_t hidden, int64_t blo
         out.push_back({ "f_in[1] Linear", callRows, hidden, width, rows });
         out.push_back({ "SAGE [W_l; W_r]", callRows, hidden, 2 * width, rows * double(blocks) });
     }
-    const double gated = rows * double(2 + blocks);
-    out.push_back({ "gates W1", callRows, width, width / model::kGateReduction, gated });
-    out.push_back({ "gates W2", callRows, width / model::kGateReduction, width, gated });
+    out.push_back({ "gates (kernel)", callRows, width / model::kGateReduction, width, rows * double(2 + blocks), true });
     return out;
 }
 

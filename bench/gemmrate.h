@@ -18,6 +18,10 @@ double gemmRate(int64_t m, int64_t k, int64_t n, int repeat);
 // streaming bandwidth as one thread sees it.
 double copyBandwidth(int repeat);
 
+// Best GFLOP/s of the gate's two products for m rows of F = `width` channels through R = `reduced`
+// in the scoring passes' kernel (kernels::gateProducts), NaN for shapes it has no kernel for.
+double gateKernelRate(int64_t m, int64_t width, int64_t reduced, int repeat);
+
 // One kind of matrix product of a pass: `rows` rows in all, multiplied by (k x n) in calls of
 // `callRows` rows each.
 struct Product {
@@ -26,13 +30,15 @@ struct Product {
     int64_t k = 0;
     int64_t n = 0;
     double rows = 0;
-    double flops() const { return 2.0 * rows * double(k) * double(n); }
+    bool gateKernel = false; // both gate products, R = k, F = n: rows * 4 R F FLOPs in one kernel
+    double flops() const { return (gateKernel ? 4.0 : 2.0) * rows * double(k) * double(n); }
 };
 
 // The products of a layout model's scoring pass without gradients over `configs` configurations of
 // a pruned graph of `nodes` nodes in array_split chunks of at most `batch` (docs/model.md §6.1):
 // node slice by node slice with cross-attention, configuration sub-batches without. f_in[0]'s
-// projection (the configurable nodes' rows only) is left out.
+// projection (the configurable nodes' rows only) is left out. The gates' products are one kernel
+// (docs/model.md §6.1).
 std::vector<Product> scoringProducts(bool crossAttn, int64_t hidden, int64_t blocks, int64_t nodes, int64_t configs,
     int64_t batch);
 

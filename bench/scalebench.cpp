@@ -107,7 +107,8 @@ void printProductBound(bool crossAttn, int64_t nodes, int64_t configs, int64_t b
     double flops = 0;
     double seconds = 0;
     for (const Product& p : products) {
-        const double rate = gemmRate(p.callRows, p.k, p.n, 5);
+        const double rate
+            = p.gateKernel ? gateKernelRate(p.callRows, p.n, p.k, 5) : gemmRate(p.callRows, p.k, p.n, 5);
         const double s = p.flops() / rate / 1e9;
         std::printf("%-18s %9lld %5lld %5lld | %8.2f %9.1f %8.1f\n", p.what.c_str(), (long long)p.callRows,
             (long long)p.k, (long long)p.n, p.flops() / 1e12, rate, s);
