@@ -215,7 +215,7 @@ int main(int argc, char** argv)
     tgraph::facade::initRuntime();
 
     MainWindow window;
-    window.show();
+    window.showAtStart();
     window.openFiles(parser.positionalArguments());
     return app.exec();
 }

@@ -768,9 +768,9 @@ private Q_SLOTS:
             QTest::qWait(500);
             panel.grab().save(shots + "/tune-panel.png");
         }
-        // In the Tune dock of a 1366x768 screen (half the window's height) every axis title is whole:
-        // Qt Charts elides a title longer than its side of the plot.
-        panel.resize(1366, 330);
+        // In the Tune view of a 1366x768 screen (the Analysis page beside its graph pane) every axis
+        // title is whole: Qt Charts elides a title longer than its side of the plot.
+        panel.resize(980, 600);
         panel.show();
         QVERIFY(QTest::qWaitForWindowExposed(&panel));
         QTest::qWait(100);

@@ -20,7 +20,6 @@
 #include <QSpinBox>
 #include <QSplitter>
 #include <QTabWidget>
-#include <QToolBar>
 #include <QToolButton>
 #include <QVBoxLayout>
 
@@ -108,18 +107,29 @@ GraphPage::GraphPage(tgraph::GraphDocumentPtr document, QWidget* parent)
 
 QWidget* GraphPage::createToolBar()
 {
-    // A tool bar, so that what does not fit a narrow window goes behind its extension button
-    // instead of making the window wider (docs/studio.md §9).
-    auto* bar = new QToolBar(this);
+    // The view controls flow into a second row where the window is narrow (nothing hides behind an
+    // overflow button); the search block stays in sight at the right (docs/studio.md §9).
+    auto* bar = new QWidget(this);
     bar->setObjectName(QStringLiteral("graphToolBar"));
-    bar->setMovable(false);
-    bar->setFloatable(false);
-    bar->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    auto* row = new QHBoxLayout(bar);
+    row->setContentsMargins(4, 3, 4, 3);
+    row->setSpacing(8);
+    auto* controls = new QWidget(bar);
+    controls->setObjectName(QStringLiteral("graphControls"));
+    auto* flow = new FlowLayout(controls, 6, 3);
+    flow->setContentsMargins(0, 0, 0, 0);
+    auto* searchBox = new QWidget(bar);
+    searchBox->setObjectName(QStringLiteral("searchBox"));
+    auto* searchRow = new QHBoxLayout(searchBox);
+    searchRow->setContentsMargins(0, 0, 0, 0);
+    searchRow->setSpacing(2);
+    row->addWidget(controls, 1);
+    row->addWidget(searchBox, 0, Qt::AlignTop);
 
-    m_modeCombo = new QComboBox(bar);
+    m_modeCombo = new QComboBox(controls);
     m_modeCombo->setObjectName(QStringLiteral("viewMode"));
     m_modeCombo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-    m_modeCombo->setMinimumContentsLength(16);
+    m_modeCombo->setMinimumContentsLength(13);
     m_modeCombo->addItems({ tr("Computations"), tr("Neighbourhood of selection"), tr("Paths between selections") });
     m_modeCombo->setToolTip(tr("Computations: every computation as a box, double-click to open it.\n"
                                "Neighbourhood: the nodes within the radius of the selected node.\n"
@@ -132,7 +142,7 @@ QWidget* GraphPage::createToolBar()
         else if (index == 2)
             showPathsToSelection();
     });
-    m_radius = new QSpinBox(bar);
+    m_radius = new QSpinBox(controls);
     m_radius->setObjectName(QStringLiteral("radius"));
     m_radius->setRange(1, 3);
     m_radius->setValue(2);
@@ -142,7 +152,7 @@ QWidget* GraphPage::createToolBar()
             showNeighbourhood(m_selected, radius);
     });
 
-    m_splitButton = new QToolButton(bar);
+    m_splitButton = new QToolButton(controls);
     m_splitButton->setObjectName(QStringLiteral("splitButton"));
     m_splitButton->setText(tr("Before / after pruning"));
     m_splitButton->setCheckable(true);
@@ -151,10 +161,10 @@ QWidget* GraphPage::createToolBar()
     m_splitButton->setEnabled(bool(m_document->pruned));
     connect(m_splitButton, &QToolButton::toggled, this, &GraphPage::setSplit);
 
-    m_colorCombo = new QComboBox(bar);
+    m_colorCombo = new QComboBox(controls);
     m_colorCombo->setObjectName(QStringLiteral("colorBy"));
     m_colorCombo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-    m_colorCombo->setMinimumContentsLength(18);
+    m_colorCombo->setMinimumContentsLength(15);
     m_colorCombo->addItem(tr("Colour: opcode"), -1);
     for (int c = 0; c < 140; ++c)
         m_colorCombo->addItem(tr("Colour: %1").arg(QString::fromStdString(tgraph::nodeFeatureName(c))), c);
@@ -162,41 +172,37 @@ QWidget* GraphPage::createToolBar()
     connect(m_colorCombo, &QComboBox::activated, this,
         [this](int index) { setOverlayColumn(m_colorCombo->itemData(index).toInt()); });
 
-    m_search = new QLineEdit(bar);
+    m_search = new QLineEdit(searchBox);
     m_search->setObjectName(QStringLiteral("searchField"));
     m_search->setPlaceholderText(tr("Find name, opcode or #id"));
     m_search->setClearButtonEnabled(true);
-    m_search->setMinimumWidth(120);
-    m_search->setMaximumWidth(320);
-    m_search->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+    m_search->setMinimumWidth(150);
+    m_search->setMaximumWidth(280);
+    m_search->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
     connect(m_search, &QLineEdit::returnPressed, this, [this] {
         if (!m_matches.empty() && m_search->property("lastQuery").toString() == m_search->text())
             findNext();
         else
             find(m_search->text());
     });
-    auto* previous = new QToolButton(bar);
+    auto* previous = new QToolButton(searchBox);
     previous->setArrowType(Qt::UpArrow);
     previous->setToolTip(tr("Previous match (Shift+F3)"));
     connect(previous, &QToolButton::clicked, this, &GraphPage::findPrevious);
-    auto* next = new QToolButton(bar);
+    auto* next = new QToolButton(searchBox);
     next->setArrowType(Qt::DownArrow);
     next->setToolTip(tr("Next match (F3)"));
     connect(next, &QToolButton::clicked, this, &GraphPage::findNext);
-    m_matchLabel = new QLabel(bar);
+    m_matchLabel = new QLabel(searchBox);
     m_matchLabel->setObjectName(QStringLiteral("matchLabel"));
 
-    auto* spacer = new QWidget(bar);
-    spacer->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred);
-    bar->addWidget(m_modeCombo);
-    bar->addWidget(m_radius);
-    bar->addWidget(m_splitButton);
-    bar->addWidget(m_colorCombo);
-    bar->addWidget(spacer);
-    bar->addWidget(m_search);
-    bar->addWidget(previous);
-    bar->addWidget(next);
-    bar->addWidget(m_matchLabel);
+    m_matchLabel->setMinimumWidth(m_matchLabel->fontMetrics().horizontalAdvance(QStringLiteral("888 / 888")));
+    for (QWidget* w : std::initializer_list<QWidget*> { m_modeCombo, m_radius, m_splitButton, m_colorCombo })
+        flow->addWidget(w);
+    searchRow->addWidget(m_search);
+    searchRow->addWidget(previous);
+    searchRow->addWidget(next);
+    searchRow->addWidget(m_matchLabel);
     return bar;
 }
 

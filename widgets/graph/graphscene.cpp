@@ -28,6 +28,13 @@ GraphScene::GraphScene(QObject* parent)
     connect(this, &QGraphicsScene::selectionChanged, this, &GraphScene::onSelectionChanged);
 }
 
+GraphScene::~GraphScene()
+{
+    // Items deleted with the scene are deselected on the way: that is no selection by the user.
+    blockSignals(true);
+    clear();
+}
+
 tgraph::LayoutInput GraphScene::layoutInputFor(const tgraph::ViewGraph& view, const tgraph::GraphDocument& document)
 {
     tgraph::LayoutInput input;

@@ -21,6 +21,7 @@ class GraphScene : public QGraphicsScene
     Q_OBJECT
 public:
     explicit GraphScene(QObject* parent = nullptr);
+    ~GraphScene() override;
 
     // The box sizes and clusters Graphviz should use for `view`.
     static tgraph::LayoutInput layoutInputFor(const tgraph::ViewGraph& view, const tgraph::GraphDocument& document);

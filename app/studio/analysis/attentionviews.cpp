@@ -6,6 +6,8 @@
 #include "widgets/analysis/heatmapview.h"
 #include "widgets/analysis/rankscatterdata.h"
 
+#include "widgets/common/flowlayout.h"
+
 #include <QComboBox>
 #include <QFileInfo>
 #include <QHBoxLayout>
@@ -20,7 +22,10 @@ AttentionViews::AttentionViews(QObject* parent)
 {
     m_channelPage = new QWidget;
     auto* channelLayout = new QVBoxLayout(m_channelPage);
-    auto* channelControls = new QHBoxLayout;
+    // Controls flow into more rows on a narrow page (docs/studio.md §9).
+    auto* channelBar = new QWidget;
+    auto* channelControls = new FlowLayout(channelBar, 6, 3);
+    channelControls->setContentsMargins(0, 0, 0, 0);
     m_mode = new QComboBox;
     m_mode->addItems({ tr("Selected config"), tr("Mean over configs"), tr("Fastest − slowest (diverging)"),
         tr("Selected − pinned (diverging)") });
@@ -38,20 +43,20 @@ AttentionViews::AttentionViews(QObject* parent)
     m_nodeOverlayChoice->addItem(tr("none"), -1);
     channelControls->addWidget(new QLabel(tr("Graph overlay:")));
     channelControls->addWidget(m_nodeOverlayChoice);
-    channelControls->addStretch(1);
-    channelLayout->addLayout(channelControls);
+    channelLayout->addWidget(channelBar);
     m_channelMap = new HeatmapView;
     channelLayout->addWidget(m_channelMap, 1);
 
     m_crossPage = new QWidget;
     auto* crossLayout = new QVBoxLayout(m_crossPage);
-    auto* crossControls = new QHBoxLayout;
+    auto* crossBar = new QWidget;
+    auto* crossControls = new FlowLayout(crossBar, 6, 3);
+    crossControls->setContentsMargins(0, 0, 0, 0);
     m_crossLayer = new QComboBox;
     crossControls->addWidget(new QLabel(tr("Layer:")));
     crossControls->addWidget(m_crossLayer);
     crossControls->addWidget(new QLabel(tr("columns: configs by true runtime, fastest left")));
-    crossControls->addStretch(1);
-    crossLayout->addLayout(crossControls);
+    crossLayout->addWidget(crossBar);
     m_crossMap = new HeatmapView;
     crossLayout->addWidget(m_crossMap, 1);
 

@@ -7,9 +7,11 @@
 #include "widgets/analysis/predictiontablemodel.h"
 #include "widgets/analysis/rankscatterview.h"
 #include "widgets/analysis/taustripview.h"
+#include "widgets/common/flowlayout.h"
 
 #include <QComboBox>
 #include <QFileInfo>
+
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QItemSelectionModel>
@@ -64,7 +66,10 @@ InferenceResults::InferenceResults(QWidget* parent)
     m_tableView->verticalHeader()->hide();
     m_tableView->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     leftLayout->addWidget(m_tableView, 1);
-    auto* exportRow = new QHBoxLayout;
+    // The export and explain buttons flow into more rows on a narrow page (docs/studio.md §9).
+    auto* exportBar = new QWidget;
+    auto* exportRow = new FlowLayout(exportBar, 6, 3);
+    exportRow->setContentsMargins(0, 0, 0, 0);
     auto* topK = new QSpinBox;
     topK->setRange(1, 1000000);
     topK->setValue(10);
@@ -75,7 +80,6 @@ InferenceResults::InferenceResults(QWidget* parent)
     exportRow->addWidget(topK);
     exportRow->addWidget(exportCsv);
     exportRow->addWidget(exportKaggle);
-    exportRow->addStretch(1);
     auto* explainButton = new QPushButton(tr("Explain…"));
     explainButton->setToolTip(tr("Why does the model rank the selected config where it does?"));
     explainButton->setMenu(new QMenu(explainButton));
@@ -90,7 +94,7 @@ InferenceResults::InferenceResults(QWidget* parent)
         fillExplainMenu(&menu);
         menu.exec(m_tableView->viewport()->mapToGlobal(pos));
     });
-    leftLayout->addLayout(exportRow);
+    leftLayout->addWidget(exportBar);
     splitter->addWidget(left);
 
     m_viewTabs = new QTabWidget;

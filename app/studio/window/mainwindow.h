@@ -1,85 +1,110 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-#include <QMainWindow>
-#include <QPointer>
-
 #include "app/studio/common/projectinfo.h"
+#include "app/studio/session/studiosession.h"
 
 #include "core/view/graphdocument.h"
 
+#include <QMainWindow>
+#include <QPointer>
+
 class AboutDialog;
 class CollectionView;
-class FetchDialog;
 class ErrorBanner;
-class JobChannel;
+class ExplainPanel;
+class FetchDialog;
 class GraphLoader;
 class GraphPage;
 class GraphSummaryView;
-class ExplainPanel;
 class InferencePanel;
-class TrainingMonitor;
-class TunePanel;
 class NodeInspector;
-class QDockWidget;
-class QTreeWidget;
 class QAction;
 class QLabel;
 class QMenu;
 class QProgressBar;
+class QScreen;
 class QStackedWidget;
 class QTabWidget;
-class QTimer;
 class QToolButton;
+class QTreeWidget;
 class RecentFiles;
+class TrainingMonitor;
+class TunePanel;
 
-// The studio window: one tab per opened graph (a GraphPage: graph view, before/after pruning,
-// summary), a sidebar listing the open graphs, a dockable node inspector; loads in the background
-// with progress and cancel in the status bar, load errors inline in a banner above the tabs.
+namespace tgraph::widgets {
+class ModeBar;
+}
+
+namespace tgraph::studio {
+class AnalysisPage;
+class GraphsPage;
+class RunsPage;
+}
+
+// The studio window (docs/studio.md §0): full-window pages — Graph, Analysis, Runs, Data — picked
+// on the mode bar at the left edge, with the menus, the status bar (loading progress and Cancel)
+// and the error banner above the pages. It arranges the pages and opens files; what the pages and
+// panels share and ask of each other goes through the StudioSession.
 class MainWindow : public QMainWindow
 {
     Q_OBJECT
 public:
+    using Page = tgraph::studio::Page;
+    using AnalysisView = tgraph::studio::AnalysisView;
+
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
 
-    // Queues the files for loading; each successful load adds (or refreshes) a tab.
+    // Shows the window as the studio starts: maximized on a laptop screen (up to 1440 x 900) the
+    // first time, else at its restored or fresh size (docs/studio.md §9).
+    void showAtStart();
+    // The size of a first window on `screen`.
+    static QSize freshSize(const QScreen* screen);
+
+    // Queues the files for loading; each successful load adds (or refreshes) a tab. Folders open
+    // as collections on the Data page.
     void openFiles(const QStringList& paths);
 
-    QTabWidget* tabWidget() const { return m_tabs; }
+    tgraph::studio::StudioSession* session() const { return m_session; }
+    void showPage(Page page);
+    Page currentStudioPage() const;
+    // The View menu's action for a page (Ctrl+1 .. Ctrl+4) and for an analysis view (Ctrl+I,
+    // Ctrl+Y, Ctrl+U): it brings the page (and view) forward.
+    QAction* pageAction(Page page) const;
+    QAction* analysisAction(AnalysisView view) const;
+    void showAnalysis(AnalysisView view);
+
+    tgraph::studio::GraphsPage* graphsPage() const { return m_graphsPage; }
+    tgraph::studio::AnalysisPage* analysisPage() const { return m_analysisPage; }
+    tgraph::studio::RunsPage* runsPage() const { return m_runsPage; }
+    QStackedWidget* pages() const { return m_pages; }
+    tgraph::widgets::ModeBar* modeBar() const { return m_modeBar; }
+
+    QTabWidget* tabWidget() const;
     ErrorBanner* errorBanner() const { return m_banner; }
     GraphLoader* loader() const { return m_loader; }
     // The summary shown in tab `index`, nullptr when out of range.
     GraphSummaryView* summaryView(int index) const;
     GraphPage* graphPage(int index) const;
     GraphPage* currentPage() const;
-    NodeInspector* inspector() const { return m_inspector; }
-    QTreeWidget* sidebar() const { return m_sidebar; }
-    QDockWidget* inspectorDock() const { return m_inspectorDock; }
-    InferencePanel* inferencePanel() const { return m_inferencePanel; }
-    QDockWidget* inferenceDock() const { return m_inferenceDock; }
-    ExplainPanel* explainPanel() const { return m_explainPanel; }
-    QDockWidget* explainDock() const { return m_explainDock; }
-    TrainingMonitor* trainingMonitor() const { return m_monitor; }
-    QDockWidget* trainingDock() const { return m_trainingDock; }
-    TunePanel* tunePanel() const { return m_tunePanel; }
-    QDockWidget* tuneDock() const { return m_tuneDock; }
+    NodeInspector* inspector() const;
+    QTreeWidget* sidebar() const;
+    InferencePanel* inferencePanel() const;
+    ExplainPanel* explainPanel() const;
+    TunePanel* tunePanel() const;
+    TrainingMonitor* trainingMonitor() const;
     // File > Open Folder… and folders dropped or named on the command line: the collection view
-    // (the checks of `tgraph data verify`, docs/formats.md §16.4) in its dock.
+    // (the checks of `tgraph data verify`, docs/formats.md §16.4) on the Data page.
     void openCollectionFolder(const QString& folder);
     CollectionView* collectionView() const { return m_collectionView; }
-    QDockWidget* collectionDock() const { return m_collectionDock; }
     // Data > Fetch TpuGraphs… (created on first use, kept while the window lives).
     FetchDialog* fetchDialog();
     // Every open graph, in tab order.
     std::vector<tgraph::GraphDocumentPtr> documents() const;
-    const std::vector<ProjectInfoPtr>& projects() const { return m_projects; }
-    // The View menu's action for a dock (Ctrl+I, Ctrl+Y, Ctrl+U, Ctrl+T): it brings the dock forward
-    // when it is hidden or behind another dock's tab, and hides it when it is already in front.
-    QAction* dockAction(QDockWidget* dock) const;
-    // Re-reads the open projects for the sidebar now (it does so every kProjectPollMs anyway).
+    const std::vector<ProjectInfoPtr>& projects() const;
+    // Re-reads the open projects now (the session does so every kProjectPollMs anyway).
     void refreshProjects();
-    static constexpr int kProjectPollMs = 2000;
     bool isLoading() const;
     // Existing recently opened files, newest first.
     QStringList recentFiles() const;
@@ -104,42 +129,37 @@ protected:
     void dropEvent(QDropEvent* event) override;
 
 private:
+    void setupPages();
     void setupActions();
     void setupStatusBar();
-    QWidget* createEmptyState();
     void updateRecentMenu();
-    void updateCentralPage();
     void restoreSettings();
     void saveSettings() const;
-    void sizeAnalysisDocks();
+    void placeOnScreen();
 
     void onJobStarted(const QString& path, int queued);
     void onProgress(const QString& label, quint64 done, quint64 total);
     void onLoaded(const QString& path, const tgraph::GraphDocumentPtr& document, qint64 elapsedMs);
     void onProjectLoaded(const QString& path, const ProjectInfoPtr& project, qint64 elapsedMs);
-    void onCurrentTabChanged();
+    void onCurrentGraphChanged();
     void exportWithDialog(const QString& title, const QString& suffix, const QString& filter);
-    void updateSidebar();
     void updateActions();
-    void setupDocks();
     void onFailed(const QString& path, const QString& message);
     void onCancelled(const QString& path);
     void onIdle();
-    void updateAnalysisPanels();
-    QAction* addDockAction(QDockWidget* dock, const QKeySequence& keys);
-    void showDock(QDockWidget* dock);
-    void onProjectsRead(const std::vector<ProjectInfoPtr>& infos);
-    // Colours the configurable nodes of `graphPath`'s tab by config `config`'s layout choices.
-    void overlayConfig(const QString& graphPath, qint64 config);
+    void showStatus(const QString& text);
 
-    CollectionView* m_collectionView = nullptr;
-    QDockWidget* m_collectionDock = nullptr;
-    FetchDialog* m_fetchDialog = nullptr;
+    tgraph::studio::StudioSession* m_session = nullptr;
     GraphLoader* m_loader = nullptr;
     RecentFiles* m_recent = nullptr;
     ErrorBanner* m_banner = nullptr;
+    tgraph::widgets::ModeBar* m_modeBar = nullptr;
     QStackedWidget* m_pages = nullptr;
-    QTabWidget* m_tabs = nullptr;
+    tgraph::studio::GraphsPage* m_graphsPage = nullptr;
+    tgraph::studio::AnalysisPage* m_analysisPage = nullptr;
+    tgraph::studio::RunsPage* m_runsPage = nullptr;
+    CollectionView* m_collectionView = nullptr;
+    FetchDialog* m_fetchDialog = nullptr;
 
     QMenu* m_recentMenu = nullptr;
     QMenu* m_viewMenu = nullptr;
@@ -159,26 +179,9 @@ private:
     QAction* m_splitAction = nullptr;
     QAction* m_backAction = nullptr;
     QAction* m_forwardAction = nullptr;
-
-    QDockWidget* m_sidebarDock = nullptr;
-    QTreeWidget* m_sidebar = nullptr;
-    QDockWidget* m_inspectorDock = nullptr;
-    NodeInspector* m_inspector = nullptr;
-    QDockWidget* m_inferenceDock = nullptr;
-    InferencePanel* m_inferencePanel = nullptr;
-    QDockWidget* m_explainDock = nullptr;
-    ExplainPanel* m_explainPanel = nullptr;
-    QDockWidget* m_trainingDock = nullptr;
-    TunePanel* m_tunePanel = nullptr;
-    QDockWidget* m_tuneDock = nullptr;
-    TrainingMonitor* m_monitor = nullptr;
-    bool m_analysisDocksSized = false; // the bottom docks got their default height (or a saved one)
+    std::vector<QAction*> m_pageActions; // by Page
+    std::vector<QAction*> m_analysisActions; // by AnalysisView
     QPointer<GraphPage> m_connectedPage;
-    std::vector<ProjectInfoPtr> m_projects; // opened project files, shown in the sidebar
-    JobChannel* m_projectPoll = nullptr; // re-reads them, so the sidebar follows runs added or ended
-    QTimer* m_projectTimer = nullptr;
-    std::vector<std::pair<QDockWidget*, QAction*>> m_dockActions;
-    QStringList m_sharedModel; // the model Inference last passed to Tune (Tune follows while it has it)
 
     QLabel* m_progressLabel = nullptr;
     QProgressBar* m_progressBar = nullptr;
@@ -187,4 +190,5 @@ private:
     int m_queued = 0;
 
     QPointer<AboutDialog> m_aboutDialog;
+    bool m_geometryRestored = false;
 };
