@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <stdexcept>
 #include <unordered_map>
 
 namespace tgraph {
@@ -126,6 +127,12 @@ struct HloModule::Arena
     }
 };
 
+struct HloModule::OpMetadataTable
+{
+    PoolVector<uint32_t> index; // per instruction position; shorter when the last ones have none
+    std::vector<HloOpMetadata> records { HloOpMetadata() }; // [0]: none
+};
+
 HloModule::HloModule()
     : m_arena(std::make_unique<Arena>())
 { }
@@ -153,6 +160,46 @@ const HloInstructionDetails& HloModule::detailsOf(const HloInstruction& i) const
 {
     static const HloInstructionDetails none;
     return i.details < 0 ? none : details[size_t(i.details)];
+}
+
+const HloOpMetadata& HloModule::opMetadataOf(size_t instruction) const
+{
+    static const HloOpMetadata none;
+    if (!m_opMetadata || instruction >= m_opMetadata->index.size())
+        return none;
+    return m_opMetadata->records[m_opMetadata->index[instruction]];
+}
+
+void HloModule::setOpMetadata(size_t instruction, std::string_view opType, std::string_view opName)
+{
+    if (opType.empty() && opName.empty())
+        return;
+    if (!m_opMetadata)
+        m_opMetadata = std::make_unique<OpMetadataTable>();
+    std::vector<HloOpMetadata>& records = m_opMetadata->records;
+    const HloOpMetadata& last = records.back();
+    if (records.size() == 1 || last.opType != opType || last.opName != opName) {
+        if (records.size() >= UINT32_MAX)
+            throw std::length_error("module too large: more than 2^32 op metadata records");
+        // Op types repeat a lot ("Conv2D", "Relu6"): share the previous record's copy when equal.
+        HloOpMetadata record;
+        record.opType = last.opType == opType ? last.opType : intern(opType);
+        record.opName = last.opName == opName ? last.opName : intern(opName);
+        records.push_back(record);
+    }
+    PoolVector<uint32_t>& index = m_opMetadata->index;
+    if (index.size() <= instruction)
+        index.resize(instruction + 1, 0u);
+    index[instruction] = uint32_t(records.size() - 1);
+}
+
+size_t HloModule::opNameCount() const
+{
+    size_t count = 0;
+    if (m_opMetadata)
+        for (const uint32_t k : m_opMetadata->index)
+            count += k != 0 && !m_opMetadata->records[k].opName.empty();
+    return count;
 }
 
 int64_t HloModule::entryIndex() const
@@ -310,6 +357,8 @@ HloModule extractComputation(const HloModule& m, size_t computation)
                 i.details = int32_t(out.details.size());
                 out.details.push_back(nd);
             }
+            const HloOpMetadata& meta = m.opMetadataOf(size_t(&inst - m.instructions.data()));
+            out.setOpMetadata(out.instructions.size(), meta.opType, meta.opName);
             out.instructions.push_back(i);
         }
         out.computations.push_back(comp);

@@ -147,6 +147,14 @@ struct HloInstruction
     uint32_t column = 0;
 };
 
+// The names xla.OpMetadata gives an instruction (docs/formats.md §6, §8.4): the framework op type
+// ("Conv2D") and the op's name, a '/'-separated scope path ("model/block_3/conv/Conv2D").
+struct HloOpMetadata
+{
+    std::string_view opType;
+    std::string_view opName;
+};
+
 struct HloComputation
 {
     std::string_view name;
@@ -213,6 +221,16 @@ public:
     const HloShape& shapeOf(const HloInstruction& i) const { return shapes[i.shape]; }
     // The details of an instruction; a shared empty record when it has none.
     const HloInstructionDetails& detailsOf(const HloInstruction& i) const;
+    // op_name / op_type of the instruction at position `instruction`; empty when it has none.
+    std::string_view opName(size_t instruction) const { return opMetadataOf(instruction).opName; }
+    std::string_view opType(size_t instruction) const { return opMetadataOf(instruction).opType; }
+    const HloOpMetadata& opMetadataOf(size_t instruction) const;
+    // Sets the op metadata of the instruction at position `instruction` (the readers call it as
+    // they go, in instruction order). The names are copied into the arena; a record equal to the
+    // previous one is shared (frameworks emit several instructions per op, one after another).
+    void setOpMetadata(size_t instruction, std::string_view opType, std::string_view opName);
+    // How many instructions have a non-empty op_name.
+    size_t opNameCount() const;
     // Index of the entry computation (entryComputationId, else the name, else the last one).
     int64_t entryIndex() const;
     // Shape as HLO text: "f32[2,3]{1,0}", "(f32[], s32[4]{0})".
@@ -221,6 +239,10 @@ public:
 private:
     struct Arena;
     std::unique_ptr<Arena> m_arena;
+    // Op metadata, made when the first instruction with some is read: a record index per
+    // instruction position (4 bytes each, 0 = none) and the records.
+    struct OpMetadataTable;
+    std::unique_ptr<OpMetadataTable> m_opMetadata;
 };
 
 // A module holding computation `computation` of `module` as its entry and, before it, every

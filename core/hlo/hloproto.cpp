@@ -27,10 +27,13 @@ constexpr uint32_t ModuleName = 1, ModuleEntryName = 2, ModuleComputations = 3, 
 constexpr uint32_t CompName = 1, CompInstructions = 2, CompProgramShape = 4, CompId = 5, CompRootId = 6,
                    CompIsFusion = 7, CompExecutionThread = 8;
 // xla.HloInstructionProto
-constexpr uint32_t InstName = 1, InstOpcode = 2, InstShape = 3, InstParameterNumber = 9, InstDimensions = 14,
-                   InstWindow = 15, InstConvDims = 16, InstSlices = 17, InstDynamicSliceSizes = 20,
-                   InstPaddingConfig = 21, InstDotDims = 30, InstId = 35, InstOperandIds = 36, InstCalledComputationIds = 38,
-                   InstFeatureGroupCount = 50, InstBatchGroupCount = 58, InstIsStable = 60;
+constexpr uint32_t InstName = 1, InstOpcode = 2, InstShape = 3, InstMetadata = 7, InstParameterNumber = 9,
+                   InstDimensions = 14, InstWindow = 15, InstConvDims = 16, InstSlices = 17, InstDynamicSliceSizes = 20,
+                   InstPaddingConfig = 21, InstDotDims = 30, InstId = 35, InstOperandIds = 36,
+                   InstCalledComputationIds = 38, InstFeatureGroupCount = 50, InstBatchGroupCount = 58,
+                   InstIsStable = 60;
+// xla.OpMetadata
+constexpr uint32_t MetaOpType = 1, MetaOpName = 2;
 // xla.ShapeProto, xla.LayoutProto
 constexpr uint32_t ShapeElementType = 2, ShapeDimensions = 3, ShapeTupleShapes = 4, ShapeLayout = 5;
 constexpr uint32_t LayoutMinorToMajor = 1;
@@ -452,7 +455,7 @@ private:
 
     void instruction(HloInstruction& inst)
     {
-        std::string_view name, opcode;
+        std::string_view name, opcode, opType, opName;
         HloShape shape;
         HloInstructionDetails det;
         bool hasDetails = false;
@@ -472,6 +475,18 @@ private:
             case F::InstShape:
                 m_r.enter("shape");
                 this->shape(shape);
+                m_r.leave();
+                break;
+            case F::InstMetadata: // a message field repeated merges: its last op_type / op_name win
+                m_r.enter("metadata");
+                while (m_r.next()) {
+                    if (m_r.field() == F::MetaOpType)
+                        opType = m_r.readBytes("op_type");
+                    else if (m_r.field() == F::MetaOpName)
+                        opName = m_r.readBytes("op_name");
+                    else
+                        m_r.skip();
+                }
                 m_r.leave();
                 break;
             case F::InstParameterNumber:
@@ -545,6 +560,7 @@ private:
         joinStaged(mark);
         inst.name = m_module->intern(name);
         inst.opcode = internOpcode(opcode);
+        m_module->setOpMetadata(m_module->instructions.size(), opType, opName);
         inst.shape = pushShape(shape);
         if (conv) {
             det.convolutionDims = int32_t(m_module->convolutionDims.size());

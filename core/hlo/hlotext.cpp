@@ -965,6 +965,7 @@ private:
         RhsContracting,
         LhsBatch,
         RhsBatch,
+        Metadata,
     };
     static Attr attrKind(std::string_view name)
     {
@@ -983,6 +984,7 @@ private:
             { "rhs_contracting_dims", Attr::RhsContracting },
             { "lhs_batch_dims", Attr::LhsBatch },
             { "rhs_batch_dims", Attr::RhsBatch },
+            { "metadata", Attr::Metadata },
         };
         auto it = kinds.find(name);
         return it == kinds.end() ? Attr::Other : it->second;
@@ -1025,6 +1027,10 @@ private:
             setDetails();
         } else if (kind == Attr::Padding) {
             parsePadding(r);
+        } else if (kind == Attr::Metadata) {
+            parseMetadata(value, valuePos);
+            if (m_options.keepAttributes)
+                keepAttribute(attr, value);
         } else { // dot dimension numbers
             const IntSpan dims = m.addInts(r.list("a dimension"));
             m_hasDot = true;
@@ -1251,6 +1257,158 @@ private:
         setDetails();
     }
 
+    // metadata={op_type="Conv2D" op_name="model/conv/Conv2D" source_file="x.py" source_line=10}:
+    // keeps op_type and op_name (docs/formats.md §8.4); other fields are skipped by a balanced scan.
+    void parseMetadata(std::string_view value, size_t pos)
+    {
+        if (value.empty() || value.front() != '{' || value.back() != '}')
+            failAt(pos, "metadata must be a list of fields in braces: metadata={op_type=\"...\" op_name=\"...\"}");
+        std::string_view opType, opName;
+        m_unescaped[0].clear();
+        m_unescaped[1].clear();
+        size_t i = 1;
+        const size_t end = value.size() - 1;
+        for (;;) {
+            while (i < end && (isSpace(value[i]) || value[i] == ','))
+                ++i;
+            if (i >= end)
+                break;
+            const size_t keyBegin = i;
+            while (i < end && (isAlpha(value[i]) || isDigit(value[i]) || value[i] == '_'))
+                ++i;
+            const std::string_view key = value.substr(keyBegin, i - keyBegin);
+            if (key.empty())
+                failAt(pos + i, std::string("unexpected '") + value[i] + "' in metadata: expected a field name");
+            if (i >= end || value[i] != '=')
+                failAt(pos + i, "expected '=' after metadata field '" + std::string(key) + "'");
+            ++i;
+            const size_t valueBegin = i;
+            const bool isType = key == "op_type";
+            if (isType || key == "op_name") {
+                if (i >= end || value[i] != '"')
+                    failAt(pos + i, "metadata " + std::string(key) + " must be a quoted string");
+                const std::string_view text = stringBody(value, i, end, pos);
+                (isType ? opType : opName) = unescape(text, pos + valueBegin + 1, m_unescaped[isType ? 0 : 1]);
+                continue;
+            }
+            skipMetadataValue(value, i, end, pos);
+            if (i == valueBegin)
+                failAt(pos + i, "expected a value for metadata field '" + std::string(key) + "'");
+        }
+        m.setOpMetadata(m.instructions.size(), opType, opName);
+    }
+
+    // At the opening quote at value[i]: the text between the quotes (escapes not resolved); i moves
+    // past the closing quote. scanValue has checked that every string of the value is terminated.
+    std::string_view stringBody(std::string_view value, size_t& i, size_t end, size_t pos)
+    {
+        const size_t begin = ++i;
+        while (i < end && value[i] != '"')
+            i += value[i] == '\\' ? 2 : 1;
+        if (i >= end)
+            failAt(pos + begin - 1, "unterminated string in metadata");
+        return value.substr(begin, i++ - begin);
+    }
+
+    // A value of a metadata field other than op_type / op_name: a string, a balanced {...}, or a
+    // bare token up to whitespace or ','.
+    void skipMetadataValue(std::string_view value, size_t& i, size_t end, size_t pos)
+    {
+        int depth = 0;
+        while (i < end) {
+            const char c = value[i];
+            if (c == '"') {
+                stringBody(value, i, end, pos);
+                continue;
+            }
+            if (c == '{' || c == '[' || c == '(')
+                ++depth;
+            else if (c == '}' || c == ']' || c == ')')
+                --depth;
+            else if (depth == 0 && (isSpace(c) || c == ','))
+                return;
+            ++i;
+        }
+    }
+
+    // Resolves the C escapes XLA's printer writes in strings (\" \\ \n \t, octal \ooo, hex \xhh,
+    // \uXXXX): `text` itself when it has none, else the result in `out`. `pos` is where text starts.
+    std::string_view unescape(std::string_view text, size_t pos, std::string& out)
+    {
+        if (text.find('\\') == std::string_view::npos)
+            return text;
+        out.clear();
+        for (size_t k = 0; k < text.size(); ++k) {
+            if (text[k] != '\\') {
+                out += text[k];
+                continue;
+            }
+            const size_t at = k++;
+            if (k >= text.size())
+                failAt(pos + at, "a string ends with a lone backslash");
+            const char e = text[k];
+            const auto hex = [](char h) {
+                return h >= '0' && h <= '9' ? h - '0'
+                    : h >= 'a' && h <= 'f'  ? h - 'a' + 10
+                    : h >= 'A' && h <= 'F'  ? h - 'A' + 10
+                                            : -1;
+            };
+            constexpr std::string_view kNamed = "ntrabfv\\'\"?", kMeaning = "\n\t\r\a\b\f\v\\'\"?";
+            if (const size_t named = kNamed.find(e); named != std::string_view::npos) {
+                out += kMeaning[named];
+            } else if (e == 'x') {
+                int v = 0, digits = 0;
+                while (digits < 2 && k + 1 < text.size() && hex(text[k + 1]) >= 0) {
+                    v = v * 16 + hex(text[++k]);
+                    ++digits;
+                }
+                if (!digits)
+                    failAt(pos + at, "\\x without hex digits in a string");
+                out += char(v);
+            } else if (e == 'u' || e == 'U') {
+                const int need = e == 'u' ? 4 : 8;
+                uint32_t cp = 0;
+                for (int d = 0; d < need; ++d) {
+                    if (k + 1 >= text.size() || hex(text[k + 1]) < 0)
+                        failAt(pos + at, std::string("\\") + e + " needs " + std::to_string(need) + " hex digits");
+                    cp = cp * 16 + uint32_t(hex(text[++k]));
+                }
+                if (cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+                    failAt(pos + at, "escape names no Unicode character");
+                appendUtf8(out, cp);
+            } else if (e >= '0' && e <= '7') {
+                int v = e - '0';
+                for (int d = 0; d < 2 && k + 1 < text.size() && text[k + 1] >= '0' && text[k + 1] <= '7'; ++d)
+                    v = v * 8 + (text[++k] - '0');
+                if (v > 0xff)
+                    failAt(pos + at, "octal escape above \\377 in a string");
+                out += char(v);
+            } else {
+                failAt(pos + at, std::string("unknown escape sequence '\\") + e + "' in a string");
+            }
+        }
+        return out;
+    }
+
+    static void appendUtf8(std::string& out, uint32_t cp)
+    {
+        if (cp < 0x80) {
+            out += char(cp);
+        } else if (cp < 0x800) {
+            out += char(0xc0 | (cp >> 6));
+            out += char(0x80 | (cp & 0x3f));
+        } else if (cp < 0x10000) {
+            out += char(0xe0 | (cp >> 12));
+            out += char(0x80 | ((cp >> 6) & 0x3f));
+            out += char(0x80 | (cp & 0x3f));
+        } else {
+            out += char(0xf0 | (cp >> 18));
+            out += char(0x80 | ((cp >> 12) & 0x3f));
+            out += char(0x80 | ((cp >> 6) & 0x3f));
+            out += char(0x80 | (cp & 0x3f));
+        }
+    }
+
     std::string_view m_text; // the file up to the end of this module
     const std::string& m_file;
     HloTextOptions m_options;
@@ -1270,6 +1428,7 @@ private:
     std::vector<NameRef> m_operands;
     std::vector<NameRef> m_calls;
     HloInstructionDetails m_details;
+    std::string m_unescaped[2]; // op_type and op_name of the metadata being read, when escaped
     bool m_hasDetails = false;
     HloDotDims m_dot;
     bool m_hasDot = false;

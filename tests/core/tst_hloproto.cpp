@@ -571,6 +571,46 @@ private Q_SLOTS:
         QCOMPARE(m.entryComputationId, int64_t(0));
     }
 
+    // HloInstructionProto.metadata (xla.OpMetadata): op_type = 1, op_name = 2 (docs/formats.md §6).
+    void opMetadataIsRead()
+    {
+        std::string minusOne; // field 7 = -1, as TensorFlow writes it on every instruction
+        ProtoWriter(minusOne).writeVarintField(7, uint64_t(-1));
+        const std::string meta = message(1, "Conv2D") + message(2, "net/block_1/conv/Conv2D") + message(3, "model.py")
+            + tag(4, WireType::Varint) + "\x0a" + minusOne;
+        const std::string first = message(1, "a") + message(2, "parameter") + message(7, meta);
+        // Metadata written twice merges as protobuf does: the later op_name wins, op_type stays.
+        const std::string second = message(1, "b") + message(2, "negate")
+            + message(7, message(1, "Neg") + message(2, "old")) + message(7, message(2, "net/neg"));
+        const std::string third = message(1, "c") + message(2, "negate");
+        const std::string bytes = message(1, "t")
+            + message(3, message(1, "c") + message(2, first) + message(2, second) + message(2, third));
+        const HloProtoFile f = readHloProto(bytesOf(bytes), "meta.pb");
+        const HloModule& m = f.modules[0].module;
+        QCOMPARE(m.instructions.size(), size_t(3));
+        QCOMPARE(m.opType(0), std::string_view("Conv2D"));
+        QCOMPARE(m.opName(0), std::string_view("net/block_1/conv/Conv2D"));
+        QCOMPARE(m.opType(1), std::string_view("Neg"));
+        QCOMPARE(m.opName(1), std::string_view("net/neg"));
+        QCOMPARE(m.opName(2), std::string_view());
+        QCOMPARE(m.opNameCount(), size_t(2));
+
+        // Metadata that is not a message, and an op_name that is not a string, are errors naming the field.
+        const std::string notMessage = moduleWithInstruction(message(2, "negate") + tag(7, WireType::Varint) + "\x01");
+        testutil::expectInputError([&] { readHloProto(bytesOf(notMessage), "nm.pb"); },
+            { byteAt(notMessage.size() - 2) + "HloModuleProto.computations[0].instructions[0].metadata: ",
+                "wrong wire type 0 (varint), expected 2 (length-delimited)" });
+        const std::string nameNumber = moduleWithInstruction(
+            message(2, "negate") + message(7, message(1, "Neg") + tag(2, WireType::Varint) + "\x05"));
+        testutil::expectInputError([&] { readHloProto(bytesOf(nameNumber), "nn.pb"); },
+            { byteAt(nameNumber.size() - 2) + "HloModuleProto.computations[0].instructions[0].metadata.op_name: ",
+                "wrong wire type 0 (varint), expected 2 (length-delimited)" });
+        const std::string cut
+            = moduleWithInstruction(message(2, "negate") + tag(7, WireType::Len) + "\x09" + message(2, "ab"));
+        testutil::expectInputError([&] { readHloProto(bytesOf(cut), "mc.pb"); },
+            { "HloModuleProto.computations[0].instructions[0]", "metadata", "length 9" });
+    }
+
     void tuningDataRoundTrip()
     {
         const ModuleTuningData mtd = tuningRecord(handBuiltModule(), 1647297092728839203ULL);
@@ -906,6 +946,17 @@ private Q_SLOTS:
         QCOMPARE(m.instructions.size(), size_t(3163));
         QCOMPARE(m.entryIndex(), int64_t(142));
         QCOMPARE(m.computations.back().instructionCount, 2661u);
+        // Op names: the instructions whose metadata has a non-empty op_name (TensorFlow's; ';'
+        // joins several names where XLA merged ops).
+        QCOMPARE(m.opNameCount(), size_t(2660));
+        size_t maxPool = 0, joined = 0;
+        for (size_t i = 0; i < m.instructions.size(); ++i) {
+            maxPool += m.opName(i).starts_with("gradient_tape/segmentation_model/u_net3d/max_pooling3d_2/MaxPool3D/"
+                                               "MaxPool3DGrad;");
+            joined += m.opName(i).find(';') != std::string_view::npos;
+        }
+        QVERIFY(maxPool >= 1);
+        QVERIFY(joined >= 1);
         verifyHloModule(m, testutil::str(path)); // what XLA accepts, our verifier accepts (docs/formats.md §8.6)
         for (const HloComputation& c : m.computations) // the root is the last instruction everywhere
             QCOMPARE(m.instructionsOf(c).back().id, c.rootId);

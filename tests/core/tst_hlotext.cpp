@@ -141,6 +141,50 @@ private Q_SLOTS:
         QCOMPARE(byName(m, "x").column, uint32_t(3));
     }
 
+    // metadata's op_type and op_name are read whatever keepAttributes says (docs/formats.md §8.4).
+    void opMetadataIsRead()
+    {
+        HloTextOptions lean;
+        lean.keepAttributes = false;
+        for (const bool keep : { true, false }) {
+            const HloModule m = parse(kModule, keep ? HloTextOptions() : lean);
+            QCOMPARE(m.opName(size_t(position(m, "arg0"))), std::string_view("x{weird}"));
+            QCOMPARE(m.opType(size_t(position(m, "arg0"))), std::string_view("Placeholder"));
+            QCOMPARE(m.opName(size_t(position(m, "reduced"))), std::string_view("sum \"quoted\" {"));
+            QCOMPARE(m.opType(size_t(position(m, "reduced"))), std::string_view());
+            QCOMPARE(m.opName(size_t(position(m, "x"))), std::string_view());
+            QCOMPARE(m.opNameCount(), size_t(2));
+        }
+        // Escapes as XLA's printer writes them, other fields skipped, commas allowed, empty metadata.
+        const std::string text
+            = "HloModule m\nENTRY e {\n"
+              "  a = f32[] parameter(0), metadata={op_type=\"T\\\\1\" op_name=\"s/\\101\\x42\\n\\u00e9/c\" "
+              "source_file=\"f.py\" source_line=3}\n"
+              "  b = f32[] negate(a), metadata={profile_type={WINDOW,FLAG}, op_name=\"s/neg\", "
+              "deduplicated_name=\"x y\"}\n"
+              "  c = f32[] negate(b), metadata={}\n"
+              "  ROOT d = f32[] negate(c), metadata={op_name=\"s/neg\"}\n}\n";
+        const HloModule m = parse(text, lean);
+        QCOMPARE(m.opType(0), std::string_view("T\\1"));
+        QCOMPARE(m.opName(0), std::string_view("s/AB\n\xc3\xa9/c"));
+        QCOMPARE(m.opName(1), std::string_view("s/neg"));
+        QCOMPARE(m.opType(1), std::string_view());
+        QCOMPARE(m.opName(2), std::string_view());
+        QCOMPARE(m.opName(3), std::string_view("s/neg"));
+        QCOMPARE(m.opName(4), std::string_view()); // past the last instruction
+        QCOMPARE(m.opNameCount(), size_t(3));
+        // Cut out of the module, an instruction keeps its names.
+        const HloModule sample = parse(kModule);
+        const HloModule cut = extractComputation(sample, size_t(sample.entryIndex()));
+        size_t named = 0;
+        for (size_t i = 0; i < cut.instructions.size(); ++i)
+            if (cut.instructions[i].name == "arg0") {
+                QCOMPARE(cut.opName(i), std::string_view("x{weird}"));
+                ++named;
+            }
+        QCOMPARE(named, size_t(1));
+    }
+
     void featurizerGraphStructure()
     {
         ModuleTuningData data;
@@ -274,6 +318,18 @@ private Q_SLOTS:
                                              << QStringList { "line 3, column 50", "unterminated string" };
         QTest::newRow("unbalanced braces") << head + "  ROOT p = f32[] parameter(0), metadata={op_name=\"a\" x={1}\n"
                                            << QStringList { "line 3, column 41", "unbalanced '{'" };
+        QTest::newRow("metadata not a list")
+            << head + "  ROOT p = f32[] parameter(0), metadata=\"abc\"\n}\n"
+            << QStringList { "line 3, column 41", "metadata must be a list of fields" };
+        QTest::newRow("op_name not a string")
+            << head + "  ROOT p = f32[] parameter(0), metadata={op_name=abc}\n}\n"
+            << QStringList { "line 3, column 50", "metadata op_name must be a quoted string" };
+        QTest::newRow("metadata field without value")
+            << head + "  ROOT p = f32[] parameter(0), metadata={op_name}\n}\n"
+            << QStringList { "line 3, column 49", "expected '=' after metadata field 'op_name'" };
+        QTest::newRow("unknown escape in op_name")
+            << head + "  ROOT p = f32[] parameter(0), metadata={op_name=\"a\\qb\"}\n}\n"
+            << QStringList { "line 3, column 52", "unknown escape sequence '\\q'" };
         QTest::newRow("mismatched bracket") << head + "  ROOT p = f32[] parameter(0), sharding={devices=[2,1)}\n}\n"
                                             << QStringList { "line 3", "unbalanced ')'" };
         QTest::newRow("undefined operand")
@@ -557,8 +613,9 @@ private Q_SLOTS:
         QTest::addColumn<int>("instructions");
         QTest::addColumn<int>("convolutions");
         QTest::addColumn<int>("dots");
-        QTest::newRow("ssd_mobilenet") << "ssd_mobilenet_tf.hlo" << 508 << 47 << 0;
-        QTest::newRow("graphsage") << "graphsage_tf.hlo" << 138 << 0 << 7;
+        QTest::addColumn<int>("opNames");
+        QTest::newRow("ssd_mobilenet") << "ssd_mobilenet_tf.hlo" << 508 << 47 << 0 << 507;
+        QTest::newRow("graphsage") << "graphsage_tf.hlo" << 138 << 0 << 7 << 123;
     }
     void realDumps()
     {
@@ -569,11 +626,17 @@ private Q_SLOTS:
         QFETCH(int, instructions);
         QFETCH(int, convolutions);
         QFETCH(int, dots);
+        QFETCH(int, opNames);
         ModuleTuningData d;
         d.hasModule = true;
         d.module = parseHloTextFile(testutil::str(data + "/hlo/" + file));
         const HloModule& m = d.module;
         QCOMPARE(int(m.instructions.size()), instructions);
+        // Instructions carrying an op_name (the lines with a non-empty op_name="..."), lean or not.
+        QCOMPARE(int(m.opNameCount()), opNames);
+        HloTextOptions lean;
+        lean.keepAttributes = false;
+        QCOMPARE(int(parseHloTextFile(testutil::str(data + "/hlo/" + file), lean).opNameCount()), opNames);
         int conv = 0, dot = 0, reshape = 0;
         for (const auto& i : m.instructions) {
             conv += i.opcode == "convolution";
