@@ -7,6 +7,7 @@
 #include "core/util/format.h"
 #include "widgets/common/errorbanner.h"
 #include "widgets/common/jobchannel.h"
+#include "widgets/common/windowplacement.h"
 
 #include <QDialogButtonBox>
 #include <QFileDialog>
@@ -20,6 +21,7 @@ FetchDialog::FetchDialog(QWidget* parent)
     , m_ui(std::make_unique<Ui::FetchDialog>())
 {
     m_ui->setupUi(this);
+    WindowPlacement::placeWhenShown(this);
     m_banner = new ErrorBanner(this);
     m_banner->setObjectName(QStringLiteral("fetchErrors"));
     m_banner->hide();

@@ -9,6 +9,7 @@
 #include "core/store/runcomparison.h"
 #include "widgets/common/errorbanner.h"
 #include "widgets/common/jobchannel.h"
+#include "widgets/common/windowplacement.h"
 #include "widgets/runs/sweepview.h"
 #include "widgets/runs/runcomparisonview.h"
 #include "widgets/runs/runcomparisonwindow.h"
@@ -176,6 +177,7 @@ QWidget* TrainingMonitor::createSidePanel()
     m_sweepView = new SweepView(this);
     m_sweepView->setWindowFlag(Qt::Window);
     m_sweepView->setWindowTitle(tr("Sweep"));
+    WindowPlacement::placeWhenShown(m_sweepView);
     connect(m_sweepView, &SweepView::runsRequested, this, [this](const QStringList& runs) {
         focusRuns(runs);
         window()->raise();
