@@ -81,6 +81,18 @@ double measureWithCommand(const std::string& command, const std::string& configF
     return last;
 }
 
+std::string simulatorModuleProblem(const GraphDocument& document)
+{
+    if (document.kind == GraphKind::Tile)
+        return "the simulator prices layouts, and this graph is a tile kernel";
+    if (document.module)
+        return {};
+    std::string why;
+    if (regenerateSynthModule(document.layout, &why))
+        return {};
+    return why;
+}
+
 Autotuner::Autotuner(
     std::vector<EnsembleMember>& models, std::shared_ptr<const GraphDocument> document, AutotuneRequest request)
     : m_models(models)

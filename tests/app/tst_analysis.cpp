@@ -26,6 +26,7 @@
 
 #include <QAbstractAxis>
 #include <QChart>
+#include <QCheckBox>
 #include <QDir>
 #include <QFile>
 #include <QLabel>
@@ -815,6 +816,71 @@ private Q_SLOTS:
         panel.run();
         QVERIFY(!panel.isRunning());
         QVERIFY(panel.banner()->text().contains("model"));
+    }
+
+    // "Verify with the simulator" is offered only for a graph whose HLO module is known: ticked by
+    // default for an HLO module and a `tgraph synth` graph (its module is generated again), unticked
+    // and disabled with the reason for a graph file priced by `tgraph simulate` (its module is not in
+    // the file) and a tile kernel; a search on such a graph runs and says why it is not verified, in
+    // words without a command-line option.
+    void tuneVerifiesOnlyWithAModule()
+    {
+        const QString priced = path("priced.npz");
+        const auto r
+            = testutil::run(tgraphExe(), { "simulate", m_hlo, "-o", priced, "--configs", "24", "--seed", "4" });
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const GraphDocumentPtr hlo = openFirst(m_hlo);
+        const GraphDocumentPtr synth = openFirst(firstNpz(m_layoutData + "/train"));
+        const GraphDocumentPtr file = openFirst(priced);
+        const GraphDocumentPtr tile = openFirst(firstNpz(m_tileData));
+        QVERIFY(hlo && synth && file && tile);
+        QVERIFY(!file->module);
+        TunePanel panel;
+        auto* simulate = panel.findChild<QCheckBox*>("simulate");
+        QVERIFY(simulate);
+        const auto offered = [&](const GraphDocumentPtr& doc) {
+            panel.setDocuments({ hlo, synth, file, tile }, doc);
+            return QTest::qWaitFor([&] { return !panel.isCheckingModule(); }, 60000) && simulate->isEnabled()
+                && simulate->isChecked() && panel.simulatorProblem().isEmpty();
+        };
+        QVERIFY(offered(hlo));
+        // A synth graph's module is generated again off the GUI thread: the box waits meanwhile.
+        panel.setDocuments({ hlo, synth, file, tile }, synth);
+        QVERIFY(panel.isCheckingModule());
+        QVERIFY(!simulate->isEnabled() && !simulate->isChecked());
+        QVERIFY(offered(synth));
+        QVERIFY(!offered(file));
+        QVERIFY(!simulate->isChecked());
+        QVERIFY2(simulate->toolTip().contains("HLO module") && !simulate->toolTip().contains("--"),
+            qPrintable(simulate->toolTip()));
+        QVERIFY(!offered(tile));
+        QVERIFY2(simulate->toolTip().contains("tile"), qPrintable(simulate->toolTip()));
+        // Asking for it where it cannot be changes nothing; the user's choice holds where it can.
+        panel.setDocuments({ hlo, synth, file, tile }, file);
+        panel.setSimulate(true);
+        QVERIFY(!simulate->isChecked());
+        panel.setDocuments({ hlo, synth, file, tile }, hlo);
+        simulate->click(); // unticked by the user
+        QVERIFY(!simulate->isChecked());
+        panel.setDocuments({ hlo, synth, file, tile }, synth);
+        QVERIFY(simulate->isEnabled() && !simulate->isChecked());
+        simulate->click();
+        QVERIFY(simulate->isChecked());
+
+        // A search on the graph file: no error, not verified, and the summary says why.
+        panel.setDocuments({ hlo, synth, file, tile }, file);
+        panel.setModelFiles({ m_weights });
+        panel.setBudget(48);
+        panel.setBatch(16);
+        QSignalSpy done(&panel, &TunePanel::finished);
+        panel.run();
+        QVERIFY(done.count() > 0 || done.wait(120000));
+        QVERIFY2(panel.banner()->messages().isEmpty(), qPrintable(panel.banner()->text()));
+        QVERIFY(panel.result());
+        QVERIFY(panel.result()->verification.empty());
+        const QString summary = panel.summary()->text();
+        QVERIFY2(summary.contains("Not verified") && summary.contains("HLO module") && !summary.contains("--"),
+            qPrintable(summary));
     }
 
     void badInputsShowABanner()
