@@ -31,6 +31,7 @@
 #include <QFile>
 #include <QLabel>
 #include <QLineSeries>
+#include <QPushButton>
 #include <QScatterSeries>
 #include <QScopeGuard>
 #include <QSignalSpy>
@@ -881,6 +882,79 @@ private Q_SLOTS:
         const QString summary = panel.summary()->text();
         QVERIFY2(summary.contains("Not verified") && summary.contains("HLO module") && !summary.contains("--"),
             qPrintable(summary));
+    }
+
+    // A banner about a state goes when the state ends (a project opened, a model or a graph chosen),
+    // and however many messages it holds, the panel's main button stays whole in sight: the inference
+    // panel in a dock of a 1366x768 screen (a third of its height).
+    void bannersLeaveWithTheirCause()
+    {
+        const GraphDocumentPtr doc = openFirst(firstNpz(m_layoutData + "/train"));
+        QVERIFY(doc);
+        InferencePanel panel;
+        panel.resize(1366, 250);
+        panel.setDocuments({ doc }, doc);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        auto* openStored = panel.findChild<QPushButton*>("openStored");
+        auto* run = panel.findChild<QPushButton*>("run");
+        QVERIFY(openStored && run);
+        panel.run(); // no model: the form's problem
+        QVERIFY2(panel.banner()->text().contains("Choose a model"), qPrintable(panel.banner()->text()));
+        openStored->click(); // no project known: a warning instead of a menu
+        QVERIFY2(panel.banner()->text().contains("No project is open"), qPrintable(panel.banner()->text()));
+        QCOMPARE(panel.banner()->messages().size(), 2);
+        panel.banner()->addMessage("A failure of an earlier run that names a long path "
+                                   "/home/someone/projects/tpu/graphs/collection/train/a_graph_with_a_long_name.npz");
+        QTest::qWait(50);
+        // The Run button is whole and in sight, beside the banner, not under it.
+        const auto inSight = [&](QWidget* w) {
+            const QRect r(w->mapTo(&panel, QPoint(0, 0)), w->size());
+            const QRect banner(panel.banner()->mapTo(&panel, QPoint(0, 0)), panel.banner()->size());
+            return w->isVisibleTo(&panel) && panel.rect().contains(r) && !r.intersects(banner)
+                && w->visibleRegion().boundingRect() == w->rect();
+        };
+        QVERIFY(inSight(run));
+        if (const QString shots = testutil::env("TGRAPH_SCREENSHOT_DIR"); !shots.isEmpty())
+            panel.grab().save(shots + "/inference-banner-1366.png");
+        // A project opened: its warning goes, the others stay.
+        const QString project = path("banner.tgproj");
+        Project::create(project.toStdString());
+        panel.setProjects({ project });
+        QVERIFY(!panel.banner()->text().contains("No project is open"));
+        QCOMPARE(panel.banner()->messages().size(), 2);
+        // A model chosen: the form's problem goes; what is left is an event, dismissed by the user.
+        panel.setModelFiles({ m_weights });
+        QCOMPARE(panel.banner()->messages().size(), 1);
+        panel.banner()->dismiss();
+        QVERIFY(!panel.banner()->isVisible());
+
+        // The Tune panel: "open a graph" and "choose a model" go when a graph and a model come.
+        TunePanel tune;
+        tune.run();
+        QVERIFY(tune.banner()->text().contains("Open a graph"));
+        tune.setDocuments({ doc }, doc);
+        QVERIFY(tune.banner()->messages().isEmpty());
+        tune.setModelFiles({});
+        tune.run();
+        QVERIFY(tune.banner()->text().contains("Choose a model"));
+        tune.setModelFiles({ m_weights });
+        QVERIFY(tune.banner()->messages().isEmpty());
+        QVERIFY(!tune.banner()->isVisibleTo(&tune));
+
+        // The explain view: likewise with its context.
+        ExplainPanel explain;
+        explain.run();
+        QVERIFY(explain.banner()->text().contains("Open a layout graph"));
+        ExplainRequest context;
+        context.document = doc;
+        explain.setContext(context);
+        QVERIFY(explain.banner()->messages().isEmpty());
+        explain.run();
+        QVERIFY(explain.banner()->text().contains("Choose a model"));
+        context.weights = { m_weights.toStdString() };
+        explain.setContext(context);
+        QVERIFY(explain.banner()->messages().isEmpty());
     }
 
     void badInputsShowABanner()

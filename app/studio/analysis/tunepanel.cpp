@@ -79,6 +79,10 @@ TunePanel::TunePanel(QWidget* parent)
         updateVerification();
     });
     connect(m_moduleCheck, &JobChannel::cancelled, this, [this](quint64) { m_checking = nullptr; });
+    connect(m_model, &QComboBox::editTextChanged, this, [this](const QString& text) {
+        if (!text.trimmed().isEmpty())
+            m_banner->clearCondition(kNoModel);
+    });
     m_runButton = m_ui->runButton;
     m_cancelButton = m_ui->cancelButton;
     m_progress = m_ui->progress;
@@ -207,6 +211,8 @@ void TunePanel::setDocuments(
         it = std::any_of(documents.begin(), documents.end(), [&](const auto& d) { return d.get() == it->first; })
             ? std::next(it)
             : m_simulatorProblems.erase(it);
+    if (!documents.empty())
+        m_banner->clearCondition(kNoGraph);
     updateVerification();
 }
 
@@ -307,14 +313,16 @@ void TunePanel::run()
     m_banner->dismiss();
     const int index = m_graph->currentIndex();
     if (index < 0 || size_t(index) >= m_documents.size()) {
-        m_banner->addMessage(tr("Open a graph to tune (an HLO module, a tuning record or a graph file)"));
+        m_banner->showCondition(kNoGraph, tr("Open a graph to tune (an HLO module, a tuning record or a graph file)"),
+            ErrorBanner::Severity::Error);
         return;
     }
     std::vector<std::string> weights;
     for (const QString& w : m_model->currentText().split(QLatin1Char(';'), Qt::SkipEmptyParts))
         weights.push_back(w.trimmed().toStdString());
     if (weights.empty()) {
-        m_banner->addMessage(tr("Choose a model (a weights .npz, a checkpoint or an ensemble.json)"));
+        m_banner->showCondition(kNoModel, tr("Choose a model (a weights .npz, a checkpoint or an ensemble.json)"),
+            ErrorBanner::Severity::Error);
         return;
     }
     const tgraph::GraphDocumentPtr doc = m_documents[size_t(index)];

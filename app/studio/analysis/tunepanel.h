@@ -137,6 +137,9 @@ private:
     std::map<const tgraph::GraphDocument*, QString> m_simulatorProblems; // per open document
     JobChannel* m_moduleCheck = nullptr; // looks for a synth graph's module (io lane)
     const tgraph::GraphDocument* m_checking = nullptr; // the document it looks at
+    // The banner's conditions (ErrorBanner::showCondition): withdrawn when their cause goes.
+    static constexpr const char* kNoGraph = "no-graph";
+    static constexpr const char* kNoModel = "no-model";
 
     std::unique_ptr<Ui::TunePanel> m_ui; // the form: tunepanel.ui; the widget pointers below point into it
     ErrorBanner* m_banner = nullptr;

@@ -10,7 +10,6 @@
 #include "widgets/common/errorbanner.h"
 #include "widgets/common/jobchannel.h"
 #include "widgets/common/windowplacement.h"
-#include "widgets/runs/sweepview.h"
 #include "widgets/runs/runcomparisonview.h"
 #include "widgets/runs/runcomparisonwindow.h"
 #include "widgets/runs/runcurvespanel.h"
@@ -18,6 +17,7 @@
 #include "widgets/runs/runparamsmodel.h"
 #include "widgets/runs/runparamsview.h"
 #include "widgets/runs/runtablemodel.h"
+#include "widgets/runs/sweepview.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -279,13 +279,12 @@ void TrainingMonitor::onSnapshot(const std::shared_ptr<const RunSnapshot>& snaps
         return;
     if (!snapshot->error.isEmpty()) {
         if (snapshot->error != m_lastError)
-            m_banner->addMessage(snapshot->error);
+            m_banner->showCondition(kUnreadable, snapshot->error, ErrorBanner::Severity::Error);
         m_lastError = snapshot->error;
         Q_EMIT snapshotShown();
         return;
     }
-    if (!m_lastError.isEmpty())
-        m_banner->dismiss(); // the project reads again
+    m_banner->clearCondition(kUnreadable); // the project reads again; other messages stay
     m_lastError.clear();
 
     for (const RunRow& r : snapshot->runs)
@@ -366,7 +365,8 @@ void TrainingMonitor::showNewRunDialog()
 bool TrainingMonitor::startRun(const QStringList& trainArguments)
 {
     if (project().isEmpty()) {
-        m_banner->addMessage(tr("Open or create a project first (File > Open a .tgproj)"));
+        m_banner->showCondition(
+            kNoProject, tr("Open or create a project first (File > Open a .tgproj)"), ErrorBanner::Severity::Error);
         return false;
     }
     m_table->clearSelection();
