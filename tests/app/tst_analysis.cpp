@@ -44,6 +44,7 @@
 #include <atomic>
 #include <cmath>
 #include <random>
+#include <set>
 
 using namespace tgraph;
 
@@ -817,6 +818,36 @@ private Q_SLOTS:
         panel.run();
         QVERIFY(!panel.isRunning());
         QVERIFY(panel.banner()->text().contains("model"));
+    }
+
+    // The top-k lists distinct configurations: with a budget this small every candidate, the default
+    // included, is a finalist, and the default, which has the table's first row, is not listed again.
+    void tuneListsDistinctCandidates()
+    {
+        const GraphDocumentPtr doc = openFirst(firstNpz(m_layoutData + "/train"));
+        QVERIFY(doc);
+        TunePanel panel;
+        panel.setDocuments({ doc }, doc);
+        panel.setModelFiles({ m_weights });
+        panel.setStrategy(TuneStrategy::Random);
+        panel.setBudget(6);
+        panel.setBatch(3);
+        panel.setSimulate(false);
+        QSignalSpy done(&panel, &TunePanel::finished);
+        panel.run();
+        QVERIFY(done.count() > 0 || done.wait(120000));
+        QVERIFY2(panel.banner()->messages().isEmpty(), qPrintable(panel.banner()->text()));
+        const TuneView* v = panel.result();
+        QVERIFY(v);
+        QCOMPARE(v->evaluated, int64_t(6));
+        QCOMPARE(int(v->rows.size()), 6); // the default and the 5 others, each once
+        std::set<std::vector<float>> seen;
+        for (const TuneView::Row& row : v->rows)
+            QVERIFY2(seen.insert(row.values).second, qPrintable(QStringLiteral("rank %1 repeats a row").arg(row.rank)));
+        QCOMPARE(v->rows.front().rank, 0);
+        for (size_t r = 1; r < v->rows.size(); ++r)
+            QCOMPARE(v->rows[r].rank, int(r));
+        QCOMPARE(panel.tableModel()->rowCount(), 6);
     }
 
     // "Verify with the simulator" is offered only for a graph whose HLO module is known: ticked by
