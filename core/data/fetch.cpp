@@ -88,6 +88,11 @@ std::vector<std::string> resolveSplits(const std::vector<std::string>& requested
     return splits;
 }
 
+FetchArchive fetchArchive(const TpuCollection& collection, const std::string& split)
+{
+    return { collection.id, split, archiveName(collection, split), splitFolder(collection, split) };
+}
+
 // The folders create_directories(path) would make: path and its parents that do not exist yet,
 // deepest first.
 std::vector<fs::path> missingFolders(const fs::path& path)
@@ -200,10 +205,7 @@ std::vector<FetchPlanItem> planFetch(const FetchOptions& options)
     for (const TpuCollection* c : collections)
         for (const auto& split : splits) {
             FetchPlanItem item;
-            item.collection = c->id;
-            item.split = split;
-            item.archive = archiveName(*c, split);
-            item.folder = splitFolder(*c, split);
+            static_cast<FetchArchive&>(item) = fetchArchive(*c, split);
             if (!options.output.empty()) {
                 item.present = fs::exists(root / item.folder / kFetchMarker, ec);
                 if (!item.present && !folderMirror) {
@@ -276,10 +278,7 @@ std::vector<FetchItem> fetchTpuGraphs(
     for (const TpuCollection* c : collections) {
         for (const auto& split : splits) {
             FetchItem item;
-            item.collection = c->id;
-            item.split = split;
-            item.archive = archiveName(*c, split);
-            item.folder = splitFolder(*c, split);
+            static_cast<FetchArchive&>(item) = fetchArchive(*c, split);
             const fs::path final = root / item.folder;
             if (fs::exists(final / kFetchMarker, ec)) {
                 item.present = true;

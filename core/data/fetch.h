@@ -28,12 +28,17 @@ struct FetchOptions
     int attempts = 4; // requests per archive when a transfer breaks off (resumed each time)
 };
 
-struct FetchItem
+// One archive of the dataset: a split of a collection.
+struct FetchArchive
 {
     std::string collection; // "layout:xla:default"
     std::string split;
     std::string archive; // "npz_layout_xla_default_train.tar"
     std::string folder; // "npz/layout/xla/default/train"
+};
+
+struct FetchItem : FetchArchive
+{
     bool present = false; // already there from an earlier fetch: nothing done
     uint64_t archiveBytes = 0;
     uint64_t transferred = 0; // bytes received over the network
@@ -53,12 +58,8 @@ constexpr const char* kFetchWorkFolder = ".tgraph-download";
 bool isMirrorFolder(const std::string& mirror);
 
 // What a fetch with `options` would do with one archive, found without fetching anything.
-struct FetchPlanItem
+struct FetchPlanItem : FetchArchive
 {
-    std::string collection;
-    std::string split;
-    std::string archive;
-    std::string folder;
     bool present = false; // its split folder is complete: skipped
     bool downloaded = false; // the whole archive waits in the work folder (kept): extracted, not downloaded
     uint64_t partBytes = 0; // bytes of a broken-off download the fetch resumes from
