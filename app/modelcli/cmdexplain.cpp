@@ -168,7 +168,7 @@ void printText(const Attribution& a, AttributionOrder order, int64_t top, const 
         if (a.simulated.empty())
             std::printf("  (none: the simulator prices A and B the same)\n");
     } else if (!moduleNote.empty()) {
-        std::printf("\nsimulator: not shown, %s\n", moduleNote.c_str());
+        std::printf("\nsimulator: not shown, %s (--module FILE.hlo gives the graph's module)\n", moduleNote.c_str());
     }
 }
 

@@ -62,12 +62,13 @@ std::string curlMessage(CURLcode code, const char* buffer)
 }
 
 // HEAD: the size the server announces (-1 when it does not tell).
-int64_t remoteSize(const std::string& url)
+int64_t remoteSize(const std::string& url, int connectTimeoutSeconds)
 {
     Easy easy;
     char error[CURL_ERROR_SIZE];
     commonOptions(easy.handle, url, error);
     curl_easy_setopt(easy.handle, CURLOPT_NOBODY, 1L);
+    curl_easy_setopt(easy.handle, CURLOPT_CONNECTTIMEOUT, long(connectTimeoutSeconds));
     const CURLcode rc = curl_easy_perform(easy.handle);
     if (rc != CURLE_OK)
         throw InputError(url, "request", curlMessage(rc, error));
@@ -145,14 +146,42 @@ uint64_t fileSizeOr0(const std::string& path)
     return ec ? 0 : uint64_t(size);
 }
 
+// Removes the part when the download ends with no byte in it (refused, unreachable, cancelled
+// before the first byte): there is nothing to resume.
+class EmptyPartGuard
+{
+public:
+    explicit EmptyPartGuard(std::string part)
+        : m_part(std::move(part))
+    { }
+    ~EmptyPartGuard()
+    {
+        std::error_code ec;
+        if (fs::is_regular_file(m_part, ec) && fs::file_size(m_part, ec) == 0 && !ec)
+            fs::remove(m_part, ec);
+    }
+    EmptyPartGuard(const EmptyPartGuard&) = delete;
+    EmptyPartGuard& operator=(const EmptyPartGuard&) = delete;
+
+private:
+    std::string m_part;
+};
+
 } // namespace
+
+int64_t remoteFileSize(const std::string& url, int connectTimeoutSeconds)
+{
+    initCurl();
+    return remoteSize(url, connectTimeoutSeconds);
+}
 
 DownloadResult downloadFile(const std::string& url, const std::string& target, ProgressSink* progress, int attempts)
 {
     initCurl();
     const std::string part = target + ".part";
+    const EmptyPartGuard emptyPart(part);
     DownloadResult result;
-    const int64_t announced = remoteSize(url);
+    const int64_t announced = remoteSize(url, 30);
     uint64_t have = fileSizeOr0(part);
     if (announced >= 0 && have > uint64_t(announced)) {
         std::error_code ec;

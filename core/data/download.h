@@ -23,9 +23,15 @@ struct DownloadResult
 // that breaks off is resumed up to `attempts` times, and the part is renamed to `target` only when
 // it has every byte the server announced. A server that ignores Range starts the part over.
 // Throws InputError naming the URL on HTTP errors and unreachable servers, and Cancelled when
-// `progress` asks to stop (the part stays for the next call to resume).
+// `progress` asks to stop (the part stays for the next call to resume; a part without a byte in
+// it is removed).
 DownloadResult downloadFile(
     const std::string& url, const std::string& target, ProgressSink* progress, int attempts = 4);
+
+// The size the server announces for `url` (a HEAD request's Content-Length), -1 when it does not
+// tell (no length, HEAD refused). Throws InputError naming the URL when the server cannot be reached
+// within `connectTimeoutSeconds` or does not offer the file (404, 410).
+int64_t remoteFileSize(const std::string& url, int connectTimeoutSeconds = 30);
 
 // libcurl's version, for --version texts.
 std::string curlVersion();

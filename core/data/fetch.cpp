@@ -79,6 +79,62 @@ std::vector<const TpuCollection*> resolveCollections(const std::vector<std::stri
     return list;
 }
 
+std::vector<std::string> resolveSplits(const std::vector<std::string>& requested)
+{
+    std::vector<std::string> splits = requested.empty() ? tpuSplits() : requested;
+    for (const auto& s : splits)
+        if (std::find(tpuSplits().begin(), tpuSplits().end(), s) == tpuSplits().end())
+            throw InputError("--splits", s, "not a split (train, valid, test)");
+    return splits;
+}
+
+FetchArchive fetchArchive(const TpuCollection& collection, const std::string& split)
+{
+    return { collection.id, split, archiveName(collection, split), splitFolder(collection, split) };
+}
+
+// The folders create_directories(path) would make: path and its parents that do not exist yet,
+// deepest first.
+std::vector<fs::path> missingFolders(const fs::path& path)
+{
+    std::vector<fs::path> missing;
+    std::error_code ec;
+    for (fs::path p = fs::absolute(path, ec).lexically_normal(); !p.empty() && !fs::exists(p, ec);
+         p = p.parent_path()) {
+        if (p.has_filename())
+            missing.push_back(p);
+        else if (p == p.parent_path())
+            break;
+    }
+    return missing;
+}
+
+// At the end of a fetch, however it ends: the work folder goes when nothing is left in it (no .part
+// to resume, no kept archive), and so do the folders the fetch made when they stayed empty.
+class EmptyFolderSweeper
+{
+public:
+    EmptyFolderSweeper(fs::path work, std::vector<fs::path> created)
+        : m_work(std::move(work))
+        , m_created(std::move(created))
+    { }
+    ~EmptyFolderSweeper()
+    {
+        std::error_code ec;
+        if (fs::is_directory(m_work, ec) && fs::is_empty(m_work, ec))
+            fs::remove(m_work, ec);
+        for (const fs::path& folder : m_created) // deepest first
+            if (fs::is_directory(folder, ec) && fs::is_empty(folder, ec))
+                fs::remove(folder, ec);
+    }
+    EmptyFolderSweeper(const EmptyFolderSweeper&) = delete;
+    EmptyFolderSweeper& operator=(const EmptyFolderSweeper&) = delete;
+
+private:
+    fs::path m_work;
+    std::vector<fs::path> m_created;
+};
+
 // Loads every extracted file as a graph of `kind` with the published dtypes; InputError naming
 // the archive and the member on the first that fails.
 void checkExtracted(const fs::path& folder, const std::string& archive, const std::vector<std::string>& members,
@@ -137,35 +193,92 @@ bool isMirrorFolder(const std::string& mirror)
     return fs::is_directory(mirror, ec);
 }
 
+std::vector<FetchPlanItem> planFetch(const FetchOptions& options)
+{
+    const auto collections = resolveCollections(options.collections);
+    const std::vector<std::string> splits = resolveSplits(options.splits);
+    const bool folderMirror = !options.mirror.empty() && isMirrorFolder(options.mirror);
+    const fs::path root(options.output);
+    const fs::path work = root / kFetchWorkFolder;
+    std::vector<FetchPlanItem> plan;
+    std::error_code ec;
+    for (const TpuCollection* c : collections)
+        for (const auto& split : splits) {
+            FetchPlanItem item;
+            static_cast<FetchArchive&>(item) = fetchArchive(*c, split);
+            if (!options.output.empty()) {
+                item.present = fs::exists(root / item.folder / kFetchMarker, ec);
+                if (!item.present && !folderMirror) {
+                    item.downloaded = fs::is_regular_file(work / item.archive, ec);
+                    const auto part = fs::file_size(work / (item.archive + ".part"), ec);
+                    item.partBytes = ec ? 0 : uint64_t(part);
+                }
+            }
+            plan.push_back(item);
+        }
+    return plan;
+}
+
+std::vector<ArchiveSize> archiveSizes(
+    const std::string& mirror, const std::vector<std::string>& archives, int connectTimeoutSeconds)
+{
+    const std::string base = mirror.empty() ? std::string(kTpuGraphsBaseUrl) : mirror;
+    const bool folder = isMirrorFolder(base);
+    std::string unreachable; // set once the server could not be reached: not asked again
+    std::vector<ArchiveSize> sizes;
+    for (const std::string& archive : archives) {
+        ArchiveSize size;
+        size.archive = archive;
+        if (folder) {
+            std::error_code ec;
+            const auto bytes = fs::file_size(fs::path(base) / archive, ec);
+            if (ec)
+                size.problem = "not in the mirror folder";
+            else
+                size.bytes = int64_t(bytes);
+        } else if (base.find("://") == std::string::npos) {
+            size.problem = "the mirror is neither a folder nor a URL";
+        } else if (!unreachable.empty()) {
+            size.problem = unreachable;
+        } else {
+            try {
+                size.bytes = remoteFileSize(joinUrl(base, archive), connectTimeoutSeconds);
+            } catch (const InputError& e) {
+                size.problem = e.problem();
+                if (e.place() == "request") // no answer at all (rather than "not offered")
+                    unreachable = e.problem();
+            }
+        }
+        sizes.push_back(std::move(size));
+    }
+    return sizes;
+}
+
 std::vector<FetchItem> fetchTpuGraphs(
     const FetchOptions& options, ProgressSink* progress, const std::function<void(const FetchItem&)>& onItem)
 {
     const auto collections = resolveCollections(options.collections);
-    std::vector<std::string> splits = options.splits.empty() ? tpuSplits() : options.splits;
-    for (const auto& s : splits)
-        if (std::find(tpuSplits().begin(), tpuSplits().end(), s) == tpuSplits().end())
-            throw InputError("--splits", s, "not a split (train, valid, test)");
+    const std::vector<std::string> splits = resolveSplits(options.splits);
     const std::string mirror = options.mirror.empty() ? std::string(kTpuGraphsBaseUrl) : options.mirror;
     const bool folderMirror = isMirrorFolder(mirror);
     if (!folderMirror && mirror.find("://") == std::string::npos)
         throw InputError("--mirror", mirror, "neither a folder nor a URL (http://, https://, ftp://, file://)");
 
     const fs::path root(options.output);
+    const fs::path work = root / kFetchWorkFolder;
+    // Declared before the lock: the folders go after the lock is released.
+    const EmptyFolderSweeper sweeper(work, missingFolders(root));
     std::error_code ec;
     fs::create_directories(root, ec);
     if (ec)
         throw InputError(options.output, "create folder", ec.message());
     const FolderLock lock(root);
-    const fs::path work = root / kFetchWorkFolder;
 
     std::vector<FetchItem> items;
     for (const TpuCollection* c : collections) {
         for (const auto& split : splits) {
             FetchItem item;
-            item.collection = c->id;
-            item.split = split;
-            item.archive = archiveName(*c, split);
-            item.folder = splitFolder(*c, split);
+            static_cast<FetchArchive&>(item) = fetchArchive(*c, split);
             const fs::path final = root / item.folder;
             if (fs::exists(final / kFetchMarker, ec)) {
                 item.present = true;
@@ -243,10 +356,7 @@ std::vector<FetchItem> fetchTpuGraphs(
                 onItem(item);
         }
     }
-    // The work folder goes when nothing is left in it (no .part to resume, no kept archive).
-    if (fs::is_directory(work, ec) && fs::is_empty(work, ec))
-        fs::remove(work, ec);
-    return items;
+    return items; // the sweeper removes the work folder when nothing is left in it
 }
 
 } // namespace tgraph

@@ -28,12 +28,17 @@ struct FetchOptions
     int attempts = 4; // requests per archive when a transfer breaks off (resumed each time)
 };
 
-struct FetchItem
+// One archive of the dataset: a split of a collection.
+struct FetchArchive
 {
     std::string collection; // "layout:xla:default"
     std::string split;
     std::string archive; // "npz_layout_xla_default_train.tar"
     std::string folder; // "npz/layout/xla/default/train"
+};
+
+struct FetchItem : FetchArchive
+{
     bool present = false; // already there from an earlier fetch: nothing done
     uint64_t archiveBytes = 0;
     uint64_t transferred = 0; // bytes received over the network
@@ -52,11 +57,40 @@ constexpr const char* kFetchWorkFolder = ".tgraph-download";
 // True when `mirror` names a local folder rather than a URL.
 bool isMirrorFolder(const std::string& mirror);
 
+// What a fetch with `options` would do with one archive, found without fetching anything.
+struct FetchPlanItem : FetchArchive
+{
+    bool present = false; // its split folder is complete: skipped
+    bool downloaded = false; // the whole archive waits in the work folder (kept): extracted, not downloaded
+    uint64_t partBytes = 0; // bytes of a broken-off download the fetch resumes from
+};
+
+// The archives of `options` (collections x splits, in fetch order) and what a fetch would find of
+// each in the output folder; nothing is written or asked. Throws InputError for an unknown
+// collection or split.
+std::vector<FetchPlanItem> planFetch(const FetchOptions& options);
+
+// The size of a published archive where a fetch would take it from.
+struct ArchiveSize
+{
+    std::string archive;
+    int64_t bytes = -1; // -1: unknown
+    std::string problem; // why it is unknown ("" when the server just does not tell)
+};
+
+// The sizes of `archives` at `mirror` (empty = kTpuGraphsBaseUrl): the files' in a mirror folder,
+// else the server's answers to HEAD requests (Content-Length). A server that does not answer
+// within `connectTimeoutSeconds` is not asked again for the other archives. Never throws for a
+// size it cannot learn: that size is -1 with the problem.
+std::vector<ArchiveSize> archiveSizes(
+    const std::string& mirror, const std::vector<std::string>& archives, int connectTimeoutSeconds = 10);
+
 // Fetches every requested archive that is not already present. `onItem` is called after each
 // archive (fetched or found present). Throws InputError naming the archive (and member) when an
 // archive is refused or damaged or a download fails: that split folder is not created, temporary
 // files are removed (a download broken off stays as .part for the next call to resume), and
-// archives finished before stay. Cancelled through `progress`, likewise.
+// archives finished before stay. Cancelled through `progress`, likewise. Whether it ends well or
+// not, it leaves no folder it created empty: not the work folder, not the output folder.
 std::vector<FetchItem> fetchTpuGraphs(
     const FetchOptions& options, ProgressSink* progress, const std::function<void(const FetchItem&)>& onItem = {});
 

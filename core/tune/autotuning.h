@@ -43,7 +43,7 @@ struct AutotuneCandidate
 struct AutotuneOutcome
 {
     TuneResult result;
-    std::vector<AutotuneCandidate> top; // by re-scored score, at most topK
+    std::vector<AutotuneCandidate> top; // by re-scored score: at most topK distinct configs, not the default
     AutotuneCandidate defaultEntry;
     int winner = 0; // rank (1-based) in `top` to apply: verified faster than the default; 0 = keep it
     double searchSeconds = 0;

@@ -6,6 +6,11 @@
 
 namespace tgraph::facade {
 
+std::string simulatorVerificationProblem(const GraphDocument& document)
+{
+    return model::simulatorModuleProblem(document);
+}
+
 Autotuner::Autotuner(Ensemble& models, std::shared_ptr<const GraphDocument> document, model::AutotuneRequest request)
     : m_tuner(std::make_unique<model::Autotuner>(models.members().list, std::move(document), std::move(request)))
 { }

@@ -26,6 +26,11 @@ class Autotuner;
 
 namespace tgraph::facade {
 
+// Whether the simulator can verify the tuned configurations of `document` ("Verify with the
+// simulator"): "" when the graph's HLO module is known (HLO inputs, tuning records, `tgraph synth`
+// layout graph files whose module is generated again), else why not, in plain words.
+std::string simulatorVerificationProblem(const GraphDocument& document);
+
 class Autotuner
 {
 public:

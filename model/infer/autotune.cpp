@@ -18,6 +18,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 namespace tgraph::model {
@@ -79,6 +80,18 @@ double measureWithCommand(const std::string& command, const std::string& configF
         return NAN;
     }
     return last;
+}
+
+std::string simulatorModuleProblem(const GraphDocument& document)
+{
+    if (document.kind == GraphKind::Tile)
+        return "the simulator prices layouts, and this graph is a tile kernel";
+    if (document.module)
+        return {};
+    std::string why;
+    if (regenerateSynthModule(document.layout, &why))
+        return {};
+    return why;
 }
 
 Autotuner::Autotuner(
@@ -174,8 +187,12 @@ AutotuneOutcome Autotuner::run(ProgressSink* progress, const std::function<void(
         [](const AutotuneCandidate& a, const AutotuneCandidate& b) { return a.score < b.score; });
     out.defaultEntry
         = *std::find_if(finals.begin(), finals.end(), [](const AutotuneCandidate& c) { return c.evaluation == 0; });
+    // The top-k: distinct configurations other than the default, which has its own entry (listed
+    // among them too, it showed twice: as "default" and as one of the ranks). The search scores no
+    // config row twice, so distinct evaluations are distinct rows; the check keeps it so.
+    std::set<std::vector<float>> rows { m_space.row(result.evaluated[0].genes) };
     for (const AutotuneCandidate& c : finals)
-        if (int64_t(out.top.size()) < topK)
+        if (int64_t(out.top.size()) < topK && rows.insert(m_space.row(result.evaluated[c.evaluation].genes)).second)
             out.top.push_back(c);
 
     // Verification of the top-k and the default.
@@ -208,13 +225,7 @@ AutotuneOutcome Autotuner::run(ProgressSink* progress, const std::function<void(
         verifyOne(out.defaultEntry, 0);
         scope.advanceBy(1);
         for (size_t r = 0; r < out.top.size(); ++r) {
-            if (out.top[r].evaluation == 0) { // the default itself: verified once, its file under both names
-                out.top[r] = out.defaultEntry;
-                if (measure)
-                    writeFileAtomically(configFile(int(r + 1)), configJson(m_space.row(m_space.start()), int(r + 1)));
-            } else {
-                verifyOne(out.top[r], int(r + 1));
-            }
+            verifyOne(out.top[r], int(r + 1));
             scope.advanceBy(1);
         }
     }

@@ -28,6 +28,13 @@ class ProgressSink;
 
 namespace tgraph::model {
 
+// Whether the simulator can verify tuned configurations of `document` without a module file: it
+// prices the layouts of the graph's HLO module, which HLO inputs and tuning records carry and which
+// is generated again for a `tgraph synth` layout graph file (its meta_synthetic names the
+// generator). "" when it can, else why not, in words without command-line options (the studio
+// shows them).
+std::string simulatorModuleProblem(const GraphDocument& document);
+
 class Autotuner
 {
 public:

@@ -78,8 +78,9 @@ std::optional<LinkedModule> regenerateSynthModule(const LayoutGraph& graph, std:
 {
     std::string family;
     uint64_t seed = 0;
-    const std::string notSynth
-        = "the graph is not from tgraph synth (pass --module FILE.hlo for the simulator's breakdown)";
+    // The command lines add how to give the module (explain, tune: --module FILE).
+    const std::string notSynth = "the graph file does not hold its HLO module and is not from tgraph synth (whose "
+                                 "module is generated again)";
     if (graph.syntheticMeta.empty()) {
         *why = notSynth;
         return std::nullopt;

@@ -26,10 +26,12 @@
 
 #include <QAbstractAxis>
 #include <QChart>
+#include <QCheckBox>
 #include <QDir>
 #include <QFile>
 #include <QLabel>
 #include <QLineSeries>
+#include <QPushButton>
 #include <QScatterSeries>
 #include <QScopeGuard>
 #include <QSignalSpy>
@@ -42,6 +44,7 @@
 #include <atomic>
 #include <cmath>
 #include <random>
+#include <set>
 
 using namespace tgraph;
 
@@ -815,6 +818,174 @@ private Q_SLOTS:
         panel.run();
         QVERIFY(!panel.isRunning());
         QVERIFY(panel.banner()->text().contains("model"));
+    }
+
+    // The top-k lists distinct configurations: with a budget this small every candidate, the default
+    // included, is a finalist, and the default, which has the table's first row, is not listed again.
+    void tuneListsDistinctCandidates()
+    {
+        const GraphDocumentPtr doc = openFirst(firstNpz(m_layoutData + "/train"));
+        QVERIFY(doc);
+        TunePanel panel;
+        panel.setDocuments({ doc }, doc);
+        panel.setModelFiles({ m_weights });
+        panel.setStrategy(TuneStrategy::Random);
+        panel.setBudget(6);
+        panel.setBatch(3);
+        panel.setSimulate(false);
+        QSignalSpy done(&panel, &TunePanel::finished);
+        panel.run();
+        QVERIFY(done.count() > 0 || done.wait(120000));
+        QVERIFY2(panel.banner()->messages().isEmpty(), qPrintable(panel.banner()->text()));
+        const TuneView* v = panel.result();
+        QVERIFY(v);
+        QCOMPARE(v->evaluated, int64_t(6));
+        QCOMPARE(int(v->rows.size()), 6); // the default and the 5 others, each once
+        std::set<std::vector<float>> seen;
+        for (const TuneView::Row& row : v->rows)
+            QVERIFY2(seen.insert(row.values).second, qPrintable(QStringLiteral("rank %1 repeats a row").arg(row.rank)));
+        QCOMPARE(v->rows.front().rank, 0);
+        for (size_t r = 1; r < v->rows.size(); ++r)
+            QCOMPARE(v->rows[r].rank, int(r));
+        QCOMPARE(panel.tableModel()->rowCount(), 6);
+    }
+
+    // "Verify with the simulator" is offered only for a graph whose HLO module is known: ticked by
+    // default for an HLO module and a `tgraph synth` graph (its module is generated again), unticked
+    // and disabled with the reason for a graph file priced by `tgraph simulate` (its module is not in
+    // the file) and a tile kernel; a search on such a graph runs and says why it is not verified, in
+    // words without a command-line option.
+    void tuneVerifiesOnlyWithAModule()
+    {
+        const QString priced = path("priced.npz");
+        const auto r
+            = testutil::run(tgraphExe(), { "simulate", m_hlo, "-o", priced, "--configs", "24", "--seed", "4" });
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const GraphDocumentPtr hlo = openFirst(m_hlo);
+        const GraphDocumentPtr synth = openFirst(firstNpz(m_layoutData + "/train"));
+        const GraphDocumentPtr file = openFirst(priced);
+        const GraphDocumentPtr tile = openFirst(firstNpz(m_tileData));
+        QVERIFY(hlo && synth && file && tile);
+        QVERIFY(!file->module);
+        TunePanel panel;
+        auto* simulate = panel.findChild<QCheckBox*>("simulate");
+        QVERIFY(simulate);
+        const auto offered = [&](const GraphDocumentPtr& doc) {
+            panel.setDocuments({ hlo, synth, file, tile }, doc);
+            return QTest::qWaitFor([&] { return !panel.isCheckingModule(); }, 60000) && simulate->isEnabled()
+                && simulate->isChecked() && panel.simulatorProblem().isEmpty();
+        };
+        QVERIFY(offered(hlo));
+        // A synth graph's module is generated again off the GUI thread: the box waits meanwhile.
+        panel.setDocuments({ hlo, synth, file, tile }, synth);
+        QVERIFY(panel.isCheckingModule());
+        QVERIFY(!simulate->isEnabled() && !simulate->isChecked());
+        QVERIFY(offered(synth));
+        QVERIFY(!offered(file));
+        QVERIFY(!simulate->isChecked());
+        QVERIFY2(simulate->toolTip().contains("HLO module") && !simulate->toolTip().contains("--"),
+            qPrintable(simulate->toolTip()));
+        QVERIFY(!offered(tile));
+        QVERIFY2(simulate->toolTip().contains("tile"), qPrintable(simulate->toolTip()));
+        // Asking for it where it cannot be changes nothing; the user's choice holds where it can.
+        panel.setDocuments({ hlo, synth, file, tile }, file);
+        panel.setSimulate(true);
+        QVERIFY(!simulate->isChecked());
+        panel.setDocuments({ hlo, synth, file, tile }, hlo);
+        simulate->click(); // unticked by the user
+        QVERIFY(!simulate->isChecked());
+        panel.setDocuments({ hlo, synth, file, tile }, synth);
+        QVERIFY(simulate->isEnabled() && !simulate->isChecked());
+        simulate->click();
+        QVERIFY(simulate->isChecked());
+
+        // A search on the graph file: no error, not verified, and the summary says why.
+        panel.setDocuments({ hlo, synth, file, tile }, file);
+        panel.setModelFiles({ m_weights });
+        panel.setBudget(48);
+        panel.setBatch(16);
+        QSignalSpy done(&panel, &TunePanel::finished);
+        panel.run();
+        QVERIFY(done.count() > 0 || done.wait(120000));
+        QVERIFY2(panel.banner()->messages().isEmpty(), qPrintable(panel.banner()->text()));
+        QVERIFY(panel.result());
+        QVERIFY(panel.result()->verification.empty());
+        const QString summary = panel.summary()->text();
+        QVERIFY2(summary.contains("Not verified") && summary.contains("HLO module") && !summary.contains("--"),
+            qPrintable(summary));
+    }
+
+    // A banner about a state goes when the state ends (a project opened, a model or a graph chosen),
+    // and however many messages it holds, the panel's main button stays whole in sight: the inference
+    // panel in a dock of a 1366x768 screen (a third of its height).
+    void bannersLeaveWithTheirCause()
+    {
+        const GraphDocumentPtr doc = openFirst(firstNpz(m_layoutData + "/train"));
+        QVERIFY(doc);
+        InferencePanel panel;
+        panel.resize(1366, 250);
+        panel.setDocuments({ doc }, doc);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        auto* openStored = panel.findChild<QPushButton*>("openStored");
+        auto* run = panel.findChild<QPushButton*>("run");
+        QVERIFY(openStored && run);
+        panel.run(); // no model: the form's problem
+        QVERIFY2(panel.banner()->text().contains("Choose a model"), qPrintable(panel.banner()->text()));
+        openStored->click(); // no project known: a warning instead of a menu
+        QVERIFY2(panel.banner()->text().contains("No project is open"), qPrintable(panel.banner()->text()));
+        QCOMPARE(panel.banner()->messages().size(), 2);
+        panel.banner()->addMessage("A failure of an earlier run that names a long path "
+                                   "/home/someone/projects/tpu/graphs/collection/train/a_graph_with_a_long_name.npz");
+        QTest::qWait(50);
+        // The Run button is whole and in sight, beside the banner, not under it.
+        const auto inSight = [&](QWidget* w) {
+            const QRect r(w->mapTo(&panel, QPoint(0, 0)), w->size());
+            const QRect banner(panel.banner()->mapTo(&panel, QPoint(0, 0)), panel.banner()->size());
+            return w->isVisibleTo(&panel) && panel.rect().contains(r) && !r.intersects(banner)
+                && w->visibleRegion().boundingRect() == w->rect();
+        };
+        QVERIFY(inSight(run));
+        if (const QString shots = testutil::env("TGRAPH_SCREENSHOT_DIR"); !shots.isEmpty())
+            panel.grab().save(shots + "/inference-banner-1366.png");
+        // A project opened: its warning goes, the others stay.
+        const QString project = path("banner.tgproj");
+        Project::create(project.toStdString());
+        panel.setProjects({ project });
+        QVERIFY(!panel.banner()->text().contains("No project is open"));
+        QCOMPARE(panel.banner()->messages().size(), 2);
+        // A model chosen: the form's problem goes; what is left is an event, dismissed by the user.
+        panel.setModelFiles({ m_weights });
+        QCOMPARE(panel.banner()->messages().size(), 1);
+        panel.banner()->dismiss();
+        QVERIFY(!panel.banner()->isVisible());
+
+        // The Tune panel: "open a graph" and "choose a model" go when a graph and a model come.
+        TunePanel tune;
+        tune.run();
+        QVERIFY(tune.banner()->text().contains("Open a graph"));
+        tune.setDocuments({ doc }, doc);
+        QVERIFY(tune.banner()->messages().isEmpty());
+        tune.setModelFiles({});
+        tune.run();
+        QVERIFY(tune.banner()->text().contains("Choose a model"));
+        tune.setModelFiles({ m_weights });
+        QVERIFY(tune.banner()->messages().isEmpty());
+        QVERIFY(!tune.banner()->isVisibleTo(&tune));
+
+        // The explain view: likewise with its context.
+        ExplainPanel explain;
+        explain.run();
+        QVERIFY(explain.banner()->text().contains("Open a layout graph"));
+        ExplainRequest context;
+        context.document = doc;
+        explain.setContext(context);
+        QVERIFY(explain.banner()->messages().isEmpty());
+        explain.run();
+        QVERIFY(explain.banner()->text().contains("Choose a model"));
+        context.weights = { m_weights.toStdString() };
+        explain.setContext(context);
+        QVERIFY(explain.banner()->messages().isEmpty());
     }
 
     void badInputsShowABanner()

@@ -7,6 +7,9 @@
 #include "rangeserver.h"
 #include "testutil.h"
 
+#include "core/data/fetch.h"
+#include "core/util/error.h"
+
 #include <QDirIterator>
 #include <QElapsedTimer>
 #include <QJsonArray>
@@ -254,7 +257,112 @@ private Q_SLOTS:
             = tgraph({ "data", "fetch", "--collections", "tile:xla", "--mirror", server.url(), "-o", out });
         QCOMPARE(r.exitCode, 1);
         QVERIFY2(r.err.contains("npz_tile_xla_train.tar") && r.err.contains("404"), r.err.constData());
-        QVERIFY(!QFileInfo::exists(out + "/npz"));
+        QVERIFY(!QFileInfo::exists(out)); // not even the folder it made for the tree
+    }
+
+    // A fetch that fails leaves nothing it made: no part without a byte, no empty work folder, not
+    // the output folder (and its parents) it created; a folder that was there before stays as it
+    // was. A part holding bytes stays to be resumed (interruptAndResume).
+    void failedFetchLeavesNothing()
+    {
+        const QString empty = m_dir.filePath("empty-mirror-head");
+        QDir().mkpath(empty);
+        // HEAD refused, then GET 404: the part was opened before the refusal came.
+        RangeServer server(empty, m_dir.path(), { "--no-head" });
+        QVERIFY(server.ok());
+        const QString made = m_dir.filePath("made-by-fetch");
+        const QStringList args { "data", "fetch", "--collections", "tile:xla", "--splits", "train", "--mirror" };
+        ProcessResult r = tgraph(args + QStringList { server.url(), "-o", made + "/deeper/tree" });
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains("404"), r.err.constData());
+        QCOMPARE(server.requests(), QStringList({ "HEAD /npz_tile_xla_train.tar -", "GET /npz_tile_xla_train.tar -" }));
+        QVERIFY(!QFileInfo::exists(made));
+        const QString existing = m_dir.filePath("was-there");
+        QVERIFY(QDir().mkpath(existing));
+        writeAll(existing + "/notes.txt", "mine");
+        r = tgraph(args + QStringList { server.url(), "-o", existing });
+        QCOMPARE(r.exitCode, 1);
+        QCOMPARE(QDir(existing).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot),
+            QStringList({ "notes.txt" }));
+        // A server nobody answers at (the discard port, closed on a test machine): likewise.
+        r = tgraph(args + QStringList { "http://127.0.0.1:9/", "-o", made + "/tree" });
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY(!QFileInfo::exists(made));
+    }
+
+    // What the Fetch dialog shows before a fetch: the archives with what a fetch would find of each
+    // (planFetch), and their sizes from the mirror folder or the server's HEAD answers
+    // (archiveSizes): "unknown" when the server does not tell or does not have the archive.
+    void planAndSizes()
+    {
+        std::vector<std::string> names;
+        for (const QString& f : QDir(m_mirror).entryList({ "*.tar" }, QDir::Files, QDir::Name))
+            names.push_back(f.toStdString());
+        QCOMPARE(names.size(), size_t(6));
+        names.push_back("npz_layout_nlp_random_train.tar"); // not in the mirror
+        const auto expectSizes = [&](const std::vector<tgraph::ArchiveSize>& sizes, bool known) {
+            QCOMPARE(sizes.size(), names.size());
+            for (size_t i = 0; i + 1 < names.size(); ++i) {
+                QCOMPARE(sizes[i].archive, names[i]);
+                QCOMPARE(sizes[i].bytes,
+                    known ? QFileInfo(m_mirror + "/" + QString::fromStdString(names[i])).size() : int64_t(-1));
+            }
+            QCOMPARE(sizes.back().bytes, int64_t(-1));
+            QVERIFY(!sizes.back().problem.empty());
+        };
+        expectSizes(tgraph::archiveSizes(m_mirror.toStdString(), names), true);
+        {
+            RangeServer server(m_mirror, m_dir.path());
+            QVERIFY(server.ok());
+            expectSizes(tgraph::archiveSizes(server.url().toStdString(), names), true);
+            const QStringList requests = server.requests();
+            QCOMPARE(requests.size(), int(names.size()));
+            for (const QString& request : requests)
+                QVERIFY2(request.startsWith("HEAD /"), qPrintable(request)); // nothing downloaded
+        }
+        {
+            RangeServer server(m_mirror, m_dir.path(), { "--no-head" });
+            QVERIFY(server.ok());
+            const auto sizes = tgraph::archiveSizes(server.url().toStdString(), names);
+            for (const tgraph::ArchiveSize& size : sizes)
+                QCOMPARE(size.bytes, int64_t(-1));
+            QVERIFY(sizes.front().problem.empty()); // the server just does not tell
+        }
+        // Nobody answers: one attempt, then every size unknown for that reason.
+        const auto unreachable = tgraph::archiveSizes("http://127.0.0.1:9/", names, 5);
+        for (const tgraph::ArchiveSize& size : unreachable) {
+            QCOMPARE(size.bytes, int64_t(-1));
+            QCOMPARE(size.problem, unreachable.front().problem);
+        }
+        QVERIFY(!unreachable.front().problem.empty());
+
+        // The plan: a split fetched before is skipped, a part is resumed, a kept archive extracted.
+        const QString out = m_dir.filePath("out-plan");
+        ProcessResult r = tgraph(
+            { "data", "fetch", "--collections", "tile:xla", "--splits", "train", "--mirror", m_mirror, "-o", out });
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QVERIFY(QDir().mkpath(out + "/.tgraph-download"));
+        writeAll(out + "/.tgraph-download/npz_tile_xla_valid.tar.part", QByteArray(1000, 'x'));
+        QVERIFY(QFile::copy(m_mirror + "/npz_tile_xla_test.tar", out + "/.tgraph-download/npz_tile_xla_test.tar"));
+        tgraph::FetchOptions options;
+        options.collections = { "tile:xla", "layout:xla:default" };
+        options.output = out.toStdString();
+        options.mirror = "http://127.0.0.1:9/";
+        const std::vector<tgraph::FetchPlanItem> plan = tgraph::planFetch(options);
+        QCOMPARE(plan.size(), size_t(6));
+        QCOMPARE(plan[0].archive, std::string("npz_tile_xla_train.tar"));
+        QVERIFY(plan[0].present);
+        QCOMPARE(plan[1].partBytes, uint64_t(1000));
+        QVERIFY(!plan[1].present && !plan[1].downloaded);
+        QVERIFY(plan[2].downloaded);
+        for (size_t i = 3; i < plan.size(); ++i)
+            QVERIFY(!plan[i].present && !plan[i].downloaded && plan[i].partBytes == 0);
+        QCOMPARE(plan[3].folder, std::string("npz/layout/xla/default/train"));
+        // Planning writes nothing.
+        QCOMPARE(filesBelow(out + "/.tgraph-download"),
+            QStringList({ "npz_tile_xla_test.tar", "npz_tile_xla_valid.tar.part" }));
+        options.splits = { "train", "weekly" };
+        QVERIFY_THROWS_EXCEPTION(tgraph::InputError, tgraph::planFetch(options));
     }
 
     // Archives with a bad member: refused with the archive and the member named, nothing of the

@@ -10,14 +10,17 @@
 #include "app/studio/data/collectionview.h"
 #include "app/studio/data/fetchdialog.h"
 #include "widgets/common/errorbanner.h"
+#include "widgets/common/formatting.h"
 #include "widgets/common/jobtracker.h"
 
 #include <QApplication>
 #include <QCheckBox>
+#include <QLabel>
 #include <QListWidget>
 #include <QPushButton>
 #include <QTableView>
 #include <QTemporaryDir>
+#include <QTreeWidget>
 
 using namespace testutil;
 
@@ -57,6 +60,80 @@ private Q_SLOTS:
         dialog.setDestination({});
         dialog.options(&error);
         QVERIFY(!error.isEmpty());
+    }
+
+    // Before a fetch the dialog says, in its own words, which archives the collections and splits
+    // checked stand for, how large they are (the server's HEAD answers, asked once while the dialog
+    // is shown) and what will happen to each; "size unknown" where the server does not tell.
+    void dialogShowsWhatItFetches()
+    {
+        RangeServer server(m_mirror, m_dir.path());
+        QVERIFY(server.ok());
+        FetchDialog dialog;
+        const QString intro = dialog.findChild<QLabel*>("intro")->text();
+        QVERIFY2(!intro.contains("docs/") && !intro.contains(QChar(0x00a7)), qPrintable(intro));
+        dialog.setDestination(m_dir.filePath("tree-plan"));
+        dialog.setMirror(server.url());
+        dialog.setCollections({ "tile:xla", "layout:nlp:random" }); // the mirror has no layout:nlp:random
+        dialog.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+        QTRY_VERIFY_WITH_TIMEOUT(!dialog.isAskingSizes(), 30000);
+        QTreeWidget* plan = dialog.planView();
+        QCOMPARE(plan->topLevelItemCount(), 6);
+        qint64 tileBytes = 0;
+        for (int i = 0; i < plan->topLevelItemCount(); ++i) {
+            const QTreeWidgetItem* row = plan->topLevelItem(i);
+            const QString archive = row->text(0);
+            QVERIFY2(row->text(2).contains("downloaded"), qPrintable(row->text(2)));
+            if (archive.startsWith("npz_tile_xla_")) {
+                const qint64 size = QFileInfo(m_mirror + "/" + archive).size();
+                QCOMPARE(row->text(1), Formatting::bytes(quint64(size)));
+                tileBytes += size;
+            } else {
+                QVERIFY2(archive.startsWith("npz_layout_nlp_random_"), qPrintable(archive));
+                QCOMPARE(row->text(1), QString("size unknown"));
+                QVERIFY2(row->toolTip(1).contains("does not offer"), qPrintable(row->toolTip(1)));
+            }
+        }
+        QVERIFY2(dialog.planSummary().contains("To download: 6 archives")
+                && dialog.planSummary().contains(Formatting::bytes(quint64(tileBytes)))
+                && dialog.planSummary().contains("3 of unknown size"),
+            qPrintable(dialog.planSummary()));
+        // Another split unchecked: the sizes known are used again, the server is not asked.
+        const int asked = server.requests().size();
+        QCOMPARE(asked, 15); // one HEAD per archive of the dataset
+        dialog.findChild<QCheckBox*>("test")->setChecked(false);
+        QCOMPARE(plan->topLevelItemCount(), 4);
+        QCOMPARE(server.requests().size(), asked);
+        // A server that does not tell sizes: every size unknown, said so.
+        RangeServer silent(m_mirror, m_dir.path(), { "--no-head" });
+        QVERIFY(silent.ok());
+        dialog.setCollections({ "tile:xla" });
+        dialog.setMirror(silent.url());
+        QTRY_VERIFY_WITH_TIMEOUT(dialog.planSummary().contains("size unknown"), 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(!dialog.isAskingSizes(), 30000);
+        QCOMPARE(plan->topLevelItemCount(), 2);
+        QCOMPARE(plan->topLevelItem(0)->text(1), QString("size unknown"));
+        QVERIFY2(
+            dialog.planSummary().startsWith("To download: 2 archives, size unknown"), qPrintable(dialog.planSummary()));
+        // A mirror folder: read in place, nothing downloaded; a split fetched before is skipped.
+        const QString fetched = m_dir.filePath("tree-plan-fetched");
+        dialog.setDestination(fetched);
+        dialog.setMirror(m_mirror);
+        dialog.findChild<QCheckBox*>("valid")->setChecked(false); // train only
+        QSignalSpy done(&dialog, &FetchDialog::fetched);
+        dialog.findChild<QPushButton*>("fetchButton")->click();
+        QVERIFY(done.wait(60000));
+        dialog.findChild<QCheckBox*>("valid")->setChecked(true);
+        QTRY_VERIFY_WITH_TIMEOUT(!dialog.isAskingSizes(), 30000);
+        QCOMPARE(plan->topLevelItemCount(), 2);
+        QVERIFY2(plan->topLevelItem(0)->text(2).contains("skipped"), qPrintable(plan->topLevelItem(0)->text(2)));
+        QVERIFY2(plan->topLevelItem(1)->text(2).contains("mirror folder"), qPrintable(plan->topLevelItem(1)->text(2)));
+        QCOMPARE(plan->topLevelItem(1)->text(1),
+            Formatting::bytes(quint64(QFileInfo(m_mirror + "/npz_tile_xla_valid.tar").size())));
+        QVERIFY2(dialog.planSummary().contains("1 archive to read from the mirror folder")
+                && dialog.planSummary().contains("1 already fetched"),
+            qPrintable(dialog.planSummary()));
     }
 
     void fetchFromMirror()

@@ -288,7 +288,13 @@ private Q_SLOTS:
             scores.push_back(f[3].toDouble());
         }
         QVERIFY(std::is_sorted(scores.begin(), scores.end()));
-        QVERIFY(scores.front() <= top[1].split(',')[3].toDouble()); // the default was among the finalists
+        // Distinct candidates: the default (evaluation 0) has its row and is not one of the ranks.
+        QSet<QByteArray> evaluations { top[1].split(',')[1] };
+        for (int i = 2; i < top.size(); ++i) {
+            const QByteArray evaluation = top[i].split(',')[1];
+            QVERIFY2(!evaluations.contains(evaluation), top[i].constData());
+            evaluations.insert(evaluation);
+        }
         // top.npz is a layout graph of the top-k: tgraph predict gives the same scores (cross-attn off:
         // a score does not depend on its batch).
         const CsvScores predicted = parseScoresCsv(predictCsv({ m_weightsOff }, { out + "/top.npz" }));

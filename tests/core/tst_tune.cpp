@@ -150,6 +150,45 @@ private Q_SLOTS:
         }
     }
 
+    // A tile kernel listing a config twice (the published collections hold such rows): every strategy
+    // scores each distinct config once, so a ranking of the evaluations never holds one twice.
+    void repeatedConfigsAreOneCandidate()
+    {
+        TileGraph kernel;
+        const int width = 24;
+        std::vector<float> feat;
+        for (int c = 0; c < 12; ++c)
+            for (int k = 0; k < width; ++k)
+                feat.push_back(float((c % 8) * 10 + k)); // configs 8..11 repeat configs 0..3
+        kernel.configFeat = NdArray<float>::fromVector({ 12, width }, feat);
+        kernel.configRuntime = NdArray<int64_t>::fromVector({ 12 }, std::vector<int64_t>(12, 1));
+        const TuneSpace space = tileTuneSpace(kernel, "kernel.npz");
+        QCOMPARE(space.sizeUpTo(1000), int64_t(12));
+        const TuneScorer scorer = [&space](const std::vector<TuneGenes>& batch) {
+            std::vector<double> out;
+            for (const TuneGenes& g : batch)
+                out.push_back(double(space.row(g)[0])); // a config's score follows its values
+            return out;
+        };
+        for (const TuneStrategy s :
+            { TuneStrategy::Exhaustive, TuneStrategy::Random, TuneStrategy::Annealing, TuneStrategy::Evolutionary }) {
+            TuneOptions options;
+            options.strategy = s;
+            options.budget = 12;
+            options.batch = 5;
+            const TuneResult r = runTuneSearch(space, options, scorer);
+            std::set<std::vector<float>> rows;
+            for (const size_t i : r.ranking())
+                QVERIFY2(rows.insert(space.row(r.evaluated[i].genes)).second, tuneStrategyName(s));
+            QVERIFY2(r.evaluated.size() <= 8, tuneStrategyName(s));
+            if (s == TuneStrategy::Exhaustive) {
+                QCOMPARE(r.evaluated.size(), size_t(8));
+                QCOMPARE(r.duplicatesSkipped, int64_t(4));
+                QVERIFY(r.exhausted);
+            }
+        }
+    }
+
     void exhaustiveRefusesLargeSpaces()
     {
         const SimulatedModule m("resnet", 300, 4);

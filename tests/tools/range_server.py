@@ -6,7 +6,8 @@ Unlike `python3 -m http.server` it answers "Range: bytes=N-" (206 Partial Conten
 break a transfer off: --cut NAME:BYTES sends the first GET of NAME with its full Content-Length but
 only BYTES bytes of body, then closes the connection. Every request is appended to --log as one
 line "METHOD /path RANGE" (RANGE is '-' when absent), so a test can check what was asked for.
---no-range answers every GET with the whole file; --throttle B/S sends bodies slowly (a transfer to interrupt).
+--no-range answers every GET with the whole file; --throttle B/S sends bodies slowly (a transfer to interrupt);
+--no-head answers HEAD with 405 (a server that does not tell a file's size before sending it).
 Binds 127.0.0.1 on a free port, written to --port-file; exits by itself after --lifetime seconds.
 """
 import argparse
@@ -27,6 +28,7 @@ def main():
     ap.add_argument("--lifetime", type=float, default=120)
     ap.add_argument("--no-range", action="store_true", help="ignore Range: always 200 with the whole file")
     ap.add_argument("--throttle", type=int, default=0, help="bytes per second of a GET body (0 = no limit)")
+    ap.add_argument("--no-head", action="store_true", help="answer HEAD with 405 Method Not Allowed")
     args = ap.parse_args()
 
     cuts = {}
@@ -54,6 +56,12 @@ def main():
 
         def do_HEAD(self):
             self.record()
+            if args.no_head:
+                self.send_response(405)
+                self.send_header("Allow", "GET")
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
             path, _ = self.target()
             if path is None:
                 self.send_error(404)

@@ -14,8 +14,13 @@
 #include "widgets/runs/runcomparisonview.h"
 #include "widgets/runs/runcurvesview.h"
 
+#include <QAbstractBarSeries>
+#include <QBarCategoryAxis>
+#include <QBarSet>
 #include <QChart>
 #include <QChartView>
+#include <QGraphicsScene>
+#include <QGraphicsView>
 #include <QImage>
 #include <QLineSeries>
 #include <QSet>
@@ -99,6 +104,48 @@ RunCurve curve(const QString& label, tgraph::MetricSeries s)
     c.runId = label.toStdString();
     c.series = std::move(s);
     return c;
+}
+
+// The tau strip of one graph as drawn: its bar set, its axes, and the bar's pixels.
+void checkOneBar(TauStripView& strip, double tau)
+{
+    QChart* chart = strip.chart();
+    QAbstractBarSeries* bars = nullptr;
+    for (QAbstractSeries* s : chart->series())
+        if (auto* b = qobject_cast<QAbstractBarSeries*>(s))
+            bars = b;
+    QVERIFY(bars);
+    QCOMPARE(bars->count(), 1);
+    QBarSet* set = bars->barSets().front();
+    QCOMPARE(set->count(), 1);
+    QCOMPARE(set->at(0), tau);
+    // The axes: the graph's name below, tau's scale beside, both shown and holding the bar.
+    auto* x = qobject_cast<QBarCategoryAxis*>(chart->axes(Qt::Horizontal, bars).value(0));
+    QVERIFY(x && x->isVisible() && x->isLineVisible());
+    QCOMPARE(x->categories(), QStringList({ "only" }));
+    auto* y = qobject_cast<NiceAxis*>(chart->axes(Qt::Vertical, bars).value(0));
+    QVERIFY(y && y->isVisible());
+    QVERIFY(y->min() <= std::min(0.0, tau) && y->max() >= std::max(0.0, tau));
+    QVERIFY(axisLabels(y).contains("0"));
+    // The bar on screen, halfway between 0 and tau, in its set's colour.
+    const QPointF zero = chart->mapToPosition(QPointF(0, 0), bars);
+    const QPointF top = chart->mapToPosition(QPointF(0, tau), bars);
+    QVERIFY2(std::abs(top.y() - zero.y()) >= 20, qPrintable(QStringLiteral("a bar of %1 px").arg(top.y() - zero.y())));
+    QGraphicsView* view = chart->scene()->views().front();
+    const QPoint middle = view->mapTo(&strip, view->mapFromScene((zero + top) / 2));
+    const QImage image = strip.grab().toImage();
+    QVERIFY(image.rect().contains(middle));
+    const QColor seen = image.pixelColor(middle);
+    const QColor want = set->color();
+    QVERIFY2(
+        std::abs(seen.red() - want.red()) + std::abs(seen.green() - want.green()) + std::abs(seen.blue() - want.blue())
+            <= 30,
+        qPrintable(QStringLiteral("tau %1: %2 at %3,%4 where the bar (%5) should be")
+                       .arg(tau)
+                       .arg(seen.name())
+                       .arg(middle.x())
+                       .arg(middle.y())
+                       .arg(want.name())));
 }
 
 } // namespace
@@ -310,6 +357,37 @@ private Q_SLOTS:
         QVERIFY(runtime->titleText().contains("ms"));
         QVERIFY(axisLabels(runtime).size() >= 2);
         QVERIFY(runtime->min() <= 910.0 && runtime->max() >= 910.0 + 1181e-3);
+    }
+
+    // One graph draws its bar and its axes as several do (docs/studio.md §5.3), read back from the
+    // chart's series and axes and from its pixels: the bar's colour between y = 0 and y = tau at the
+    // category's centre. As the inference panel has it: the strip on a tab behind the rank scatter,
+    // filled while hidden (after a collection of several), shown, then filled again while shown.
+    void tauStripDrawsOneGraph()
+    {
+        for (const double tau : { 0.6, -0.4, 1.0 }) {
+            QTabWidget tabs;
+            tabs.resize(500, 340);
+            tabs.addTab(new QWidget, "scatter");
+            auto* strip = new TauStripView;
+            tabs.addTab(strip, "tau");
+            tabs.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&tabs));
+            strip->setEntries({ { "a", "a.npz", "layout:xla:default", 0.2 },
+                { "b", "b.npz", "layout:nlp:default", 0.7 }, { "c", "c.npz", "layout:xla:default", -0.1 } });
+            strip->setEntries({ { "only", "only.npz", "layout:xla:default", 0.3 } });
+            tabs.setCurrentIndex(1);
+            QTest::qWait(50);
+            checkOneBar(*strip, 0.3);
+            if (QTest::currentTestFailed())
+                return;
+            strip->setEntries({ { "only", "only.npz", "layout:xla:default", tau } });
+            QTest::qWait(50);
+            checkOneBar(*strip, tau);
+            if (QTest::currentTestFailed())
+                return;
+            saveScreenshot(tabs, QStringLiteral("tau-strip-one-graph.png"));
+        }
     }
 
     void tauAxesFollowThePolicy()

@@ -31,6 +31,7 @@
 #include <QScrollBar>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTemporaryDir>
@@ -59,6 +60,7 @@ private Q_SLOTS:
     void slowLayoutShowsPlaceholder();
     void inspectorShowsTheNode();
     void npzGraphsWithoutModule();
+    void inspectorFollowsTheSelectedConfiguration();
     void overlayColoursNodes();
     void overlayColourBarReadsWell();
     void exportWritesSvgAndPng();
@@ -526,6 +528,97 @@ void TestGraphWidgets::npzGraphsWithoutModule()
         QCOMPARE(
             inspector.configTree()->topLevelItem(1)->child(2)->text(1), QString::number(double(values[8]), 'g', 6));
     }
+}
+
+// The inspector shows the configuration the studio selects (InferencePanel::configSelected's
+// graph path and config id), announces one picked in its spin box, and keeps one per graph file.
+void TestGraphWidgets::inspectorFollowsTheSelectedConfiguration()
+{
+    const auto openSynthetic = [this](const QString& name, int64_t configs, uint64_t seed) -> GraphDocumentPtr {
+        SyntheticLayoutSpec spec;
+        spec.nodes = 300;
+        spec.configurableNodes = 8;
+        spec.configs = configs;
+        spec.seed = seed;
+        const QString path = m_dir.filePath(name);
+        saveLayoutGraph(makeSyntheticLayoutGraph(spec), path.toStdString());
+        auto docs = openGraphDocuments(path.toStdString());
+        return docs.size() == 1 ? GraphDocumentPtr(docs.front()) : nullptr;
+    };
+    const GraphDocumentPtr a = openSynthetic(QStringLiteral("configs-a.npz"), 500, 11);
+    const GraphDocumentPtr b = openSynthetic(QStringLiteral("configs-b.npz"), 20, 12);
+    QVERIFY(a && b);
+    const QString pathA = QString::fromStdString(a->path);
+    const QString pathB = QString::fromStdString(b->path);
+    int64_t node = 0;
+    while (!a->isConfigurable(node))
+        ++node;
+    // The values the inspector shows, and those of configuration `config` of `doc`.
+    const auto shown = [](const NodeInspector& inspector) {
+        QStringList values;
+        QTreeWidget* tree = inspector.configTree();
+        for (int t = 0; t < tree->topLevelItemCount(); ++t)
+            for (int k = 0; k < tree->topLevelItem(t)->childCount(); ++k)
+                values << tree->topLevelItem(t)->child(k)->text(1);
+        return values;
+    };
+    const auto valuesOf = [](const GraphDocument& doc, int64_t n, int64_t config) {
+        QStringList values;
+        const float* v = doc.configValues(n, config);
+        for (int k = 0; v && k < 18; ++k)
+            values << QString::number(double(v[k]), 'g', 6);
+        return values;
+    };
+    // A node whose layouts differ between configurations 0 and 450, so the check can fail.
+    while (node < a->nodeCount() && (!a->isConfigurable(node) || valuesOf(*a, node, 0) == valuesOf(*a, node, 450)))
+        ++node;
+    QVERIFY(node < a->nodeCount());
+
+    NodeInspector inspector;
+    QSignalSpy changed(&inspector, &NodeInspector::configurationChanged);
+    // Selected before the graph is shown: remembered.
+    inspector.showConfiguration(pathA, 450);
+    inspector.setDocument(a);
+    inspector.setNode(node);
+    QCOMPARE(inspector.configuration(), int64_t(450));
+    QCOMPARE(shown(inspector), valuesOf(*a, node, 450));
+    QVERIFY(changed.isEmpty()); // showing a graph is no new selection
+    // Selected while shown: shown at once and announced; another node keeps it.
+    inspector.showConfiguration(pathA, 3);
+    QCOMPARE(inspector.configuration(), int64_t(3));
+    QCOMPARE(shown(inspector), valuesOf(*a, node, 3));
+    QCOMPARE(changed.count(), 1);
+    QCOMPARE(changed.takeFirst().front().toLongLong(), qint64(3));
+    QVERIFY(inspector.setConfiguration(450));
+    QCOMPARE(changed.takeFirst().front().toLongLong(), qint64(450));
+    int64_t other = node + 1;
+    while (!a->isConfigurable(other))
+        ++other;
+    inspector.setNode(other);
+    QCOMPARE(shown(inspector), valuesOf(*a, other, 450));
+    inspector.setNode(node);
+    // Picked in the spin box: announced like a selection.
+    auto* spin = inspector.findChild<QSpinBox*>(QStringLiteral("inspectorConfigIndex"));
+    QVERIFY(spin);
+    spin->setValue(12);
+    QCOMPARE(changed.count(), 1);
+    QCOMPARE(changed.takeFirst().front().toLongLong(), qint64(12));
+    QCOMPARE(shown(inspector), valuesOf(*a, node, 12));
+    // A configuration the graph does not have changes nothing.
+    QVERIFY(!inspector.setConfiguration(500));
+    inspector.showConfiguration(pathA, 100000);
+    QCOMPARE(inspector.configuration(), int64_t(12));
+    QVERIFY(changed.isEmpty());
+    // A selection for another graph waits for that graph; each graph keeps its own.
+    inspector.showConfiguration(pathB, 5);
+    QCOMPARE(inspector.configuration(), int64_t(12));
+    inspector.setDocument(b);
+    QCOMPARE(inspector.configuration(), int64_t(5));
+    inspector.setDocument(a);
+    QCOMPARE(inspector.configuration(), int64_t(12));
+    inspector.setNode(node);
+    QCOMPARE(shown(inspector), valuesOf(*a, node, 12));
+    QVERIFY(changed.isEmpty());
 }
 
 void TestGraphWidgets::overlayColoursNodes()

@@ -9,25 +9,30 @@
 #include "core/store/runwriter.h"
 #include "core/store/sweeps.h"
 #include "core/util/json.h"
+#include "widgets/common/windowplacement.h"
+#include "widgets/runs/parallelcoordinatesview.h"
+#include "widgets/runs/runcomparisonwindow.h"
 #include "widgets/runs/runcurvedata.h"
 #include "widgets/runs/runcurvesview.h"
 #include "widgets/runs/runparamsmodel.h"
 #include "widgets/runs/runparamsview.h"
 #include "widgets/runs/runtablemodel.h"
-#include "widgets/runs/parallelcoordinatesview.h"
 #include "widgets/runs/smoothing.h"
 #include "widgets/runs/sweepcurvesview.h"
 #include "widgets/runs/sweepview.h"
 
 #include <QAbstractItemModelTester>
+#include <QAreaSeries>
 #include <QChart>
 #include <QCheckBox>
+#include <QDialog>
+#include <QGuiApplication>
 #include <QLabel>
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLineSeries>
-#include <QAreaSeries>
 #include <QScatterSeries>
+#include <QScreen>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
 #include <QTableView>
@@ -573,6 +578,93 @@ private Q_SLOTS:
         QVERIFY(view.grab().save(shot));
         if (!qEnvironmentVariableIsEmpty("TGRAPH_SCREENSHOT_DIR"))
             view.grab().save(qEnvironmentVariable("TGRAPH_SCREENSHOT_DIR") + "/sweepview.png");
+    }
+
+    // The studio's windows open inside the available geometry of their parent's screen, centred on
+    // the parent's window where the screen allows, never larger than it (docs/studio.md §9): the
+    // geometry on its own on a 1366x768 screen less a task bar, then the Compare window and a dialog
+    // beside a parent window near the screen's edges. tst_runwidgets_laptop runs it on an offscreen
+    // screen of 1366x768 (tests/tools/laptop-screen.json).
+    void windowsOpenOnTheScreen()
+    {
+        using WindowPlacement::placedFrame;
+        const QRect laptop(0, 0, 1366, 768 - 40);
+        const QSize compareFrame(1229 + 2, 655 + 30); // Compare's first size, with a title bar
+        // A parent in the bottom-right corner: pulled inside, whole.
+        QRect f = placedFrame(compareFrame, QRect(1100, 600, 300, 200), laptop);
+        QCOMPARE(f.size(), compareFrame);
+        QVERIFY(laptop.contains(f));
+        QCOMPARE(f.bottomRight(), laptop.bottomRight());
+        // A parent partly above and left of the screen: the title bar stays on it.
+        f = placedFrame(QSize(800, 600), QRect(-300, -200, 400, 300), laptop);
+        QCOMPARE(f.topLeft(), laptop.topLeft());
+        // Larger than the screen: the screen's size, on it.
+        QCOMPARE(placedFrame(QSize(1600, 900), QRect(500, 300, 200, 100), laptop), laptop);
+        // Room around the parent: centred on it.
+        const QRect parentFrame(300, 200, 800, 400);
+        f = placedFrame(QSize(400, 300), parentFrame, laptop);
+        QCOMPARE(f.center(), parentFrame.center());
+        // No parent: the screen's centre.
+        QCOMPARE(placedFrame(QSize(400, 300), QRect(), laptop).center(), laptop.center());
+
+        // Real windows on this run's screen.
+        const QScreen* screen = QGuiApplication::primaryScreen();
+        QVERIFY(screen);
+        const QRect available = screen->availableGeometry();
+        if (const QByteArray expected = qgetenv("TGRAPH_EXPECT_SCREEN"); !expected.isEmpty())
+            QCOMPARE(QStringLiteral("%1x%2").arg(screen->geometry().width()).arg(screen->geometry().height()),
+                QString::fromLatin1(expected));
+        const auto onScreen = [&](const QWidget& w) {
+            return available.contains(w.frameGeometry()) && w.width() <= available.width()
+                && w.height() <= available.height();
+        };
+        QWidget monitor;
+        monitor.setWindowTitle("monitor");
+        monitor.resize(360, 240);
+        monitor.move(available.right() - 180, available.bottom() - 100); // partly off the screen
+        monitor.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&monitor));
+        RunComparisonWindow compare(&monitor);
+        compare.showInFront();
+        QVERIFY(QTest::qWaitForWindowExposed(&compare));
+        QVERIFY2(onScreen(compare),
+            qPrintable(QStringLiteral("%1,%2 %3x%4 on %5x%6")
+                           .arg(compare.frameGeometry().x())
+                           .arg(compare.frameGeometry().y())
+                           .arg(compare.frameGeometry().width())
+                           .arg(compare.frameGeometry().height())
+                           .arg(available.width())
+                           .arg(available.height())));
+        // Moved off the screen by the user and shown again: brought back whole.
+        compare.hide();
+        compare.move(available.right() - 100, available.top() - 200);
+        compare.showInFront();
+        QVERIFY(QTest::qWaitForWindowExposed(&compare));
+        QVERIFY(onScreen(compare));
+        // A dialog of the studio beside the same parent: whole on the screen, as near its centre as it can be.
+        QDialog dialog(&monitor);
+        WindowPlacement::placeWhenShown(&dialog);
+        dialog.resize(420, 300);
+        dialog.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+        QVERIFY(onScreen(dialog));
+        QCOMPARE(dialog.frameGeometry().right(), available.right());
+        QCOMPARE(dialog.frameGeometry().bottom(), available.bottom());
+        dialog.hide();
+        // With room around the parent: centred on it.
+        monitor.move(available.center() - QPoint(180, 120));
+        QDialog centred(&monitor);
+        WindowPlacement::placeWhenShown(&centred);
+        centred.resize(200, 120);
+        centred.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&centred));
+        QVERIFY(onScreen(centred));
+        QVERIFY2((centred.frameGeometry().center() - monitor.frameGeometry().center()).manhattanLength() <= 2,
+            qPrintable(QStringLiteral("%1,%2 vs %3,%4")
+                           .arg(centred.frameGeometry().center().x())
+                           .arg(centred.frameGeometry().center().y())
+                           .arg(monitor.frameGeometry().center().x())
+                           .arg(monitor.frameGeometry().center().y())));
     }
 
     void paramsUnderTheUserLocale()

@@ -42,26 +42,62 @@ ErrorBanner::ErrorBanner(QWidget* parent)
     hide();
 }
 
-void ErrorBanner::addMessage(const QString& message, Severity severity)
+void ErrorBanner::addMessage(const QString& message, Severity severity) { showCondition({}, message, severity); }
+
+void ErrorBanner::showCondition(const QString& condition, const QString& message, Severity severity)
 {
-    if (m_messages.isEmpty())
-        m_severity = severity;
-    else if (severity == Severity::Error)
-        m_severity = Severity::Error;
-
-    m_messages.removeAll(message); // a repeated message moves to the end instead of piling up
+    // A repeated message, or the condition's earlier one, moves to the end instead of piling up.
+    for (qsizetype i = m_messages.size(); i-- > 0;)
+        if (m_messages[i] == message || (!condition.isEmpty() && m_conditions[i] == condition)) {
+            m_messages.removeAt(i);
+            m_severities.removeAt(i);
+            m_conditions.removeAt(i);
+        }
     m_messages.append(message);
-    while (m_messages.size() > maxMessages())
+    m_severities.append(severity);
+    m_conditions.append(condition);
+    while (m_messages.size() > maxMessages()) {
         m_messages.removeFirst();
-
+        m_severities.removeFirst();
+        m_conditions.removeFirst();
+    }
     updateAppearance();
     show();
+}
+
+void ErrorBanner::clearCondition(const QString& condition)
+{
+    if (!condition.isEmpty())
+        removeAt(m_conditions.indexOf(condition));
+}
+
+bool ErrorBanner::hasCondition(const QString& condition) const
+{
+    return !condition.isEmpty() && m_conditions.contains(condition);
+}
+
+void ErrorBanner::removeMessage(const QString& message) { removeAt(m_messages.indexOf(message)); }
+
+void ErrorBanner::removeAt(qsizetype index)
+{
+    if (index < 0 || index >= m_messages.size())
+        return;
+    m_messages.removeAt(index);
+    m_severities.removeAt(index);
+    m_conditions.removeAt(index);
+    if (m_messages.isEmpty()) {
+        dismiss();
+        return;
+    }
+    updateAppearance();
 }
 
 void ErrorBanner::dismiss()
 {
     const bool wasShown = !m_messages.isEmpty() || !isHidden();
     m_messages.clear();
+    m_severities.clear();
+    m_conditions.clear();
     m_label->clear();
     hide();
     if (wasShown)
@@ -73,6 +109,8 @@ QString ErrorBanner::text() const { return m_label->text(); }
 void ErrorBanner::updateAppearance()
 {
     m_label->setText(m_messages.join(QLatin1Char('\n')));
+    // The highest severity of the messages held.
+    m_severity = m_severities.contains(Severity::Error) ? Severity::Error : Severity::Warning;
 
     const bool error = m_severity == Severity::Error;
     const int iconSize = style()->pixelMetric(QStyle::PM_SmallIconSize, nullptr, this);

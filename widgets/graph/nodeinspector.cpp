@@ -82,7 +82,14 @@ NodeInspector::NodeInspector(QWidget* parent)
     m_configs->setMinimumHeight(48);
     m_config->setObjectName(QStringLiteral("inspectorConfigIndex"));
     m_config->setPrefix(tr("configuration #"));
-    connect(m_config, &QSpinBox::valueChanged, this, &NodeInspector::fillConfigs);
+    m_config->setToolTip(tr("The configuration whose layout values are shown: the one selected in the inference "
+                            "table or the rank scatter, or any other"));
+    connect(m_config, &QSpinBox::valueChanged, this, [this](int config) {
+        if (m_document)
+            m_selectedConfig[m_document->path] = config;
+        fillConfigs();
+        Q_EMIT configurationChanged(config);
+    });
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(6, 6, 6, 6);
@@ -112,11 +119,40 @@ NodeInspector::NodeInspector(QWidget* parent)
 void NodeInspector::setDocument(tgraph::GraphDocumentPtr document)
 {
     m_document = std::move(document);
-    m_config->setRange(0, m_document ? int(std::max<int64_t>(0, m_document->configCount() - 1)) : 0);
+    {
+        // The configuration selected for this graph before (0 when none): a document change is no
+        // new selection, so no configurationChanged().
+        const QSignalBlocker block(m_config);
+        m_config->setRange(0, m_document ? int(std::max<int64_t>(0, m_document->configCount() - 1)) : 0);
+        int64_t config = 0;
+        if (m_document)
+            if (const auto it = m_selectedConfig.find(m_document->path); it != m_selectedConfig.end())
+                config = it->second < m_document->configCount() ? it->second : 0;
+        m_config->setValue(int(config));
+    }
     setNode(-1);
 }
 
-void NodeInspector::setConfiguration(int64_t config) { m_config->setValue(int(config)); }
+bool NodeInspector::setConfiguration(int64_t config)
+{
+    if (!m_document || config < 0 || config >= m_document->configCount())
+        return false;
+    m_config->setValue(int(config)); // valueChanged: remembered, shown, announced
+    return true;
+}
+
+void NodeInspector::showConfiguration(const QString& graphPath, qint64 config)
+{
+    if (config < 0)
+        return;
+    const std::string path = graphPath.toStdString();
+    if (m_document && m_document->path == path)
+        setConfiguration(config);
+    else
+        m_selectedConfig[path] = config;
+}
+
+int64_t NodeInspector::configuration() const { return m_config->value(); }
 
 QString NodeInspector::headerText() const
 {

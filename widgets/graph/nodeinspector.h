@@ -5,6 +5,9 @@
 
 #include <QWidget>
 
+#include <map>
+#include <string>
+
 class ElidedLabel;
 class QLabel;
 class QPlainTextEdit;
@@ -12,8 +15,13 @@ class QSpinBox;
 class QTreeWidget;
 
 // Everything about one node: name, opcode, shape and layout, its HLO instruction, the 140
-// features by group (docs/formats.md §4), the 18 config values of the current
-// configuration for configurable nodes, and its operands and users as links.
+// features by group (docs/formats.md §4), the 18 config values of the shown configuration for
+// configurable nodes, and its operands and users as links.
+//
+// The shown configuration is the studio's selected one (a row of the inference table, a point of
+// the rank scatter) or the one the user picks in the inspector's own spin box: either way
+// configurationChanged() tells the others. Each graph file keeps its own: a configuration selected
+// for a graph that is not shown is remembered and shown when that graph is (docs/studio.md §5.1).
 class NodeInspector : public QWidget
 {
     Q_OBJECT
@@ -23,7 +31,13 @@ public:
     void setDocument(tgraph::GraphDocumentPtr document);
     void setNode(int64_t node); // -1 clears
     int64_t node() const { return m_node; }
-    void setConfiguration(int64_t config);
+    // The configuration of the shown document to show; false (nothing changes) when the document
+    // has no such configuration.
+    bool setConfiguration(int64_t config);
+    // The configuration selected for the graph file `graphPath` (InferencePanel::configSelected):
+    // shown now when that graph is the shown document, else remembered for when it is.
+    void showConfiguration(const QString& graphPath, qint64 config);
+    int64_t configuration() const;
 
     QString headerText() const;
     QString instructionText() const;
@@ -33,6 +47,8 @@ public:
 
 Q_SIGNALS:
     void nodeRequested(qint64 node); // a click on an operand or user link
+    // The shown configuration changed (set by the caller or picked in the spin box).
+    void configurationChanged(qint64 config);
 
 private:
     void fillFeatures();
@@ -51,4 +67,5 @@ private:
     QSpinBox* m_config = nullptr;
     QTreeWidget* m_configs = nullptr;
     QLabel* m_configNote = nullptr;
+    std::map<std::string, int64_t> m_selectedConfig; // per graph file: the configuration selected for it
 };

@@ -4,6 +4,8 @@
 #include "widgets/runs/runcomparisonview.h"
 #include "widgets/runs/runparamsview.h"
 
+#include "widgets/common/windowplacement.h"
+
 #include <QGuiApplication>
 #include <QScreen>
 #include <QTabWidget>
@@ -29,6 +31,7 @@ RunComparisonWindow::RunComparisonWindow(QWidget* parent)
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addWidget(m_tabs);
     connect(m_view, &RunComparisonView::graphActivated, this, &RunComparisonWindow::graphActivated);
+    WindowPlacement::placeWhenShown(this); // centred on the monitor's window, inside its screen
 }
 
 void RunComparisonWindow::setComparison(

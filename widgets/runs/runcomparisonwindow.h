@@ -17,7 +17,8 @@ class RunParamsView;
 // graph, pairwise table) and the parameters that differ, on two tabs. Not modal: the monitor stays
 // usable beside it, and a newer Compare replaces what it shows. The first time it opens it takes
 // most of the screen it is on (up to 1280 x 820), so it fits a 1366 x 768 laptop screen; it can be
-// resized and maximized like any window.
+// resized and maximized like any window. It opens centred on its parent's window and inside the
+// available geometry of that screen (widgets/common/windowplacement.h).
 class RunComparisonWindow : public QDialog
 {
     Q_OBJECT

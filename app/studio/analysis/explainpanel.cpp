@@ -238,6 +238,11 @@ void ExplainPanel::setContext(ExplainRequest context)
 {
     const bool sameGraph = m_context.document == context.document && m_context.file == context.file;
     m_context = std::move(context);
+    // The banner's "open a graph" and "choose a model" go with their cause.
+    if (m_context.document || !m_context.file.empty())
+        m_banner->clearCondition(kNoGraph);
+    if (!m_context.weights.empty())
+        m_banner->clearCondition(kNoModel);
     if (!sameGraph && m_outcome) {
         m_runner->cancel();
         m_outcome.reset();
@@ -309,12 +314,15 @@ void ExplainPanel::run()
 {
     m_banner->dismiss();
     if (!m_context.document && m_context.file.empty()) {
-        m_banner->addMessage(tr("Open a layout graph (or run inference on one) to explain its configurations"));
+        m_banner->showCondition(kNoGraph,
+            tr("Open a layout graph (or run inference on one) to explain its configurations"),
+            ErrorBanner::Severity::Error);
         return;
     }
     if (m_context.weights.empty()) {
-        m_banner->addMessage(tr("Choose a model in the inference panel first: explain uses the model that ranked "
-                                "the configs"));
+        m_banner->showCondition(kNoModel,
+            tr("Choose a model in the inference panel first: explain uses the model that ranked the configs"),
+            ErrorBanner::Severity::Error);
         return;
     }
     ExplainRequest request = m_context;

@@ -72,6 +72,10 @@ Q_SIGNALS:
     void finished();
 
 private:
+    // The banner's conditions (ErrorBanner::showCondition): withdrawn when their cause goes.
+    static constexpr const char* kNoGraph = "no-graph";
+    static constexpr const char* kNoModel = "no-model";
+
     void setupUi();
     void showOutcome(std::shared_ptr<const ExplainOutcome> outcome);
     void updateSummary();

@@ -20,7 +20,6 @@
 #include <QLineEdit>
 #include <QMenu>
 #include <QProgressBar>
-#include <QScrollArea>
 #include <QToolButton>
 #include <QVBoxLayout>
 
@@ -42,14 +41,10 @@ InferencePanel::InferencePanel(QWidget* parent)
     m_settingsToggle->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
     m_settingsToggle->setArrowType(Qt::DownArrow);
     layout->addWidget(m_settingsToggle);
-    // In a scroll area: on a small screen the dock may be lower than the form.
+    // The form scrolls its fields when the dock is lower than they are, and keeps its Run row in
+    // sight below them, whatever the banner above takes (docs/studio.md §5.1).
     m_form = new InferenceForm;
-    m_formArea = new QScrollArea;
-    m_formArea->setWidget(m_form);
-    m_formArea->setWidgetResizable(true);
-    m_formArea->setFrameShape(QFrame::NoFrame);
-    m_formArea->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    layout->addWidget(m_formArea);
+    layout->addWidget(m_form);
     connect(m_settingsToggle, &QToolButton::toggled, this, &InferencePanel::setSettingsShown);
     m_results = new InferenceResults;
     layout->addWidget(m_results, 1);
@@ -58,6 +53,7 @@ InferencePanel::InferencePanel(QWidget* parent)
     connect(m_form, &InferenceForm::cancelRequested, this, &InferencePanel::cancel);
     connect(m_form, &InferenceForm::storedRunRequested, this, &InferencePanel::chooseStoredRun);
     connect(m_form, &InferenceForm::modelChanged, this, &InferencePanel::modelFilesChanged);
+    connect(m_form, &InferenceForm::modelChanged, this, &InferencePanel::recheckRequest);
     connect(m_results, &InferenceResults::configSelected, this, &InferencePanel::configSelected);
     connect(m_results, &InferenceResults::openGraphRequested, this, &InferencePanel::openGraphRequested);
     connect(m_results, &InferenceResults::explainRequested, this, &InferencePanel::explainRequested);
@@ -95,16 +91,37 @@ void InferencePanel::setDocuments(
     const std::vector<tgraph::GraphDocumentPtr>& documents, const tgraph::GraphDocumentPtr& current)
 {
     m_form->setDocuments(documents, current);
+    recheckRequest();
 }
 
-void InferencePanel::setProjects(const QStringList& projectPaths) { m_form->setProjects(projectPaths); }
+void InferencePanel::setProjects(const QStringList& projectPaths)
+{
+    m_form->setProjects(projectPaths);
+    if (!projectPaths.isEmpty())
+        m_banner->clearCondition(kNoProject);
+}
 
 void InferencePanel::setStoreInProject(const QString& projectPath) { m_form->setStoreInProject(projectPath); }
 
 void InferencePanel::setModelFiles(const QStringList& files) { m_form->setModelFiles(files); }
 QStringList InferencePanel::modelFiles() const { return m_form->modelFiles(); }
 
-void InferencePanel::setCollection(const QString& directory) { m_form->setCollection(directory); }
+void InferencePanel::setCollection(const QString& directory)
+{
+    m_form->setCollection(directory);
+    recheckRequest();
+}
+
+void InferencePanel::recheckRequest()
+{
+    if (!m_banner->hasCondition(kIncompleteRequest))
+        return;
+    InferenceRequest request;
+    QString problem, note;
+    // The problem shown is solved (another one shows when Run is pressed).
+    if (m_form->makeRequest(&request, &problem, &note) || problem != m_requestProblem)
+        m_banner->clearCondition(kIncompleteRequest);
+}
 
 void InferencePanel::setConfigSet(ConfigSetKind kind, int64_t count) { m_form->setConfigSet(kind, count); }
 
@@ -117,7 +134,8 @@ void InferencePanel::run()
     QString problem;
     QString note;
     if (!m_form->makeRequest(&request, &problem, &note)) {
-        m_banner->addMessage(problem);
+        m_requestProblem = problem;
+        m_banner->showCondition(kIncompleteRequest, problem, ErrorBanner::Severity::Error);
         return;
     }
     if (!note.isEmpty())
@@ -134,6 +152,8 @@ void InferencePanel::cancel() { m_runner->cancel(); }
 void InferencePanel::onFinished(const std::shared_ptr<const InferenceOutcome>& outcome)
 {
     m_form->progressBar()->hide();
+    if (!outcome->graphs.empty())
+        m_banner->clearCondition(kNoResults);
     for (const std::string& p : outcome->problems)
         m_banner->addMessage(QString::fromStdString(p), ErrorBanner::Severity::Warning);
     m_results->showOutcome(outcome, m_runDocument);
@@ -154,7 +174,7 @@ const InferenceOutcome* InferencePanel::outcome() const { return m_results->outc
 
 void InferencePanel::setSettingsShown(bool shown)
 {
-    m_formArea->setVisible(shown);
+    m_form->setVisible(shown);
     m_settingsToggle->setArrowType(shown ? Qt::DownArrow : Qt::RightArrow);
     if (m_settingsToggle->isChecked() != shown) {
         const QSignalBlocker block(m_settingsToggle);
@@ -231,6 +251,7 @@ bool InferencePanel::openStoredRun(const QString& projectPath, const QString& ru
         QString runName;
         std::shared_ptr<const InferenceOutcome> stored = readStoredInference(projectPath, runId, &runName);
         m_results->showOutcome(std::move(stored), nullptr);
+        m_banner->clearCondition(kNoResults);
         setSettingsShown(false);
         Q_EMIT statusMessage(tr("Opened the stored results of run %1").arg(runName));
         return true;
@@ -259,8 +280,7 @@ void InferencePanel::chooseStoredRun()
             });
     }
     if (menu.isEmpty()) {
-        m_banner->addMessage(
-            tr("No project is open: open a .tgproj file to use its runs"), ErrorBanner::Severity::Warning);
+        m_banner->showCondition(kNoProject, tr("No project is open: open a .tgproj file to use its runs"));
         return;
     }
     menu.exec(QCursor::pos());
@@ -269,7 +289,7 @@ void InferencePanel::chooseStoredRun()
 bool InferencePanel::exportTopK(const QString& path, int k)
 {
     if (!outcome() || currentGraph() < 0) {
-        m_banner->addMessage(tr("Nothing to export: run inference first"));
+        m_banner->showCondition(kNoResults, tr("Nothing to export: run inference first"));
         return false;
     }
     QString error;
@@ -283,7 +303,7 @@ bool InferencePanel::exportTopK(const QString& path, int k)
 bool InferencePanel::exportKaggle(const QString& path, const QString& collectionId)
 {
     if (!outcome()) {
-        m_banner->addMessage(tr("Nothing to export: run inference first"));
+        m_banner->showCondition(kNoResults, tr("Nothing to export: run inference first"));
         return false;
     }
     QString error;

@@ -20,7 +20,6 @@ class InferenceRunner;
 class PredictionTableModel;
 class QTableView;
 class QTabWidget;
-class QScrollArea;
 class QToolButton;
 class RankScatterView;
 class TauStripView;
@@ -111,6 +110,8 @@ Q_SIGNALS:
 
 private:
     void onFinished(const std::shared_ptr<const InferenceOutcome>& outcome);
+    // Withdraws the banner's "incomplete request" message once the form no longer has that problem.
+    void recheckRequest();
     void chooseStoredRun();
     void askExportTopK(int k);
     void askExportKaggle();
@@ -119,7 +120,11 @@ private:
     ErrorBanner* m_banner = nullptr;
     QToolButton* m_settingsToggle = nullptr;
     InferenceForm* m_form = nullptr;
-    QScrollArea* m_formArea = nullptr; // holds m_form
     InferenceResults* m_results = nullptr;
     tgraph::GraphDocumentPtr m_runDocument; // the document of the running (or last) single-graph request
+    QString m_requestProblem; // what the form lacked when Run was last pressed
+    // The banner's conditions (ErrorBanner::showCondition): withdrawn when their cause goes.
+    static constexpr const char* kNoProject = "no-project";
+    static constexpr const char* kIncompleteRequest = "incomplete-request";
+    static constexpr const char* kNoResults = "no-results";
 };

@@ -11,6 +11,7 @@
 #include "widgets/common/chartstyle.h"
 #include "widgets/common/errorbanner.h"
 #include "widgets/common/formatting.h"
+#include "widgets/common/jobchannel.h"
 
 #include <QChart>
 #include <QChartView>
@@ -68,6 +69,20 @@ TunePanel::TunePanel(QWidget* parent)
     m_topK = m_ui->topK;
     m_seed = m_ui->seed;
     m_simulate = m_ui->simulate;
+    connect(m_simulate, &QCheckBox::clicked, this, [this](bool checked) { m_simulateWanted = checked; });
+    connect(m_graph, &QComboBox::currentIndexChanged, this, &TunePanel::updateVerification);
+    m_moduleCheck = new JobChannel(JobLane::Io, tr("Graph module"), this);
+    connect(m_moduleCheck, &JobChannel::failed, this, [this](quint64, const QString& message) {
+        if (m_checking)
+            m_simulatorProblems[m_checking] = message;
+        m_checking = nullptr;
+        updateVerification();
+    });
+    connect(m_moduleCheck, &JobChannel::cancelled, this, [this](quint64) { m_checking = nullptr; });
+    connect(m_model, &QComboBox::editTextChanged, this, [this](const QString& text) {
+        if (!text.trimmed().isEmpty())
+            m_banner->clearCondition(kNoModel);
+    });
     m_runButton = m_ui->runButton;
     m_cancelButton = m_ui->cancelButton;
     m_progress = m_ui->progress;
@@ -173,6 +188,7 @@ TunePanel::TunePanel(QWidget* parent)
         Q_EMIT finished();
     });
     m_cancelButton->setEnabled(false);
+    updateVerification();
 }
 
 TunePanel::~TunePanel() = default;
@@ -181,13 +197,78 @@ void TunePanel::setDocuments(
     const std::vector<tgraph::GraphDocumentPtr>& documents, const tgraph::GraphDocumentPtr& current)
 {
     m_documents = documents;
-    const QSignalBlocker block(m_graph);
-    m_graph->clear();
-    for (const auto& doc : documents)
-        m_graph->addItem(QString::fromStdString(doc->title), QString::fromStdString(doc->path));
-    for (size_t i = 0; i < documents.size(); ++i)
-        if (documents[i] == current)
-            m_graph->setCurrentIndex(int(i));
+    {
+        const QSignalBlocker block(m_graph);
+        m_graph->clear();
+        for (const auto& doc : documents)
+            m_graph->addItem(QString::fromStdString(doc->title), QString::fromStdString(doc->path));
+        for (size_t i = 0; i < documents.size(); ++i)
+            if (documents[i] == current)
+                m_graph->setCurrentIndex(int(i));
+    }
+    // What is known of the documents still open stays known.
+    for (auto it = m_simulatorProblems.begin(); it != m_simulatorProblems.end();)
+        it = std::any_of(documents.begin(), documents.end(), [&](const auto& d) { return d.get() == it->first; })
+            ? std::next(it)
+            : m_simulatorProblems.erase(it);
+    if (!documents.empty())
+        m_banner->clearCondition(kNoGraph);
+    updateVerification();
+}
+
+tgraph::GraphDocumentPtr TunePanel::currentDocument() const
+{
+    const int index = m_graph->currentIndex();
+    return index >= 0 && size_t(index) < m_documents.size() ? m_documents[size_t(index)] : nullptr;
+}
+
+QString TunePanel::simulatorProblem() const
+{
+    const tgraph::GraphDocumentPtr doc = currentDocument();
+    if (!doc)
+        return tr("no graph is open");
+    const auto it = m_simulatorProblems.find(doc.get());
+    return it != m_simulatorProblems.end() ? it->second : tr("the graph's HLO module is still being looked for");
+}
+
+bool TunePanel::isCheckingModule() const { return m_moduleCheck->isBusy(); }
+
+void TunePanel::updateVerification()
+{
+    // Once per open document. HLO inputs and tuning records carry their module and tile kernels have
+    // none: known at once. A `tgraph synth` graph's module is generated again, up to a few hundred
+    // ms for a large graph: off the GUI thread, the box disabled meanwhile.
+    const tgraph::GraphDocumentPtr doc = currentDocument();
+    if (doc && !m_simulatorProblems.count(doc.get())) {
+        if (doc->kind == tgraph::GraphKind::Tile || doc->module) {
+            m_simulatorProblems[doc.get()] = QString::fromStdString(tgraph::facade::simulatorVerificationProblem(*doc));
+        } else if (m_checking != doc.get()) {
+            m_checking = doc.get();
+            m_moduleCheck->start([this, doc](JobProgress&) -> JobTracker::Continuation {
+                const QString problem = QString::fromStdString(tgraph::facade::simulatorVerificationProblem(*doc));
+                return [this, doc, problem] {
+                    m_checking = nullptr;
+                    if (std::find(m_documents.begin(), m_documents.end(), doc) != m_documents.end())
+                        m_simulatorProblems[doc.get()] = problem;
+                    updateVerification();
+                };
+            });
+        }
+    }
+    const bool known = !doc || m_simulatorProblems.count(doc.get());
+    const QString problem = simulatorProblem();
+    const QSignalBlocker block(m_simulate);
+    m_simulate->setEnabled(known && problem.isEmpty());
+    m_simulate->setChecked(known && problem.isEmpty() && m_simulateWanted);
+    if (!known)
+        m_simulate->setToolTip(tr("Looking for the graph's HLO module, which the simulator needs…"));
+    else if (problem.isEmpty())
+        m_simulate->setToolTip(tr("Simulate the default and the top-k with the graph's HLO module and apply the "
+                                  "fastest only when it runs faster than the default"));
+    else
+        m_simulate->setToolTip(tr("Not available: %1. The simulator needs the graph's HLO module: HLO modules, "
+                                  "tuning records and graphs of synthetic collections have it.")
+                                   .arg(problem));
 }
 
 void TunePanel::setModelFiles(const QStringList& files) { m_model->setCurrentText(files.join(QLatin1Char(';'))); }
@@ -209,7 +290,11 @@ void TunePanel::setBudget(int budget) { m_budget->setValue(budget); }
 
 void TunePanel::setBatch(int batch) { m_batch->setValue(batch); }
 
-void TunePanel::setSimulate(bool simulate) { m_simulate->setChecked(simulate); }
+void TunePanel::setSimulate(bool simulate)
+{
+    m_simulateWanted = simulate;
+    updateVerification();
+}
 
 bool TunePanel::isRunning() const { return m_runner->isBusy(); }
 
@@ -228,14 +313,16 @@ void TunePanel::run()
     m_banner->dismiss();
     const int index = m_graph->currentIndex();
     if (index < 0 || size_t(index) >= m_documents.size()) {
-        m_banner->addMessage(tr("Open a graph to tune (an HLO module, a tuning record or a graph file)"));
+        m_banner->showCondition(kNoGraph, tr("Open a graph to tune (an HLO module, a tuning record or a graph file)"),
+            ErrorBanner::Severity::Error);
         return;
     }
     std::vector<std::string> weights;
     for (const QString& w : m_model->currentText().split(QLatin1Char(';'), Qt::SkipEmptyParts))
         weights.push_back(w.trimmed().toStdString());
     if (weights.empty()) {
-        m_banner->addMessage(tr("Choose a model (a weights .npz, a checkpoint or an ensemble.json)"));
+        m_banner->showCondition(kNoModel, tr("Choose a model (a weights .npz, a checkpoint or an ensemble.json)"),
+            ErrorBanner::Severity::Error);
         return;
     }
     const tgraph::GraphDocumentPtr doc = m_documents[size_t(index)];
@@ -245,7 +332,11 @@ void TunePanel::run()
     request.search.batch = m_batch->value();
     request.search.seed = uint64_t(m_seed->value());
     request.topK = m_topK->value();
-    request.simulate = m_simulate->isChecked();
+    // Verify when the box is ticked; when the module is still being looked for, the job decides with
+    // the user's choice (it looks for the module first).
+    const bool moduleKnown = m_simulatorProblems.count(doc.get()) > 0;
+    request.simulate = moduleKnown ? m_simulate->isEnabled() && m_simulate->isChecked() : m_simulateWanted;
+    const QString knownProblem = moduleKnown ? m_simulatorProblems.at(doc.get()) : QString();
 
     m_live = std::make_shared<TuneLive>();
     m_livePoints = 0;
@@ -261,10 +352,15 @@ void TunePanel::run()
     m_cancelButton->setEnabled(true);
     qCDebug(lcStudio) << "tuning" << QString::fromStdString(doc->path) << m_strategy->currentText() << "budget"
                       << request.search.budget;
-    m_runner->start([this, doc, weights, request, live = m_live](JobProgress& progress) -> std::function<void()> {
+    m_runner->start([this, doc, weights, request, moduleKnown, knownProblem, live = m_live](
+                        JobProgress& progress) -> std::function<void()> {
+        const QString whyNotSimulated
+            = moduleKnown ? knownProblem : QString::fromStdString(tgraph::facade::simulatorVerificationProblem(*doc));
+        tgraph::model::AutotuneRequest verified = request;
+        verified.simulate = request.simulate && whyNotSimulated.isEmpty();
         tgraph::facade::Ensemble models
             = tgraph::facade::Ensemble::load(tgraph::facade::expandWeightsArguments(weights));
-        tgraph::facade::Autotuner tuner(models, doc, request);
+        tgraph::facade::Autotuner tuner(models, doc, verified);
         size_t best = 0, seen = 0; // the best evaluation so far, found among the new ones of each batch
         const tgraph::model::AutotuneOutcome outcome = tuner.run(&progress, [&](const tgraph::TuneResult& r) {
             for (; seen < r.evaluated.size(); ++seen)
@@ -281,6 +377,7 @@ void TunePanel::run()
         view->path = doc->path;
         view->kind = tuner.space().kind;
         view->verification = outcome.verification;
+        view->simulatorProblem = whyNotSimulated;
         view->evaluated = int64_t(outcome.result.evaluated.size());
         view->seconds = outcome.searchSeconds;
         view->winner = outcome.winner;
@@ -400,8 +497,10 @@ void TunePanel::showView()
     }
     m_tableView->resizeColumnsToContents();
     QString text = tr("%1 candidates scored in %2 s.").arg(v.evaluated).arg(v.seconds, 0, 'f', 1);
-    if (v.verification.empty())
-        text += tr(" Not verified (tick \"Verify with the simulator\" or use tgraph tune --measure).");
+    if (v.verification.empty() && !v.simulatorProblem.isEmpty())
+        text += tr(" Not verified: %1.").arg(v.simulatorProblem);
+    else if (v.verification.empty())
+        text += tr(" Not verified: tick \"Verify with the simulator\" to simulate the default and the top-k.");
     else if (v.winner > 0)
         text += tr(" Apply #%1: %2 %3 vs the default's %4, %5 (%6x).")
                     .arg(v.winner)

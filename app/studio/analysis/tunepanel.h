@@ -9,11 +9,13 @@
 
 #include <QWidget>
 
+#include <map>
 #include <memory>
 #include <mutex>
 #include <vector>
 
 class ErrorBanner;
+class JobChannel;
 class JobRunner;
 class QCheckBox;
 class QChart;
@@ -47,6 +49,7 @@ struct TuneView
     std::string path; // the graph
     tgraph::GraphKind kind = tgraph::GraphKind::Layout;
     std::string verification; // "simulated", "measured" or ""
+    QString simulatorProblem; // why the simulator could not verify this graph ("" = it could)
     int64_t evaluated = 0;
     double seconds = 0;
     int winner = 0; // rank to apply, 0 = keep the default
@@ -83,7 +86,14 @@ public:
     void setStrategy(tgraph::TuneStrategy strategy);
     void setBudget(int budget);
     void setBatch(int batch);
+    // Verify the top-k with the simulator when the selected graph's HLO module is known (the check box
+    // is ticked then); without a module the box stays unticked and disabled, its tooltip says why.
     void setSimulate(bool simulate);
+    // Why the selected graph cannot be verified with the simulator; empty when it can.
+    QString simulatorProblem() const;
+    // True while the selected graph's module is being looked for (a `tgraph synth` graph's module is
+    // generated again off the GUI thread); the check box is disabled meanwhile.
+    bool isCheckingModule() const;
 
     void run();
     void cancel();
@@ -111,6 +121,9 @@ private:
     void updateLive();
     void showView();
     void browseModel();
+    // The check box "Verify with the simulator" for the selected graph (docs/studio.md §5.6).
+    void updateVerification();
+    tgraph::GraphDocumentPtr currentDocument() const;
 
     JobRunner* m_runner = nullptr;
     std::vector<tgraph::GraphDocumentPtr> m_documents;
@@ -120,6 +133,13 @@ private:
     size_t m_livePoints = 0;
     int m_selectedRow = -1;
     NodeOverlay m_overlay;
+    bool m_simulateWanted = true; // the user's choice, applied when the graph's module is known
+    std::map<const tgraph::GraphDocument*, QString> m_simulatorProblems; // per open document
+    JobChannel* m_moduleCheck = nullptr; // looks for a synth graph's module (io lane)
+    const tgraph::GraphDocument* m_checking = nullptr; // the document it looks at
+    // The banner's conditions (ErrorBanner::showCondition): withdrawn when their cause goes.
+    static constexpr const char* kNoGraph = "no-graph";
+    static constexpr const char* kNoModel = "no-model";
 
     std::unique_ptr<Ui::TunePanel> m_ui; // the form: tunepanel.ui; the widget pointers below point into it
     ErrorBanner* m_banner = nullptr;

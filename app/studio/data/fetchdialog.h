@@ -3,11 +3,15 @@
 
 // Data > Fetch TpuGraphs…: the collections, splits, destination and mirror of `tgraph data fetch`
 // (docs/formats.md §16), run as one job of the io lane with progress, Cancel and errors inline
-// (docs/studio.md).
+// (docs/studio.md §1.1). Before it starts, the dialog lists the archives of the collections and
+// splits checked, with their sizes (the mirror folder's files, or the server's answer to a HEAD
+// request, asked once per mirror while the dialog is shown; "size unknown" when it does not tell)
+// and what the fetch will do with each (download, resume, skip).
 
 #include "core/data/fetch.h"
 
 #include <QDialog>
+#include <QHash>
 
 #include <memory>
 
@@ -16,7 +20,10 @@ class FetchDialog;
 }
 class ErrorBanner;
 class JobChannel;
+class QLabel;
 class QPushButton;
+class QTimer;
+class QTreeWidget;
 
 class FetchDialog : public QDialog
 {
@@ -36,6 +43,11 @@ public:
     bool isRunning() const;
     QString statusText() const;
     ErrorBanner* errorBanner() const { return m_banner; }
+    // What the fetch would do: one row per archive (archive, size, what happens) and its summary.
+    QTreeWidget* planView() const;
+    QString planSummary() const;
+    // True while the archives' sizes are being asked.
+    bool isAskingSizes() const;
 
 public Q_SLOTS:
     void startFetch();
@@ -47,13 +59,28 @@ Q_SIGNALS:
 
 protected:
     void reject() override; // closing while running cancels first
+    void showEvent(QShowEvent* event) override;
 
 private:
     void setRunning(bool running);
+    // The plan of the options as they stand (planFetch) with the sizes known; asks the sizes when the
+    // mirror changed and the dialog is shown.
+    void updatePlan();
+    void askSizes(const QString& mirror);
+
+    struct Size
+    {
+        qint64 bytes = -1; // -1: unknown
+        QString problem;
+    };
 
     std::unique_ptr<Ui::FetchDialog> m_ui;
     ErrorBanner* m_banner = nullptr;
     QPushButton* m_fetchButton = nullptr;
     QPushButton* m_cancelButton = nullptr;
     JobChannel* m_channel = nullptr;
+    JobChannel* m_sizeChannel = nullptr; // the HEAD requests, beside the fetch in the io lane
+    QTimer* m_planTimer = nullptr; // an update after the typing stops
+    QString m_sizesMirror; // the mirror m_sizes were asked of (or are being asked of)
+    QHash<QString, Size> m_sizes; // by archive name
 };

@@ -6,6 +6,7 @@
 #include "core/graph/graphio.h"
 #include "core/io/npz.h"
 #include "core/train/trainingset.h"
+#include "widgets/common/windowplacement.h"
 
 #include <QApplication>
 #include <QClipboard>
@@ -71,6 +72,7 @@ NewRunDialog::NewRunDialog(const QString& projectPath, QWidget* parent)
     , m_project(projectPath)
 {
     m_ui->setupUi(this);
+    WindowPlacement::placeWhenShown(this);
     // What Designer cannot hold: the values behind the combo boxes' items, the data box's
     // placeholder, the text of the Ok button.
     setItemValues(m_ui->kindChoice, { nullptr, "layout", "tile" });

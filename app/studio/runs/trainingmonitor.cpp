@@ -9,7 +9,7 @@
 #include "core/store/runcomparison.h"
 #include "widgets/common/errorbanner.h"
 #include "widgets/common/jobchannel.h"
-#include "widgets/runs/sweepview.h"
+#include "widgets/common/windowplacement.h"
 #include "widgets/runs/runcomparisonview.h"
 #include "widgets/runs/runcomparisonwindow.h"
 #include "widgets/runs/runcurvespanel.h"
@@ -17,6 +17,7 @@
 #include "widgets/runs/runparamsmodel.h"
 #include "widgets/runs/runparamsview.h"
 #include "widgets/runs/runtablemodel.h"
+#include "widgets/runs/sweepview.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -176,6 +177,7 @@ QWidget* TrainingMonitor::createSidePanel()
     m_sweepView = new SweepView(this);
     m_sweepView->setWindowFlag(Qt::Window);
     m_sweepView->setWindowTitle(tr("Sweep"));
+    WindowPlacement::placeWhenShown(m_sweepView);
     connect(m_sweepView, &SweepView::runsRequested, this, [this](const QStringList& runs) {
         focusRuns(runs);
         window()->raise();
@@ -277,13 +279,12 @@ void TrainingMonitor::onSnapshot(const std::shared_ptr<const RunSnapshot>& snaps
         return;
     if (!snapshot->error.isEmpty()) {
         if (snapshot->error != m_lastError)
-            m_banner->addMessage(snapshot->error);
+            m_banner->showCondition(kUnreadable, snapshot->error, ErrorBanner::Severity::Error);
         m_lastError = snapshot->error;
         Q_EMIT snapshotShown();
         return;
     }
-    if (!m_lastError.isEmpty())
-        m_banner->dismiss(); // the project reads again
+    m_banner->clearCondition(kUnreadable); // the project reads again; other messages stay
     m_lastError.clear();
 
     for (const RunRow& r : snapshot->runs)
@@ -364,7 +365,8 @@ void TrainingMonitor::showNewRunDialog()
 bool TrainingMonitor::startRun(const QStringList& trainArguments)
 {
     if (project().isEmpty()) {
-        m_banner->addMessage(tr("Open or create a project first (File > Open a .tgproj)"));
+        m_banner->showCondition(
+            kNoProject, tr("Open or create a project first (File > Open a .tgproj)"), ErrorBanner::Severity::Error);
         return false;
     }
     m_table->clearSelection();

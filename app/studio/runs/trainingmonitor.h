@@ -102,6 +102,10 @@ protected:
     void hideEvent(QHideEvent* event) override;
 
 private:
+    // The banner's conditions (ErrorBanner::showCondition): withdrawn when their cause goes.
+    static constexpr const char* kNoProject = "no-project";
+    static constexpr const char* kUnreadable = "project-unreadable";
+
     QWidget* createToolbar();
     QWidget* createSidePanel();
     void onSnapshot(const std::shared_ptr<const RunSnapshot>& snapshot);

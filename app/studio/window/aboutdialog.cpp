@@ -6,6 +6,7 @@
 #include "core/util/version.h"
 #include "core/view/graphlayout.h"
 #include "model/facade/runtime.h"
+#include "widgets/common/windowplacement.h"
 
 #include <QApplication>
 #include <QClipboard>
@@ -22,6 +23,7 @@ AboutDialog::AboutDialog(QWidget* parent)
 {
     setWindowTitle(tr("About TGraph Studio"));
     setObjectName(QStringLiteral("aboutDialog"));
+    WindowPlacement::placeWhenShown(this);
 
     auto* title = new QLabel(tr("TGraph Studio %1").arg(QString::fromStdString(tgraph::projectVersion())), this);
     title->setObjectName(QStringLiteral("aboutTitle"));
