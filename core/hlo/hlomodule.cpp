@@ -170,27 +170,66 @@ const HloOpMetadata& HloModule::opMetadataOf(size_t instruction) const
     return m_opMetadata->records[m_opMetadata->index[instruction]];
 }
 
-void HloModule::setOpMetadata(size_t instruction, std::string_view opType, std::string_view opName)
+void HloInternCache::grow()
+{
+    // A cache: what it held may be dropped.
+    const size_t size = m_slots.empty() ? 256 : m_slots.size() * 4;
+    m_slots.assign(size, {});
+    m_records.assign(size, {});
+}
+
+std::string_view HloInternCache::intern(HloModule& module, std::string_view text)
+{
+    if (text.empty())
+        return {};
+    if (++m_uses > 4 * m_slots.size() && m_slots.size() < 4096)
+        grow();
+    Slot& slot = m_slots[std::hash<std::string_view>()(text) % m_slots.size()];
+    if (slot.generation != m_generation || slot.text != text)
+        slot = { m_generation, module.intern(text) };
+    return slot.text;
+}
+
+void HloModule::setOpMetadata(
+    size_t instruction, std::string_view opType, std::string_view opName, HloInternCache* cache)
 {
     if (opType.empty() && opName.empty())
         return;
     if (!m_opMetadata)
         m_opMetadata = std::make_unique<OpMetadataTable>();
     std::vector<HloOpMetadata>& records = m_opMetadata->records;
+    uint32_t record = uint32_t(records.size() - 1);
     const HloOpMetadata& last = records.back();
     if (records.size() == 1 || last.opType != opType || last.opName != opName) {
-        if (records.size() >= UINT32_MAX)
-            throw std::length_error("module too large: more than 2^32 op metadata records");
-        // Op types repeat a lot ("Conv2D", "Relu6"): share the previous record's copy when equal.
-        HloOpMetadata record;
-        record.opType = last.opType == opType ? last.opType : intern(opType);
-        record.opName = last.opName == opName ? last.opName : intern(opName);
-        records.push_back(record);
+        HloInternCache::RecordSlot* slot = nullptr;
+        HloOpMetadata made;
+        if (cache) {
+            made.opType = cache->intern(*this, opType);
+            made.opName = cache->intern(*this, opName);
+            const size_t key
+                = std::hash<const void*>()(made.opType.data()) * 31 + std::hash<const void*>()(made.opName.data());
+            slot = &cache->m_records[key % cache->m_records.size()];
+        } else {
+            // Op types repeat a lot ("Conv2D", "Relu6"): share the previous record's copy when equal.
+            made.opType = last.opType == opType ? last.opType : intern(opType);
+            made.opName = last.opName == opName ? last.opName : intern(opName);
+        }
+        if (slot && slot->generation == cache->m_generation && slot->type == made.opType.data()
+            && slot->name == made.opName.data()) {
+            record = slot->record;
+        } else {
+            if (records.size() >= UINT32_MAX)
+                throw std::length_error("module too large: more than 2^32 op metadata records");
+            records.push_back(made);
+            record = uint32_t(records.size() - 1);
+            if (slot)
+                *slot = { cache->m_generation, made.opType.data(), made.opName.data(), record };
+        }
     }
     PoolVector<uint32_t>& index = m_opMetadata->index;
     if (index.size() <= instruction)
         index.resize(instruction + 1, 0u);
-    index[instruction] = uint32_t(records.size() - 1);
+    index[instruction] = record;
 }
 
 size_t HloModule::opNameCount() const

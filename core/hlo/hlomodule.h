@@ -226,9 +226,11 @@ public:
     std::string_view opType(size_t instruction) const { return opMetadataOf(instruction).opType; }
     const HloOpMetadata& opMetadataOf(size_t instruction) const;
     // Sets the op metadata of the instruction at position `instruction` (the readers call it as
-    // they go, in instruction order). The names are copied into the arena; a record equal to the
-    // previous one is shared (frameworks emit several instructions per op, one after another).
-    void setOpMetadata(size_t instruction, std::string_view opType, std::string_view opName);
+    // they go, in instruction order). The names are copied into the arena, or found in `cache`
+    // when given; a record equal to the previous one is shared (frameworks emit several
+    // instructions per op, one after another).
+    void setOpMetadata(
+        size_t instruction, std::string_view opType, std::string_view opName, class HloInternCache* cache = nullptr);
     // How many instructions have a non-empty op_name.
     size_t opNameCount() const;
     // Index of the entry computation (entryComputationId, else the name, else the last one).
@@ -243,6 +245,37 @@ private:
     // instruction position (4 bytes each, 0 = none) and the records.
     struct OpMetadataTable;
     std::unique_ptr<OpMetadataTable> m_opMetadata;
+};
+
+// What a reader keeps while it reads: the strings it copied into a module's arena lately, so that
+// a string read again (an op name repeated in a layer) is not copied again, and the op metadata
+// records it made lately. Direct-mapped caches that grow with use from 256 to 4096 entries (at
+// most 224 KB), whatever the input; reset() when the next module starts.
+class HloInternCache
+{
+public:
+    std::string_view intern(HloModule& module, std::string_view text);
+    void reset() { ++m_generation; }
+
+private:
+    void grow();
+    friend class HloModule;
+    struct Slot
+    {
+        uint64_t generation = 0;
+        std::string_view text;
+    };
+    struct RecordSlot // an op metadata record made lately, by the addresses of its interned names
+    {
+        uint64_t generation = 0;
+        const char* type = nullptr;
+        const char* name = nullptr;
+        uint32_t record = 0;
+    };
+    std::vector<Slot> m_slots;
+    std::vector<RecordSlot> m_records;
+    uint64_t m_generation = 1;
+    uint64_t m_uses = 0;
 };
 
 // A module holding computation `computation` of `module` as its entry and, before it, every

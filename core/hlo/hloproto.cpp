@@ -149,6 +149,7 @@ public:
         target.reserveFor(m_r.remaining() / 48);
         m_opcodes.clear();
         m_opcodeCache.fill({});
+        m_names.reset();
         std::string_view name, entryName;
         bool nameSet = false, entryNameSet = false;
         target.entryComputationId = 0; // proto3: absent = 0
@@ -560,7 +561,7 @@ private:
         joinStaged(mark);
         inst.name = m_module->intern(name);
         inst.opcode = internOpcode(opcode);
-        m_module->setOpMetadata(m_module->instructions.size(), opType, opName);
+        m_module->setOpMetadata(m_module->instructions.size(), opType, opName, &m_names);
         inst.shape = pushShape(shape);
         if (conv) {
             det.convolutionDims = int32_t(m_module->convolutionDims.size());
@@ -900,6 +901,7 @@ private:
     HloModule* m_module = nullptr;
     std::unordered_map<std::string_view, std::string_view> m_opcodes; // interned opcode strings
     std::array<std::string_view, 256> m_opcodeCache {};
+    HloInternCache m_names; // op types and names read lately, in this module
     size_t m_layoutNodesHint = 0;
     std::array<std::vector<HloShape>, ProtoReader::kMaxDepth + 1> m_tupleScratch;
     std::vector<StagedRun<int64_t>> m_stagedInts;

@@ -1295,7 +1295,7 @@ private:
             if (i == valueBegin)
                 failAt(pos + i, "expected a value for metadata field '" + std::string(key) + "'");
         }
-        m.setOpMetadata(m.instructions.size(), opType, opName);
+        m.setOpMetadata(m.instructions.size(), opType, opName, &m_opNames);
     }
 
     // At the opening quote at value[i]: the text between the quotes (escapes not resolved); i moves
@@ -1429,6 +1429,7 @@ private:
     std::vector<NameRef> m_calls;
     HloInstructionDetails m_details;
     std::string m_unescaped[2]; // op_type and op_name of the metadata being read, when escaped
+    HloInternCache m_opNames; // op types and names read lately
     bool m_hasDetails = false;
     HloDotDims m_dot;
     bool m_hasDot = false;

@@ -467,12 +467,12 @@ void TestGraphView::hierarchyViewMergesEdges()
     const NodeHierarchy::Group& rootGroup = h.groups()[size_t(root)];
     std::vector<uint8_t> open = entry;
     std::vector<int32_t> stack { root };
-    while (!stack.empty()) { // open the entry's chunks, not the embedded groups
+    while (!stack.empty()) { // open the entry's scopes and chunks, not the embedded groups
         const int32_t g = stack.back();
         stack.pop_back();
         open[size_t(g)] = 1;
         for (const int32_t child : h.groups()[size_t(g)].children)
-            if (h.groups()[size_t(child)].kind == NodeHierarchy::GroupKind::Chunk)
+            if (h.groups()[size_t(child)].kind != NodeHierarchy::GroupKind::Embedded)
                 stack.push_back(child);
     }
     const ViewGraph view = h.view(*m_doc, m_doc->full, open);
