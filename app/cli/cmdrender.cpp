@@ -24,7 +24,7 @@ int runRender(const std::vector<std::string>& args)
         "without --run, of every run of the project); parallel-coordinates draws a sweep's runs (one axis per\n"
         "swept parameter and one for validation tau) and sweep its whole Sweep view (--project P --sweep SWEEP).",
         "FILE -o OUT.png|OUT.svg [--view graph|pruned|split|computations] [--node NAME|#ID [--radius R]] "
-        "[--module K]\n"
+        "[--module K] [--canvas WxH]\n"
         "       tgraph render FILE|DIR --view scatter|scatter-score|tau-strip|attention|cross-attention --weights W "
         "-o OUT\n"
         "       tgraph render FILE --view node-attention --weights W -o OUT\n"
@@ -39,6 +39,9 @@ int runRender(const std::vector<std::string>& args)
         "graph, pruned, split (before / after pruning) or computations (each computation one box)", "graph");
     p.addOption("--node", "", "NAME", "draw the neighbourhood of this node (instruction name or #id)");
     p.addOption("--radius", "", "R", "with --node: hops around the node", "2", opt::integer(1, 3));
+    p.addOption("--canvas", "", "WxH",
+        "draw what a graph canvas of W x H pixels shows as it opens: the studio's first view at the zoom it opens "
+        "at (docs/studio.md §1.2), as a PNG");
     p.addOption("--module", "", "K", "which module of a tuning record with several (from 0)", "0",
         opt::integer(0, std::numeric_limits<int>::max()));
     p.addOption(
@@ -77,7 +80,8 @@ int runRender(const std::vector<std::string>& args)
         studio.push_back("--weights");
         studio.push_back(w);
     }
-    for (const char* option : { "--project", "--run", "--sweep", "--metric", "--smoothing", "--x", "--config", "--vs" })
+    for (const char* option :
+        { "--project", "--run", "--sweep", "--metric", "--smoothing", "--x", "--config", "--vs", "--canvas" })
         if (p.has(option)) {
             studio.push_back(option);
             studio.push_back(p.value(option));

@@ -47,6 +47,11 @@ void setupParser(QCommandLineParser& parser)
     parser.addOption({ QStringLiteral("radius"),
         QCoreApplication::translate("main", "With --node: hops around the node, 1 to 3. Default: 2."),
         QStringLiteral("R"), QStringLiteral("2") });
+    parser.addOption({ QStringLiteral("canvas"),
+        QCoreApplication::translate("main",
+            "With --render and a graph view: draw what a graph canvas of WxH pixels shows as it opens (the first "
+            "view at the zoom the studio opens it at, docs/studio.md §1.2), as a PNG."),
+        QStringLiteral("WxH") });
     parser.addOption({ QStringLiteral("module"),
         QCoreApplication::translate("main", "With --render: which module of a tuning record (from 0)."),
         QStringLiteral("N"), QStringLiteral("0") });
@@ -139,6 +144,17 @@ int runRender(const QCommandLineParser& parser)
     if (request.output.isEmpty() || !radiusOk || !moduleOk) {
         std::fprintf(stderr, "tgraph-studio: --render needs -o OUT.png|svg, and --radius / --module numbers\n");
         return 2;
+    }
+    if (parser.isSet(QStringLiteral("canvas"))) {
+        const QStringList parts = parser.value(QStringLiteral("canvas")).split(QLatin1Char('x'));
+        bool wOk = false;
+        bool hOk = false;
+        if (parts.size() == 2)
+            request.canvas = QSize(parts[0].toInt(&wOk), parts[1].toInt(&hOk));
+        if (!wOk || !hOk) {
+            std::fprintf(stderr, "tgraph-studio: --canvas takes WIDTHxHEIGHT in pixels, e.g. 1000x560\n");
+            return 2;
+        }
     }
     RenderResult result;
     QString error;

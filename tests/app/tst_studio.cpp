@@ -1088,6 +1088,30 @@ void TestStudio::populatedPagesFitLaptopScreens()
     comparison->resize(std::min(comparison->width(), 1280), std::min(comparison->height(), 720));
     QTest::qWait(200);
     saveScreenshot(*comparison, QStringLiteral("doc-compare.png"));
+    comparison->close();
+
+    // The same pages on a 1920x1080 screen: the canvas and the analysis pane grow with the window.
+    window.resize(1920, 1080 - 40);
+    const auto page = [&](const QString& name, const std::function<void()>& show) {
+        show();
+        QTest::qWait(150);
+        const int canvas = window.currentPage()->fullPane()->view()->viewport()->height();
+        if (window.currentStudioPage() == MainWindow::Page::Graph)
+            QVERIFY2(canvas >= window.height() * 6 / 10, qPrintable(QStringLiteral("canvas %1").arg(canvas)));
+        if (window.currentStudioPage() == MainWindow::Page::Analysis
+            && window.analysisPage()->graphPaneContainer()->isVisible())
+            QVERIFY(window.analysisPage()->graphPaneContainer()->width()
+                >= tgraph::studio::AnalysisPage::kMinimumPaneWidth);
+        saveScreenshot(window, QStringLiteral("doc-%1-1920.png").arg(name));
+    };
+    page(QStringLiteral("graph"), [&] { window.showPage(MainWindow::Page::Graph); });
+    page(QStringLiteral("inference"), [&] {
+        window.showAnalysis(MainWindow::AnalysisView::Inference);
+        inference->viewTabs()->setCurrentIndex(0);
+    });
+    page(QStringLiteral("explain"), [&] { window.showAnalysis(MainWindow::AnalysisView::Explain); });
+    page(QStringLiteral("tune"), [&] { window.showAnalysis(MainWindow::AnalysisView::Tune); });
+    page(QStringLiteral("runs"), [&] { window.showPage(MainWindow::Page::Runs); });
 }
 
 void TestStudio::mainWindowWiresPagesAndActions()

@@ -10,8 +10,14 @@
 
 namespace {
 
-constexpr double kTextLevel = 0.45; // labels only from this zoom on (about 6 px text)
+// Labels from this zoom on, where a node's 10 pt title is 6 pt on screen: smaller text is noise.
+// Below it a collapsed group still shows its title, at a size that stays legible on screen, as long
+// as enough of it fits the box (docs/studio.md §1.2).
+constexpr double kTextLevel = 0.6;
 constexpr double kOutlineLevel = 0.12;
+constexpr double kTitlePoints = 10;
+constexpr double kDetailPoints = 8.5;
+constexpr double kScreenTitlePoints = 9; // a group's title when the zoom makes it smaller
 
 QColor blend(const QColor& a, const QColor& b, double f)
 {
@@ -116,12 +122,28 @@ void GraphNodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* opt
         painter->drawLine(m_rect.bottomLeft() + QPointF(3, 3), m_rect.bottomRight() + QPointF(3, 3));
         painter->drawLine(m_rect.topRight() + QPointF(3, 3), m_rect.bottomRight() + QPointF(3, 3));
     }
-    if (lod < kTextLevel)
-        return;
     const QColor text = fill.lightnessF() < 0.5 ? Qt::white : QColor(0x10, 0x10, 0x10);
+    if (lod < kTextLevel) {
+        if (m_shape != Shape::Group || lod < 0.05)
+            return;
+        // The group's title at a constant size on screen, when at least 6 of its characters fit.
+        QFont font = painter->font();
+        font.setBold(true);
+        font.setPointSizeF(kScreenTitlePoints / lod);
+        painter->setFont(font);
+        const QRectF inner = m_rect.adjusted(3, 1, -3, -1);
+        const QFontMetricsF metrics(font);
+        if (metrics.height() > inner.height() * 1.05
+            || metrics.horizontalAdvance(m_title.left(6)) > inner.width())
+            return;
+        painter->setPen(m_removed ? QColor(0x80, 0x80, 0x80) : text);
+        painter->drawText(inner, Qt::AlignCenter,
+            metrics.elidedText(m_title, Qt::ElideMiddle, inner.width()));
+        return;
+    }
     painter->setPen(m_removed ? QColor(0x80, 0x80, 0x80) : text);
     QFont font = painter->font();
-    font.setPointSizeF(9);
+    font.setPointSizeF(kTitlePoints);
     font.setItalic(m_shape == Shape::Alias);
     const QRectF inner = m_rect.adjusted(6, 2, -6, -2);
     if (m_detail.isEmpty()) {
@@ -136,7 +158,7 @@ void GraphNodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* opt
     painter->drawText(top, Qt::AlignHCenter | Qt::AlignBottom,
         painter->fontMetrics().elidedText(m_title, Qt::ElideMiddle, int(inner.width())));
     font.setBold(false);
-    font.setPointSizeF(8);
+    font.setPointSizeF(kDetailPoints);
     painter->setFont(font);
     const QRectF bottom(inner.left(), inner.center().y(), inner.width(), inner.height() / 2);
     painter->drawText(bottom, Qt::AlignHCenter | Qt::AlignTop,

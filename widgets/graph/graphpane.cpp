@@ -13,8 +13,12 @@
 #include <QDateTime>
 #include <QLabel>
 #include <QLocale>
+#include <QMenu>
 #include <QTimer>
 #include <QVBoxLayout>
+
+#include <algorithm>
+#include <limits>
 
 using tgraph::GraphSource;
 using tgraph::ViewNode;
@@ -31,6 +35,7 @@ GraphPane::GraphPane(QWidget* parent)
     : QWidget(parent)
     , m_title(new ElidedLabel(this, Qt::ElideRight))
     , m_noteLabel(new ElidedLabel(this, Qt::ElideMiddle))
+    , m_crumbs(new QLabel(this))
     , m_scene(new GraphScene(this))
     , m_view(new GraphView(this))
     , m_runner(new LayoutRunner(this))
@@ -42,6 +47,19 @@ GraphPane::GraphPane(QWidget* parent)
     m_title->setFont(bold);
     m_noteLabel->setObjectName(QStringLiteral("paneNote"));
     m_noteLabel->setForegroundRole(QPalette::PlaceholderText);
+    // Breadcrumbs: the groups around the selection, each a link that brings it into sight.
+    m_crumbs->setObjectName(QStringLiteral("breadcrumbs"));
+    m_crumbs->setTextFormat(Qt::RichText);
+    m_crumbs->setTextInteractionFlags(Qt::LinksAccessibleByMouse | Qt::LinksAccessibleByKeyboard);
+    m_crumbs->setMinimumWidth(40);
+    m_crumbs->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    m_crumbs->hide();
+    connect(m_crumbs, &QLabel::linkActivated, this, [this](const QString& link) {
+        bool ok = false;
+        const int group = link.mid(2).toInt(&ok);
+        if (ok && link.startsWith(QStringLiteral("g:")))
+            focusGroup(group);
+    });
     m_view->setScene(m_scene);
     // Alias stand-ins for high-degree nodes come on top of the boxes; they are small and cheap.
     tgraph::LayoutOptions options;
@@ -56,6 +74,7 @@ GraphPane::GraphPane(QWidget* parent)
     header->setSpacing(0);
     header->addWidget(m_title);
     header->addWidget(m_noteLabel);
+    header->addWidget(m_crumbs);
     layout->addLayout(header);
     layout->addWidget(m_view, 1);
 
@@ -68,6 +87,8 @@ GraphPane::GraphPane(QWidget* parent)
     connect(m_scene, &GraphScene::nodeSelected, this, &GraphPane::nodeSelected);
     connect(m_scene, &GraphScene::viewNodeActivated, this, &GraphPane::activateViewNode);
     connect(m_scene, &GraphScene::clusterActivated, this, &GraphPane::collapseCluster);
+    connect(m_scene, &GraphScene::contextMenuRequested, this, &GraphPane::showContextMenu);
+    connect(m_scene, &GraphScene::nodeSelected, this, &GraphPane::updateBreadcrumbs);
 }
 
 const GraphSource* GraphPane::source() const
@@ -114,19 +135,178 @@ void GraphPane::updateTitle()
     m_noteLabel->setVisible(!m_note.isEmpty());
 }
 
+int64_t GraphPane::firstViewBudget() const
+{
+    // About what the canvas shows at the legible zoom: its scene area over what a box takes with the
+    // space Graphviz leaves around it (about 250 x 100 points), half as many again since drawings
+    // are rarely that compact (the rest is a scroll or the minimap away). A pane not shown yet counts
+    // as the canvas of a 1366x768 window.
+    QSize port = m_view->viewport()->size();
+    if (port.width() < 300 || port.height() < 200)
+        port = QSize(950, 560);
+    const double zoom = GraphView::kLegibleZoom;
+    const double boxes = 1.5 * (port.width() / zoom) * (port.height() / zoom) / (250.0 * 100.0);
+    return std::clamp(int64_t(boxes), kMinFirstView, kMaxFirstView);
+}
+
 void GraphPane::showComputations(int64_t budget)
 {
     const GraphSource* s = source();
     if (!s)
         return;
     m_mode = Mode::Computations;
-    // Small graphs open whole; big ones start with fewer boxes so the first view comes quickly.
-    if (budget < 0)
-        budget = s->nodeCount() <= kInitialBudget ? kInitialBudget
-            : m_document->module                  ? kLargeGraphBudget
-                                                  : kOverviewBudget;
-    m_expanded = s->hierarchy.expandWithin(std::min(budget, kMaxViewNodes));
+    m_firstView = budget < 0;
+    m_firstViewTries = 0;
+    m_expanded = m_firstView ? s->hierarchy.firstViewExpansion(firstViewBudget())
+                             : s->hierarchy.expandWithin(std::min(budget, kMaxViewNodes));
     rebuild(true);
+}
+
+void GraphPane::openSimilarGroups(int32_t group)
+{
+    const GraphSource* s = source();
+    if (!s || group < 0 || size_t(group) >= s->hierarchy.groups().size())
+        return;
+    std::vector<uint8_t> expanded = m_expanded;
+    expanded.resize(s->hierarchy.groups().size(), 0);
+    int opened = 0;
+    for (const int32_t g : s->hierarchy.similarGroups(group)) {
+        for (const int32_t a : s->hierarchy.ancestry(g))
+            if (!expanded[size_t(a)]) {
+                expanded[size_t(a)] = 1;
+                opened += a == g;
+            }
+    }
+    const int64_t visible = s->hierarchy.visibleCount(expanded);
+    if (visible > kMaxViewNodes) {
+        Q_EMIT message(tr("Opening these would show %1 boxes (more than %2)").arg(count(visible), count(kMaxViewNodes)));
+        return;
+    }
+    m_mode = Mode::Computations;
+    m_expanded = std::move(expanded);
+    m_focusGroup = group;
+    rebuild(false);
+    Q_EMIT message(tr("Opened %n group(s) like %1", nullptr, opened)
+                       .arg(QString::fromStdString(s->hierarchy.groups()[size_t(group)].title)));
+}
+
+QRectF GraphPane::groupRect(int32_t group) const
+{
+    const ViewLayout* layout = m_scene->viewLayout();
+    const GraphSource* s = source();
+    if (!layout || !s || group < 0)
+        return {};
+    const int32_t box = layout->view.indexOfGroup(group);
+    if (box >= 0)
+        if (GraphNodeItem* item = m_scene->itemAt(box))
+            return item->sceneBoundingRect();
+    for (size_t c = 0; c < layout->view.clusters.size(); ++c)
+        if (layout->view.clusters[c].group == group) {
+            const auto& frame = layout->layout.clusters[c];
+            return QRectF(frame.x, frame.y, frame.width, frame.height);
+        }
+    // An open chunk or block has no frame: the boxes of its nodes.
+    QRectF rect;
+    for (const tgraph::ViewNode& v : layout->view.nodes) {
+        if (v.kind != ViewNode::Kind::Node)
+            continue;
+        const std::vector<int32_t> around = s->hierarchy.ancestry(s->hierarchy.groupOfNode(v.node));
+        if (std::find(around.begin(), around.end(), group) != around.end())
+            if (GraphNodeItem* item = m_scene->itemForNode(v.node))
+                rect = rect.united(item->sceneBoundingRect());
+    }
+    return rect;
+}
+
+void GraphPane::focusGroup(int32_t group)
+{
+    const GraphSource* s = source();
+    if (!s || group < 0 || size_t(group) >= s->hierarchy.groups().size())
+        return;
+    if (m_mode == Mode::Computations && !isLayoutPending()) {
+        if (const QRectF rect = groupRect(group); !rect.isNull()) {
+            m_view->centreOnSceneRect(rect);
+            return;
+        }
+    }
+    // Not drawn: open what is around it (it shows as a box).
+    std::vector<uint8_t> expanded = m_mode == Mode::Computations ? m_expanded : std::vector<uint8_t> {};
+    expanded.resize(s->hierarchy.groups().size(), 0);
+    for (const int32_t a : s->hierarchy.ancestry(group))
+        if (a != group)
+            expanded[size_t(a)] = 1;
+    if (s->hierarchy.visibleCount(expanded) > kMaxViewNodes)
+        return;
+    m_mode = Mode::Computations;
+    m_expanded = std::move(expanded);
+    m_focusGroup = group;
+    rebuild(false);
+}
+
+QString GraphPane::breadcrumbText() const { return m_crumbs->text(); }
+
+void GraphPane::updateBreadcrumbs()
+{
+    const GraphSource* s = source();
+    const int64_t node = m_scene->selectedNode();
+    if (!s || node < 0 || !s->contains(node)) {
+        m_crumbs->clear();
+        m_crumbs->hide();
+        return;
+    }
+    QStringList crumbs;
+    const auto& groups = s->hierarchy.groups();
+    for (const int32_t g : s->hierarchy.breadcrumbs(s->hierarchy.groupOfNode(node))) {
+        const auto& group = groups[size_t(g)];
+        if (group.kind == tgraph::NodeHierarchy::GroupKind::Chunk)
+            continue; // a cut through a computation, not a name
+        crumbs << QStringLiteral("<a href=\"g:%1\">%2</a>").arg(g).arg(QString::fromStdString(group.title).toHtmlEscaped());
+    }
+    crumbs << QStringLiteral("<b>%1</b>").arg(QString::fromStdString(m_document->nodeName(node)).toHtmlEscaped());
+    m_crumbs->setText(crumbs.join(QStringLiteral(" › ")));
+    m_crumbs->setToolTip(tr("The groups around the selected node: click one to bring it into sight"));
+    m_crumbs->show();
+}
+
+void GraphPane::showContextMenu(int viewIndex, int clusterIndex, const QPoint& screenPos)
+{
+    const ViewLayout* layout = m_scene->viewLayout();
+    const GraphSource* s = source();
+    if (!layout || !s || m_mode != Mode::Computations)
+        return;
+    QMenu menu;
+    int32_t group = -1;
+    if (viewIndex >= 0 && size_t(viewIndex) < layout->view.nodes.size()) {
+        const ViewNode& v = layout->view.nodes[size_t(viewIndex)];
+        if (v.kind == ViewNode::Kind::Group)
+            group = v.group;
+        else if (v.kind == ViewNode::Kind::Node)
+            group = s->hierarchy.groupOfNode(v.node);
+        if (v.kind == ViewNode::Kind::Group)
+            menu.addAction(tr("Open"), this, [this, viewIndex] { activateViewNode(viewIndex); });
+    } else if (clusterIndex >= 0 && size_t(clusterIndex) < layout->view.clusters.size()) {
+        group = layout->view.clusters[size_t(clusterIndex)].group;
+        menu.addAction(tr("Collapse"), this, [this, clusterIndex] { collapseCluster(clusterIndex); });
+    }
+    if (group >= 0) {
+        const std::vector<int32_t> similar = s->hierarchy.similarGroups(group);
+        if (similar.size() > 1)
+            menu.addAction(tr("Open All %n Groups Like “%1”", nullptr, int(similar.size()))
+                               .arg(QString::fromStdString(s->hierarchy.groups()[size_t(group)].title)),
+                this, [this, group] { openSimilarGroups(group); });
+        const int32_t parent = s->hierarchy.groups()[size_t(group)].parent;
+        if (viewIndex >= 0 && parent >= 0 && layout->view.nodes[size_t(viewIndex)].kind == ViewNode::Kind::Group)
+            menu.addAction(tr("Collapse “%1”").arg(QString::fromStdString(s->hierarchy.groups()[size_t(parent)].title)),
+                this, [this, parent] {
+                    m_expanded[size_t(parent)] = 0;
+                    m_focusGroup = parent;
+                    rebuild(false);
+                });
+    }
+    menu.addSeparator();
+    menu.addAction(tr("Collapse Everything"), this, &GraphPane::collapseAll);
+    menu.addAction(tr("First View"), this, [this] { showComputations(); });
+    menu.exec(screenPos);
 }
 
 void GraphPane::collapseAll()
@@ -135,6 +315,7 @@ void GraphPane::collapseAll()
     if (!s)
         return;
     m_mode = Mode::Computations;
+    m_firstView = false;
     m_expanded.assign(s->hierarchy.groups().size(), 0);
     rebuild(true);
 }
@@ -145,6 +326,7 @@ void GraphPane::showNeighbourhood(int64_t node, int radius)
     if (!s || !s->contains(node))
         return;
     m_mode = Mode::Neighbourhood;
+    m_firstView = false;
     m_centre = node;
     m_radius = std::clamp(radius, 1, 3);
     rebuild(true);
@@ -156,6 +338,7 @@ void GraphPane::showPaths(int64_t from, int64_t to)
     if (!s || !s->contains(from) || !s->contains(to))
         return;
     m_mode = Mode::Paths;
+    m_firstView = false;
     m_centre = from;
     m_pathEnd = to;
     rebuild(true);
@@ -163,6 +346,8 @@ void GraphPane::showPaths(int64_t from, int64_t to)
 
 void GraphPane::rebuild(bool fit)
 {
+    if (!fit)
+        m_firstView = false; // an expansion or a collapse keeps the view where it is
     const GraphSource* s = source();
     if (!s)
         return;
@@ -201,7 +386,7 @@ void GraphPane::rebuild(bool fit)
         m_note = m_note.isEmpty() ? QString::fromStdString(frame)
                                   : QString::fromStdString(frame) + QStringLiteral(" · ") + m_note;
     tgraph::aliasHighDegreeNodes(view);
-    tgraph::LayoutInput input = GraphScene::layoutInputFor(view, doc);
+    tgraph::LayoutInput input = GraphScene::layoutInputFor(view, doc, s);
     m_pendingNodes = int(input.nodes.size());
     m_pendingFit = m_pendingFit || fit;
     m_requestStarted = QDateTime::currentMSecsSinceEpoch();
@@ -212,8 +397,62 @@ void GraphPane::rebuild(bool fit)
 
 bool GraphPane::isLayoutPending() const { return m_runner->isBusy(); }
 
+QPointF GraphPane::firstViewAnchor(const ViewLayout& layout) const
+{
+    // Windows of the canvas's size (at the legible zoom), one with each box at its top centre: the
+    // topmost of those holding nearly the most whole boxes. The first view shows as many names as it
+    // can, starting where the data comes in.
+    const QSizeF window(m_view->viewport()->width() / GraphView::kLegibleZoom,
+        m_view->viewport()->height() / GraphView::kLegibleZoom);
+    const auto& boxes = layout.layout.nodes;
+    if (boxes.empty())
+        return m_scene->sceneRect().center();
+    std::vector<QRectF> rects;
+    rects.reserve(boxes.size());
+    for (const auto& box : boxes)
+        rects.emplace_back(box.x, box.y, box.width, box.height);
+    std::vector<int> counts(rects.size(), 0);
+    const auto windowAt = [&](const QRectF& box) {
+        return QRectF(box.center().x() - window.width() / 2, box.top() - 0.15 * window.height(), window.width(),
+            window.height());
+    };
+    int most = 0;
+    for (size_t i = 0; i < rects.size(); ++i) {
+        const QRectF w = windowAt(rects[i]);
+        for (const QRectF& other : rects)
+            counts[i] += w.contains(other);
+        most = std::max(most, counts[i]);
+    }
+    size_t best = 0;
+    for (size_t i = 0; i < rects.size(); ++i)
+        if (counts[i] * 5 >= most * 4 && (counts[best] * 5 < most * 4 || rects[i].top() < rects[best].top()))
+            best = i;
+    return QPointF(rects[best].center().x(), rects[best].top());
+}
+
 void GraphPane::onLayoutFinished(quint64, const ViewLayoutPtr& layout)
 {
+    const GraphSource* s = source();
+    const QSize port = m_view->viewport()->size();
+    const bool judged = port.width() >= 300 && port.height() >= 200; // a pane not shown yet cannot tell
+    if (m_firstView && m_mode == Mode::Computations && s && judged && m_firstViewTries < 2) {
+        // A first view that does not fit legibly: fewer, bigger groups, while that is possible.
+        const double width = layout->layout.width + 44, height = layout->layout.height + 44;
+        const double fit = std::min({ (port.width() - 4) / width, (port.height() - 4) / height, 1.0 });
+        const auto shown = int64_t(layout->view.nodes.size());
+        // More than twice the canvas: half the boxes (the drawing at the legible zoom scrolls a
+        // little, never across several screens).
+        if (fit < GraphView::kLegibleZoom / 2) {
+            const int64_t budget = std::max<int64_t>(kMinFirstView, shown / 2);
+            std::vector<uint8_t> fewer = s->hierarchy.firstViewExpansion(budget);
+            if (budget < shown && s->hierarchy.visibleCount(fewer) < shown) {
+                ++m_firstViewTries;
+                m_expanded = std::move(fewer);
+                rebuild(true);
+                return;
+            }
+        }
+    }
     m_placeholderTimer->stop();
     m_view->setPlaceholder({});
     m_scene->showLayout(layout);
@@ -223,14 +462,37 @@ void GraphPane::onLayoutFinished(quint64, const ViewLayoutPtr& layout)
     qCDebug(lcGraphView) << "layout of" << layout->view.nodes.size() << "boxes shown after" << m_lastLayoutMs << "ms";
     const int64_t pending = m_pendingSelection;
     m_pendingSelection = -1;
-    if (m_pendingFit)
-        m_view->fitToView();
+    if (m_pendingFit) {
+        if (m_firstView && judged)
+            m_view->showFirstView(firstViewAnchor(*layout));
+        else
+            m_view->fitToView();
+    }
     m_pendingFit = false;
+    m_firstView = m_firstView && !judged; // judged once the pane has its size
     if (pending >= 0) {
         m_scene->selectNode(pending);
         if (GraphNodeItem* item = m_scene->itemForNode(pending))
             m_view->centreOnSceneRect(item->sceneBoundingRect());
+    } else if (m_focusGroup >= 0) {
+        // An opened group in place: its frame (or its nodes) in sight, never an empty view.
+        const QRectF rect = groupRect(m_focusGroup);
+        if (!rect.isNull()) {
+            const QRectF visible = m_view->mapToScene(m_view->viewport()->rect()).boundingRect();
+            if (!visible.contains(rect)) {
+                const double fit = std::min(port.width() / (rect.width() + 40), port.height() / (rect.height() + 40));
+                if (fit >= GraphView::kLegibleZoom && fit < m_view->zoom())
+                    m_view->setZoom(std::min(fit, 1.0));
+                else if (m_view->zoom() < GraphView::kLegibleZoom)
+                    m_view->setZoom(GraphView::kLegibleZoom);
+                const QRectF now = m_view->mapToScene(m_view->viewport()->rect()).boundingRect();
+                m_view->centerOn(rect.center().x(),
+                    rect.height() <= now.height() ? rect.center().y() : rect.top() + now.height() / 2 - 20);
+            }
+        }
     }
+    m_focusGroup = -1;
+    updateBreadcrumbs();
     Q_EMIT layoutShown();
 }
 
@@ -311,6 +573,8 @@ void GraphPane::activateViewNode(int viewIndex)
         m_expanded = std::move(expanded);
         if (v.kind == ViewNode::Kind::Node)
             m_pendingSelection = v.node;
+        else
+            m_focusGroup = v.group;
         rebuild(false);
         return;
     }
@@ -341,6 +605,7 @@ void GraphPane::collapseCluster(int clusterIndex)
     if (group < 0 || size_t(group) >= m_expanded.size())
         return;
     m_expanded[size_t(group)] = 0;
+    m_firstView = false;
     rebuild(false);
 }
 

@@ -23,11 +23,12 @@ class GraphPane : public QWidget
     Q_OBJECT
 public:
     enum class Mode { Computations, Neighbourhood, Paths };
-    static constexpr int64_t kInitialBudget = 550; // graphs up to this size are drawn whole at first
-    static constexpr int64_t kLargeGraphBudget = 300; // boxes of the first view of bigger graphs
-    // An .npz graph has no computations to group its nodes: its first view is an overview of
-    // consecutive node ranges (docs/studio.md §1.2).
-    static constexpr int64_t kOverviewBudget = 40;
+    // The first view of a graph (docs/studio.md §1.2) opens groups within a budget of boxes that
+    // the canvas can about show legibly (GraphView::kLegibleZoom): from kMinFirstView to
+    // kMaxFirstView boxes by the canvas's area, half as many when the drawing comes out more than
+    // twice too big.
+    static constexpr int64_t kMinFirstView = 16;
+    static constexpr int64_t kMaxFirstView = 60;
     static constexpr int64_t kMaxViewNodes = 2000; // expansions beyond this are refused
 
     explicit GraphPane(QWidget* parent = nullptr);
@@ -43,8 +44,17 @@ public:
     QString titleText() const;
     QString noteText() const;
 
-    // Computation view with the first groups opened within `budget` boxes (-1: the initial budget).
+    // Computation view with the first groups opened within `budget` boxes (-1: the first view,
+    // legible at its canvas's size).
     void showComputations(int64_t budget = -1);
+    // The budget of boxes of a first view on this pane's canvas.
+    int64_t firstViewBudget() const;
+    // Opens every collapsed group like `group` (NodeHierarchy::similarGroups) within kMaxViewNodes.
+    void openSimilarGroups(int32_t group);
+    // Brings group `group` into sight: its box or its open frame, opening its ancestors if needed.
+    void focusGroup(int32_t group);
+    // The breadcrumb bar's text (the groups around the selection, outermost first).
+    QString breadcrumbText() const;
     // Every computation collapsed to one box.
     void collapseAll();
     void showNeighbourhood(int64_t node, int radius);
@@ -79,6 +89,12 @@ Q_SIGNALS:
 private:
     void refreshMinimap();
     void rebuild(bool fit);
+    void updateBreadcrumbs();
+    void showContextMenu(int viewIndex, int clusterIndex, const QPoint& screenPos);
+    // Where the first view is anchored: the top of the drawing, where most boxes are.
+    QPointF firstViewAnchor(const ViewLayout& layout) const;
+    // The scene rectangle of group `group` as drawn (its box, its frame, or its nodes), null if not shown.
+    QRectF groupRect(int32_t group) const;
     void onLayoutFinished(quint64 id, const ViewLayoutPtr& layout);
     void onLayoutFailed(quint64 id, const QString& message);
     void updateTitle();
@@ -92,6 +108,9 @@ private:
     int64_t m_pathEnd = -1;
     int64_t m_pendingSelection = -1;
     bool m_pendingFit = true;
+    bool m_firstView = false; // the layout requested is (a try at) the first view
+    int m_firstViewTries = 0;
+    int32_t m_focusGroup = -1; // after the next layout: bring this group into sight
     std::vector<int64_t> m_highlighted;
     QString m_note;
     qint64 m_lastLayoutMs = -1;
@@ -99,6 +118,7 @@ private:
 
     ElidedLabel* m_title = nullptr;
     ElidedLabel* m_noteLabel = nullptr;
+    QLabel* m_crumbs = nullptr;
     GraphScene* m_scene = nullptr;
     GraphView* m_view = nullptr;
     LayoutRunner* m_runner = nullptr;

@@ -7,17 +7,24 @@
 
 #include "core/view/nodehierarchy.h"
 
+#include <QGraphicsSceneContextMenuEvent>
 #include <QGraphicsSceneMouseEvent>
+#include "widgets/common/formatting.h"
+
 #include <QLocale>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
 using tgraph::ViewNode;
 
 namespace {
 
-constexpr double kCharWidth = 6.2; // points per label character at the view's font size
-constexpr double kNodeHeight = 38;
+constexpr double kCharWidth = 7.0; // points per title character (GraphNodeItem's 10 pt bold)
+constexpr double kDetailCharWidth = 5.6; // points per detail character (8.5 pt)
+constexpr double kNodeHeight = 40;
+constexpr double kGroupHeight = 50;
 
 } // namespace
 
@@ -35,8 +42,10 @@ GraphScene::~GraphScene()
     clear();
 }
 
-tgraph::LayoutInput GraphScene::layoutInputFor(const tgraph::ViewGraph& view, const tgraph::GraphDocument& document)
+tgraph::LayoutInput GraphScene::layoutInputFor(
+    const tgraph::ViewGraph& view, const tgraph::GraphDocument& document, const tgraph::GraphSource* source)
 {
+    const auto& groups = (source ? source->hierarchy : document.full.hierarchy).groups();
     tgraph::LayoutInput input;
     input.nodes.resize(view.nodes.size());
     for (size_t i = 0; i < view.nodes.size(); ++i) {
@@ -45,15 +54,24 @@ tgraph::LayoutInput GraphScene::layoutInputFor(const tgraph::ViewGraph& view, co
         n.cluster = v.cluster;
         switch (v.kind) {
         case ViewNode::Kind::Node: {
-            const size_t chars = std::max(document.nodeName(v.node).size(), document.opcodeName(v.node).size() + 8);
-            n.width = std::clamp(double(chars) * kCharWidth + 20, 80.0, 230.0);
+            const double title = double(document.nodeName(v.node).size()) * kCharWidth;
+            const double detail = double(document.opcodeName(v.node).size() + 8) * kDetailCharWidth;
+            n.width = std::clamp(std::max(title, detail) + 22, 80.0, 240.0);
             n.height = kNodeHeight;
             break;
         }
-        case ViewNode::Kind::Group:
-            n.width = 210;
-            n.height = 46;
+        case ViewNode::Kind::Group: {
+            double width = 210;
+            if (v.group >= 0 && size_t(v.group) < groups.size()) {
+                const auto& group = groups[size_t(v.group)];
+                width = std::max(double(groupTitle(group).size()) * kCharWidth,
+                            double(groupDetail(group).size()) * kDetailCharWidth)
+                    + 26;
+            }
+            n.width = std::clamp(width, 120.0, 330.0);
+            n.height = kGroupHeight;
             break;
+        }
         case ViewNode::Kind::More:
             n.width = 80;
             n.height = 24;
@@ -129,10 +147,13 @@ void GraphScene::showLayout(const ViewLayoutPtr& layout)
             break;
         case ViewNode::Kind::Group:
             shape = GraphNodeItem::Shape::Group;
-            title = v.group >= 0 && size_t(v.group) < groups.size()
-                ? QString::fromStdString(groups[size_t(v.group)].title)
-                : tr("group");
-            detail = tr("%1 nodes").arg(QLocale().toString(qlonglong(v.count)));
+            if (v.group >= 0 && size_t(v.group) < groups.size()) {
+                title = groupTitle(groups[size_t(v.group)]);
+                detail = groupDetail(groups[size_t(v.group)]);
+            } else {
+                title = tr("group");
+                detail = tr("%1 nodes").arg(Formatting::count(v.count));
+            }
             break;
         case ViewNode::Kind::More:
             shape = GraphNodeItem::Shape::More;
@@ -148,6 +169,12 @@ void GraphScene::showLayout(const ViewLayoutPtr& layout)
         }
         auto* item = new GraphNodeItem(int(i), v.kind == ViewNode::Kind::Group ? -1 : v.node, shape, rect);
         item->setLabels(title, detail);
+        if (v.kind == ViewNode::Kind::Group && v.group >= 0 && size_t(v.group) < groups.size()) {
+            const auto& group = groups[size_t(v.group)];
+            item->setToolTip(QStringLiteral("%1\n%2\n%3")
+                                 .arg(QString::fromStdString(group.path.empty() ? group.title : group.path), detail,
+                                     tr("Double-click to open it; right-click for more")));
+        }
         item->setFocusNode(v.focus);
         if ((v.kind == ViewNode::Kind::Node || v.kind == ViewNode::Kind::Alias) && v.node >= 0)
             item->setConfigurable(doc.isConfigurable(v.node));
@@ -211,7 +238,13 @@ void GraphScene::applyColors()
         const ViewNode& v = m_layout->view.nodes[size_t(item->viewIndex())];
         QColor fill;
         if (v.kind == ViewNode::Kind::Group) {
+            // With an overlay, a collapsed group takes the colour of its nodes' mean value, so that the
+            // overlay reads at the first view too (docs/studio.md §1.2).
             fill = QColor(0xdd, 0xdd, 0xf0);
+            if (m_overlay && m_source && v.group >= 0) {
+                const float mean = groupMean(m_source->hierarchy, v.group, *m_overlay);
+                fill = std::isnan(mean) ? NodeOverlay::noValueColor() : m_overlay->colorOfValue(mean);
+            }
         } else if (v.kind == ViewNode::Kind::More || v.node < 0) {
             fill = QColor(0xf6, 0xf6, 0xf6);
         } else if (m_overlay && !m_overlay->isEmpty()) {
@@ -224,6 +257,45 @@ void GraphScene::applyColors()
         item->setFill(fill);
         item->setRemoved(m_kept && v.kind == ViewNode::Kind::Node && !m_kept->contains(v.node));
     }
+}
+
+QString GraphScene::groupTitle(const tgraph::NodeHierarchy::Group& group)
+{
+    return QString::fromStdString(group.title);
+}
+
+QString GraphScene::groupDetail(const tgraph::NodeHierarchy::Group& group)
+{
+    using Kind = tgraph::NodeHierarchy::GroupKind;
+    if (group.kind == Kind::Block) // its title names its opcodes already
+        return tr("nodes %1–%2").arg(Formatting::count(group.first), Formatting::count(group.last));
+    QStringList parts { tr("%n op(s)", nullptr, int(std::min<int64_t>(group.total, INT32_MAX))) };
+    if (group.total >= 1)
+        for (size_t i = 0; i < std::min<size_t>(group.opcodes.size(), 2); ++i)
+            parts << QStringLiteral("%1 ×%2")
+                         .arg(QString::fromStdString(group.opcodes[i].name), Formatting::count(group.opcodes[i].count));
+    return parts.join(QStringLiteral(" · "));
+}
+
+float GraphScene::groupMean(const tgraph::NodeHierarchy& hierarchy, int32_t group, const NodeOverlay& overlay)
+{
+    const auto& groups = hierarchy.groups();
+    double sum = 0;
+    int64_t count = 0;
+    std::vector<int32_t> stack { group };
+    while (!stack.empty()) {
+        const int32_t g = stack.back();
+        stack.pop_back();
+        if (g < 0 || size_t(g) >= groups.size())
+            continue;
+        for (const int64_t node : groups[size_t(g)].nodes)
+            if (overlay.hasValue(node)) {
+                sum += double(overlay.values[size_t(node)]);
+                ++count;
+            }
+        stack.insert(stack.end(), groups[size_t(g)].children.begin(), groups[size_t(g)].children.end());
+    }
+    return count > 0 ? float(sum / double(count)) : std::numeric_limits<float>::quiet_NaN();
 }
 
 GraphNodeItem* GraphScene::itemForNode(int64_t node) const
@@ -290,4 +362,22 @@ void GraphScene::mouseDoubleClickEvent(QGraphicsSceneMouseEvent* event)
         }
     }
     QGraphicsScene::mouseDoubleClickEvent(event);
+}
+
+void GraphScene::contextMenuEvent(QGraphicsSceneContextMenuEvent* event)
+{
+    const QList<QGraphicsItem*> under = items(event->scenePos());
+    for (QGraphicsItem* item : under)
+        if (item->type() == GraphNodeItem::Type) {
+            Q_EMIT contextMenuRequested(static_cast<GraphNodeItem*>(item)->viewIndex(), -1, event->screenPos());
+            event->accept();
+            return;
+        }
+    for (QGraphicsItem* item : under)
+        if (item->type() == GraphClusterItem::Type) {
+            Q_EMIT contextMenuRequested(-1, static_cast<GraphClusterItem*>(item)->clusterIndex(), event->screenPos());
+            event->accept();
+            return;
+        }
+    QGraphicsScene::contextMenuEvent(event);
 }

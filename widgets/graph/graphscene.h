@@ -5,6 +5,7 @@
 #include "widgets/graph/nodeoverlay.h"
 
 #include "core/view/graphdocument.h"
+#include "core/view/nodehierarchy.h"
 
 #include <QGraphicsScene>
 
@@ -23,8 +24,15 @@ public:
     explicit GraphScene(QObject* parent = nullptr);
     ~GraphScene() override;
 
-    // The box sizes and clusters Graphviz should use for `view`.
-    static tgraph::LayoutInput layoutInputFor(const tgraph::ViewGraph& view, const tgraph::GraphDocument& document);
+    // The box sizes and clusters Graphviz should use for `view` of `source` (nullptr: the full graph).
+    static tgraph::LayoutInput layoutInputFor(const tgraph::ViewGraph& view, const tgraph::GraphDocument& document,
+        const tgraph::GraphSource* source = nullptr);
+    // The two lines of a collapsed group's box: its name, and what it holds ("310 ops · convolution
+    // ×12 · add ×40"; for a block of an .npz graph, named by its opcodes, its node range).
+    static QString groupTitle(const tgraph::NodeHierarchy::Group& group);
+    static QString groupDetail(const tgraph::NodeHierarchy::Group& group);
+    // The overlay's mean over a group's nodes (nested groups included), NaN when none has a value.
+    static float groupMean(const tgraph::NodeHierarchy& hierarchy, int32_t group, const NodeOverlay& overlay);
 
     // The document and the source (its full or pruned graph) whose views this scene shows.
     void setDocument(tgraph::GraphDocumentPtr document, const tgraph::GraphSource* source);
@@ -48,9 +56,12 @@ Q_SIGNALS:
     void nodeSelected(qint64 node); // a user click; -1 when the selection was cleared
     void viewNodeActivated(int viewIndex); // double click on a box
     void clusterActivated(int clusterIndex); // double click inside a computation's frame
+    // Right click on a box (viewIndex >= 0) or inside an open group's frame (clusterIndex >= 0).
+    void contextMenuRequested(int viewIndex, int clusterIndex, const QPoint& screenPos);
 
 protected:
     void mouseDoubleClickEvent(QGraphicsSceneMouseEvent* event) override;
+    void contextMenuEvent(QGraphicsSceneContextMenuEvent* event) override;
 
 private:
     void onSelectionChanged();

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "widgets/graph/graphview.h"
 
+#include <QGraphicsItem>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QScrollBar>
@@ -13,8 +14,7 @@ namespace {
 
 constexpr double kMinZoom = 0.01;
 constexpr double kMaxZoom = 8;
-constexpr int kMinimapSize = 180;
-constexpr double kMinimapSceneSize = 1500; // drawings larger than this get a minimap
+constexpr int kMinimapSize = 150;
 
 } // namespace
 
@@ -25,11 +25,14 @@ GraphView::GraphView(QWidget* parent)
 {
     m_zoomAnimation->setDuration(150);
     m_zoomAnimation->setEasingCurve(QEasingCurve::OutCubic);
+    m_zoomFocus = QPointF(qQNaN(), qQNaN());
     connect(m_zoomAnimation, &QVariantAnimation::valueChanged, this, [this](const QVariant& value) {
         const ViewportAnchor anchor = transformationAnchor();
         setTransformationAnchor(AnchorViewCenter);
         zoomBy(value.toDouble() / zoom());
         setTransformationAnchor(anchor);
+        if (!qIsNaN(m_zoomFocus.x()))
+            centerOn(m_zoomFocus); // zoom centres on the selection
     });
     setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
     setDragMode(QGraphicsView::ScrollHandDrag);
@@ -49,7 +52,7 @@ void GraphView::setZoom(double zoom)
     m_zoomAnimation->stop();
     zoom = std::clamp(zoom, kMinZoom, kMaxZoom);
     setTransform(QTransform::fromScale(zoom, zoom));
-    m_minimap->updateViewport();
+    updateMinimap();
     Q_EMIT zoomChanged(zoom);
 }
 
@@ -59,7 +62,7 @@ void GraphView::zoomBy(double factor)
     if (target == zoom())
         return;
     scale(target / zoom(), target / zoom());
-    m_minimap->updateViewport();
+    updateMinimap();
     Q_EMIT zoomChanged(target);
 }
 
@@ -75,16 +78,64 @@ void GraphView::animateZoomTo(double target)
     m_zoomAnimation->start();
 }
 
+QRectF GraphView::selectionInSight() const
+{
+    if (!scene())
+        return {};
+    const QRectF visible = mapToScene(viewport()->rect()).boundingRect();
+    for (const QGraphicsItem* item : scene()->selectedItems())
+        if (visible.intersects(item->sceneBoundingRect()))
+            return item->sceneBoundingRect();
+    return {};
+}
+
 void GraphView::zoomIn()
 {
     m_fitted = false;
+    const QRectF selected = selectionInSight();
+    m_zoomFocus = selected.isNull() ? QPointF(qQNaN(), qQNaN()) : selected.center();
     animateZoomTo(zoom() * 1.25);
 }
 
 void GraphView::zoomOut()
 {
     m_fitted = false;
+    const QRectF selected = selectionInSight();
+    m_zoomFocus = selected.isNull() ? QPointF(qQNaN(), qQNaN()) : selected.center();
     animateZoomTo(zoom() * 0.8);
+}
+
+double GraphView::fitZoom() const
+{
+    const QRectF rect = sceneRect();
+    const QSize port = viewport()->size();
+    if (rect.isEmpty() || port.isEmpty())
+        return 1;
+    // fitInView keeps a small margin on each side.
+    return std::min({ (port.width() - 4) / rect.width(), (port.height() - 4) / rect.height(), 1.0 });
+}
+
+bool GraphView::drawingFits() const
+{
+    if (!scene() || sceneRect().isEmpty())
+        return true;
+    const QRectF drawn = mapFromScene(sceneRect()).boundingRect();
+    return drawn.width() <= viewport()->width() + 2 && drawn.height() <= viewport()->height() + 2;
+}
+
+bool GraphView::showFirstView(const QPointF& anchor)
+{
+    if (fitZoom() >= kLegibleZoom) {
+        fitToView();
+        return true;
+    }
+    setZoom(kLegibleZoom);
+    // The anchor at the top centre, the drawing's top edge at the viewport's top when it is near.
+    const double halfHeight = viewport()->height() / (2 * kLegibleZoom);
+    const double top = std::max(sceneRect().top(), anchor.y() - 0.15 * 2 * halfHeight);
+    centerOn(anchor.x(), top + halfHeight);
+    updateMinimap();
+    return false;
 }
 
 void GraphView::resetZoom() { setZoom(1); }
@@ -99,7 +150,7 @@ void GraphView::fitToView()
     if (zoom() > 1)
         setZoom(1);
     centerOn(sceneRect().center());
-    m_minimap->updateViewport();
+    updateMinimap();
     // Fitted until the user zooms or moves: a pane laid out while hidden or small (the pruned pane
     // before the split view opens) fits again once it has its size.
     m_fitted = true;
@@ -111,9 +162,9 @@ void GraphView::centreOnSceneRect(const QRectF& rect)
     m_fitted = false;
     // Zoom in until the box is readable, never zooming out.
     if (zoom() < 0.7)
-        setZoom(0.9);
+        setZoom(kLegibleZoom);
     centerOn(rect.center());
-    m_minimap->updateViewport();
+    updateMinimap();
 }
 
 void GraphView::setPlaceholder(const QString& text)
@@ -124,6 +175,7 @@ void GraphView::setPlaceholder(const QString& text)
 
 void GraphView::sceneReplaced()
 {
+    m_minimapStale = true;
     updateMinimap();
     viewport()->update();
 }
@@ -164,17 +216,22 @@ void GraphView::scrollContentsBy(int dx, int dy)
 
 void GraphView::updateMinimap()
 {
-    const QRectF rect = sceneRect();
+    // Only while the drawing does not fit: a minimap over a drawing in sight hides part of it.
     const QSize area = viewport()->size();
-    const bool large = scene() && !scene()->items().isEmpty() && area.width() > 2 * kMinimapSize + 100
-        && area.height() > kMinimapSize + 150 && std::max(rect.width(), rect.height()) > kMinimapSceneSize;
-    m_minimap->setVisible(large);
-    if (!large)
+    const bool wanted = scene() && !scene()->items().isEmpty() && area.width() > 2 * kMinimapSize + 100
+        && area.height() > kMinimapSize + 150 && !drawingFits();
+    const bool wasVisible = m_minimap->isVisible();
+    m_minimap->setVisible(wanted);
+    if (!wanted)
         return;
     const QRect geometry = viewport()->geometry();
     m_minimap->setGeometry(
         geometry.right() - kMinimapSize - 8, geometry.bottom() - kMinimapSize - 8, kMinimapSize, kMinimapSize);
-    m_minimap->refresh();
+    if (!wasVisible || m_minimapStale) {
+        m_minimap->refresh();
+        m_minimapStale = false;
+    }
+    m_minimap->updateViewport();
     m_minimap->raise();
 }
 

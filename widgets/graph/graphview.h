@@ -15,8 +15,19 @@ class GraphView : public QGraphicsView
 public:
     explicit GraphView(QWidget* parent = nullptr);
 
+    // Node titles (10 pt) read at 9 pt from this zoom on: the first view of a graph is never drawn
+    // smaller than this (docs/studio.md §1.2).
+    static constexpr double kLegibleZoom = 0.9;
+
     double zoom() const; // view pixels per scene point
     void setZoom(double zoom);
+    // The zoom at which the whole drawing fits the viewport (capped at 1).
+    double fitZoom() const;
+    // The first view of a drawing: fitted when it is legible so, else at the legible zoom with
+    // `anchor` (scene point) at the top centre of the viewport. Returns true when it fitted.
+    bool showFirstView(const QPointF& anchor);
+    // Whether the whole drawing is in sight at the current zoom.
+    bool drawingFits() const;
     void setPlaceholder(const QString& text);
     QString placeholder() const { return m_placeholder; }
     GraphMinimap* minimap() const { return m_minimap; }
@@ -49,12 +60,16 @@ private:
     // request while gliding continues from the previous target.
     void animateZoomTo(double target);
     void updateMinimap();
+    // The selected box in sight, if any: zoom keys and buttons keep it in place.
+    QRectF selectionInSight() const;
 
     QVariantAnimation* m_zoomAnimation = nullptr;
+    QPointF m_zoomFocus; // scene point the gliding zoom keeps at the viewport's centre, NaN = none
 
     QString m_placeholder;
     GraphMinimap* m_minimap = nullptr;
     bool m_fitted = false;
+    bool m_minimapStale = true; // the scene changed since the thumbnail was drawn
 };
 
 // A thumbnail of the whole drawing with the visible part outlined; click or drag to move there.

@@ -34,8 +34,15 @@ QColor NodeOverlay::colorOf(int64_t node) const
 {
     if (!hasValue(node))
         return {};
+    return colorOfValue(values[size_t(node)]);
+}
+
+QColor NodeOverlay::colorOfValue(float value) const
+{
+    if (std::isnan(value))
+        return {};
     const auto [lo, hi] = colourRange();
-    const double v = double(values[size_t(node)]);
+    const double v = double(value);
     if (diverging)
         return ColorMaps::diverging(v / hi);
     return colorAt(hi > lo ? (v - lo) / (hi - lo) : 0.5);

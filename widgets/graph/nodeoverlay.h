@@ -39,6 +39,8 @@ struct NodeOverlay
     }
     // The colour of `node`'s value on the colour map; invalid QColor when it has none.
     QColor colorOf(int64_t node) const;
+    // The colour of any value on the colour map (a collapsed group's mean); invalid for NaN.
+    QColor colorOfValue(float value) const;
     // The range the colours span: minimum..maximum widened to ColorMaps::kMinimumRelativeSpan of
     // the values' magnitude (sequential), or -m..m with m at least ColorMaps::kDivergingNoise of
     // `reference`.

@@ -28,7 +28,7 @@ namespace {
 constexpr int kListPanel = 0;
 constexpr int kCentre = 1;
 constexpr int kInspectorPanel = 2;
-// Side panels as they open on a fresh start: the canvas gets the rest (docs/studio.md §9).
+// Side panels as they unfold the first time: the canvas keeps the rest (docs/studio.md §0).
 constexpr int kListWidth = 210;
 constexpr int kInspectorWidth = 300;
 
@@ -90,7 +90,9 @@ GraphsPage::GraphsPage(StudioSession* session, QWidget* parent)
     m_splitter->setStretchFactor(kCentre, 1);
     m_splitter->setStretchFactor(kInspectorPanel, 0);
     m_splitter->setCollapsible(kCentre, false);
-    m_splitter->setSizes({ kListWidth, 1000, kInspectorWidth });
+    // Canvas first: both side panels start folded; the inspector unfolds at the first selected
+    // node (unless the user folded it), the list of graphs when asked (the tabs name the graphs).
+    m_splitter->setSizes({ 0, 1000, 0 });
     m_panelWidths = { kListWidth, 0, kInspectorWidth };
 
     auto* layout = new QVBoxLayout(this);
@@ -106,13 +108,17 @@ GraphsPage::GraphsPage(StudioSession* session, QWidget* parent)
     m_inspectorAction->setObjectName(QStringLiteral("inspectorAction"));
     m_inspectorAction->setCheckable(true);
     m_inspectorAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_K));
-    connect(m_inspectorAction, &QAction::triggered, this, [this](bool on) { setPanelShown(kInspectorPanel, on); });
+    connect(m_inspectorAction, &QAction::triggered, this, [this](bool on) {
+        m_inspectorFoldedByUser = !on;
+        setPanelShown(kInspectorPanel, on);
+    });
     connect(m_splitter, &QSplitter::splitterMoved, this, [this] {
         m_graphListAction->setChecked(isGraphListShown());
         m_inspectorAction->setChecked(isInspectorShown());
+        m_inspectorFoldedByUser = !isInspectorShown();
     });
-    m_graphListAction->setChecked(true);
-    m_inspectorAction->setChecked(true);
+    m_graphListAction->setChecked(false);
+    m_inspectorAction->setChecked(false);
 
     connect(m_session, &StudioSession::overlayChanged, this, &GraphsPage::applyOverlay);
     connect(m_session, &StudioSession::nodeRequested, this, [this](const QString& path, qint64 node) {
@@ -121,10 +127,8 @@ GraphsPage::GraphsPage(StudioSession* session, QWidget* parent)
             page->selectNode(node);
         }
     });
-    connect(m_session, &StudioSession::configSelected, this, [this](const QString& path, qint64 config) {
-        if (GraphPage* page = pageForPath(path); page && page == currentPage())
-            m_inspector->setConfiguration(config);
-    });
+    // The inspector shows the configuration selected in the analysis views (for its graph file).
+    connect(m_session, &StudioSession::configSelected, m_inspector, &NodeInspector::showConfiguration);
     connect(m_session, &StudioSession::projectsChanged, this, &GraphsPage::updateSidebar);
     onCurrentChanged();
 }
@@ -222,11 +226,18 @@ void GraphsPage::onCurrentChanged()
     m_centre->setCurrentIndex(m_tabs->count() > 0 ? 1 : 0);
     GraphPage* page = currentPage();
     if (m_connected != page) {
-        if (m_connected)
+        if (m_connected) {
             disconnect(m_connected, &GraphPage::nodeSelected, m_inspector, &NodeInspector::setNode);
+            disconnect(m_connected, &GraphPage::nodeSelected, this, nullptr);
+        }
         m_connected = page;
-        if (page)
+        if (page) {
             connect(page, &GraphPage::nodeSelected, m_inspector, &NodeInspector::setNode);
+            connect(page, &GraphPage::nodeSelected, this, [this](qint64 node) {
+                if (node >= 0 && !isInspectorShown() && !m_inspectorFoldedByUser)
+                    setPanelShown(kInspectorPanel, true);
+            });
+        }
         m_inspector->setDocument(page ? page->document() : nullptr);
         if (page)
             m_inspector->setNode(page->selectedNode());
@@ -325,8 +336,9 @@ QByteArray GraphsPage::saveState() const { return m_splitter->saveState(); }
 
 void GraphsPage::restoreState(const QByteArray& state)
 {
-    if (!state.isEmpty())
+    if (!state.isEmpty()) {
         m_splitter->restoreState(state);
+    }
     m_graphListAction->setChecked(isGraphListShown());
     m_inspectorAction->setChecked(isInspectorShown());
 }

@@ -82,6 +82,7 @@ private:
     QAction* m_inspectorAction = nullptr;
     std::vector<int> m_panelWidths; // widths of the side panels before they were folded
     GraphPage* m_connected = nullptr;
+    bool m_inspectorFoldedByUser = false; // else it unfolds when a node is selected
 };
 
 } // namespace tgraph::studio

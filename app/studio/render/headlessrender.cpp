@@ -6,6 +6,7 @@
 #include "widgets/graph/graphexport.h"
 #include "widgets/graph/graphitems.h"
 #include "widgets/graph/graphpane.h"
+#include "widgets/graph/graphview.h"
 #include "widgets/graph/graphscene.h"
 
 #include "core/view/graphdocument.h"
@@ -70,6 +71,12 @@ bool renderGraph(const RenderRequest& request, RenderResult* result, QString* er
             QStringLiteral("unknown view '%1' (graph, pruned, split or computations)").arg(request.view));
     if (request.radius < 1 || request.radius > 3)
         return fail(request.input, QStringLiteral("the radius must be 1, 2 or 3"));
+    const bool canvas = request.canvas.isValid();
+    if (canvas && (request.canvas.width() < 200 || request.canvas.height() < 150 || request.canvas.width() > 8000
+            || request.canvas.height() > 8000))
+        return fail(request.input, QStringLiteral("the canvas must be 200x150 to 8000x8000 pixels"));
+    if (canvas && (suffix != QStringLiteral("png") || request.view == QStringLiteral("split")))
+        return fail(request.output, QStringLiteral("a canvas is drawn as a PNG of one pane (not the split view)"));
 
     tgraph::GraphDocumentPtr document;
     try {
@@ -105,7 +112,14 @@ bool renderGraph(const RenderRequest& request, RenderResult* result, QString* er
     if (wantsPruned)
         panes << &pruned;
     for (GraphPane* pane : panes) {
-        pane->resize(1200, 900);
+        if (canvas) { // the pane as the studio shows it, its drawing area of the canvas's size
+            pane->resize(request.canvas + QSize(0, pane->sizeHint().height() - pane->view()->sizeHint().height()));
+            pane->show();
+            const QSize port = pane->view()->viewport()->size();
+            pane->resize(pane->size() + request.canvas - port);
+        } else {
+            pane->resize(1200, 900);
+        }
         pane->setDocument(
             document, pane == &pruned ? tgraph::GraphSource::Kind::Pruned : tgraph::GraphSource::Kind::Full);
         if (request.view == QStringLiteral("computations"))
@@ -121,6 +135,25 @@ bool renderGraph(const RenderRequest& request, RenderResult* result, QString* er
     if (!waitForGraphLayouts(panes, &failure))
         return fail(request.input, QStringLiteral("layout failed: %1").arg(failure));
 
+    if (canvas) {
+        GraphPane* pane = panes.front();
+        QWidget* port = pane->view()->viewport();
+        result->image = port->grab().toImage();
+        if (const ViewLayout* layout = pane->scene()->viewLayout())
+            for (const tgraph::ViewNode& v : layout->view.nodes) {
+                if (v.kind != tgraph::ViewNode::Kind::Node)
+                    continue;
+                ++result->nodesDrawn;
+                if (GraphNodeItem* item = pane->scene()->itemForNode(v.node)) {
+                    const QRectF box = pane->view()->mapFromScene(item->rect()).boundingRect();
+                    if (box.intersects(QRectF(port->rect())))
+                        result->nodeBoxes.emplace(v.node, box);
+                }
+            }
+        if (!result->image.save(request.output, "PNG"))
+            return fail(request.output, QStringLiteral("cannot write the PNG file"));
+        return true;
+    }
     QList<GraphExport::Panel> panels;
     for (GraphPane* pane : panes)
         panels.append({ pane->scene(), pane->titleText() });

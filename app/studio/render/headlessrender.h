@@ -4,6 +4,7 @@
 #include <QImage>
 #include <QList>
 #include <QRectF>
+#include <QSize>
 #include <QString>
 
 #include <cstdint>
@@ -19,6 +20,9 @@ struct RenderRequest
     QString node; // name or #id: the neighbourhood of this node
     int radius = 2;
     int module = 0; // which module of a file holding several
+    // Valid: draw what a graph view's canvas of this size shows as it opens (the first view at the
+    // zoom the studio opens it at, docs/studio.md §1.2), as a PNG; invalid: the whole drawing.
+    QSize canvas;
 };
 
 struct RenderResult
