@@ -16,10 +16,12 @@
 //   - a grouped number next to an ungrouped one of four digits or more in the same text, table
 //     column or chart (identifiers such as "config 1234" are never grouped and do not count);
 //   - a table column whose cells read as numbers but sort by their text.
-// Not numbers: what follows a letter, digit, '_', '.', '%', '/', ':' or a hyphenated word (node
-// names such as "fusion.12", file names, "c0-s42"), versions and dates (two separators or more
+// Not numbers: what follows a letter, digit, '_', '.', '%', '/', ':', '=' or a hyphenated word (node
+// names such as "fusion.12", file names, "c0-s42", a sweep's "lr=0.001"), versions and dates (two separators or more
 // with groups other than three digits), shapes and layouts in brackets ("f32[2,3]{1,0}"), a
-// number cut by an ellipsis, and widgets whose property "verbatim" is true (file text).
+// number cut by an ellipsis, and widgets whose property Formatting::kVerbatimProperty is true (file
+// text, a process's output).
+// TGRAPH_TEXTS_KEEP=DIR keeps both runs' texts (texts-C.json, texts-de_DE.UTF-8.json) in DIR.
 
 #include "app/studio/analysis/explainpanel.h"
 #include "app/studio/analysis/inferencepanel.h"
@@ -33,6 +35,7 @@
 #include "widgets/analysis/heatmapview.h"
 #include "widgets/common/elidedlabel.h"
 #include "widgets/common/errorbanner.h"
+#include "widgets/common/formatting.h"
 #include "widgets/graph/graphitems.h"
 #include "widgets/graph/graphpage.h"
 #include "widgets/graph/graphpane.h"
@@ -58,6 +61,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
+#include <QPlainTextEdit>
 #include <QProcess>
 #include <QSettings>
 #include <QSignalSpy>
@@ -118,7 +122,7 @@ bool isSeparator(QChar c) { return c == QLatin1Char('.') || c == QLatin1Char(','
 bool isIdentifierWord(const QString& word)
 {
     static const std::set<QString> words { "config", "node", "seed", "pid", "run", "member", "fold", "id", "row",
-        "column", "ch", "tile", "layer", "block", "module", "computation", "port", "index", "dim", "#" };
+        "column", "ch", "tile", "layer", "block", "module", "computation", "port", "index", "dim", "configs", "#" };
     return words.count(word.toLower()) > 0;
 }
 
@@ -214,7 +218,7 @@ QList<NumberToken> numbersIn(const QString& original)
         bool number = true;
         if (i > 0) {
             const QChar before = s[i - 1];
-            if (wordChar(before) || QStringLiteral(".,%@/\\:#'").contains(before))
+            if (wordChar(before) || QStringLiteral(".,%@/\\:#'=").contains(before))
                 number = false;
             if ((before == QLatin1Char('-') || before == QChar(0x2212) || before == QLatin1Char('+')) && i > 1
                 && wordChar(s[i - 2]))
@@ -232,7 +236,8 @@ QList<NumberToken> numbersIn(const QString& original)
             number = false;
         if (number) {
             NumberToken t = classify(text);
-            t.dateOrTime = after == QLatin1Char(':') || ((after == QLatin1Char('-') || after == QLatin1Char('/')) && afterNext.isDigit());
+            t.dateOrTime = after == QLatin1Char(':')
+                || ((after == QLatin1Char('-') || after == QLatin1Char('/')) && afterNext.isDigit());
             // the word before, skipping spaces
             qsizetype k = i - 1;
             while (k >= 0 && s[k].isSpace())
@@ -244,6 +249,11 @@ QList<NumberToken> numbersIn(const QString& original)
             if (word.isEmpty() && end > 0 && s[end - 1] == QLatin1Char('#'))
                 word = QStringLiteral("#");
             t.identifier = isIdentifierWord(word);
+            // The end of a range inherits its start's kind: "configs 1044–1158".
+            if (!out.isEmpty() && out.back().identifier && end > 0
+                && (s[end - 1] == QChar(0x2013) || s[end - 1] == QLatin1Char('-'))
+                && s.mid(0, end - 1).trimmed().endsWith(out.back().text))
+                t.identifier = true;
             out << t;
         }
         i = j;
@@ -283,8 +293,8 @@ std::optional<bool> groupingOf(const NumberToken& t, const Convention& c)
         return std::nullopt;
     if (t.kind == K::Grouped || t.kind == K::GroupedDecimal || (t.kind == K::Ambiguous && t.group == c.group))
         return true;
-    if ((t.kind == K::Plain || t.kind == K::Decimal || (t.kind == K::Ambiguous && t.group != c.group))
-        && t.integerDigits >= 4)
+    // (An ambiguous "2.296" under C is a decimal with one integer digit: neither.)
+    if ((t.kind == K::Plain || t.kind == K::Decimal) && t.integerDigits >= 4)
         return false;
     return std::nullopt;
 }
@@ -338,7 +348,7 @@ private:
     static bool isVerbatim(const QWidget* w)
     {
         for (; w; w = w->parentWidget())
-            if (w->property("verbatim").toBool())
+            if (w->property(Formatting::kVerbatimProperty).toBool())
                 return true;
         return false;
     }
@@ -382,6 +392,8 @@ private:
         if (auto* combo = qobject_cast<QComboBox*>(w))
             for (int i = 0; i < combo->count(); ++i)
                 add(key + QStringLiteral("/item%1").arg(i), key, combo->itemText(i));
+        if (auto* edit = qobject_cast<QPlainTextEdit*>(w))
+            add(key, key, edit->toPlainText().left(4000));
         if (auto* spin = qobject_cast<QAbstractSpinBox*>(w))
             add(key, parentScope, spin->text());
         if (auto* status = qobject_cast<QStatusBar*>(w))
@@ -523,7 +535,8 @@ void settle()
     QTest::qWait(60);
     for (QWidget* top : QApplication::topLevelWidgets())
         for (GraphPane* pane : top->findChildren<GraphPane*>())
-            if (pane->isVisible() && !QTest::qWaitFor([pane] { return !pane->isLayoutPending(); }, graphtest::kLayoutTimeoutMs))
+            if (pane->isVisible()
+                && !QTest::qWaitFor([pane] { return !pane->isLayoutPending(); }, graphtest::kLayoutTimeoutMs))
                 qWarning("a layout did not end in %d ms", graphtest::kLayoutTimeoutMs);
 }
 
@@ -650,8 +663,8 @@ void TestStudioTexts::numbersAreClassified()
     // Not numbers: names, files, shapes, versions, dates, cut numbers.
     for (const QString& text : { QStringLiteral("fusion.12"), QStringLiteral("graph_1.5.npz"),
              QStringLiteral("f32[2,3]{1,0}"), QStringLiteral("Qt 6.4.2"), QStringLiteral("01.05.24 12:30"),
-             QStringLiteral("c0-s42"), QStringLiteral("%add.3"), QStringLiteral("0.83…"),
-             QStringLiteral("/tmp/x/1.2"), QStringLiteral("seed-1.25") })
+             QStringLiteral("c0-s42"), QStringLiteral("%add.3"), QStringLiteral("0.83…"), QStringLiteral("/tmp/x/1.2"),
+             QStringLiteral("seed-1.25"), QStringLiteral("lr=0.001 hidden=1,024") })
         QVERIFY2(problemsUnder(text, kGerman).isEmpty() && problemsUnder(text, kC).isEmpty(), qPrintable(text));
     // Grouping: "215.029" groups under de_DE; "1965" next to it does not; "config 1965" is a name.
     const QList<NumberToken> mixed = numbersIn(QStringLiteral("215.029 parameters, 1965 configs, config 1965"));
@@ -659,6 +672,11 @@ void TestStudioTexts::numbersAreClassified()
     QCOMPARE(groupingOf(mixed[0], kGerman), std::optional<bool>(true));
     QCOMPARE(groupingOf(mixed[1], kGerman), std::optional<bool>(false));
     QCOMPARE(groupingOf(mixed[2], kGerman), std::optional<bool>());
+    const QList<NumberToken> range = numbersIn(QStringLiteral("configs 1044–1158 of 1,159"));
+    QVERIFY(range[0].identifier && range[1].identifier && !range[2].identifier);
+    // "2.296" is two thousand under de_DE, a decimal under C.
+    QCOMPARE(groupingOf(numbersIn(QStringLiteral("2.296 s")).front(), kGerman), std::optional<bool>(true));
+    QCOMPARE(groupingOf(numbersIn(QStringLiteral("2.296 s")).front(), kC), std::optional<bool>());
 }
 
 Inputs TestStudioTexts::prepare()
@@ -673,11 +691,11 @@ Inputs TestStudioTexts::prepare()
         return r.exitCode == 0 && !r.crashed;
     };
     const QString collection = work + QStringLiteral("/collection");
-    if (!tg({ "synth", "--collection", "layout", "-o", collection, "--graphs", "3", "--configs", "40", "--min-size",
+    if (!tg({ "synth", "--collection", "layout", "-o", collection, "--graphs", "5", "--configs", "40", "--min-size",
             "200", "--max-size", "300", "--families", "mlp,resnet", "--seed", "5" }))
         return {};
     in.project = work + QStringLiteral("/runs.tgproj");
-    if (!tg({ "sweep", "--project", in.project, "--data", collection, "--name", "sweep-a", "--grid", "lr=1e-3",
+    if (!tg({ "sweep", "--project", in.project, "--data", collection, "--name", "sweep-a", "--grid", "lr=1e-3,3e-4",
             "--seeds", "2", "--seed-base", "42", "--parallel", "2", "--steps", "6", "--eval-every", "3", "--log-every",
             "1", "--configs-per-step", "16", "--threads", "1" }))
         return {};
@@ -750,24 +768,41 @@ void TestStudioTexts::numbersFollowOneConvention()
         std::map<QString, SeenText> texts;
         QStringList problems;
     };
-    std::vector<Walked> runs { { QStringLiteral("C"), kC, {}, {} }, { QStringLiteral("de_DE.UTF-8"), kGerman, {}, {} } };
-    for (Walked& run : runs) {
-        const QString out = m_dir.filePath(QStringLiteral("texts-%1.json").arg(run.locale));
-        QProcess child;
+    std::vector<Walked> runs { { QStringLiteral("C"), kC, {}, {} },
+        { QStringLiteral("de_DE.UTF-8"), kGerman, {}, {} } };
+    // Both walks at once (one core each): the test's time is the longer walk, not their sum.
+    std::vector<std::unique_ptr<QProcess>> children;
+    const auto outOf
+        = [this](const Walked& run) { return m_dir.filePath(QStringLiteral("texts-%1.json").arg(run.locale)); };
+    for (const Walked& run : runs) {
+        auto child = std::make_unique<QProcess>();
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         env.insert(QStringLiteral("LC_ALL"), run.locale);
         env.insert(QStringLiteral("TGRAPH_TEXTS_INPUTS"), inputs);
-        env.insert(QStringLiteral("TGRAPH_TEXTS_OUT"), out);
-        child.setProcessEnvironment(env);
-        child.setProcessChannelMode(QProcess::MergedChannels);
-        child.start(QCoreApplication::applicationFilePath(), { QStringLiteral("walk") });
-        QVERIFY(child.waitForStarted());
-        QVERIFY2(child.waitForFinished(kWaitMs * 2), qPrintable(run.locale + ": the walk did not end"));
+        env.insert(QStringLiteral("TGRAPH_TEXTS_OUT"), outOf(run));
+        child->setProcessEnvironment(env);
+        child->setProcessChannelMode(QProcess::MergedChannels);
+        child->start(QCoreApplication::applicationFilePath(), { QStringLiteral("walk") });
+        QVERIFY(child->waitForStarted());
+        children.push_back(std::move(child));
+    }
+    for (size_t i = 0; i < runs.size(); ++i) {
+        Walked& run = runs[i];
+        QProcess& child = *children[i];
+        QVERIFY2(child.waitForFinished(kWaitMs * 3), qPrintable(run.locale + ": the walk did not end"));
         const QByteArray log = child.readAll();
+        for (const QByteArray& line : log.split('\n'))
+            if (line.startsWith("QINFO"))
+                qInfo().noquote() << run.locale << "|" << QString::fromUtf8(line.mid(line.indexOf(')') + 2));
         if (child.exitStatus() != QProcess::NormalExit || child.exitCode() != 0) {
             for (const QByteArray& line : log.split('\n')) // QTest cuts long messages
                 qWarning().noquote() << run.locale << "|" << QString::fromUtf8(line);
             QFAIL(qPrintable(run.locale + QStringLiteral(": the walk failed")));
+        }
+        const QString out = outOf(run);
+        if (const QString keep = qEnvironmentVariable("TGRAPH_TEXTS_KEEP"); !keep.isEmpty()) { // to read them
+            QFile::remove(keep + QStringLiteral("/") + QFileInfo(out).fileName());
+            QFile::copy(out, keep + QStringLiteral("/") + QFileInfo(out).fileName());
         }
         const QJsonObject walked = QJsonDocument::fromJson(testutil::readAll(out)).object();
         for (const QJsonValue& v : walked["texts"].toArray()) {
@@ -791,7 +826,8 @@ void TestStudioTexts::numbersFollowOneConvention()
                     offences << QStringLiteral("%1: \"%2\" has %3 in \"%4\"  [%5]")
                                     .arg(run.locale, t.text, p, seen.text.left(160), key);
                 if (const auto grouped = groupingOf(t, run.convention))
-                    scopes[seen.scope].push_back({ *grouped, t.text + QStringLiteral(" in \"") + seen.text.left(80) + '"' });
+                    scopes[seen.scope].push_back(
+                        { *grouped, t.text + QStringLiteral(" in \"") + seen.text.left(80) + '"' });
             }
         }
         for (const auto& [scope, numbers] : scopes) {
@@ -831,7 +867,8 @@ void TestStudioTexts::numbersFollowOneConvention()
                                         .arg(where.second);
     qInfo("compared after %.1f s", double(clock.elapsed()) / 1000);
     QVERIFY2(offences.isEmpty(),
-        qPrintable(QStringLiteral("%1 texts (%2 distinct) mix the conventions").arg(offences.size()).arg(distinct.size())));
+        qPrintable(
+            QStringLiteral("%1 texts (%2 distinct) mix the conventions").arg(offences.size()).arg(distinct.size())));
 }
 
 void TestStudioTexts::walk()
@@ -841,9 +878,14 @@ void TestStudioTexts::walk()
         QSKIP("run by numbersFollowOneConvention");
     const QString expected = qEnvironmentVariable("LC_ALL").section(QLatin1Char('.'), 0, 0);
     QVERIFY2(QLocale().name() == expected || (expected == QLatin1String("C") && QLocale().name() == QLatin1String("C")),
-        qPrintable(QStringLiteral("the locale %1 is not installed (LOCPATH); QLocale is %2").arg(expected, QLocale().name())));
-    const Inputs in = Inputs::fromJson(QJsonDocument::fromJson(testutil::readAll(qEnvironmentVariable("TGRAPH_TEXTS_INPUTS"))).object());
+        qPrintable(
+            QStringLiteral("the locale %1 is not installed (LOCPATH); QLocale is %2").arg(expected, QLocale().name())));
+    const Inputs in = Inputs::fromJson(
+        QJsonDocument::fromJson(testutil::readAll(qEnvironmentVariable("TGRAPH_TEXTS_INPUTS"))).object());
 
+    QElapsedTimer clock;
+    clock.start();
+    const auto stage = [&clock](const char* what) { qInfo("%s after %.1f s", what, double(clock.elapsed()) / 1000); };
     MainWindow window;
     window.resize(1600, 1000);
     window.show();
@@ -860,6 +902,7 @@ void TestStudioTexts::walk()
             module = d;
     }
     QVERIFY(module && graph);
+    stage("graphs open");
 
     // A configurable node of the module selected: the inspector shows its features and configs.
     for (GraphPage* page : window.findChildren<GraphPage*>())
@@ -876,10 +919,12 @@ void TestStudioTexts::walk()
     reveal(inference);
     inference->setDocuments(window.documents(), graph);
     inference->setModelFiles({ in.weights });
+    inference->setConfigSet(ConfigSetKind::Sample, 300); // of unet3d's 1 159: a third of the time, four-digit ids
     QSignalSpy inferred(inference, &InferencePanel::finished);
     inference->run();
     QVERIFY(inferred.count() > 0 || inferred.wait(kWaitMs));
     QVERIFY2(inference->outcome(), qPrintable(inference->banner()->text()));
+    stage("inference");
 
     auto* explain = window.findChild<ExplainPanel*>();
     QVERIFY(explain);
@@ -890,6 +935,7 @@ void TestStudioTexts::walk()
     explain->run();
     QVERIFY(explained.count() > 0 || explained.wait(kWaitMs));
     QVERIFY2(explain->outcome(), qPrintable(explain->banner()->text()));
+    stage("explain");
 
     auto* tune = window.findChild<TunePanel*>();
     QVERIFY(tune);
@@ -903,6 +949,7 @@ void TestStudioTexts::walk()
     tune->run();
     QVERIFY(tuned.count() > 0 || tuned.wait(kWaitMs));
     QVERIFY2(tune->result(), qPrintable(tune->banner()->text()));
+    stage("tune");
 
     window.openFiles({ in.project });
     auto* monitor = window.findChild<TrainingMonitor*>();
@@ -921,6 +968,7 @@ void TestStudioTexts::walk()
     monitor->pollNow();
     QVERIFY(snapshots.wait(kWaitMs));
     settle();
+    stage("runs, Compare and Sweep");
 
     TextWalker walker;
     std::set<QTabWidget*> done;
@@ -934,6 +982,7 @@ void TestStudioTexts::walk()
     for (QWidget* w : windows)
         walkAllTabs(w, w, walker, done);
 
+    stage("every tab read");
     QJsonArray texts;
     for (const SeenText& t : walker.texts)
         texts.append(QJsonObject { { "key", t.key }, { "scope", t.scope }, { "text", t.text } });
