@@ -1,11 +1,22 @@
 // SPDX-License-Identifier: Apache-2.0
-// Text for people (docs/studio.md §8.4): every number through Formatting follows the locale's
-// decimal mark and grouping together (checked under C and German, QLocale::setDefault), "–" for
-// values that are not finite.
+// Text for people (docs/studio.md §8.4 and §9): every number through Formatting follows the
+// locale's decimal mark and grouping together (checked under C and German, QLocale::setDefault),
+// "–" for values that are not finite; names shortened by DistinctNames keep what tells them apart
+// (shared heads and tails elided, numbers never cut, very short widths); chart legends through
+// LegendNames stay distinct and whole in their tooltips.
 
+#include "widgets/common/distinctnames.h"
 #include "widgets/common/formatting.h"
+#include "widgets/common/legendnames.h"
 
+#include <QApplication>
+#include <QChart>
+#include <QChartView>
+#include <QFontMetrics>
+#include <QLegend>
+#include <QLineSeries>
 #include <QLocale>
+#include <QSet>
 #include <QTest>
 
 #include <cmath>
@@ -24,6 +35,8 @@ template <class Body> void underLocale(const QLocale& locale, Body body)
     body();
     QLocale::setDefault(previous);
 }
+
+bool allDistinct(const QStringList& names) { return QSet<QString>(names.begin(), names.end()).size() == names.size(); }
 
 } // namespace
 
@@ -113,6 +126,135 @@ private Q_SLOTS:
             QCOMPARE(Formatting::factor(v, 2), Formatting::missing());
         }
         QCOMPARE(Formatting::missing(), QStringLiteral("–"));
+    }
+
+    // Names that share their head keep their own part: the seeds of a sweep's runs.
+    void sharedHeadIsElided()
+    {
+        const QStringList runs { "sweep-a / c0-s42", "sweep-a / c0-s43" };
+        const QStringList shown = DistinctNames::shorten(runs, 12);
+        QVERIFY2(allDistinct(shown), qPrintable(shown.join(" | ")));
+        for (int i = 0; i < runs.size(); ++i) {
+            QVERIFY2(shown[i].size() <= 12, qPrintable(shown[i]));
+            QVERIFY2(shown[i].endsWith(runs[i].right(3)), qPrintable(shown[i])); // "s42", "s43" whole
+            QVERIFY2(shown[i].startsWith(QStringLiteral("sweep")), qPrintable(shown[i]));
+            QVERIFY(shown[i].contains(QChar(0x2026)));
+        }
+        // Names that fit stay whole.
+        QCOMPARE(DistinctNames::shorten(runs, 16), runs);
+    }
+
+    // Names that share their tail: the distinct head is kept, the shared tail elided (not "s…o").
+    void sharedTailIsElided()
+    {
+        const QStringList files { "ssd_mobilenet_tf.hlo", "graphsage_tf.hlo" };
+        QCOMPARE(DistinctNames::shorten(files, 14), (QStringList { "ssd_mobilenet…", "graphsage…" }));
+        // With more room, as much of the shared tail as fits.
+        const QStringList wider = DistinctNames::shorten(files, 17);
+        QVERIFY2(
+            wider[0].startsWith(QStringLiteral("ssd_mobilenet_")) && wider[1].startsWith(QStringLiteral("graphsage_")),
+            qPrintable(wider.join(" | ")));
+        QVERIFY(wider[0].size() <= 17 && wider[1].size() <= 17);
+        // Narrower than the longer own part: cut at its end, one "…" only.
+        QCOMPARE(DistinctNames::shorten(files, 12), (QStringList { "ssd_mobilen…", "graphsage…" }));
+    }
+
+    // A number is never cut in two: "run-9" / "run-10" keep 9 and 10, "seed-12" / "seed-13" whole.
+    void numbersThatDifferStayWhole()
+    {
+        const QStringList graphs { "graph_0009_resnet50.npz", "graph_0010_resnet50.npz", "graph_0011_resnet50.npz" };
+        const QStringList shown = DistinctNames::shorten(graphs, 14);
+        QVERIFY2(allDistinct(shown), qPrintable(shown.join(" | ")));
+        for (int i = 0; i < graphs.size(); ++i) {
+            QVERIFY2(shown[i].size() <= 14, qPrintable(shown[i]));
+            QVERIFY2(shown[i].contains(graphs[i].mid(6, 4)), qPrintable(shown[i]));
+        }
+        const QStringList seeds = DistinctNames::shorten({ "model seed-12 final", "model seed-13 final" }, 10);
+        QVERIFY2(seeds[0].contains(QStringLiteral("12")) && seeds[1].contains(QStringLiteral("13")),
+            qPrintable(seeds.join(" | ")));
+        QVERIFY2(!seeds[0].contains(QStringLiteral("1…")), qPrintable(seeds[0])); // not cut inside the number
+    }
+
+    // Very short widths: never wider than asked, never empty, at least "…".
+    void veryShortWidths()
+    {
+        const QStringList names { "sweep-a / c0-s42", "sweep-a / c0-s43", "other" };
+        for (int width : { -3, 0, 1, 2, 3, 4, 5 }) {
+            const QStringList shown = DistinctNames::shorten(names, width);
+            QCOMPARE(shown.size(), names.size());
+            for (const QString& s : shown) {
+                QVERIFY2(!s.isEmpty(), qPrintable(QString::number(width)));
+                QVERIFY2(s.size() <= std::max(1, width), qPrintable(s + " at " + QString::number(width)));
+            }
+        }
+        QCOMPARE(DistinctNames::shorten({ "abcdef", "abcxyz" }, 1), (QStringList { "…", "…" }));
+        // From four characters the own parts show: "…def" / "…xyz".
+        const QStringList four = DistinctNames::shorten({ "abc-def", "abc-xyz" }, 4);
+        QVERIFY2(allDistinct(four), qPrintable(four.join(" | ")));
+    }
+
+    // One name, equal names, an empty list: elided in the middle like any long name.
+    void singleAndEqualNames()
+    {
+        QCOMPARE(DistinctNames::shorten({}, 5), QStringList {});
+        const QStringList one = DistinctNames::shorten({ "cluster_0__XlaCompiledKernel_true" }, 11);
+        QCOMPARE(one.front().size(), 11);
+        QVERIFY(one.front().startsWith(QStringLiteral("clust")) && one.front().endsWith(QStringLiteral("_true")));
+        const QStringList same = DistinctNames::shorten({ "same-long-name", "same-long-name" }, 8);
+        QCOMPARE(same.front(), same.back());
+        QVERIFY(same.front().size() <= 8);
+    }
+
+    // In pixels: every name within the width, the seeds kept.
+    void pixelWidths()
+    {
+        const QFontMetrics metrics(QApplication::font());
+        const QStringList runs { "sweep-a / c0-s42", "sweep-a / c0-s43" };
+        const int width = metrics.horizontalAdvance(QStringLiteral("sweep-a…s42")) + 2;
+        const QStringList shown = DistinctNames::shorten(runs, metrics, width);
+        QVERIFY2(allDistinct(shown), qPrintable(shown.join(" | ")));
+        for (int i = 0; i < runs.size(); ++i) {
+            QVERIFY2(metrics.horizontalAdvance(shown[i]) <= width, qPrintable(shown[i]));
+            QVERIFY2(shown[i].endsWith(runs[i].right(3)), qPrintable(shown[i]));
+        }
+    }
+
+    // A narrow chart: the legend entries stay distinct, their notes go first, the tooltips are whole.
+    void legendEntriesStayDistinct()
+    {
+        QChartView view(new QChart);
+        QChart* chart = view.chart();
+        QList<QAbstractSeries*> series;
+        QStringList names, notes;
+        for (const QString& name : { QStringLiteral("sweep-a / c0-s42"), QStringLiteral("sweep-a / c0-s43"),
+                 QStringLiteral("sweep-a / c1-s42") }) {
+            auto* s = new QLineSeries;
+            s->append(0, 0);
+            s->append(1, 1);
+            chart->addSeries(s);
+            series << s;
+            names << name;
+            notes << QStringLiteral("  (best 0.8312 at step 1,200)");
+        }
+        view.resize(360, 240);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        LegendNames::set(chart, series, names, notes);
+        QTest::qWait(50);
+        const QFontMetrics metrics(chart->legend()->font());
+        const int room = LegendNames::roomPerEntry(chart, int(series.size()));
+        QStringList shown;
+        for (int i = 0; i < series.size(); ++i) {
+            shown << series[i]->name();
+            QVERIFY2(metrics.horizontalAdvance(series[i]->name()) <= room, qPrintable(series[i]->name()));
+            QCOMPARE(LegendNames::fullName(series[i]), names[i] + notes[i]);
+        }
+        QVERIFY2(allDistinct(shown), qPrintable(shown.join(" | ")));
+        QVERIFY2(shown[0].contains(QStringLiteral("s42")) && shown[1].contains(QStringLiteral("s43")),
+            qPrintable(shown.join(" | ")));
+        // Wide enough: names and notes whole.
+        view.resize(1800, 240);
+        QTRY_COMPARE(series[0]->name(), names[0] + notes[0]);
     }
 };
 
