@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "widgets/graph/graphscene.h"
 
+#include "widgets/common/formatting.h"
 #include "widgets/graph/graphitems.h"
 #include "widgets/graph/graphviewlog.h"
 #include "widgets/graph/opcodepalette.h"
@@ -8,7 +9,6 @@
 #include "core/view/nodehierarchy.h"
 
 #include <QGraphicsSceneMouseEvent>
-#include <QLocale>
 
 #include <algorithm>
 
@@ -125,11 +125,11 @@ void GraphScene::showLayout(const ViewLayoutPtr& layout)
             title = v.group >= 0 && size_t(v.group) < groups.size()
                 ? QString::fromStdString(groups[size_t(v.group)].title)
                 : tr("group");
-            detail = tr("%1 nodes").arg(QLocale().toString(qlonglong(v.count)));
+            detail = tr("%1 nodes").arg(Formatting::count(v.count));
             break;
         case ViewNode::Kind::More:
             shape = GraphNodeItem::Shape::More;
-            title = tr("+%1 more").arg(QLocale().toString(qlonglong(v.count)));
+            title = tr("+%1 more").arg(Formatting::count(v.count));
             break;
         case ViewNode::Kind::Alias:
             shape = GraphNodeItem::Shape::Alias;
