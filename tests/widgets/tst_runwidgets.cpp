@@ -9,12 +9,14 @@
 #include "core/store/runwriter.h"
 #include "core/store/sweeps.h"
 #include "core/util/json.h"
+#include "widgets/common/formatting.h"
+#include "widgets/common/legendnames.h"
+#include "widgets/runs/parallelcoordinatesview.h"
 #include "widgets/runs/runcurvedata.h"
 #include "widgets/runs/runcurvesview.h"
 #include "widgets/runs/runparamsmodel.h"
 #include "widgets/runs/runparamsview.h"
 #include "widgets/runs/runtablemodel.h"
-#include "widgets/runs/parallelcoordinatesview.h"
 #include "widgets/runs/smoothing.h"
 #include "widgets/runs/sweepcurvesview.h"
 #include "widgets/runs/sweepview.h"
@@ -223,7 +225,7 @@ private Q_SLOTS:
         QCOMPARE(cell(alpha, RunTableModel::Tau, Qt::UserRole).toDouble(), 0.2); // the latest
         QCOMPARE(cell(alpha, RunTableModel::BestTau, Qt::UserRole).toDouble(), 0.3); // the best
         QCOMPARE(cell(alpha, RunTableModel::BestTau).toString(), QString("0.3000"));
-        QCOMPARE(cell(gamma, RunTableModel::Loss).toString(), QString("—"));
+        QCOMPARE(cell(gamma, RunTableModel::Loss).toString(), Formatting::missing());
         QVERIFY(!cell(gamma, RunTableModel::Loss, Qt::UserRole).isValid()); // sorts last
         QCOMPARE(cell(beta, RunTableModel::Step).toLongLong(), 4LL);
         // A stopped run shows the step the project records for it (its evaluation), not 0 for
@@ -304,7 +306,10 @@ private Q_SLOTS:
         QCOMPARE(view.bestSeries(0)->count(), 1);
         QCOMPARE(view.bestSeries(0)->at(0), QPointF(10, 0.1));
         QVERIFY(std::abs(view.bestSeries(1)->at(0).y() - 1.6) < 1e-12);
-        QVERIFY(view.smoothedSeries(0)->name().contains("best 0.1 at step 10"));
+        // The legend entry reads the run's name and its best, whole in the tooltip (LegendNames).
+        QVERIFY(LegendNames::fullName(view.smoothedSeries(0)).contains("best 0.1 at step 10"));
+        QVERIFY(view.smoothedSeries(0)->name().startsWith("alpha"));
+        QVERIFY(view.smoothedSeries(0)->name().contains("best 0.1 at step 10")); // 800 pixels: room for it
 
         // Validation tau: the best is the highest (0.3 at step 5).
         const RunSnapshot tau = RunPoller::read(m_project, { "alpha" }, "valid/tau");
