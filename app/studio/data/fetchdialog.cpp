@@ -4,8 +4,8 @@
 #include "ui_fetchdialog.h"
 
 #include "core/data/collections.h"
-#include "core/util/format.h"
 #include "widgets/common/errorbanner.h"
+#include "widgets/common/formatting.h"
 #include "widgets/common/jobchannel.h"
 
 #include <QDialogButtonBox>
@@ -52,10 +52,8 @@ FetchDialog::FetchDialog(QWidget* parent)
     connect(m_channel, &JobChannel::progressChanged, this,
         [this](quint64, const QString& label, quint64 done, quint64 total) {
             showJobProgress(m_ui->progress, label, done, total);
-            m_ui->status->setText(total > 0 ? tr("%1: %2 of %3")
-                                                  .arg(label, QString::fromStdString(tgraph::formatBytes(done)),
-                                                      QString::fromStdString(tgraph::formatBytes(total)))
-                                            : label);
+            m_ui->status->setText(
+                total > 0 ? tr("%1: %2 of %3").arg(label, Formatting::bytes(done), Formatting::bytes(total)) : label);
         });
     connect(m_channel, &JobChannel::failed, this, [this](quint64, const QString& message) {
         setRunning(false);
@@ -130,12 +128,10 @@ void FetchDialog::startFetch()
             m_ui->progress->setRange(0, 1);
             m_ui->progress->setValue(1);
             m_ui->status->setText(done == 0
-                    ? tr("Nothing to fetch: all %1 archives are already present.").arg(present)
+                    ? tr("Nothing to fetch: all %1 archives are already present.").arg(Formatting::count(present))
                     : tr("Fetched %1 archives (%2 transferred, %3 graphs checked); %4 already present.")
-                          .arg(done)
-                          .arg(QString::fromStdString(tgraph::formatBytes(bytes)))
-                          .arg(files)
-                          .arg(present));
+                          .arg(Formatting::count(done), Formatting::bytes(bytes), Formatting::count(files),
+                              Formatting::count(present)));
             Q_EMIT fetched(destination);
         };
     });
