@@ -22,14 +22,16 @@
 #include "widgets/runs/sweepview.h"
 
 #include <QAbstractItemModelTester>
+#include <QAreaSeries>
 #include <QChart>
 #include <QCheckBox>
+#include <QFontMetrics>
 #include <QLabel>
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLineSeries>
-#include <QAreaSeries>
 #include <QScatterSeries>
+#include <QSet>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
 #include <QTableView>
@@ -318,6 +320,41 @@ private Q_SLOTS:
         QCOMPARE(view.bestSeries(0)->at(0), QPointF(5, 0.3));
     }
 
+    // A sweep's runs in a narrow chart: Qt cut each legend entry at its end ("sweep-a / c0-s4…" for
+    // seeds 42 and 43); each entry now fits its room and keeps its configuration and seed.
+    void sweepRunLegendsStayDistinct()
+    {
+        std::vector<RunCurve> curves;
+        for (const char* name : { "c0-s42", "c0-s43", "c1-s42", "c1-s43" }) {
+            RunCurve c;
+            c.label = QStringLiteral("sweep-a / ") + QLatin1String(name);
+            c.runId = name;
+            c.series.key = "loss";
+            c.series.context = "train";
+            for (int64_t step = 1; step <= 5; ++step)
+                c.series.points.push_back({ step, 0, 1.0 / double(step + curves.size()) });
+            curves.push_back(std::move(c));
+        }
+        RunCurvesView view;
+        view.resize(480, 320);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.setCurves(curves);
+        QTest::qWait(50); // the chart lays its legend out, the entries are fitted again
+        const QFontMetrics metrics(view.chart()->legend()->font());
+        const int room = LegendNames::roomPerEntry(view.chart(), int(curves.size()));
+        QSet<QString> names;
+        for (size_t k = 0; k < curves.size(); ++k) {
+            const QString shown = view.smoothedSeries(k)->name();
+            names.insert(shown);
+            QVERIFY2(shown.contains(curves[k].label.mid(10)), qPrintable(shown)); // "c0-s42" whole
+            QVERIFY2(metrics.horizontalAdvance(shown) <= room,
+                qPrintable(QStringLiteral("%1 in %2 px").arg(shown).arg(room)));
+            QVERIFY(LegendNames::fullName(view.smoothedSeries(k)).startsWith(curves[k].label));
+        }
+        QCOMPARE(names.size(), int(curves.size()));
+    }
+
     void curvesRefreshWithoutNewSeries()
     {
         RunCurvesView view;
@@ -550,7 +587,8 @@ private Q_SLOTS:
         QTest::mousePress(table->viewport(), Qt::LeftButton, {}, table->visualRect(cell).center());
         QTest::mouseDClick(table->viewport(), Qt::LeftButton, {}, table->visualRect(cell).center());
         QCOMPARE(requested.count(), 1);
-        QCOMPARE(requested.front().front().toStringList(), runsOf[table->model()->index(2, 0).data(Qt::UserRole + 1).toLongLong()]);
+        QCOMPARE(requested.front().front().toStringList(),
+            runsOf[table->model()->index(2, 0).data(Qt::UserRole + 1).toLongLong()]);
 
         // importance: lr explains more of tau than hidden does
         QCOMPARE(data.importance.size(), size_t(2));
