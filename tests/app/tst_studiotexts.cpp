@@ -66,6 +66,7 @@
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
+#include <QStandardItemModel>
 #include <QStatusBar>
 #include <QStyledItemDelegate>
 #include <QTabBar>
@@ -465,14 +466,19 @@ private:
     void checkSorting(QAbstractItemModel* model, QAbstractItemView* view, const QString& key,
         const std::function<QString(const QModelIndex&)>& shown)
     {
+        // The sort role of a proxy, or of a QStandardItemModel sorting itself (the Sweep view).
         auto* proxy = qobject_cast<QSortFilterProxyModel*>(model);
-        if (!proxy || !proxy->sourceModel())
+        auto* standard = qobject_cast<QStandardItemModel*>(model);
+        if ((!proxy || !proxy->sourceModel()) && !standard)
             return;
         const auto* table = qobject_cast<QTableView*>(view);
         const auto* tree = qobject_cast<QTreeView*>(view);
         if (!(table && table->isSortingEnabled()) && !(tree && tree->isSortingEnabled()))
             return;
-        const int role = proxy->sortRole();
+        const int role = proxy ? proxy->sortRole() : standard->sortRole();
+        const auto sortValueOf = [&](const QModelIndex& index) {
+            return proxy ? proxy->sourceModel()->data(proxy->mapToSource(index), role) : index.data(role);
+        };
         for (int c = 0; c < model->columnCount(); ++c) {
             int numeric = 0, textual = 0;
             for (int r = 0; r < std::min(model->rowCount(), kMaxRowsPerView); ++r) {
@@ -481,8 +487,7 @@ private:
                 if (numbers.isEmpty() || shown(index).trimmed().size() > numbers.front().text.size() + 4)
                     continue; // not a number with at most a short unit
                 ++numeric;
-                const QVariant sortValue = proxy->sourceModel()->data(proxy->mapToSource(index), role);
-                textual += sortValue.typeId() == QMetaType::QString;
+                textual += sortValueOf(index).typeId() == QMetaType::QString;
             }
             if (numeric >= 2 && textual > 0)
                 problems << QStringLiteral("%1: column %2 (%3) sorts %4 numbers by their text")
