@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // Every number the studio shows follows one convention per locale (docs/studio.md §8.4). The test
 // prepares real inputs once (HLO modules and a TpuGraphs graph from ../shared/data when present, a
-// synthetic collection, a sweep of two seeds by the real `tgraph sweep` and two runs of the real
-// `tgraph train`), then starts
-// itself twice, under LC_ALL=C and LC_ALL=de_DE.UTF-8. Each child opens the main window on the
-// inputs, runs inference, explain and tune, opens the project with its runs, Compare and the
-// Sweep window, shows every tab of every window and writes down every text a person can read:
-// labels, buttons, tabs, combo boxes, window and dock titles, tooltips, the cells and headers of
-// item views, the texts of Qt Charts scenes (axis labels, legends, titles), heatmap and colour-bar
-// labels, graph node labels and the status bar. The parent then fails on:
+// synthetic collection, a 2 x 2 sweep by the real `tgraph sweep` and two runs of the real
+// `tgraph train`), then starts itself twice, under LC_ALL=C and LC_ALL=de_DE.UTF-8. Each child
+// opens the main window on the inputs, runs inference, explain and tune, opens the project with its
+// runs, Compare and the Sweep window, shows every page of every tab and stacked widget of every
+// window and writes down every text a person can read: labels, buttons, tabs, combo boxes, window
+// and dock titles, tooltips, the cells and headers of item views, the texts of Qt Charts scenes
+// (axis labels, legends, titles), heatmap and colour-bar labels, graph node labels and the status
+// bar. The parent then fails on:
 //   - a decimal number or a grouped number in the other locale's convention ("240.3 ms" or
 //     "0.0796" under de_DE, where the decimal mark is ',');
 //   - a number with a decimal mark or grouping whose text reads the same under both locales (it
@@ -66,6 +66,7 @@
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
+#include <QStackedWidget>
 #include <QStandardItemModel>
 #include <QStatusBar>
 #include <QStyledItemDelegate>
@@ -562,27 +563,36 @@ void reveal(QWidget* w)
                     tabs->setCurrentIndex(index);
                     break;
                 }
+        if (auto* stack = qobject_cast<QStackedWidget*>(chain[i]); stack && i + 1 < chain.size())
+            stack->setCurrentWidget(chain[i + 1]); // a window of pages
     }
     settle();
 }
 
-// Every window's texts, with each tab of each tab widget shown in turn (nested ones too).
-void walkAllTabs(QWidget* root, QWidget* within, TextWalker& walker, std::set<QTabWidget*>& done)
+// Every window's texts, with each page of each tab widget and stacked widget shown in turn
+// (nested ones too): the panels are read wherever the window keeps them.
+void walkAllPages(QWidget* root, QWidget* within, TextWalker& walker, std::set<QWidget*>& done)
 {
     walker.walk(root);
-    for (QTabWidget* tabs : within->findChildren<QTabWidget*>()) {
-        if (done.count(tabs) || !tabs->isVisibleTo(root) || tabs->window() != root)
+    for (QWidget* owner : within->findChildren<QWidget*>()) {
+        auto* tabs = qobject_cast<QTabWidget*>(owner);
+        auto* stack = qobject_cast<QStackedWidget*>(owner);
+        if (stack && qobject_cast<QTabWidget*>(stack->parentWidget()))
+            continue; // a tab widget's own stack: its tabs are shown through the tab widget
+        if ((!tabs && !stack) || done.count(owner) || !owner->isVisibleTo(root) || owner->window() != root)
             continue;
-        done.insert(tabs);
-        const int current = tabs->currentIndex();
-        for (int i = 0; i < tabs->count(); ++i) {
+        done.insert(owner);
+        const int count = tabs ? tabs->count() : stack->count();
+        const int current = tabs ? tabs->currentIndex() : stack->currentIndex();
+        const auto show = [&](int i) { tabs ? tabs->setCurrentIndex(i) : stack->setCurrentIndex(i); };
+        for (int i = 0; i < count; ++i) {
             if (i == current)
                 continue;
-            tabs->setCurrentIndex(i);
+            show(i);
             settle();
-            walkAllTabs(root, tabs->widget(i), walker, done);
+            walkAllPages(root, tabs ? tabs->widget(i) : stack->widget(i), walker, done);
         }
-        tabs->setCurrentIndex(current);
+        show(current);
         settle();
     }
 }
@@ -976,7 +986,7 @@ void TestStudioTexts::walk()
     stage("runs, Compare and Sweep");
 
     TextWalker walker;
-    std::set<QTabWidget*> done;
+    std::set<QWidget*> done;
     QList<QWidget*> windows { &window };
     for (QWidget* w : QApplication::topLevelWidgets())
         if (w != &window && w->isVisible())
@@ -985,9 +995,9 @@ void TestStudioTexts::walk()
         if (w->isWindow() && w->isVisible() && !windows.contains(w))
             windows << w;
     for (QWidget* w : windows)
-        walkAllTabs(w, w, walker, done);
+        walkAllPages(w, w, walker, done);
 
-    stage("every tab read");
+    stage("every page read");
     QJsonArray texts;
     for (const SeenText& t : walker.texts)
         texts.append(QJsonObject { { "key", t.key }, { "scope", t.scope }, { "text", t.text } });
