@@ -6,15 +6,17 @@
 // overlays, SVG/PNG export, and `tgraph-studio --render` on the command line. The cases that need the
 // whole main window or the studio's renderer (which link the models) are in tests/app/tst_studio.cpp.
 
-#include "core/view/graphdocument.h"
 #include "core/graph/graphio.h"
-#include "core/view/nodesearch.h"
+#include "core/graph/opcodes.h"
 #include "core/synth/synthetic.h"
+#include "core/view/graphdocument.h"
+#include "core/view/nodesearch.h"
 #include "graphtestutil.h"
 #include "testutil.h"
-#include "widgets/graph/arraytablemodel.h"
 #include "widgets/common/colormaps.h"
 #include "widgets/common/errorbanner.h"
+#include "widgets/common/formatting.h"
+#include "widgets/graph/arraytablemodel.h"
 #include "widgets/graph/graphitems.h"
 #include "widgets/graph/graphpage.h"
 #include "widgets/graph/graphpane.h"
@@ -27,6 +29,7 @@
 #include "widgets/graph/opcodetablemodel.h"
 
 #include <QAbstractItemModelTester>
+#include <QHeaderView>
 #include <QLabel>
 #include <QScrollBar>
 #include <QRegularExpression>
@@ -35,6 +38,7 @@
 #include <QSpinBox>
 #include <QSplitter>
 #include <QTabWidget>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTreeWidget>
 #include <QtTest>
@@ -66,6 +70,7 @@ private Q_SLOTS:
     void overlayColourBarReadsWell();
     void exportWritesSvgAndPng();
     void summaryModelsPassTheTester();
+    void summaryOpcodesStayWholeWhenNarrow();
     void renderCommandLine();
 
 private:
@@ -546,7 +551,7 @@ void TestGraphWidgets::npzGraphsWithoutModule()
         const float* values = doc->configValues(configurable, config);
         QVERIFY(values);
         QCOMPARE(
-            inspector.configTree()->topLevelItem(1)->child(2)->text(1), QString::number(double(values[8]), 'g', 6));
+            inspector.configTree()->topLevelItem(1)->child(2)->text(1), Formatting::significant(double(values[8]), 6));
     }
 }
 
@@ -784,6 +789,37 @@ void TestGraphWidgets::summaryModelsPassTheTester()
     view.setSummary(m_small->summary);
     view.setSummary(m_medium->summary);
     QVERIFY(view.opcodeModel()->rowCount() > 0);
+}
+
+// The opcode column of a narrow summary (a docked window) once shrank to "…": it keeps the width
+// of its longest name and the table scrolls sideways (docs/studio.md §9).
+void TestGraphWidgets::summaryOpcodesStayWholeWhenNarrow()
+{
+    // A module's opcodes with long names among them (XLA's own).
+    tgraph::GraphSummary summary = m_medium->summary;
+    for (const char* name : { "dynamic-update-slice", "select-and-scatter", "batch-norm-inference" })
+        summary.opcodeHistogram.push_back({ tgraph::opcodeId(name), 1 });
+    GraphSummaryView view;
+    view.setSummary(summary);
+    view.resize(420, 500);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    auto* table = view.findChild<QTableView*>(QStringLiteral("opcodeTable"));
+    QVERIFY(table);
+    QTest::qWait(50);
+    int longest = 0;
+    QString longestName;
+    for (int row = 0; row < view.opcodeModel()->rowCount(); ++row) {
+        const QString name = view.opcodeModel()->index(row, OpcodeTableModel::NameColumn).data().toString();
+        if (table->fontMetrics().horizontalAdvance(name) > longest) {
+            longest = table->fontMetrics().horizontalAdvance(name);
+            longestName = name;
+        }
+    }
+    QVERIFY(longest > 0);
+    const int width = table->horizontalHeader()->sectionSize(OpcodeTableModel::NameColumn);
+    QVERIFY2(width >= longest,
+        qPrintable(QStringLiteral("%1 px for \"%2\" (%3 px)").arg(width).arg(longestName).arg(longest)));
 }
 
 void TestGraphWidgets::renderCommandLine()

@@ -1,18 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "widgets/graph/graphpane.h"
 
+#include "widgets/common/elidedlabel.h"
+#include "widgets/common/formatting.h"
 #include "widgets/graph/graphitems.h"
 #include "widgets/graph/graphscene.h"
 #include "widgets/graph/graphview.h"
 #include "widgets/graph/graphviewlog.h"
-#include "widgets/common/elidedlabel.h"
 
 #include "core/view/nodehierarchy.h"
 #include "core/view/subgraphselection.h"
 
 #include <QDateTime>
 #include <QLabel>
-#include <QLocale>
 #include <QMenu>
 #include <QSet>
 #include <QTimer>
@@ -21,14 +21,13 @@
 #include <algorithm>
 #include <limits>
 
+using Formatting::count;
 using tgraph::GraphSource;
 using tgraph::ViewNode;
 
 namespace {
 
 constexpr int kPlaceholderDelayMs = 500;
-
-QString count(int64_t value) { return QLocale().toString(qlonglong(value)); }
 
 } // namespace
 
@@ -82,7 +81,7 @@ GraphPane::GraphPane(QWidget* parent)
     m_placeholderTimer->setSingleShot(true);
     m_placeholderTimer->setInterval(kPlaceholderDelayMs);
     connect(m_placeholderTimer, &QTimer::timeout, this,
-        [this] { m_view->setPlaceholder(tr("Laying out %n node(s)…", nullptr, m_pendingNodes)); });
+        [this] { m_view->setPlaceholder(tr("Laying out %Ln node(s)…", nullptr, m_pendingNodes)); });
     connect(m_runner, &LayoutRunner::finished, this, &GraphPane::onLayoutFinished);
     connect(m_runner, &LayoutRunner::failed, this, &GraphPane::onLayoutFailed);
     connect(m_scene, &GraphScene::nodeSelected, this, &GraphPane::nodeSelected);

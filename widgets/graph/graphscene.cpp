@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "widgets/graph/graphscene.h"
 
+#include "widgets/common/formatting.h"
 #include "widgets/graph/graphitems.h"
 #include "widgets/graph/graphviewlog.h"
 #include "widgets/graph/opcodepalette.h"
@@ -11,9 +12,6 @@
 #include <QFontMetricsF>
 #include <QGraphicsSceneMouseEvent>
 #include <QGuiApplication>
-#include "widgets/common/formatting.h"
-
-#include <QLocale>
 
 #include <algorithm>
 #include <cmath>
@@ -184,7 +182,7 @@ void GraphScene::showLayout(const ViewLayoutPtr& layout)
             break;
         case ViewNode::Kind::More:
             shape = GraphNodeItem::Shape::More;
-            title = tr("+%1 more").arg(QLocale().toString(qlonglong(v.count)));
+            title = tr("+%1 more").arg(Formatting::count(v.count));
             break;
         case ViewNode::Kind::Alias:
             shape = GraphNodeItem::Shape::Alias;

@@ -1,17 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "app/studio/analysis/inferencejob.h"
 
-#include "core/util/error.h"
-#include "core/hlo/featurizer.h"
 #include "core/graph/graphio.h"
+#include "core/graph/prune.h"
+#include "core/hlo/featurizer.h"
 #include "core/hlo/hlomodule.h"
 #include "core/metrics/metrics.h"
-#include "core/util/progress.h"
-#include "core/store/project.h"
-#include "core/graph/prune.h"
-#include "core/store/runwriter.h"
 #include "core/sim/simulator.h"
+#include "core/store/project.h"
+#include "core/store/runwriter.h"
+#include "core/util/error.h"
+#include "core/util/progress.h"
 #include "model/facade/ensemble.h"
+#include "widgets/common/formatting.h"
 
 #include <algorithm>
 #include <chrono>
@@ -133,7 +134,8 @@ GraphInference scoreLayoutDocument(tgraph::facade::Ensemble& models, const tgrap
         throw InputError(doc.path, "configs", "fewer than 2 configurations to rank");
     const int64_t nodesBefore = graph.nodeCount();
     tgraph::PrunedGraph pruned = tgraph::pruneToConfigurable(graph, doc.path);
-    tgraph::ProgressScope scope(progress, "scoring " + std::to_string(graph.configCount()) + " configs",
+    tgraph::ProgressScope scope(progress,
+        "scoring " + Formatting::count(graph.configCount()).toStdString() + " configs",
         uint64_t(models.inferencePasses(graph.configCount(), request.options)));
     tgraph::model::GraphScores s = models.scoreLayoutGraph(pruned.graph, doc.path, request.options, &scope);
     s.nodesBeforePruning = nodesBefore;
@@ -161,7 +163,8 @@ GraphInference scoreTileDocument(tgraph::facade::Ensemble& models, const tgraph:
         if (graph.configRuntimeNormalizers.size() > 0)
             graph.configRuntimeNormalizers = takeRows(graph.configRuntimeNormalizers, rows);
     }
-    tgraph::ProgressScope scope(progress, "scoring " + std::to_string(graph.configCount()) + " configs",
+    tgraph::ProgressScope scope(progress,
+        "scoring " + Formatting::count(graph.configCount()).toStdString() + " configs",
         uint64_t(models.inferencePasses(graph.configCount(), request.options)));
     tgraph::model::GraphScores s = models.scoreTileGraph(graph, doc.path, request.options, &scope);
     s.nodesBeforePruning = s.nodes;
