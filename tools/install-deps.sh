@@ -24,6 +24,8 @@ PACKAGES=(
   python3 python3-numpy python3-scipy python3-torch
   # fonts of offscreen renders and screenshots (QT_QPA_PLATFORM=offscreen needs no X server)
   fonts-dejavu-core
+  # OCR of the graph view's first view (tst_firstview reads what a person can read)
+  tesseract-ocr tesseract-ocr-eng
   # the de_DE.UTF-8 sources the tests compile with localedef to prove numbers ignore the C locale
   # (the locale_de_DE fixture and tst_argparser)
   locales

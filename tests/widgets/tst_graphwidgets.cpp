@@ -591,7 +591,7 @@ void TestGraphWidgets::inspectorFollowsTheSelectedConfiguration()
         QStringList values;
         const float* v = doc.configValues(n, config);
         for (int k = 0; v && k < 18; ++k)
-            values << QString::number(double(v[k]), 'g', 6);
+            values << Formatting::significant(double(v[k]), 6); // as the inspector shows numbers
         return values;
     };
     // A node whose layouts differ between configurations 0 and 450, so the check can fail.
