@@ -15,7 +15,7 @@ namespace tgraph {
 std::string gunzip(std::string_view data, const std::string& file, uint64_t maxBytes);
 std::string unxz(std::string_view data, const std::string& file, uint64_t maxBytes);
 
-// "zlib 1.2.13", "liblzma 5.4.1" for --version texts.
+// The liblzma this process runs with ("5.4.1"), for `tgraph --version`.
 std::string lzmaVersion();
 
 } // namespace tgraph
