@@ -21,46 +21,8 @@ namespace tgraph::cli {
 
 namespace {
 
-// True when `s` is valid UTF-8 (no overlong forms, surrogates or code points above U+10FFFF).
-bool isUtf8(std::string_view s)
-{
-    size_t i = 0;
-    while (i < s.size()) {
-        const auto c = uint8_t(s[i]);
-        size_t n = 0;
-        uint32_t cp = 0;
-        if (c < 0x80) {
-            ++i;
-            continue;
-        } else if ((c & 0xE0) == 0xC0) {
-            n = 1;
-            cp = c & 0x1F;
-        } else if ((c & 0xF0) == 0xE0) {
-            n = 2;
-            cp = c & 0x0F;
-        } else if ((c & 0xF8) == 0xF0) {
-            n = 3;
-            cp = c & 0x07;
-        } else {
-            return false;
-        }
-        if (i + n >= s.size())
-            return false;
-        for (size_t k = 1; k <= n; ++k) {
-            if ((uint8_t(s[i + k]) & 0xC0) != 0x80)
-                return false;
-            cp = (cp << 6) | (uint8_t(s[i + k]) & 0x3F);
-        }
-        if ((n == 1 && cp < 0x80) || (n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000) || cp > 0x10FFFF
-            || (cp >= 0xD800 && cp <= 0xDFFF))
-            return false;
-        i += n + 1;
-    }
-    return true;
-}
-
 // A name for JSON: as it is when it is UTF-8, else escaped as on a terminal (\xNN).
-std::string jsonName(const std::string& name) { return isUtf8(name) ? name : terminalText(name); }
+std::string jsonName(const std::string& name) { return isValidUtf8(name) ? name : terminalText(name); }
 
 struct StageResult
 {

@@ -15,6 +15,7 @@
 #include "core/hlo/hlotext.h"
 #include "core/synth/hlogen.h"
 #include "core/util/error.h"
+#include "core/util/terminaltext.h"
 
 #include <QRegularExpression>
 #include <QTemporaryDir>
@@ -165,6 +166,7 @@ private Q_SLOTS:
     void opensTextProtoGzipAndXzStages();
     void refusesDamagedCompressedStages();
     void keepsOddNamesAndEscapesThemInErrors();
+    void tellsUtf8NamesFromOthers();
     void doesNotFollowLinksOutOfTheFolder();
     void listsEmptyFolderAndRefusesAFile();
     void rescanSaysWhatChanged();
@@ -545,6 +547,17 @@ void TestDumpFolder::keepsOddNamesAndEscapesThemInErrors()
     // QTemporaryDir cannot remove names that are not in the locale's encoding.
     for (const std::string& name : { spaced, newline, latin1, broken, std::string("notes\nabout it.txt") })
         QVERIFY(::unlink((dir + "/" + name).c_str()) == 0);
+}
+
+// `tgraph dump list --json` gives a name as it is when it is UTF-8, else escaped (core/util's
+// isValidUtf8, shared with the protobuf reader's check of module names).
+void TestDumpFolder::tellsUtf8NamesFromOthers()
+{
+    for (const char* ok : { "", "jit_f.0", "caf\xc3\xa9", "\xe6\x97\xa5\xe6\x9c\xac", "\xf0\x9f\x98\x80", "two\nlines" })
+        QVERIFY2(isValidUtf8(ok), ok);
+    for (const char* bad : { "\xff", "caf\xe9", "\xc3", "\x80", "\xed\xa0\x80", "\xc0\xaf", "\xe0\x80\xaf",
+             "\xf4\x90\x80\x80", "\xf0\x9f\x98" })
+        QVERIFY2(!isValidUtf8(bad), qPrintable(QString::fromStdString(terminalText(bad))));
 }
 
 void TestDumpFolder::doesNotFollowLinksOutOfTheFolder()
