@@ -83,7 +83,7 @@ std::string moduleTitle(const DumpModule& m)
     std::snprintf(id, sizeof id, "%04lld", static_cast<long long>(m.id));
     std::string t = std::string("module ") + id + "  " + (m.name.empty() ? "(no name)" : terminalText(m.name));
     if (!m.backend.empty())
-        t += "  [" + m.backend + "]";
+        t += "  [" + terminalText(m.backend) + "]";
     if (m.timestamp)
         t += "  timestamp " + std::to_string(*m.timestamp);
     if (!m.changelist.empty())
@@ -189,7 +189,7 @@ Json indexJson(const DumpIndex& index, const std::vector<std::vector<StageResult
         Json jm = Json::object();
         jm["id"] = m.id;
         jm["name"] = jsonName(m.name);
-        jm["backend"] = m.backend;
+        jm["backend"] = jsonName(m.backend);
         jm["timestamp"] = m.timestamp ? Json(*m.timestamp) : Json(nullptr);
         jm["changelist"] = m.changelist.empty() ? Json(nullptr) : Json(m.changelist);
         Json stages = Json::array();
@@ -203,7 +203,7 @@ Json indexJson(const DumpIndex& index, const std::vector<std::vector<StageResult
             js["pass"] = jsonName(s.pass);
             js["next"] = jsonName(s.nextPass);
             js["step"] = jsonName(s.step);
-            js["backend"] = s.backend;
+            js["backend"] = jsonName(s.backend);
             const size_t main = s.mainFile();
             js["file"] = main == SIZE_MAX ? Json(nullptr) : Json(jsonName(index.files[main].entry.name));
             Json files = Json::array();

@@ -187,7 +187,8 @@ void TestDumpCli::oddNamesAreShownEscaped()
     const std::string dir = testutil::str(tmp.path());
     const std::string newline = "module_0001.two\nlines.before_optimizations.txt";
     const std::string latin1 = std::string("module_0002.caf") + char(0xe9) + ".before_optimizations.txt";
-    for (const std::string& name : { newline, latin1 }) {
+    const std::string escape = "module_0003.f.\x1b[2J_after_optimizations.txt"; // a backend that clears the screen
+    for (const std::string& name : { newline, latin1, escape }) {
         std::ofstream out(dir + "/" + name);
         out << kModule;
     }
@@ -196,12 +197,15 @@ void TestDumpCli::oddNamesAreShownEscaped()
     QVERIFY(text.out.contains("module_0001.two\\nlines.before_optimizations.txt"));
     QVERIFY(text.out.contains("module_0002.caf\\xe9.before_optimizations.txt"));
     QVERIFY(!text.out.contains("two\nlines"));
+    QVERIFY(!text.out.contains('\x1b'));
+    QVERIFY(text.out.contains("[\\e[2J]")); // the backend, escaped
     const auto json = runTgraph({ "dump", "list", tmp.path(), "--json" });
     QCOMPARE(json.exitCode, 0);
     const QJsonArray modules = parseObject(json.out)["modules"].toArray();
     QCOMPARE(modules[0].toObject()["name"].toString(), QString("two\nlines")); // valid UTF-8: as it is
     QCOMPARE(modules[1].toObject()["name"].toString(), QString("caf\\xe9")); // not UTF-8: escaped
-    for (const std::string& name : { newline, latin1 })
+    QVERIFY(!json.out.contains('\x1b')); // JSON escapes it itself
+    for (const std::string& name : { newline, latin1, escape })
         QVERIFY(::unlink((dir + "/" + name).c_str()) == 0);
 }
 
