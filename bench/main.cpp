@@ -2,6 +2,7 @@
 // tgraph-bench: benchmarks that print figures (speed and memory targets are checked here, not
 // in timed unit tests).
 
+#include "dumpbench.h"
 #include "hlobench.h"
 #include "kernelbench.h"
 #include "modelbench.h"
@@ -36,6 +37,8 @@ int main(int argc, char** argv)
                     "  hlo        parse + featurize HLO text and protobuf modules (generated >= 100k instructions, "
                     "real files)\n"
                     "  hlo-hostile protobuf reader on hostile 100 KB and 1 MB files: time and peak RSS\n"
+                    "  dump       list and index XLA dump folders of 2 000 and 20 000 files, real names replicated, "
+                    "`tgraph dump list`\n"
                     "  project    project store: logging rows/s with a polling reader, run table of 1 000 runs, "
                     "1 M-point history\n"
                     "  kernels    fused element-wise kernels of the TGraph layers vs the composed ATen ops\n"
@@ -60,6 +63,8 @@ int main(int argc, char** argv)
             return tgraph::bench::runHloHostileBench(rest);
         if (args[0] == "hlo-parse")
             return tgraph::bench::runHloParse(rest);
+        if (args[0] == "dump")
+            return tgraph::bench::runDumpBench(rest);
         if (args[0] == "project")
             return tgraph::bench::runProjectBench(rest);
         if (args[0] == "kernels")

@@ -16,6 +16,8 @@ PACKAGES=(
   libtorch-dev libopenblas0-openmp libgloo-dev
   # core formats and storage (zip, npz and protobuf are our own code); JSON through nlohmann
   libsqlite3-dev zlib1g-dev nlohmann-json3-dev
+  # xz-compressed files of XLA dump folders (core/dump; gzip goes through zlib)
+  liblzma-dev
   # the public dataset's downloads and archives (tgraph data fetch, core/data)
   libcurl4-openssl-dev libarchive-dev
   # HMAC-SHA256 of the data-parallel workers' shared token (libcrypto)
