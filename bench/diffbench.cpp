@@ -12,7 +12,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <unistd.h>
 #include <unordered_map>
 
@@ -97,12 +96,6 @@ std::string editedCopy(const std::string& text, EditCounts& counts, bool renameA
         out += '\n';
     }
     return out;
-}
-
-void writeFile(const std::string& path, const std::string& bytes)
-{
-    std::ofstream out(path, std::ios::binary);
-    out.write(bytes.data(), std::streamsize(bytes.size()));
 }
 
 } // namespace
