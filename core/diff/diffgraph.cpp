@@ -67,6 +67,8 @@ HloDiffGraph::HloDiffGraph(const HloModule& m)
             flags |= kParameter;
         if (inst.opcode == "fusion")
             flags |= kFusion;
+        if (inst.opcode == "call")
+            flags |= kCall;
         if (inst.shape < m.shapes.size() && m.shapes[inst.shape].elementType == PrimitiveType::Tuple)
             flags |= kTuple;
         m_flags[i] = flags;
@@ -93,17 +95,17 @@ HloDiffGraph::HloDiffGraph(const HloModule& m)
             if (const auto it = computationById.find(id); it != computationById.end()) {
                 m_callees.push_back(it->second);
                 ++callers[it->second];
-                if (m_flags[i] & kFusion) {
+                if (m_flags[i] & kFusion)
                     m_fused[it->second] = true;
+                if (m_flags[i] & (kFusion | kCall))
                     m_transparentCaller[it->second] = int64_t(i);
-                }
             }
         m_calleeStart[i + 1] = uint32_t(m_callees.size());
     }
     for (size_t c = 0; c < computations; ++c) {
         if (m.computations[c].isFusion)
             m_fused[c] = true;
-        // Seen through only when its one caller is a fusion calling nothing else.
+        // Seen through only when its one caller is a fusion or a call calling nothing else.
         const int64_t caller = m_transparentCaller[c];
         if (caller >= 0 && (callers[c] != 1 || callees(uint32_t(caller)).size() != 1))
             m_transparentCaller[c] = -1;
@@ -181,7 +183,7 @@ uint32_t HloDiffGraph::resolve(uint32_t i) const
             i = ops[size_t(number)];
             continue;
         }
-        if (isFusion(i) && !hasTupleShape(i)) {
+        if ((m_flags[i] & (kFusion | kCall)) && !hasTupleShape(i)) {
             const auto called = callees(i);
             if (called.size() != 1 || m_transparentCaller[called[0]] != int64_t(i) || m_roots[called[0]] < 0)
                 return i;

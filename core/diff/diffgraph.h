@@ -3,10 +3,11 @@
 
 // One HLO module as the matcher sees it (docs/diff.md §2): instructions by position (ids
 // resolved), each one's computation, its operands and users as flat lists, and the data flow
-// seen through fusions: inside a fused computation called by exactly one `fusion` instruction, a
-// parameter stands for that fusion's operand, and outside it the fusion (unless its root is a
-// tuple) stands for the fused root. So `subtract(p, multiply(q, r))` reads the same whether its
-// two instructions sit in the entry computation or were fused into a kernel.
+// seen through fusions and calls: inside a computation called by exactly one `fusion` or `call`
+// instruction, a parameter stands for that caller's operand, and outside it the caller (unless
+// its result is a tuple) stands for the computation's root. So `subtract(p, multiply(q, r))` reads
+// the same whether its two instructions sit in the entry computation, were fused into a kernel or
+// were inlined from a called function.
 
 #include "core/hlo/hlomodule.h"
 
@@ -58,12 +59,12 @@ public:
     {
         return int64_t(m_parameterStart[computation + 1] - m_parameterStart[computation]);
     }
-    // The fusion instruction a fused computation is seen through, -1 when it is not (called by
-    // none or several instructions, or by something else than one `fusion`).
+    // The `fusion` or `call` instruction a computation is seen through, -1 when it is not (called
+    // by none or several instructions, or by something else).
     int64_t transparentCaller(uint32_t computation) const { return m_transparentCaller[computation]; }
 
 private:
-    static constexpr uint8_t kParameter = 1, kFusion = 2, kTuple = 4;
+    static constexpr uint8_t kParameter = 1, kFusion = 2, kTuple = 4, kCall = 8;
     static std::span<const uint32_t> slice(
         const std::vector<uint32_t>& start, const std::vector<uint32_t>& values, uint32_t i)
     {

@@ -351,11 +351,11 @@ public:
                         j = j2;
                     }
                 }
-                // The root of a fused computation seen through: its fusion instruction.
+                // The root of a computation seen through: its `fusion` or `call` instruction.
                 const int64_t fa = A.transparentCaller(A.computationOf(a));
                 const int64_t fb = B.transparentCaller(B.computationOf(b));
                 if (fa >= 0 && fb >= 0 && A.root(A.computationOf(a)) == int64_t(a)
-                    && B.root(B.computationOf(b)) == int64_t(b))
+                    && B.root(B.computationOf(b)) == int64_t(b) && sameOpcode(uint32_t(fa), uint32_t(fb)))
                     link(uint32_t(fa), uint32_t(fb), HloMatchStage::BottomUp);
             }
             for (const uint32_t added : m_matched)

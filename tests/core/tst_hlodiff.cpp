@@ -442,6 +442,52 @@ private Q_SLOTS:
         QVERIFY(back.added.empty());
     }
 
+    void inlinedCallIsSeenThrough()
+    {
+        // A function called once, then inlined (XLA's CallInliner) under new names: its
+        // instructions are the same, in another computation; the call and its parameter go.
+        const std::string called = R"(HloModule m
+
+f {
+  x = f32[4,8]{1,0} parameter(0)
+  e = f32[4,8]{1,0} exponential(x)
+  ROOT n = f32[4,8]{1,0} negate(e)
+}
+
+ENTRY main {
+  p0 = f32[4,8]{1,0} parameter(0)
+  c = f32[4,8]{1,0} call(p0), to_apply=f
+  ROOT r = f32[4,8]{1,0} add(c, p0)
+}
+)";
+        const std::string inlined = R"(HloModule m
+
+ENTRY main {
+  p0 = f32[4,8]{1,0} parameter(0)
+  e.1 = f32[4,8]{1,0} exponential(p0)
+  n.1 = f32[4,8]{1,0} negate(e.1)
+  ROOT r = f32[4,8]{1,0} add(n.1, p0)
+}
+)";
+        const HloModule a = parse(called), b = parse(inlined, "b.hlo");
+        const HloDiff d = diffHloModules(a, b);
+        checkInvariants(d, a, b);
+        QVERIFY(d.changed.empty());
+        QVERIFY(d.added.empty());
+        QCOMPARE(nameOf(b, d.matchOfA[size_t(find(a, "e"))]), std::string("e.1"));
+        QCOMPARE(nameOf(b, d.matchOfA[size_t(find(a, "n"))]), std::string("n.1"));
+        std::set<std::string> removed;
+        for (const uint32_t x : d.removed)
+            removed.insert(nameOf(a, x));
+        QCOMPARE(removed, (std::set<std::string> { "x", "c" }));
+        for (const HloComputationDiff& c : d.computations)
+            if (c.a >= 0 && a.computations[size_t(c.a)].name == "f") {
+                QCOMPARE(c.b, -1);
+                QCOMPARE(c.movedOut, 2u);
+                QCOMPARE(c.removed, 1u);
+            }
+    }
+
     void eachStageOnItsOwn()
     {
         const HloModule a = parse(kChain);
