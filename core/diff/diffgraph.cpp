@@ -111,6 +111,25 @@ HloDiffGraph::HloDiffGraph(const HloModule& m)
             m_transparentCaller[c] = -1;
     }
 
+    // Live computations: the entry and what it calls, transitively.
+    m_live.assign(computations, false);
+    std::vector<uint32_t> reach;
+    if (m_entry >= 0 && size_t(m_entry) < computations) {
+        m_live[size_t(m_entry)] = true;
+        reach.push_back(uint32_t(m_entry));
+    }
+    while (!reach.empty()) {
+        const HloComputation& comp = m.computations[reach.back()];
+        reach.pop_back();
+        const size_t end = std::min<size_t>(n, size_t(comp.firstInstruction) + comp.instructionCount);
+        for (size_t i = comp.firstInstruction; i < end; ++i)
+            for (const uint32_t c : callees(uint32_t(i)))
+                if (!m_live[c]) {
+                    m_live[c] = true;
+                    reach.push_back(c);
+                }
+    }
+
     // Roots and parameters by number.
     m_roots.assign(computations, -1);
     m_parameterStart.assign(computations + 1, 0);

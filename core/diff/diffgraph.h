@@ -35,6 +35,10 @@ public:
     bool fused(uint32_t computation) const { return m_fused[computation]; }
     bool inFusion(uint32_t i) const { return m_fused[m_computationOf[i]]; }
     bool entry(uint32_t computation) const { return int64_t(computation) == m_entry; }
+    // Reached from the entry computation through called computations. XLA dumps keep computations
+    // a pass left behind (a fused computation whose kernel was merged into another): not live.
+    bool live(uint32_t i) const { return m_live[m_computationOf[i]]; }
+    bool liveComputation(uint32_t computation) const { return m_live[computation]; }
     bool isParameter(uint32_t i) const { return m_flags[i] & kParameter; }
     bool isFusion(uint32_t i) const { return m_flags[i] & kFusion; }
     bool hasTupleShape(uint32_t i) const { return m_flags[i] & kTuple; }
@@ -77,6 +81,7 @@ private:
     std::vector<uint32_t> m_computationOf;
     std::vector<uint8_t> m_flags;
     std::vector<bool> m_fused;
+    std::vector<bool> m_live; // per computation
     std::vector<int64_t> m_roots;
     std::vector<int64_t> m_transparentCaller;
     std::vector<uint32_t> m_parameterStart; // per computation, into m_parameters (by number)

@@ -194,7 +194,8 @@ std::string formatHloDiffHtml(const HloDiffReport& r)
             auto name = [&](const HloModule& m, int32_t i) {
                 return i < 0 ? std::string("<span class=\"none\">none</span>")
                              : "<code>" + html(m.computations[size_t(i)].name) + "</code>"
-                        + (c.fusion ? std::string(" <span class=\"kind\">fusion</span>") : std::string());
+                        + (c.fusion ? std::string(" <span class=\"kind\">fusion</span>") : std::string())
+                        + (c.reachable ? std::string() : std::string(" <span class=\"kind\">not called</span>"));
             };
             s += "<tr><td>" + name(r.a, c.a) + "</td><td>" + name(r.b, c.b) + "</td>";
             for (const uint32_t v :

@@ -98,6 +98,7 @@ Json hloDiffJson(const HloDiffReport& r)
         row["a"] = computationName(r.a, c.a);
         row["b"] = computationName(r.b, c.b);
         row["fusion"] = c.fusion;
+        row["reachable"] = c.reachable;
         row["a_instructions"] = c.instructionsA;
         row["b_instructions"] = c.instructionsB;
         row["unchanged"] = c.unchanged;

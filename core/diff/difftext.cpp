@@ -100,7 +100,7 @@ std::string formatHloDiffText(const HloDiffReport& r)
         std::snprintf(line, sizeof line, "  %8u %8u %9u %8u %8u %8u %9u %9u  ", c.instructionsA, c.instructionsB,
             c.unchanged, c.changed, c.removed, c.added, c.movedOut, c.movedIn);
         out += line + computationName(r.a, c.a) + " -> " + computationName(r.b, c.b) + (c.fusion ? " (fusion)" : "")
-            + "\n";
+            + (c.reachable ? "" : " (not called)") + "\n";
     }
     cut(out, std::min(rows.size(), limit), rows.size());
 

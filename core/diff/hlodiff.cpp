@@ -149,7 +149,7 @@ bool sameAttributes(const HloModule& ma, const HloInstruction& a, const HloModul
 
 // Pairs computations (docs/diff.md §3.2): the entries; then equal names, unless the matches of
 // their instructions all lie elsewhere; then by the votes of their instructions' matches (most
-// first); then the equal names left.
+// first); then the equal names left. A live computation never pairs with one left behind.
 std::vector<int32_t> pairComputations(const HloDiffGraph& A, const HloDiffGraph& B, const HloMatching& m)
 {
     const HloModule& ma = A.module();
@@ -167,6 +167,8 @@ std::vector<int32_t> pairComputations(const HloDiffGraph& A, const HloDiffGraph&
     std::vector<int32_t> pairOfA(ca, -1);
     std::vector<bool> takenB(cb, false);
     auto pair = [&](size_t x, size_t y) {
+        if (A.liveComputation(uint32_t(x)) != B.liveComputation(uint32_t(y)))
+            return;
         pairOfA[x] = int32_t(y);
         takenB[y] = true;
     };
@@ -287,8 +289,10 @@ HloDiff diffHloModules(const HloModule& a, const HloModule& b, const HloDiffOpti
             rowOfB[c] = int32_t(d.computations.size());
             d.computations.push_back(row);
         }
-    for (HloComputationDiff& row : d.computations)
+    for (HloComputationDiff& row : d.computations) {
         row.fusion = (row.a >= 0 && A.fused(uint32_t(row.a))) || (row.b >= 0 && B.fused(uint32_t(row.b)));
+        row.reachable = row.a >= 0 ? A.liveComputation(uint32_t(row.a)) : B.liveComputation(uint32_t(row.b));
+    }
     for (uint32_t x = 0; x < A.size(); ++x) {
         HloComputationDiff& row = d.computations[size_t(rowOfA[A.computationOf(x)])];
         ++row.instructionsA;

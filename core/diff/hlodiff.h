@@ -73,6 +73,7 @@ struct HloComputationDiff
     int32_t a = -1; // position in A's computations, -1 = only in B
     int32_t b = -1; // position in B's computations, -1 = only in A
     bool fusion = false; // a fused computation on either side
+    bool reachable = true; // reached from the entry (both sides alike: §2.5 of docs/diff.md)
     uint32_t instructionsA = 0;
     uint32_t instructionsB = 0;
     uint32_t unchanged = 0; // pairs inside this pair of computations without a change

@@ -111,9 +111,11 @@ public:
         , r(result)
     { }
 
+    // Every stage links through here. A live instruction never pairs with one of a computation a
+    // pass left behind (docs/diff.md §2.5).
     bool link(uint32_t a, uint32_t b, HloMatchStage stage)
     {
-        if (r.matchOfA[a] >= 0 || r.matchOfB[b] >= 0)
+        if (r.matchOfA[a] >= 0 || r.matchOfB[b] >= 0 || A.live(a) != B.live(b))
             return false;
         r.matchOfA[a] = int32_t(b);
         r.matchOfB[b] = int32_t(a);

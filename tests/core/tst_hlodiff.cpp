@@ -488,6 +488,64 @@ ENTRY main {
             }
     }
 
+    void computationsLeftBehindAreNotMatchedWithLiveOnes()
+    {
+        // A kernel merged with its consumer into a new one; XLA leaves the old fused computation
+        // in the module, uncalled. Its copy must not pass for the live instructions (they would
+        // read as fused out of their kernel).
+        const std::string before = R"(HloModule m
+
+fused_computation {
+  param_0 = f32[8]{0} parameter(0)
+  ROOT neg = f32[8]{0} negate(param_0)
+}
+
+ENTRY main {
+  p0 = f32[8]{0} parameter(0)
+  fusion = f32[8]{0} fusion(p0), kind=kLoop, calls=fused_computation
+  ROOT e = f32[8]{0} exponential(fusion)
+}
+)";
+        const std::string after = R"(HloModule m
+
+fused_computation {
+  param_0 = f32[8]{0} parameter(0)
+  ROOT neg = f32[8]{0} negate(param_0)
+}
+
+fused_computation.1 {
+  param_0.1 = f32[8]{0} parameter(0)
+  neg.1 = f32[8]{0} negate(param_0.1)
+  ROOT e.1 = f32[8]{0} exponential(neg.1)
+}
+
+ENTRY main {
+  p0 = f32[8]{0} parameter(0)
+  ROOT fusion.1 = f32[8]{0} fusion(p0), kind=kLoop, calls=fused_computation.1
+}
+)";
+        const HloModule a = parse(before), b = parse(after, "b.hlo");
+        const HloDiff d = diffHloModules(a, b);
+        checkInvariants(d, a, b);
+        QVERIFY(d.byKind[size_t(HloChangeKind::FusedOutOf)].empty());
+        QCOMPARE(nameOf(b, d.matchOfA[size_t(find(a, "neg"))]), std::string("neg.1"));
+        QCOMPARE(nameOf(b, d.matchOfA[size_t(find(a, "e"))]), std::string("e.1"));
+        QVERIFY(d.pairs[size_t(d.pairOfA[size_t(find(a, "e"))])].has(HloChangeKind::FusedInto));
+        for (const char* dead : { "param_0", "neg" })
+            QCOMPARE(d.matchOfB[size_t(find(b, dead))], -1);
+        int notCalled = 0;
+        for (const HloComputationDiff& c : d.computations)
+            if (!c.reachable) {
+                ++notCalled;
+                QCOMPARE(c.a, -1); // never paired with A's live fused computation
+                QCOMPARE(std::string(b.computations[size_t(c.b)].name), std::string("fused_computation"));
+                QCOMPARE(c.added, 2u);
+            }
+        QCOMPARE(notCalled, 1);
+        // The same module against itself: the dead computation matches itself.
+        QVERIFY(diffHloModules(b, b).same());
+    }
+
     void eachStageOnItsOwn()
     {
         const HloModule a = parse(kChain);
