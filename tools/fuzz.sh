@@ -12,7 +12,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 seconds="${1:-180}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(hlotext hloproto npz json project weights dumpname)
+[ ${#targets[@]} -eq 0 ] && targets=(hlotext hloproto hlodiff npz json project weights dumpname)
 build="$root/build-fuzz"
 shared="$root/../shared/data"
 

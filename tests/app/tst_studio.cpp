@@ -1040,6 +1040,7 @@ void TestStudio::populatedPagesFitLaptopScreens()
     inference->run();
     QVERIFY(inferred.count() > 0 || inferred.wait(120000));
     QVERIFY2(inference->outcome(), qPrintable(inference->banner()->text()));
+    QVERIFY(waitForLayout(window.analysisPage()->graphPane()));
     QVERIFY(fits("inference"));
     saveScreenshot(window, QStringLiteral("doc-inference.png"));
     inference->viewTabs()->setCurrentIndex(2); // channel attention: a 16-step model's cross-config map is flat
@@ -1055,6 +1056,7 @@ void TestStudio::populatedPagesFitLaptopScreens()
     explain->run();
     QVERIFY(explained.count() > 0 || explained.wait(120000));
     QVERIFY2(explain->outcome(), qPrintable(explain->banner()->text()));
+    QVERIFY(waitForLayout(explain->graphPane())); // the model's graph drawn beside the table
     QVERIFY(fits("explain"));
     saveScreenshot(window, QStringLiteral("doc-explain.png"));
 
@@ -1069,6 +1071,7 @@ void TestStudio::populatedPagesFitLaptopScreens()
     tune->run();
     QVERIFY(tuned.count() > 0 || tuned.wait(120000));
     QVERIFY2(tune->result(), qPrintable(tune->banner()->text()));
+    QVERIFY(waitForLayout(window.analysisPage()->graphPane())); // the tuned graph beside it
     QVERIFY(fits("tune"));
     saveScreenshot(window, QStringLiteral("doc-tune.png"));
 
