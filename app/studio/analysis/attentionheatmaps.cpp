@@ -10,8 +10,8 @@
 #include <functional>
 #include <limits>
 
-using tgraph::model::AttentionMaps;
-using tgraph::model::LayerAttention;
+using tgraph::AttentionMaps;
+using tgraph::LayerAttention;
 
 QString attentionLayerLabel(const std::string& layer)
 {

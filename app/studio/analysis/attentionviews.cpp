@@ -214,7 +214,7 @@ int AttentionViews::nodeOverlayChoices() const { return m_nodeOverlayChoice->cou
 bool AttentionViews::nodeOverlayActive() const { return m_nodeOverlayChoice->currentData().toInt() >= 0; }
 
 void AttentionViews::updateNodeOverlay(
-    const tgraph::model::AttentionMaps* maps, int64_t a, int64_t b, const QString& rows)
+    const tgraph::AttentionMaps* maps, int64_t a, int64_t b, const QString& rows)
 {
     const bool wasShown = !m_nodeOverlay.isEmpty();
     m_nodeOverlay = {};

@@ -68,12 +68,12 @@ std::vector<int64_t> rowsOf(const InferenceRequest& request, int64_t configs, co
     return rows;
 }
 
-GraphInference fromScores(const tgraph::model::GraphScores& s, const std::vector<int64_t>& configIds)
+GraphInference fromScores(const tgraph::GraphScores& s, const std::vector<int64_t>& configIds)
 {
     GraphInference g;
     g.path = s.file;
     g.name = s.name;
-    g.collection = tgraph::model::collectionIdFromPath(s.file);
+    g.collection = tgraph::collectionIdFromPath(s.file);
     g.kind = s.kind;
     g.nodes = s.nodes;
     g.nodesBeforePruning = s.nodesBeforePruning;
@@ -137,7 +137,7 @@ GraphInference scoreLayoutDocument(tgraph::facade::Ensemble& models, const tgrap
     tgraph::ProgressScope scope(progress,
         "scoring " + Formatting::count(graph.configCount()).toStdString() + " configs",
         uint64_t(models.inferencePasses(graph.configCount(), request.options)));
-    tgraph::model::GraphScores s = models.scoreLayoutGraph(pruned.graph, doc.path, request.options, &scope);
+    tgraph::GraphScores s = models.scoreLayoutGraph(pruned.graph, doc.path, request.options, &scope);
     s.nodesBeforePruning = nodesBefore;
     GraphInference g = fromScores(s, rows);
     g.name = doc.title;
@@ -166,7 +166,7 @@ GraphInference scoreTileDocument(tgraph::facade::Ensemble& models, const tgraph:
     tgraph::ProgressScope scope(progress,
         "scoring " + Formatting::count(graph.configCount()).toStdString() + " configs",
         uint64_t(models.inferencePasses(graph.configCount(), request.options)));
-    tgraph::model::GraphScores s = models.scoreTileGraph(graph, doc.path, request.options, &scope);
+    tgraph::GraphScores s = models.scoreTileGraph(graph, doc.path, request.options, &scope);
     s.nodesBeforePruning = s.nodes;
     GraphInference g = fromScores(s, rows);
     g.name = doc.title;
@@ -307,7 +307,7 @@ InferenceOutcome runInference(const InferenceRequest& request, tgraph::ProgressS
         outcome.graphs.push_back(std::move(g));
     } else {
         const std::vector<std::string> graphs = tgraph::facade::listGraphFiles(request.files);
-        tgraph::model::InferenceOptions options = request.options;
+        tgraph::InferenceOptions options = request.options;
         options.attention = false;
         tgraph::ProgressScope scope(progress, "scoring graphs", graphs.size());
         for (const std::string& path : graphs) {

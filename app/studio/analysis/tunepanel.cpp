@@ -326,7 +326,7 @@ void TunePanel::run()
         return;
     }
     const tgraph::GraphDocumentPtr doc = m_documents[size_t(index)];
-    tgraph::model::AutotuneRequest request;
+    tgraph::AutotuneRequest request;
     request.search.strategy = tgraph::TuneStrategy(m_strategy->currentData().toInt());
     request.search.budget = m_budget->value();
     request.search.batch = m_batch->value();
@@ -356,13 +356,13 @@ void TunePanel::run()
                         JobProgress& progress) -> std::function<void()> {
         const QString whyNotSimulated
             = moduleKnown ? knownProblem : QString::fromStdString(tgraph::facade::simulatorVerificationProblem(*doc));
-        tgraph::model::AutotuneRequest verified = request;
+        tgraph::AutotuneRequest verified = request;
         verified.simulate = request.simulate && whyNotSimulated.isEmpty();
         tgraph::facade::Ensemble models
             = tgraph::facade::Ensemble::load(tgraph::facade::expandWeightsArguments(weights));
         tgraph::facade::Autotuner tuner(models, doc, verified);
         size_t best = 0, seen = 0; // the best evaluation so far, found among the new ones of each batch
-        const tgraph::model::AutotuneOutcome outcome = tuner.run(&progress, [&](const tgraph::TuneResult& r) {
+        const tgraph::AutotuneOutcome outcome = tuner.run(&progress, [&](const tgraph::TuneResult& r) {
             for (; seen < r.evaluated.size(); ++seen)
                 if (r.evaluated[seen].score < r.evaluated[best].score)
                     best = seen;
@@ -384,7 +384,7 @@ void TunePanel::run()
         view->weights = weights;
         view->configurableNodes = tuner.space().nodeIds;
         const std::vector<float> start = tuner.space().row(tuner.space().start());
-        const auto addRow = [&](int rank, const tgraph::model::AutotuneCandidate& c) {
+        const auto addRow = [&](int rank, const tgraph::AutotuneCandidate& c) {
             TuneView::Row row;
             row.rank = rank;
             row.score = c.score;
