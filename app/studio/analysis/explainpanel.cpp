@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "app/studio/analysis/explainpanel.h"
 
-#include "widgets/common/jobprogress.h"
-#include "app/studio/common/jobrunner.h"
 #include "app/studio/common/studiolog.h"
 
 #include "core/util/format.h"
 #include "widgets/analysis/attributiontablemodel.h"
 #include "widgets/common/errorbanner.h"
+#include "widgets/common/jobchannel.h"
+#include "widgets/common/jobcontrol.h"
 #include "widgets/common/formatting.h"
 #include "widgets/graph/graphpane.h"
 
@@ -61,38 +61,21 @@ QString scoreLine(const QString& which, const std::string& label, double score, 
 
 ExplainPanel::ExplainPanel(QWidget* parent)
     : QWidget(parent)
-    , m_runner(new JobRunner(QStringLiteral("Explain"), this))
-    , m_whatIfRunner(new JobRunner(QStringLiteral("What-if"), this))
+    , m_channel(new JobChannel(JobLane::Model, QStringLiteral("Explain"), this))
+    , m_whatIfChannel(new JobChannel(JobLane::Model, QStringLiteral("What-if"), this))
 {
     setupUi();
-    connect(m_runner, &JobRunner::started, this, [this] {
-        m_progress->setRange(0, 0);
-        m_progress->show();
-        updateControls();
-    });
-    connect(m_runner, &JobRunner::progressChanged, this,
-        [this](const QString& label, quint64 done, quint64 total) { showJobProgress(m_progress, label, done, total); });
-    const auto stopped = [this] {
-        m_progress->hide();
-        updateControls();
-    };
-    connect(m_runner, &JobRunner::finished, this, [this, stopped] {
-        stopped();
-        Q_EMIT finished();
-    });
-    connect(m_runner, &JobRunner::failed, this, [this, stopped](const QString& message) {
-        stopped();
-        m_banner->addMessage(message);
-        Q_EMIT finished();
-    });
-    connect(m_runner, &JobRunner::cancelled, this, [this, stopped] {
-        stopped();
-        Q_EMIT statusMessage(tr("Explanation cancelled"));
-        Q_EMIT finished();
-    });
-    connect(m_whatIfRunner, &JobRunner::finished, this, &ExplainPanel::updateControls);
-    connect(m_whatIfRunner, &JobRunner::failed, this, [this](const QString& message) {
-        m_whatIfResult->setText(tr("<span style='color:#b00020'>%1</span>").arg(message.toHtmlEscaped()));
+    auto* control = new JobControl(m_channel, m_progress, m_banner, this);
+    control->setCancelledMessage(tr("Explanation cancelled"));
+    connect(control, &JobControl::statusMessage, this, &ExplainPanel::statusMessage);
+    connect(control, &JobControl::busyChanged, this, &ExplainPanel::updateControls);
+    connect(control, &JobControl::stopped, this, &ExplainPanel::finished);
+    // A what-if's failure shows where its result would have (no banner, no bar: it is quick).
+    auto* whatIf = new JobControl(m_whatIfChannel, nullptr, nullptr, this);
+    connect(whatIf, &JobControl::stopped, this, [this, whatIf] {
+        if (!whatIf->lastError().isEmpty())
+            m_whatIfResult->setText(
+                tr("<span style='color:#b00020'>%1</span>").arg(whatIf->lastError().toHtmlEscaped()));
         updateControls();
     });
     updateControls();
@@ -246,7 +229,7 @@ void ExplainPanel::setContext(ExplainRequest context)
     if (!m_context.weights.empty())
         m_banner->clearCondition(kNoModel);
     if (!sameGraph && m_outcome) {
-        m_runner->cancel();
+        m_channel->cancel();
         m_outcome.reset();
         m_whatIf.reset();
         m_table->setAttribution(nullptr, tgraph::AttributionOrder(m_order->currentData().toInt()));
@@ -336,15 +319,17 @@ void ExplainPanel::run()
     }
     qCDebug(lcStudio) << "explaining" << m_configA->currentText() << "vs" << m_configB->currentText() << "of"
                       << QString::fromStdString(request.document ? request.document->path : request.file);
-    m_runner->start([this, request = std::move(request)](JobProgress& progress) -> std::function<void()> {
-        auto outcome = std::make_shared<const ExplainOutcome>(runExplain(request, &progress));
-        return [this, outcome] { showOutcome(outcome); };
-    });
+    using Outcome = std::shared_ptr<const ExplainOutcome>;
+    m_channel->run<Outcome>(
+        [request = std::move(request)](JobProgress& progress) -> Outcome {
+            return std::make_shared<const ExplainOutcome>(runExplain(request, &progress));
+        },
+        [this](Outcome outcome) { showOutcome(std::move(outcome)); });
 }
 
-void ExplainPanel::cancel() { m_runner->cancel(); }
+void ExplainPanel::cancel() { m_channel->cancel(); }
 
-bool ExplainPanel::isRunning() const { return m_runner->isBusy(); }
+bool ExplainPanel::isRunning() const { return m_channel->isBusy(); }
 
 void ExplainPanel::showOutcome(std::shared_ptr<const ExplainOutcome> outcome)
 {
@@ -533,16 +518,18 @@ void ExplainPanel::runWhatIf(int base, const QString& out, const QString& in, co
     const std::shared_ptr<const ExplainOutcome> outcome = m_outcome;
     const qint64 node = m_whatIfNode;
     m_whatIfResult->setText(tr("scoring…"));
-    m_whatIfRunner->start([this, outcome, row, node, values](JobProgress&) -> std::function<void()> {
-        auto result = std::make_shared<const WhatIfOutcome>(
-            ::runWhatIf(*outcome->session, *outcome->attribution, row, node, values));
-        return [this, outcome, result] {
+    using Result = std::shared_ptr<const WhatIfOutcome>;
+    m_whatIfChannel->run<Result>(
+        [outcome, row, node, values](JobProgress&) -> Result {
+            return std::make_shared<const WhatIfOutcome>(
+                ::runWhatIf(*outcome->session, *outcome->attribution, row, node, values));
+        },
+        [this, outcome](Result result) {
             if (outcome != m_outcome)
                 return; // another explanation arrived meanwhile
-            m_whatIf = result;
+            m_whatIf = std::move(result);
             showWhatIf();
-        };
-    });
+        });
     updateControls();
 }
 
@@ -576,8 +563,8 @@ void ExplainPanel::showWhatIf()
 
 void ExplainPanel::updateControls()
 {
-    const bool busy = m_runner->isBusy();
+    const bool busy = m_channel->isBusy();
     m_runButton->setEnabled(!busy);
     m_cancelButton->setEnabled(busy);
-    m_whatIfButton->setEnabled(m_outcome && m_whatIfNode >= 0 && !m_whatIfRunner->isBusy());
+    m_whatIfButton->setEnabled(m_outcome && m_whatIfNode >= 0 && !m_whatIfChannel->isBusy());
 }

@@ -12,7 +12,7 @@
 class AttributionTableModel;
 class ErrorBanner;
 class GraphPane;
-class JobRunner;
+class JobChannel;
 class OverlayColorBar;
 class QCheckBox;
 class QComboBox;
@@ -85,8 +85,8 @@ private:
     bool selectorOf(const QString& text, tgraph::ConfigSelector* selector, QString* error) const;
 
     ExplainRequest m_context;
-    JobRunner* m_runner = nullptr;
-    JobRunner* m_whatIfRunner = nullptr;
+    JobChannel* m_channel = nullptr; // the model lane
+    JobChannel* m_whatIfChannel = nullptr;
     std::shared_ptr<const ExplainOutcome> m_outcome;
     std::shared_ptr<const WhatIfOutcome> m_whatIf;
     NodeOverlay m_overlay;

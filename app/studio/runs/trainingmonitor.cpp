@@ -9,6 +9,7 @@
 #include "core/store/runcomparison.h"
 #include "widgets/common/errorbanner.h"
 #include "widgets/common/jobchannel.h"
+#include "widgets/common/jobcontrol.h"
 #include "widgets/common/windowplacement.h"
 #include "widgets/runs/runcomparisonview.h"
 #include "widgets/runs/runcomparisonwindow.h"
@@ -93,10 +94,8 @@ TrainingMonitor::TrainingMonitor(QWidget* parent)
     connect(m_curves, &RunCurvesPanel::metricChanged, this,
         [this](const QString& metric) { m_poller->setSelection(selectedRunIds(), metric); });
     connect(m_poller, &RunPoller::snapshot, this, &TrainingMonitor::onSnapshot);
-    connect(m_compareJobs, &JobChannel::failed, this,
-        [this](quint64, const QString& message) { m_banner->addMessage(message); });
-    connect(m_sweepJobs, &JobChannel::failed, this,
-        [this](quint64, const QString& message) { m_banner->addMessage(message); });
+    new JobControl(m_compareJobs, nullptr, m_banner, this);
+    new JobControl(m_sweepJobs, nullptr, m_banner, this);
     connect(m_processes, &RunProcesses::runIdKnown, this, [this](const QString& runId) {
         if (m_followNewRun) {
             m_followNewRun = false;
