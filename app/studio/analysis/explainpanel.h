@@ -22,6 +22,10 @@ class QProgressBar;
 class QPushButton;
 class QTableView;
 
+namespace Ui {
+class ExplainPanel;
+}
+
 // "Why is #12 faster than the default?": config A against config B of a layout graph, explained by
 // the model (model/infer/explain.h) on the explain thread. Shows the scores and ranks of A and B, the
 // nodes ranked by counterfactual effect (or share difference), clickable (the graph view selects
@@ -84,6 +88,7 @@ private:
     void showWhatIf();
     bool selectorOf(const QString& text, tgraph::ConfigSelector* selector, QString* error) const;
 
+    std::unique_ptr<Ui::ExplainPanel> m_ui; // the form: explainpanel.ui; the widget pointers below point into it
     ExplainRequest m_context;
     JobChannel* m_channel = nullptr; // the model lane
     JobChannel* m_whatIfChannel = nullptr;
