@@ -13,21 +13,10 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <sys/resource.h>
 #include <unistd.h>
 
 namespace tgraph::bench {
-
-namespace {
-
-void writeFile(const std::string& path, const std::string& bytes)
-{
-    std::ofstream out(path, std::ios::binary);
-    out.write(bytes.data(), std::streamsize(bytes.size()));
-}
-
-} // namespace
 
 int runHloParse(const std::vector<std::string>& args)
 {

@@ -2,6 +2,8 @@
 // tgraph-bench: benchmarks that print figures (speed and memory targets are checked here, not
 // in timed unit tests).
 
+#include "diffbench.h"
+#include "dumpbench.h"
 #include "hlobench.h"
 #include "kernelbench.h"
 #include "modelbench.h"
@@ -35,7 +37,11 @@ int main(int argc, char** argv)
                     "  npz        write and read a ~1 GiB layout npz (stored and deflated), compared with numpy\n"
                     "  hlo        parse + featurize HLO text and protobuf modules (generated >= 100k instructions, "
                     "real files)\n"
+                    "  diff       two generated 200k-instruction modules (one edited) read and diffed: time and peak "
+                    "RSS\n"
                     "  hlo-hostile protobuf reader on hostile 100 KB and 1 MB files: time and peak RSS\n"
+                    "  dump       list and index XLA dump folders of 2 000 and 20 000 files, real names replicated, "
+                    "`tgraph dump list`\n"
                     "  project    project store: logging rows/s with a polling reader, run table of 1 000 runs, "
                     "1 M-point history\n"
                     "  kernels    fused element-wise kernels of the TGraph layers vs the composed ATen ops\n"
@@ -56,10 +62,16 @@ int main(int argc, char** argv)
             return tgraph::bench::runNpzRead(rest);
         if (args[0] == "hlo")
             return tgraph::bench::runHloBench(rest);
+        if (args[0] == "diff")
+            return tgraph::bench::runDiffBench(rest);
+        if (args[0] == "diff-case")
+            return tgraph::bench::runDiffCase(rest);
         if (args[0] == "hlo-hostile")
             return tgraph::bench::runHloHostileBench(rest);
         if (args[0] == "hlo-parse")
             return tgraph::bench::runHloParse(rest);
+        if (args[0] == "dump")
+            return tgraph::bench::runDumpBench(rest);
         if (args[0] == "project")
             return tgraph::bench::runProjectBench(rest);
         if (args[0] == "kernels")

@@ -26,6 +26,12 @@ uint64_t currentRss() { return statusField("VmRSS"); }
 uint64_t peakRss() { return statusField("VmHWM"); }
 uint64_t virtualSize() { return statusField("VmSize"); }
 
+void writeFile(const std::string& path, const std::string& bytes)
+{
+    std::ofstream out(path, std::ios::binary);
+    out.write(bytes.data(), std::streamsize(bytes.size()));
+}
+
 std::string runChild(const std::vector<std::string>& argv)
 {
     int pipeFds[2];

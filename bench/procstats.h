@@ -19,6 +19,9 @@ inline double secondsSince(std::chrono::steady_clock::time_point start)
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+// Writes `bytes` to `path` (inputs the benchmarks make for their child processes).
+void writeFile(const std::string& path, const std::string& bytes);
+
 // Runs a program, returns its stdout; throws std::runtime_error when it fails.
 std::string runChild(const std::vector<std::string>& argv);
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fuzzes every reader of outside files with libFuzzer (clang, ASan + UBSan): HLO text, HLO protobuf,
-# npy/npz (and the graph loader), JSON, project files, weights files.
+# npy/npz (and the graph loader), JSON, project files, weights files, XLA dump file names.
 #   tools/fuzz.sh [SECONDS_PER_TARGET [TARGET...]]   (default 180 s, every target)
 # One target at a time, niced, one job (-jobs=1), -rss_limit_mb=2048, -timeout=10 s per input.
 # Seeds: the checked-in corpus (tests/fuzz/corpus/<target>) plus, for the HLO targets, the first
@@ -12,7 +12,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 seconds="${1:-180}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(hlotext hloproto npz json project weights)
+[ ${#targets[@]} -eq 0 ] && targets=(hlotext hloproto hlodiff npz json project weights dumpname)
 build="$root/build-fuzz"
 shared="$root/../shared/data"
 

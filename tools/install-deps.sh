@@ -16,6 +16,8 @@ PACKAGES=(
   libtorch-dev libopenblas0-openmp libgloo-dev
   # core formats and storage (zip, npz and protobuf are our own code); JSON through nlohmann
   libsqlite3-dev zlib1g-dev nlohmann-json3-dev
+  # xz-compressed files of XLA dump folders (core/dump; gzip goes through zlib)
+  liblzma-dev
   # the public dataset's downloads and archives (tgraph data fetch, core/data)
   libcurl4-openssl-dev libarchive-dev
   # HMAC-SHA256 of the data-parallel workers' shared token (libcrypto)
@@ -24,6 +26,8 @@ PACKAGES=(
   python3 python3-numpy python3-scipy python3-torch
   # fonts of offscreen renders and screenshots (QT_QPA_PLATFORM=offscreen needs no X server)
   fonts-dejavu-core
+  # OCR of the graph view's first view (tst_firstview reads what a person can read)
+  tesseract-ocr tesseract-ocr-eng
   # the de_DE.UTF-8 sources the tests compile with localedef to prove numbers ignore the C locale
   # (the locale_de_DE fixture and tst_argparser)
   locales

@@ -3,14 +3,39 @@
 #include "commands.h"
 #include "terminalprogress.h"
 
-#include "core/util/error.h"
+#include "core/dump/dumpindex.h"
 #include "core/inspect/summary.h"
+#include "core/util/error.h"
+#include "core/util/terminaltext.h"
 
 #include <cstdio>
+#include <sys/stat.h>
 
 namespace tgraph::cli {
 
 namespace {
+
+bool isFolder(const std::string& path)
+{
+    struct stat st
+    { };
+    return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+// A folder is no graph file; an XLA dump folder is listed by `tgraph dump list`.
+InputError folderError(const std::string& folder)
+{
+    const std::string shown = terminalText(folder);
+    const DumpIndex index = indexDumpFolder(folder);
+    if (index.modules.empty())
+        return InputError(shown, "", "a folder, not a graph file (and no XLA dump files in it)");
+    return InputError(shown, "",
+        "an XLA dump folder (" + std::to_string(index.modules.size())
+            + (index.modules.size() == 1 ? " module, " : " modules, ") + std::to_string(index.stageCount())
+            + (index.stageCount() == 1 ? " HLO stage" : " HLO stages") + "): list it with 'tgraph dump list " + shown
+            + "', give one of its stage files to inspect it");
+}
+
 int inspect(const ArgParser& p)
 {
     TerminalProgress progress;
@@ -20,6 +45,8 @@ int inspect(const ArgParser& p)
     std::vector<GraphSummary> summaries;
     for (const auto& file : files) {
         try {
+            if (isFolder(file))
+                throw folderError(file);
             for (GraphSummary& s : summarizeFile(file, &progress))
                 summaries.push_back(std::move(s));
         } catch (const InputError& e) {

@@ -11,6 +11,11 @@ const std::vector<Command>& commands()
         { "convert", "featurize an XLA HLO module (text or protobuf, tuning records too) into a TpuGraphs .npz",
             runConvert },
         { "data", "fetch the public TpuGraphs dataset (resumable, checked) and verify a collection tree", runData },
+        { "diff",
+            "compare two HLO modules: instructions matched, changes by kind (layout, shape, fusion...), "
+            "text, JSON or HTML",
+            runDiff },
+        { "dump", "list an XLA dump folder (--xla_dump_to): every module with its HLO stages in pass order", runDump },
         { "gen-hlo", "write a synthetic HLO text module (mlp, resnet, transformer, unet, gnn) shaped like an XLA dump",
             runGenHlo },
         { "inspect", "summarize graphs and modules: .npz, HLO text, HLO and tuning-record protobufs", runInspect },

@@ -49,7 +49,9 @@ int execModelCommand(const std::vector<std::string>& args);
 int execSibling(const std::string& executable, const std::vector<std::string>& args);
 
 int runCompare(const std::vector<std::string>& args);
+int runDiff(const std::vector<std::string>& args);
 int runData(const std::vector<std::string>& args);
+int runDump(const std::vector<std::string>& args);
 int runConvert(const std::vector<std::string>& args);
 int runGenHlo(const std::vector<std::string>& args);
 int runInspect(const std::vector<std::string>& args);

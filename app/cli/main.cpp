@@ -2,6 +2,7 @@
 // `tgraph`: the command line of TGraph Studio.
 
 #include "commands.h"
+#include "core/dump/decompress.h"
 #include "core/io/npz.h"
 #include "core/store/sqlitedb.h"
 #include "core/util/version.h"
@@ -46,8 +47,8 @@ int main(int argc, char** argv)
         return rc;
     const std::string first = args.front();
     if (first == "--version") {
-        std::printf("tgraph %s (zlib %s, SQLite %s)\n", tgraph::projectVersion().c_str(), tgraph::zlibVersion().c_str(),
-            tgraph::sqliteVersion().c_str());
+        std::printf("tgraph %s (zlib %s, liblzma %s, SQLite %s)\n", tgraph::projectVersion().c_str(),
+            tgraph::zlibVersion().c_str(), tgraph::lzmaVersion().c_str(), tgraph::sqliteVersion().c_str());
         return ExitOk;
     }
     for (const auto& c : commands()) {

@@ -28,7 +28,7 @@ std::string cell(double v, double scale = 1, const char* format = "%9.4f")
     return buf;
 }
 
-void printRow(const model::GraphMetrics& m, size_t nameWidth)
+void printRow(const tgraph::GraphMetrics& m, size_t nameWidth)
 {
     std::printf("%-*s %8lld %s %s %s %s %s", int(nameWidth), m.name.c_str(), (long long)m.configs,
         cell(m.kendallTau).c_str(), cell(m.opa).c_str(), cell(m.slowdown1, 100, "%8.2f%%").c_str(),
@@ -38,7 +38,7 @@ void printRow(const model::GraphMetrics& m, size_t nameWidth)
     std::printf("\n");
 }
 
-void addMetrics(Json& j, const model::GraphMetrics& m)
+void addMetrics(Json& j, const tgraph::GraphMetrics& m)
 {
     j["configs"] = m.configs;
     j["kendall_tau"] = m.kendallTau;
@@ -52,28 +52,28 @@ void addMetrics(Json& j, const model::GraphMetrics& m)
 
 // The competition's score of one collection (docs/formats.md §16.5): the mean Kendall tau of its
 // graphs (layout), or the mean tile score 2 - best of top 5 / best (tile:xla).
-double collectionScore(const model::GraphMetrics& mean)
+double collectionScore(const tgraph::GraphMetrics& mean)
 {
     return mean.kind == GraphKind::Tile ? mean.tileScore : mean.kendallTau;
 }
 
 // --tree: one row per collection and the combined score, the mean over the collections.
-int evalTree(const ArgParser& p, const std::vector<model::GraphMetrics>& metrics,
+int evalTree(const ArgParser& p, const std::vector<tgraph::GraphMetrics>& metrics,
     const std::vector<std::string>& collectionOf)
 {
     struct Row
     {
         std::string id;
-        model::GraphMetrics mean;
+        tgraph::GraphMetrics mean;
         size_t graphs = 0;
     };
     std::vector<Row> rows;
     for (const std::string& id : treeCollections(p)) {
-        std::vector<model::GraphMetrics> part;
+        std::vector<tgraph::GraphMetrics> part;
         for (size_t i = 0; i < metrics.size(); ++i)
             if (collectionOf[i] == id)
                 part.push_back(metrics[i]);
-        Row row { id, model::meanMetrics(part), part.size() };
+        Row row { id, tgraph::meanMetrics(part), part.size() };
         row.mean.kind = id == "tile:xla" ? GraphKind::Tile : GraphKind::Layout;
         rows.push_back(row);
     }
@@ -120,18 +120,18 @@ int evalTree(const ArgParser& p, const std::vector<model::GraphMetrics>& metrics
 
 int eval(const ArgParser& p)
 {
-    const model::TileTarget target = p.get<model::TileTarget>("--tile-runtime");
-    std::vector<model::GraphMetrics> metrics;
+    const tgraph::TileTarget target = p.get<tgraph::TileTarget>("--tile-runtime");
+    std::vector<tgraph::GraphMetrics> metrics;
     std::vector<std::string> files;
     std::vector<std::string> collectionOf;
-    scoreFiles(p, false, [&](const model::GraphScores& g) {
-        metrics.push_back(model::evaluate(g, target));
+    scoreFiles(p, false, [&](const tgraph::GraphScores& g) {
+        metrics.push_back(tgraph::evaluate(g, target));
         files.push_back(g.file);
-        collectionOf.push_back(model::collectionIdFromPath(g.file));
+        collectionOf.push_back(tgraph::collectionIdFromPath(g.file));
     });
     if (p.has("--tree"))
         return evalTree(p, metrics, collectionOf);
-    const model::GraphMetrics mean = model::meanMetrics(metrics);
+    const tgraph::GraphMetrics mean = tgraph::meanMetrics(metrics);
     const bool tile = !metrics.empty() && metrics.front().kind == GraphKind::Tile;
 
     if (p.has("--json")) {
@@ -162,7 +162,7 @@ int eval(const ArgParser& p)
         "top-10", tile ? "      tile" : "");
     for (const auto& m : metrics)
         printRow(m, width);
-    model::GraphMetrics shown = mean;
+    tgraph::GraphMetrics shown = mean;
     shown.name = "mean (" + std::to_string(metrics.size()) + (metrics.size() == 1 ? " graph)" : " graphs)");
     shown.name.resize(std::max(shown.name.size(), width), ' ');
     printRow(shown, width);
@@ -190,8 +190,8 @@ int runEval(const std::vector<std::string>& args)
     p.addOption("--tile-runtime", "", "raw|normalized",
         "tile runtimes as config_runtime (the authors' code) or divided by config_runtime_normalizers (the official "
         "TpuGraphs target)",
-        "raw", opt::oneOf({ model::TileTarget::Raw, model::TileTarget::Normalized }, [](model::TileTarget t) {
-            return t == model::TileTarget::Raw ? "raw" : "normalized";
+        "raw", opt::oneOf({ tgraph::TileTarget::Raw, tgraph::TileTarget::Normalized }, [](tgraph::TileTarget t) {
+            return t == tgraph::TileTarget::Raw ? "raw" : "normalized";
         }));
     p.addNote("Exit codes: 0 ok, 1 bad input (nothing is written), 2 usage error, 130 interrupted.");
     if (const int rc = parseOrExit(p, args); rc >= 0)

@@ -177,7 +177,7 @@ int explain(const ArgParser& p)
     model::initTorchRuntime(p.get<int>("--threads"));
     const ConfigSelector a = configSelector(p.value("--config"));
     const ConfigSelector b = configSelector(p.value("--vs"));
-    model::ExplainFileOptions options;
+    tgraph::ExplainFileOptions options;
     options.explain.batchConfigs = p.get<int64_t>("--batch-configs");
     options.explain.gradients = p.has("--json"); // only the JSON shows gradient x input (2 backward passes)
     options.repadLayout = p.has("--repad");

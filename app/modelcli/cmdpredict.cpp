@@ -19,14 +19,14 @@ int predict(const ArgParser& p)
 {
     const bool toStdout = !p.has("--output") && !p.has("--kaggle-csv");
     int64_t graphs = 0;
-    scoreFiles(p, true, [&](const model::GraphScores& g) {
+    scoreFiles(p, true, [&](const tgraph::GraphScores& g) {
         ++graphs;
         if (toStdout)
             return;
         std::string fastest;
         for (size_t r = 0; r < std::min<size_t>(5, g.ranking.size()); ++r)
             fastest += (r ? ", " : "") + std::to_string(g.ranking[r]);
-        const std::string name = p.has("--tree") ? model::collectionIdFromPath(g.file) + ":" + g.name : g.name;
+        const std::string name = p.has("--tree") ? tgraph::collectionIdFromPath(g.file) + ":" + g.name : g.name;
         std::printf("%s: %lld configs, %lld nodes", name.c_str(), (long long)g.configs(), (long long)g.nodes);
         if (g.nodesBeforePruning != g.nodes)
             std::printf(" (pruned from %lld)", (long long)g.nodesBeforePruning);

@@ -109,7 +109,7 @@ int tune(const ArgParser& p)
     std::vector<model::EnsembleMember> models
         = model::loadEnsemble(model::expandWeightsArguments(p.values("--weights")));
     StagedDir out(p.value("--output"));
-    model::AutotuneRequest request;
+    tgraph::AutotuneRequest request;
     request.search = options;
     request.topK = topGiven ? topK : 0;
     request.simulate = simulate;
@@ -145,7 +145,7 @@ int tune(const ArgParser& p)
         input.c_str(), space.origin.c_str(), space.dimensions.size(), space.log10Size(),
         tuneStrategyName(options.strategy), (long long)options.budget, (long long)options.batch,
         tuner.crossAttention() ? " (cross-attn: final candidates re-scored together)" : "");
-    model::AutotuneOutcome outcome;
+    tgraph::AutotuneOutcome outcome;
     try {
         outcome = tuner.run(&progress, [&run](const TuneResult& r) {
             if (run)
@@ -175,7 +175,7 @@ int tune(const ArgParser& p)
     {
         std::ostringstream csv;
         csv << "rank,evaluation,search_score,score,runtime_ns,speedup_vs_default,file_runtime_ns,note\n";
-        const auto line = [&](const std::string& rank, const model::AutotuneCandidate& v) {
+        const auto line = [&](const std::string& rank, const tgraph::AutotuneCandidate& v) {
             csv << rank << ',' << v.evaluation << ',' << v.searchScore << ',' << v.score << ',';
             if (std::isfinite(v.runtime))
                 csv << std::llround(v.runtime);
@@ -262,7 +262,7 @@ int tune(const ArgParser& p)
         j["default_runtime_ns"] = defaultEntry.runtime;
         j["winner"] = winner; // rank in top to apply; 0 = keep the default (or not verified)
         Json& topJson = j["top"] = Json::array();
-        for (const model::AutotuneCandidate& v : top) {
+        for (const tgraph::AutotuneCandidate& v : top) {
             Json& item = topJson.emplace_back();
             item["evaluation"] = int64_t(v.evaluation);
             item["score"] = v.score;
@@ -278,7 +278,7 @@ int tune(const ArgParser& p)
         (long long)result.evaluated.size(), searchSeconds, (long long)result.batches,
         (long long)result.duplicatesSkipped, result.exhausted ? ", the whole space" : "");
     std::printf("%6s %12s %14s %10s\n", "rank", "score", verify ? (how + " ns").c_str() : "", verify ? "speed-up" : "");
-    const auto row = [&](const std::string& rank, const model::AutotuneCandidate& v) {
+    const auto row = [&](const std::string& rank, const tgraph::AutotuneCandidate& v) {
         std::printf("%6s %12.6f", rank.c_str(), v.score);
         if (std::isfinite(v.runtime))
             std::printf(" %14lld %9.3fx", (long long)std::llround(v.runtime),
@@ -307,13 +307,13 @@ int tune(const ArgParser& p)
             0, fs::absolute(input).string(),
             [&] {
                 std::vector<double> s;
-                for (const model::AutotuneCandidate& v : top)
+                for (const tgraph::AutotuneCandidate& v : top)
                     s.push_back(v.score);
                 return s;
             }(),
             [&] {
                 std::vector<int64_t> r;
-                for (const model::AutotuneCandidate& v : top)
+                for (const tgraph::AutotuneCandidate& v : top)
                     r.push_back(std::isfinite(v.runtime) ? std::llround(v.runtime) : 0);
                 return r;
             }());

@@ -136,7 +136,7 @@ void addScoringOptions(ArgParser& p, const char* treeSplit)
 
 std::string checkScoringOptions(const ArgParser& p)
 {
-    model::ScoresWriter::Format format;
+    tgraph::ScoresWriter::Format format;
     if (p.has("--tree")) {
         if (p.has("--weights") || !dataEntries(p).empty())
             return "--tree replaces --weights and --data (use --weights-for ID=W per collection)";
@@ -156,14 +156,14 @@ std::string checkScoringOptions(const ArgParser& p)
         if (dataEntries(p).empty())
             return "missing --data DIR|FILE";
     }
-    if (p.has("--output") && !model::ScoresWriter::formatFromPath(p.value("--output"), &format))
+    if (p.has("--output") && !tgraph::ScoresWriter::formatFromPath(p.value("--output"), &format))
         return "-o must name a .csv or .npz file, not '" + p.value("--output") + "'";
     if (p.has("--collection-id") && !p.has("--kaggle-csv"))
         return "--collection-id is only used with --kaggle-csv";
     return {};
 }
 
-void scoreFiles(const ArgParser& p, bool csvToStdout, const std::function<void(const model::GraphScores&)>& onGraph)
+void scoreFiles(const ArgParser& p, bool csvToStdout, const std::function<void(const tgraph::GraphScores&)>& onGraph)
 {
     model::initTorchRuntime(p.get<int>("--threads"));
     model::PredictFileOptions options;
@@ -180,15 +180,15 @@ void scoreFiles(const ArgParser& p, bool csvToStdout, const std::function<void(c
         ensembles.push_back(model::loadEnsemble(model::expandWeightsArguments(g.weights)));
 
     // Outputs first: an unwritable target fails before the work, and nothing is left behind on error.
-    std::vector<std::unique_ptr<model::ScoresWriter>> writers;
+    std::vector<std::unique_ptr<tgraph::ScoresWriter>> writers;
     if (p.has("--output")) {
-        model::ScoresWriter::Format format;
-        model::ScoresWriter::formatFromPath(p.value("--output"), &format);
-        writers.push_back(std::make_unique<model::ScoresWriter>(p.value("--output"), format));
+        tgraph::ScoresWriter::Format format;
+        tgraph::ScoresWriter::formatFromPath(p.value("--output"), &format);
+        writers.push_back(std::make_unique<tgraph::ScoresWriter>(p.value("--output"), format));
     }
     if (p.has("--kaggle-csv"))
-        writers.push_back(std::make_unique<model::ScoresWriter>(
-            p.value("--kaggle-csv"), model::ScoresWriter::Format::Kaggle, p.value("--collection-id")));
+        writers.push_back(std::make_unique<tgraph::ScoresWriter>(
+            p.value("--kaggle-csv"), tgraph::ScoresWriter::Format::Kaggle, p.value("--collection-id")));
     const bool toStdout = csvToStdout && writers.empty();
     if (toStdout)
         std::fputs("graph,config,score,rank\n", stdout);
@@ -213,10 +213,10 @@ void scoreFiles(const ArgParser& p, bool csvToStdout, const std::function<void(c
     ProgressScope scope(&progress, "scoring", total);
     for (size_t gi = 0; gi < groups.size(); ++gi)
         for (const std::string& file : groups[gi].files) {
-            const model::GraphScores scores = model::predictFile(ensembles[gi], file, options, &scope);
+            const tgraph::GraphScores scores = model::predictFile(ensembles[gi], file, options, &scope);
             onGraph(scores);
             if (toStdout)
-                std::fputs(model::scoresCsvRows(scores).c_str(), stdout);
+                std::fputs(tgraph::scoresCsvRows(scores).c_str(), stdout);
             for (auto& w : writers)
                 w->add(scores);
         }

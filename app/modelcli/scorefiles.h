@@ -26,7 +26,7 @@ std::string checkScoringOptions(const ArgParser& p);
 // work), scores each graph, hands it to `onGraph`, writes it to the outputs, and commits them at
 // the end. With `csvToStdout`, no -o and no --kaggle-csv, the CSV goes to stdout. InputError and
 // Cancelled propagate (outputs are then removed).
-void scoreFiles(const ArgParser& p, bool csvToStdout, const std::function<void(const model::GraphScores&)>& onGraph);
+void scoreFiles(const ArgParser& p, bool csvToStdout, const std::function<void(const tgraph::GraphScores&)>& onGraph);
 
 // With --tree: the collections scored, in the competition's order (tile:xla first).
 std::vector<std::string> treeCollections(const ArgParser& p);

@@ -12,6 +12,7 @@
 #include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QIcon>
+#include <QLocale>
 
 #include <clocale>
 #include <cstdio>
@@ -225,8 +226,12 @@ int main(int argc, char** argv)
     // After each background job the model runtime's cached tensor memory goes back to the system:
     // a desktop application should not hold gigabytes while it waits for the user.
     JobRunner::setAfterEachJob(&tgraph::facade::releaseIdleMemory);
-    if (render)
+    if (render) {
+        // A rendering is a file of the command line, which prints numbers in the C locale: the same
+        // drawing under every user locale (docs/studio.md §3.6). The window follows the user's.
+        QLocale::setDefault(QLocale::c());
         return runRender(parser);
+    }
 
     tgraph::facade::initRuntime();
 

@@ -3,6 +3,7 @@
 
 #include "core/util/error.h"
 #include "core/hlo/protowire.h"
+#include "core/util/terminaltext.h"
 
 #include <algorithm>
 #include <array>
@@ -98,43 +99,6 @@ template <class T> struct StagedRun
     std::vector<T> values;
 };
 
-bool validUtf8(std::string_view s)
-{
-    const auto* p = reinterpret_cast<const uint8_t*>(s.data());
-    const auto* end = p + s.size();
-    while (p < end) {
-        const uint8_t c = *p++;
-        if (c < 0x80)
-            continue;
-        int more;
-        uint32_t cp;
-        if ((c & 0xe0) == 0xc0) {
-            more = 1;
-            cp = c & 0x1f;
-        } else if ((c & 0xf0) == 0xe0) {
-            more = 2;
-            cp = c & 0x0f;
-        } else if ((c & 0xf8) == 0xf0) {
-            more = 3;
-            cp = c & 0x07;
-        } else {
-            return false;
-        }
-        if (end - p < more)
-            return false;
-        for (int k = 0; k < more; ++k) {
-            if ((p[k] & 0xc0) != 0x80)
-                return false;
-            cp = cp << 6 | (p[k] & 0x3f);
-        }
-        p += more;
-        static constexpr uint32_t kMin[] = { 0, 0x80, 0x800, 0x10000 };
-        if (cp < kMin[more] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-            return false;
-    }
-    return true;
-}
-
 // Decodes the messages of docs/formats.md §6 straight into an HloModule's pools.
 class Decoder
 {
@@ -161,13 +125,13 @@ public:
                 name = m_r.readBytes("name");
                 nameSet = true;
                 // proto3 strings are UTF-8; checking also keeps a serialized message from passing for a name.
-                if (!validUtf8(name))
+                if (!isValidUtf8(name))
                     m_r.failAtTag("not valid UTF-8 (not an HloModuleProto?)");
                 break;
             case F::ModuleEntryName:
                 entryName = m_r.readBytes("entry_computation_name");
                 entryNameSet = true;
-                if (!validUtf8(entryName))
+                if (!isValidUtf8(entryName))
                     m_r.failAtTag("not valid UTF-8 (not an HloModuleProto?)");
                 break;
             case F::ModuleComputations: {

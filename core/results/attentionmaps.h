@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace tgraph::model {
+namespace tgraph {
 
 // One layer's attention, averaged over the graph's nodes.
 struct LayerAttention
@@ -38,4 +38,4 @@ struct AttentionMaps
     std::vector<LayerAttention> layers; // input side first
 };
 
-} // namespace tgraph::model
+} // namespace tgraph

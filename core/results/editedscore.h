@@ -4,7 +4,7 @@
 // The scores of a what-if edit: a config with one node's layout values replaced, scored in the
 // same forward pass as the config it was made from (model/infer/explain.h: scoreEditedLayout).
 
-namespace tgraph::model {
+namespace tgraph {
 
 struct EditedScore
 {
@@ -13,4 +13,4 @@ struct EditedScore
     double effect() const { return edited - base; } // > 0 = the edit is predicted slower
 };
 
-} // namespace tgraph::model
+} // namespace tgraph

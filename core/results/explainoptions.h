@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <string>
 
-namespace tgraph::model {
+namespace tgraph {
 
 struct ExplainOptions
 {
@@ -28,4 +28,4 @@ struct ExplainFileOptions
     std::string simulatorParams; // --params overrides
 };
 
-} // namespace tgraph::model
+} // namespace tgraph

@@ -15,7 +15,7 @@
 #include <numeric>
 #include <set>
 
-namespace tgraph::model {
+namespace tgraph {
 
 namespace {
 
@@ -293,4 +293,4 @@ void ScoresWriter::commit()
     m_state->committed = true;
 }
 
-} // namespace tgraph::model
+} // namespace tgraph

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-namespace tgraph::model {
+namespace tgraph {
 
 // One graph's prediction (docs/model.md §6). Higher score = predicted slower.
 struct GraphScores
@@ -132,4 +132,4 @@ private:
     std::unique_ptr<State> m_state;
 };
 
-} // namespace tgraph::model
+} // namespace tgraph

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-namespace tgraph::model {
+namespace tgraph {
 
 struct AutotuneRequest
 {
@@ -50,4 +50,4 @@ struct AutotuneOutcome
     std::string verification; // "simulated", "measured" or "" (not verified)
 };
 
-} // namespace tgraph::model
+} // namespace tgraph

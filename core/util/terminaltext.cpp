@@ -101,4 +101,18 @@ std::string terminalText(std::string_view text)
     return out;
 }
 
+bool isValidUtf8(std::string_view text)
+{
+    for (size_t i = 0; i < text.size();) {
+        uint32_t cp = 0;
+        if (uint8_t(text[i]) < 0x80)
+            ++i;
+        else if (const size_t length = utf8Sequence(text, i, &cp); length > 0)
+            i += length;
+        else
+            return false;
+    }
+    return true;
+}
+
 } // namespace tgraph

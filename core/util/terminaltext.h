@@ -13,4 +13,8 @@ namespace tgraph {
 // text reads back unambiguously. Printable ASCII and valid UTF-8 (accents, CJK) stay as they are.
 std::string terminalText(std::string_view text);
 
+// True when `text` is valid UTF-8: no stray or missing continuation bytes, no overlong sequence,
+// no surrogate, nothing above U+10FFFF.
+bool isValidUtf8(std::string_view text);
+
 } // namespace tgraph

@@ -111,9 +111,9 @@ void computationsFromSplits(GraphDocument& doc)
         DocumentComputation dc;
         dc.first = cuts[k];
         dc.count = cuts[k + 1] - cuts[k];
+        // No node numbers in the name: the views show a segment's range in the user's notation.
         dc.name = single ? std::string("graph")
-                         : "segment " + std::to_string(k + 1) + " (nodes " + std::to_string(dc.first) + "\u2013"
-                + std::to_string(dc.first + dc.count - 1) + ")";
+                         : "segment " + std::to_string(k + 1) + " of " + std::to_string(cuts.size() - 1);
         dc.entry = k + 2 == cuts.size(); // the last segment holds the entry computation
         for (int64_t i = dc.first; i < dc.first + dc.count; ++i)
             doc.computationOfNode[size_t(i)] = int32_t(doc.computations.size());

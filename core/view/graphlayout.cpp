@@ -379,7 +379,7 @@ std::string layoutDotSource(const LayoutInput& input, bool fast)
     std::string dot = "digraph G {\n";
     dot += "graph [rankdir=";
     dot += input.direction == LayoutInput::Direction::TopToBottom ? "TB" : "LR";
-    dot += ", nodesep=0.25, ranksep=0.4, outputorder=edgesfirst";
+    dot += ", nodesep=0.2, ranksep=0.3, outputorder=edgesfirst";
     // Disconnected parts are packed side by side and in rows rather than in one long row. Not with
     // clusters: Graphviz 2.42 (Debian 12) frees cluster subgraphs it still uses when packing them
     // (valgrind: cccomps/dot_layout; it crashed in place_graph_label). layoutGraph packs those itself.

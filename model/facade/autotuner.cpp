@@ -11,7 +11,7 @@ std::string simulatorVerificationProblem(const GraphDocument& document)
     return model::simulatorModuleProblem(document);
 }
 
-Autotuner::Autotuner(Ensemble& models, std::shared_ptr<const GraphDocument> document, model::AutotuneRequest request)
+Autotuner::Autotuner(Ensemble& models, std::shared_ptr<const GraphDocument> document, tgraph::AutotuneRequest request)
     : m_tuner(std::make_unique<model::Autotuner>(models.members().list, std::move(document), std::move(request)))
 { }
 
@@ -19,13 +19,13 @@ Autotuner::~Autotuner() = default;
 
 const TuneSpace& Autotuner::space() const { return m_tuner->space(); }
 
-model::AutotuneOutcome Autotuner::run(ProgressSink* progress, const std::function<void(const TuneResult&)>& onBatch)
+tgraph::AutotuneOutcome Autotuner::run(ProgressSink* progress, const std::function<void(const TuneResult&)>& onBatch)
 {
     return m_tuner->run(progress, onBatch);
 }
 
 std::vector<float> Autotuner::row(
-    const model::AutotuneOutcome& outcome, const model::AutotuneCandidate& candidate) const
+    const tgraph::AutotuneOutcome& outcome, const tgraph::AutotuneCandidate& candidate) const
 {
     return m_tuner->row(outcome, candidate);
 }

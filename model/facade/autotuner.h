@@ -37,16 +37,16 @@ public:
     // Builds the space and the scorer; `models` must outlive the tuner. InputError naming the
     // document's file for graphs that cannot be tuned, models of the wrong kind, or a verification
     // the graph cannot have.
-    Autotuner(Ensemble& models, std::shared_ptr<const GraphDocument> document, model::AutotuneRequest request);
+    Autotuner(Ensemble& models, std::shared_ptr<const GraphDocument> document, tgraph::AutotuneRequest request);
     ~Autotuner();
     Autotuner(const Autotuner&) = delete;
     Autotuner& operator=(const Autotuner&) = delete;
 
     const TuneSpace& space() const;
     // Search, re-score, verify. `onBatch` sees the search after every scored batch (worker thread).
-    model::AutotuneOutcome run(ProgressSink* progress, const std::function<void(const TuneResult&)>& onBatch = {});
+    tgraph::AutotuneOutcome run(ProgressSink* progress, const std::function<void(const TuneResult&)>& onBatch = {});
     // The config row (layout: Nc x 18 values) of a candidate.
-    std::vector<float> row(const model::AutotuneOutcome& outcome, const model::AutotuneCandidate& candidate) const;
+    std::vector<float> row(const tgraph::AutotuneOutcome& outcome, const tgraph::AutotuneCandidate& candidate) const;
     // The simulator's ns of a candidate; NaN when not verifying with the simulator.
     double simulatedRuntime(const TuneGenes& genes) const;
     // Per configurable node whose layouts differ from the default, one line.

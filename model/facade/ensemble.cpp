@@ -43,25 +43,25 @@ Ensemble::Members& Ensemble::members()
     return *m_members;
 }
 
-int64_t Ensemble::inferencePasses(int64_t configs, const model::InferenceOptions& options) const
+int64_t Ensemble::inferencePasses(int64_t configs, const tgraph::InferenceOptions& options) const
 {
     return empty() ? 0 : model::inferencePasses(m_members->list, configs, options);
 }
 
-model::GraphScores Ensemble::scoreLayoutGraph(const LayoutGraph& pruned, const std::string& source,
-    const model::InferenceOptions& options, ProgressScope* progress)
+tgraph::GraphScores Ensemble::scoreLayoutGraph(const LayoutGraph& pruned, const std::string& source,
+    const tgraph::InferenceOptions& options, ProgressScope* progress)
 {
     return model::scoreLayoutGraph(members().list, pruned, source, options, progress);
 }
 
-model::GraphScores Ensemble::scoreTileGraph(
-    const TileGraph& graph, const std::string& source, const model::InferenceOptions& options, ProgressScope* progress)
+tgraph::GraphScores Ensemble::scoreTileGraph(
+    const TileGraph& graph, const std::string& source, const tgraph::InferenceOptions& options, ProgressScope* progress)
 {
     return model::scoreTileGraph(members().list, graph, source, options, progress);
 }
 
-model::GraphScores Ensemble::predictFile(
-    const std::string& path, const model::InferenceOptions& options, ProgressScope* progress)
+tgraph::GraphScores Ensemble::predictFile(
+    const std::string& path, const tgraph::InferenceOptions& options, ProgressScope* progress)
 {
     model::PredictFileOptions predict;
     predict.inference = options;

@@ -52,18 +52,18 @@ public:
 
     // Forward passes scoreLayoutGraph / scoreTileGraph make for `configs` configurations (for
     // progress totals).
-    int64_t inferencePasses(int64_t configs, const model::InferenceOptions& options) const;
+    int64_t inferencePasses(int64_t configs, const tgraph::InferenceOptions& options) const;
 
     // Every config of a pruned layout graph by every member: array_split chunks, TTA, mean over
     // members, ranking. InputError naming `source` for inputs the models cannot take.
-    model::GraphScores scoreLayoutGraph(const LayoutGraph& pruned, const std::string& source,
-        const model::InferenceOptions& options, ProgressScope* progress = nullptr);
+    tgraph::GraphScores scoreLayoutGraph(const LayoutGraph& pruned, const std::string& source,
+        const tgraph::InferenceOptions& options, ProgressScope* progress = nullptr);
     // A whole tile kernel, all configs in one pass per member.
-    model::GraphScores scoreTileGraph(const TileGraph& graph, const std::string& source,
-        const model::InferenceOptions& options, ProgressScope* progress = nullptr);
+    tgraph::GraphScores scoreTileGraph(const TileGraph& graph, const std::string& source,
+        const tgraph::InferenceOptions& options, ProgressScope* progress = nullptr);
     // A TpuGraphs npz read, pruned as training does and scored (as `tgraph predict` without --repad).
-    model::GraphScores predictFile(
-        const std::string& path, const model::InferenceOptions& options, ProgressScope* progress = nullptr);
+    tgraph::GraphScores predictFile(
+        const std::string& path, const tgraph::InferenceOptions& options, ProgressScope* progress = nullptr);
 
     // model/infer's members; complete only in model/facade's own sources (ensemblemembers.h).
     struct Members;

@@ -8,14 +8,14 @@ namespace tgraph::facade {
 
 Attribution explainLayoutGraph(Ensemble& models, const LayoutGraph& fileGraph, const PrunedGraph& pruned,
     const std::string& source, const ConfigSelector& a, const ConfigSelector& b,
-    const model::ExplainFileOptions& options, std::shared_ptr<const HloModule> module, std::string* moduleNote,
+    const tgraph::ExplainFileOptions& options, std::shared_ptr<const HloModule> module, std::string* moduleNote,
     ProgressSink* progress)
 {
     return model::explainLayoutGraph(
         models.members().list, fileGraph, pruned, source, a, b, options, std::move(module), moduleNote, progress);
 }
 
-model::EditedScore scoreEditedLayout(Ensemble& models, const PrunedGraph& pruned, int64_t base, int64_t configurable,
+tgraph::EditedScore scoreEditedLayout(Ensemble& models, const PrunedGraph& pruned, int64_t base, int64_t configurable,
     const std::array<float, 18>& values, int64_t batchConfigs, const std::string& source)
 {
     return model::scoreEditedLayout(models.members().list, pruned, base, configurable, values, batchConfigs, source);

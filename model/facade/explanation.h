@@ -31,12 +31,12 @@ namespace tgraph::facade {
 // naming `source` for bad indices, members that are not layout models or a graph they cannot take.
 Attribution explainLayoutGraph(Ensemble& models, const LayoutGraph& fileGraph, const PrunedGraph& pruned,
     const std::string& source, const ConfigSelector& a, const ConfigSelector& b,
-    const model::ExplainFileOptions& options, std::shared_ptr<const HloModule> module = nullptr,
+    const tgraph::ExplainFileOptions& options, std::shared_ptr<const HloModule> module = nullptr,
     std::string* moduleNote = nullptr, ProgressSink* progress = nullptr);
 
 // What-if: row `base` of `pruned` with configurable node `configurable`'s 18 layout values replaced
 // by `values`, scored in the same pass as `base` (the mean over members).
-model::EditedScore scoreEditedLayout(Ensemble& models, const PrunedGraph& pruned, int64_t base, int64_t configurable,
+tgraph::EditedScore scoreEditedLayout(Ensemble& models, const PrunedGraph& pruned, int64_t base, int64_t configurable,
     const std::array<float, 18>& values, int64_t batchConfigs, const std::string& source);
 
 } // namespace tgraph::facade

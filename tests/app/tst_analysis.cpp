@@ -60,13 +60,13 @@ QScatterSeries* scatterNamed(QChart* chart, const QString& name)
     return nullptr;
 }
 
-model::AttentionMaps syntheticMaps(int64_t configs, bool cross)
+tgraph::AttentionMaps syntheticMaps(int64_t configs, bool cross)
 {
-    model::AttentionMaps maps;
+    tgraph::AttentionMaps maps;
     std::mt19937 rng(3);
     std::uniform_real_distribution<float> u(0.01f, 0.99f);
     for (const char* name : { "linear", "linear2", "convs.0", "convs.1" }) {
-        model::LayerAttention l;
+        tgraph::LayerAttention l;
         l.layer = name;
         l.configs = configs;
         l.channels = std::string(name).rfind("linear", 0) == 0 ? 8 : 16;
@@ -220,7 +220,7 @@ private Q_SLOTS:
 
     void heatmapsHaveLayersAndChannels()
     {
-        const model::AttentionMaps maps = syntheticMaps(6, true);
+        const tgraph::AttentionMaps maps = syntheticMaps(6, true);
         const HeatmapData gates = channelGateHeatmap(maps, 2);
         QCOMPARE(gates.rows(), int64_t(4));
         QCOMPARE(gates.columns, int64_t(16));

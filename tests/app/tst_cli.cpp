@@ -469,11 +469,12 @@ private Q_SLOTS:
             QVERIFY2(all.contains(line), line.constData());
         QSet<QByteArray> coreLines;
         for (const char* cmd :
-            { "compare", "convert", "data", "gen-hlo", "inspect", "prune", "render", "runs", "simulate", "sweep", "synth" })
+            { "compare", "convert", "data", "diff", "dump", "gen-hlo", "inspect", "prune", "render", "runs", "simulate",
+                "sweep", "synth" })
             for (const QByteArray& line : all)
                 if (line.startsWith(QByteArray(cmd) + " "))
                     coreLines.insert(line);
-        QCOMPARE(coreLines.size(), 11);
+        QCOMPARE(coreLines.size(), 13);
         QCOMPARE(all.size(), coreLines.size() + modelLines.size()); // nothing listed by tgraph alone
         for (const QByteArray& line : modelLines) {
             const QByteArray name = line.left(line.indexOf(' '));

@@ -18,6 +18,7 @@
 #include <QFileInfo>
 #include <QGraphicsItem>
 #include <QLineEdit>
+#include <QPainter>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QSettings>
@@ -65,7 +66,7 @@ int distance(const QString& a, const QString& b)
     return row.back();
 }
 
-// True when `name` (normalised) occurs in the OCR's words: one word or up to three neighbours
+// True when `name` (normalised) occurs in the OCR's words: one word or up to six neighbours
 // joined, with one slip allowed from 8 characters on and two from 16 (never for short names, which
 // would match words of other labels).
 bool readByOcr(const QString& name, const QStringList& words)
@@ -75,7 +76,7 @@ bool readByOcr(const QString& name, const QStringList& words)
     const int allowed = (name.size() >= 8 ? 1 : 0) + (name.size() >= 16 ? 1 : 0);
     for (int i = 0; i < words.size(); ++i) {
         QString joined;
-        for (int k = i; k < std::min<int>(int(words.size()), i + 3); ++k) {
+        for (int k = i; k < std::min<int>(int(words.size()), i + 6); ++k) {
             joined += words[k];
             if (joined.size() > name.size() + allowed)
                 break;
@@ -159,27 +160,39 @@ void TestFirstView::firstViewReads()
     GraphView* view = pane->view();
     const QRectF visible = view->mapToScene(view->viewport()->rect()).boundingRect();
     std::set<QString> names;
+    // Boxes whose centre is in sight, and the titles of open groups' frames whose title strip is.
     for (QGraphicsItem* item : pane->scene()->items(visible)) {
-        if (item->type() != GraphNodeItem::Type)
-            continue;
-        const auto* node = static_cast<GraphNodeItem*>(item);
-        if (!visible.contains(node->sceneBoundingRect().center()))
-            continue;
-        names.insert(normalised(node->title()));
+        if (item->type() == GraphNodeItem::Type) {
+            const auto* node = static_cast<GraphNodeItem*>(item);
+            if (visible.contains(node->sceneBoundingRect().center()))
+                names.insert(normalised(node->title()));
+        } else if (item->type() == GraphClusterItem::Type) {
+            const QRectF frame = item->sceneBoundingRect();
+            if (visible.contains(QRectF(frame.topLeft(), QSizeF(std::min(frame.width(), 120.0), 20))))
+                names.insert(normalised(static_cast<GraphClusterItem*>(item)->title()));
+        }
     }
 
     const QString shot = m_dir.filePath(QStringLiteral("%1.png").arg(QTest::currentDataTag()).replace(' ', '_'));
-    // The canvas alone: names in the legend, the tool bar or the inspector do not count. Scaled up
-    // twice, as OCR engines want text about 20 pixels high (the screen's 12-pixel titles are what a
-    // person reads at arm's length; the scaling adds no detail).
+    // The canvas alone (names in the legend, the tool bar or the inspector do not count), drawn at
+    // twice the pixels as a high-density screen would show the same view: OCR engines want text about
+    // 20 pixels high, and the screen's 12-pixel titles are read by a person, not by tesseract.
     // Tesseract's own thresholding loses dark text on the mid-tone fills of the opcode colours, so
-    // the picture is made black on white first: dark pixels (text, edges) black, the rest white.
-    QImage canvasImage = view->viewport()->grab().toImage().convertToFormat(QImage::Format_Grayscale8);
-    canvasImage = canvasImage.scaled(canvasImage.size() * 2, Qt::IgnoreAspectRatio, Qt::SmoothTransformation);
+    // the picture is made black on white first: the near-black text black, the rest (fills, borders,
+    // edges) white.
+    QWidget* port = view->viewport();
+    QImage canvasImage(port->size() * 2, QImage::Format_RGB32);
+    canvasImage.fill(Qt::white);
+    {
+        QPainter painter(&canvasImage);
+        painter.setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
+        view->render(&painter, QRectF(canvasImage.rect()), port->rect());
+    }
+    canvasImage = canvasImage.convertToFormat(QImage::Format_Grayscale8);
     for (int y = 0; y < canvasImage.height(); ++y) {
         uchar* row = canvasImage.scanLine(y);
         for (int x = 0; x < canvasImage.width(); ++x)
-            row[x] = row[x] < 110 ? 0 : 255;
+            row[x] = row[x] < 64 ? 0 : 255;
     }
     QVERIFY(canvasImage.save(shot));
     QProcess ocr;

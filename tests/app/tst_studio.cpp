@@ -58,6 +58,7 @@
 #include <QLineEdit>
 #include <QLocale>
 #include <QMimeData>
+#include <QRegularExpression>
 #include <QScreen>
 #include <QSettings>
 #include <QSortFilterProxyModel>
@@ -908,8 +909,8 @@ void TestStudio::splitViewFitsBothPanes()
         const bool whole = port.adjusted(-2, -2, 2, 2).contains(drawn);
         const bool fills = drawn.width() >= 0.9 * port.width() || drawn.height() >= 0.9 * port.height();
         if (!whole || !(fills || view->zoom() >= 1.0))
-            qWarning("%s: drawing %gx%g at zoom %g in a %gx%g viewport", qPrintable(pane->objectName()), drawn.width(),
-                drawn.height(), view->zoom(), port.width(), port.height());
+            qWarning("%s: drawing %gx%g at %g,%g, zoom %g in a %gx%g viewport", qPrintable(pane->objectName()), drawn.width(),
+                drawn.height(), drawn.x(), drawn.y(), view->zoom(), port.width(), port.height());
         return whole && (fills || view->zoom() >= 1.0);
     };
     QAction* split = nullptr;
@@ -924,7 +925,9 @@ void TestStudio::splitViewFitsBothPanes()
     split->trigger();
     QVERIFY(page->isSplit());
     QTRY_VERIFY(page->prunedPane()->view()->viewport()->width() > 200);
-    QTRY_VERIFY(fitted(page->fullPane()));
+    // The full pane opened on its first view (fitted, or at the legible zoom when it does not fit:
+    // docs/studio.md §1.2); the pruned one, laid out while hidden, fits its pane.
+    QTRY_VERIFY(fitted(page->fullPane()) || page->fullPane()->view()->zoom() >= GraphView::kLegibleZoom - 1e-9);
     QTRY_VERIFY(fitted(page->prunedPane()));
     QVERIFY(page->prunedPane()->view()->zoom() < 1.0); // 400 instructions do not fit at full size
     saveScreenshot(window, QStringLiteral("split-fitted.png"));
@@ -935,8 +938,8 @@ void TestStudio::splitViewFitsBothPanes()
         QVERIFY(!fitted(pane));
     }
     fit->trigger();
-    QVERIFY(fitted(page->fullPane()));
-    QVERIFY(fitted(page->prunedPane()));
+    QTRY_VERIFY(fitted(page->fullPane()));
+    QTRY_VERIFY(fitted(page->prunedPane()));
 }
 
 // A TpuGraphs .npz has no computations: it opens on an overview of consecutive node ranges whose
@@ -1037,6 +1040,7 @@ void TestStudio::populatedPagesFitLaptopScreens()
     inference->run();
     QVERIFY(inferred.count() > 0 || inferred.wait(120000));
     QVERIFY2(inference->outcome(), qPrintable(inference->banner()->text()));
+    QVERIFY(waitForLayout(window.analysisPage()->graphPane()));
     QVERIFY(fits("inference"));
     saveScreenshot(window, QStringLiteral("doc-inference.png"));
     inference->viewTabs()->setCurrentIndex(2); // channel attention: a 16-step model's cross-config map is flat
@@ -1052,6 +1056,7 @@ void TestStudio::populatedPagesFitLaptopScreens()
     explain->run();
     QVERIFY(explained.count() > 0 || explained.wait(120000));
     QVERIFY2(explain->outcome(), qPrintable(explain->banner()->text()));
+    QVERIFY(waitForLayout(explain->graphPane())); // the model's graph drawn beside the table
     QVERIFY(fits("explain"));
     saveScreenshot(window, QStringLiteral("doc-explain.png"));
 
@@ -1066,6 +1071,7 @@ void TestStudio::populatedPagesFitLaptopScreens()
     tune->run();
     QVERIFY(tuned.count() > 0 || tuned.wait(120000));
     QVERIFY2(tune->result(), qPrintable(tune->banner()->text()));
+    QVERIFY(waitForLayout(window.analysisPage()->graphPane())); // the tuned graph beside it
     QVERIFY(fits("tune"));
     saveScreenshot(window, QStringLiteral("doc-tune.png"));
 
@@ -1272,11 +1278,22 @@ void TestStudio::projectFilesListTheirRuns()
 
 void TestStudio::renderDrawsConfigurableNodes()
 {
-    const QString input = generatedFile("resnet", 150);
+    // A generated module without its op_name scopes: only computations to group its nodes, so at
+    // this size it is drawn whole (GraphPane::kWholeGraphNodes).
+    QString input;
+    {
+        QFile in(generatedFile("resnet", 150));
+        QVERIFY(in.open(QIODevice::ReadOnly));
+        QString text = QString::fromUtf8(in.readAll());
+        text.remove(QRegularExpression(QStringLiteral(R"(, metadata=\{[^}]*\})")));
+        input = m_dir.filePath(QStringLiteral("resnet_150_plain.hlo"));
+        QFile out(input);
+        QVERIFY(out.open(QIODevice::WriteOnly) && out.write(text.toUtf8()) > 0);
+    }
     const auto documents = tgraph::openGraphDocuments(testutil::str(input));
     QCOMPARE(documents.size(), size_t(1));
     const tgraph::GraphDocumentPtr small = documents.front();
-    QVERIFY(small->nodeCount() <= GraphPane::kInitialBudget); // drawn whole
+    QVERIFY(small->nodeCount() <= GraphPane::kWholeGraphNodes); // drawn whole
     RenderRequest request;
     request.input = input;
     request.output = m_dir.filePath(QStringLiteral("render.png"));

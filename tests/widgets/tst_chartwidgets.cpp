@@ -48,7 +48,7 @@ Request request(double lo, double hi, int maxTicks, Kind kind = Kind::Real)
     return r;
 }
 
-// What every tick labelling must satisfy: labels differ, no "-0", no exponent for ordinary
+// What every tick labelling must satisfy: labels differ, no "−0", no exponent for ordinary
 // numbers, ticks evenly spaced and inside the range, exact 0 printed as "0".
 void checkTicks(const AxisPolicy::Ticks& t)
 {
@@ -58,7 +58,9 @@ void checkTicks(const AxisPolicy::Ticks& t)
     QVERIFY(t.min < t.max);
     for (int i = 0; i < t.count; ++i) {
         QVERIFY2(t.value(i) >= t.min - 1e-12 && t.value(i) <= t.max + 1e-12, qPrintable(labels.join(' ')));
-        QVERIFY2(!labels[i].startsWith("-0") || labels[i].toDouble() < 0, qPrintable(labels[i]));
+        QVERIFY2(!labels[i].startsWith(QStringLiteral("−0"))
+                || QString(labels[i]).replace(QStringLiteral("−"), "-").toDouble() < 0,
+            qPrintable(labels[i]));
         if (std::abs(t.value(i)) < t.interval * 1e-6)
             QCOMPARE(labels[i], QStringLiteral("0"));
     }
@@ -166,7 +168,7 @@ private Q_SLOTS:
         QCOMPARE(t.labels(), (QStringList { "0", "0.2", "0.4", "0.6", "0.8", "1.0" }));
         const AxisPolicy::Ticks sym = AxisPolicy::ticks(request(-0.3, 0.3 + 5.55e-17, 7));
         checkTicks(sym);
-        QCOMPARE(sym.labels(), (QStringList { "-0.3", "-0.2", "-0.1", "0", "0.1", "0.2", "0.3" }));
+        QCOMPARE(sym.labels(), (QStringList { "−0.3", "−0.2", "−0.1", "0", "0.1", "0.2", "0.3" }));
     }
 
     void integerTicksForSteps()
@@ -178,7 +180,7 @@ private Q_SLOTS:
         QCOMPARE(t.interval, 1.0);
         const AxisPolicy::Ticks many = AxisPolicy::ticks(request(0, 1000, 6, Kind::Integer));
         checkTicks(many);
-        QCOMPARE(many.labels(), (QStringList { "0", "200", "400", "600", "800", "1000" }));
+        QCOMPARE(many.labels(), (QStringList { "0", "200", "400", "600", "800", "1,000" })); // grouped, as counts are
     }
 
     void singlePointGetsARange()
@@ -194,7 +196,7 @@ private Q_SLOTS:
         // [0, 0]: a single value at 0 is centred, printed "0".
         const AxisPolicy::Ticks zero = AxisPolicy::ticks(request(0, 0, 5));
         checkTicks(zero);
-        QCOMPARE(zero.labels(), (QStringList { "-1.0", "-0.5", "0", "0.5", "1.0" }));
+        QCOMPARE(zero.labels(), (QStringList { "−1.0", "−0.5", "0", "0.5", "1.0" }));
     }
 
     void emptyAxes()
@@ -217,7 +219,7 @@ private Q_SLOTS:
         checkTicks(t);
         QCOMPARE(t.min, 0.0);
         QCOMPARE(t.max, 1181.0);
-        QCOMPARE(t.labels(), (QStringList { "0", "200", "400", "600", "800", "1000" }));
+        QCOMPARE(t.labels(), (QStringList { "0", "200", "400", "600", "800", "1,000" }));
         // One config: rank 0 only, still a drawable range.
         Request one = request(0, 0, 6, Kind::Integer);
         one.lowerBound = 0;
@@ -301,7 +303,8 @@ private Q_SLOTS:
         const QStringList ys = axisLabels(y);
         QVERIFY2(ys.contains("0"), qPrintable(ys.join(' ')));
         for (const QString& label : ys)
-            QVERIFY2(!label.contains('e') && label != "-0" && !label.startsWith("-0.0"), qPrintable(ys.join(' ')));
+            QVERIFY2(!label.contains('e') && label != QStringLiteral("−0") && !label.startsWith(QStringLiteral("−0.0")),
+                qPrintable(ys.join(' ')));
         QCOMPARE(QSet<QString>(ys.begin(), ys.end()).size(), ys.size());
         QVERIFY(y->min() <= -0.3 && y->max() >= 0.5);
         // The step axis: whole steps from 0 on.
@@ -342,7 +345,7 @@ private Q_SLOTS:
             const double step = axis->endValue(labels[1]) - axis->endValue(labels[0]);
             for (int i = 1; i < labels.size(); ++i) {
                 QCOMPARE(axis->endValue(labels[i]) - axis->endValue(labels[i - 1]), step);
-                QCOMPARE(labels[i], QString::number(qint64(axis->endValue(labels[i]))));
+                QCOMPARE(labels[i], Formatting::count(qint64(axis->endValue(labels[i])))); // a rank is a count
                 QVERIFY(axis->endValue(labels[i]) <= n - 1);
             }
         }
@@ -408,7 +411,8 @@ private Q_SLOTS:
         c.runs.push_back(r);
         comparison.setComparison(c);
         const QStringList labels = axisLabels(niceAxis(comparison.chart(), Qt::Vertical));
-        QVERIFY2(labels.contains("-1.0") && labels.contains("0") && labels.contains("1.0"), qPrintable(labels.join(' ')));
+        QVERIFY2(labels.contains(QStringLiteral("−1.0")) && labels.contains("0") && labels.contains("1.0"),
+            qPrintable(labels.join(' ')));
     }
 
     void heatmapLabelsAreThinned()

@@ -6,15 +6,17 @@
 // overlays, SVG/PNG export, and `tgraph-studio --render` on the command line. The cases that need the
 // whole main window or the studio's renderer (which link the models) are in tests/app/tst_studio.cpp.
 
-#include "core/view/graphdocument.h"
 #include "core/graph/graphio.h"
-#include "core/view/nodesearch.h"
+#include "core/graph/opcodes.h"
 #include "core/synth/synthetic.h"
+#include "core/view/graphdocument.h"
+#include "core/view/nodesearch.h"
 #include "graphtestutil.h"
 #include "testutil.h"
-#include "widgets/graph/arraytablemodel.h"
 #include "widgets/common/colormaps.h"
 #include "widgets/common/errorbanner.h"
+#include "widgets/common/formatting.h"
+#include "widgets/graph/arraytablemodel.h"
 #include "widgets/graph/graphitems.h"
 #include "widgets/graph/graphpage.h"
 #include "widgets/graph/graphpane.h"
@@ -27,13 +29,16 @@
 #include "widgets/graph/opcodetablemodel.h"
 
 #include <QAbstractItemModelTester>
+#include <QHeaderView>
 #include <QLabel>
 #include <QScrollBar>
+#include <QRegularExpression>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QTabWidget>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTreeWidget>
 #include <QtTest>
@@ -65,15 +70,17 @@ private Q_SLOTS:
     void overlayColourBarReadsWell();
     void exportWritesSvgAndPng();
     void summaryModelsPassTheTester();
+    void summaryOpcodesStayWholeWhenNarrow();
     void renderCommandLine();
 
 private:
     QString generatedFile(const std::string& family, int64_t size); // written once
     GraphDocumentPtr generated(const std::string& family, int64_t size);
+    GraphDocumentPtr generatedWithoutScopes(const std::string& family, int64_t size);
     void saveScreenshot(QWidget& widget, const QString& name);
 
     QTemporaryDir m_dir;
-    GraphDocumentPtr m_small; // ~150 instructions: drawn whole
+    GraphDocumentPtr m_small; // ~150 instructions without op_name scopes: drawn whole
     GraphDocumentPtr m_medium; // ~600 instructions: starts collapsed
 };
 
@@ -85,16 +92,34 @@ void TestGraphWidgets::initTestCase()
     QSettings::setDefaultFormat(QSettings::IniFormat);
     QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_dir.filePath(QStringLiteral("settings")));
     QVERIFY(QSettings().fileName().startsWith(m_dir.path()));
-    m_small = generated("resnet", 150);
+    m_small = generatedWithoutScopes("resnet", 150);
     m_medium = generated("resnet", 600);
     QVERIFY(m_small && m_medium);
-    QVERIFY(m_small->nodeCount() <= GraphPane::kInitialBudget);
-    QVERIFY(m_medium->nodeCount() > GraphPane::kInitialBudget);
+    QVERIFY(m_small->nodeCount() <= GraphPane::kWholeGraphNodes);
+    QVERIFY(m_medium->nodeCount() > GraphPane::kWholeGraphNodes);
 }
 
 QString TestGraphWidgets::generatedFile(const std::string& family, int64_t size)
 {
     return graphtest::generatedHlo(QDir(m_dir.path()), family, size);
+}
+
+GraphDocumentPtr TestGraphWidgets::generatedWithoutScopes(const std::string& family, int64_t size)
+{
+    // The generator writes TensorFlow-like op_name scopes; without them the hierarchy holds only
+    // computations, and a graph this small opens whole (GraphPane::kWholeGraphNodes).
+    QFile in(generatedFile(family, size));
+    if (!in.open(QIODevice::ReadOnly))
+        return nullptr;
+    QString text = QString::fromUtf8(in.readAll());
+    text.remove(QRegularExpression(QStringLiteral(R"(, metadata=\{[^}]*\})")));
+    const QString path = m_dir.filePath(QStringLiteral("%1_%2_plain.hlo").arg(QString::fromStdString(family)).arg(size));
+    QFile out(path);
+    if (!out.open(QIODevice::WriteOnly) || out.write(text.toUtf8()) < 0)
+        return nullptr;
+    out.close();
+    auto docs = openGraphDocuments(path.toStdString());
+    return docs.size() == 1 ? GraphDocumentPtr(docs.front()) : nullptr;
 }
 
 GraphDocumentPtr TestGraphWidgets::generated(const std::string& family, int64_t size)
@@ -318,7 +343,7 @@ void TestGraphWidgets::largeModuleStartsCollapsed()
     int64_t boxes = 0;
     for (const ViewNode& v : layout->view.nodes)
         boxes += v.kind == ViewNode::Kind::Node || v.kind == ViewNode::Kind::Group;
-    QVERIFY(boxes <= GraphPane::kLargeGraphBudget);
+    QVERIFY(boxes <= 2 * GraphPane::kMaxFirstView);
     QVERIFY(layout->view.nodesShown() < doc->nodeCount());
     QVERIFY(page.fullPane()->noteText().contains(QStringLiteral("double-click")));
 
@@ -526,7 +551,7 @@ void TestGraphWidgets::npzGraphsWithoutModule()
         const float* values = doc->configValues(configurable, config);
         QVERIFY(values);
         QCOMPARE(
-            inspector.configTree()->topLevelItem(1)->child(2)->text(1), QString::number(double(values[8]), 'g', 6));
+            inspector.configTree()->topLevelItem(1)->child(2)->text(1), Formatting::significant(double(values[8]), 6));
     }
 }
 
@@ -566,7 +591,7 @@ void TestGraphWidgets::inspectorFollowsTheSelectedConfiguration()
         QStringList values;
         const float* v = doc.configValues(n, config);
         for (int k = 0; v && k < 18; ++k)
-            values << QString::number(double(v[k]), 'g', 6);
+            values << Formatting::significant(double(v[k]), 6); // as the inspector shows numbers
         return values;
     };
     // A node whose layouts differ between configurations 0 and 450, so the check can fail.
@@ -764,6 +789,37 @@ void TestGraphWidgets::summaryModelsPassTheTester()
     view.setSummary(m_small->summary);
     view.setSummary(m_medium->summary);
     QVERIFY(view.opcodeModel()->rowCount() > 0);
+}
+
+// The opcode column of a narrow summary (a docked window) once shrank to "…": it keeps the width
+// of its longest name and the table scrolls sideways (docs/studio.md §9).
+void TestGraphWidgets::summaryOpcodesStayWholeWhenNarrow()
+{
+    // A module's opcodes with long names among them (XLA's own).
+    tgraph::GraphSummary summary = m_medium->summary;
+    for (const char* name : { "dynamic-update-slice", "select-and-scatter", "batch-norm-inference" })
+        summary.opcodeHistogram.push_back({ tgraph::opcodeId(name), 1 });
+    GraphSummaryView view;
+    view.setSummary(summary);
+    view.resize(420, 500);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    auto* table = view.findChild<QTableView*>(QStringLiteral("opcodeTable"));
+    QVERIFY(table);
+    QTest::qWait(50);
+    int longest = 0;
+    QString longestName;
+    for (int row = 0; row < view.opcodeModel()->rowCount(); ++row) {
+        const QString name = view.opcodeModel()->index(row, OpcodeTableModel::NameColumn).data().toString();
+        if (table->fontMetrics().horizontalAdvance(name) > longest) {
+            longest = table->fontMetrics().horizontalAdvance(name);
+            longestName = name;
+        }
+    }
+    QVERIFY(longest > 0);
+    const int width = table->horizontalHeader()->sectionSize(OpcodeTableModel::NameColumn);
+    QVERIFY2(width >= longest,
+        qPrintable(QStringLiteral("%1 px for \"%2\" (%3 px)").arg(width).arg(longestName).arg(longest)));
 }
 
 void TestGraphWidgets::renderCommandLine()

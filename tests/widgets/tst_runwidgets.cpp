@@ -9,6 +9,8 @@
 #include "core/store/runwriter.h"
 #include "core/store/sweeps.h"
 #include "core/util/json.h"
+#include "widgets/common/formatting.h"
+#include "widgets/common/legendnames.h"
 #include "widgets/common/windowplacement.h"
 #include "widgets/runs/parallelcoordinatesview.h"
 #include "widgets/runs/runcomparisonwindow.h"
@@ -26,6 +28,7 @@
 #include <QChart>
 #include <QCheckBox>
 #include <QDialog>
+#include <QFontMetrics>
 #include <QGuiApplication>
 #include <QLabel>
 #include <QLegend>
@@ -33,6 +36,7 @@
 #include <QLineSeries>
 #include <QScatterSeries>
 #include <QScreen>
+#include <QSet>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
 #include <QTableView>
@@ -228,7 +232,7 @@ private Q_SLOTS:
         QCOMPARE(cell(alpha, RunTableModel::Tau, Qt::UserRole).toDouble(), 0.2); // the latest
         QCOMPARE(cell(alpha, RunTableModel::BestTau, Qt::UserRole).toDouble(), 0.3); // the best
         QCOMPARE(cell(alpha, RunTableModel::BestTau).toString(), QString("0.3000"));
-        QCOMPARE(cell(gamma, RunTableModel::Loss).toString(), QString("—"));
+        QCOMPARE(cell(gamma, RunTableModel::Loss).toString(), Formatting::missing());
         QVERIFY(!cell(gamma, RunTableModel::Loss, Qt::UserRole).isValid()); // sorts last
         QCOMPARE(cell(beta, RunTableModel::Step).toLongLong(), 4LL);
         // A stopped run shows the step the project records for it (its evaluation), not 0 for
@@ -309,13 +313,51 @@ private Q_SLOTS:
         QCOMPARE(view.bestSeries(0)->count(), 1);
         QCOMPARE(view.bestSeries(0)->at(0), QPointF(10, 0.1));
         QVERIFY(std::abs(view.bestSeries(1)->at(0).y() - 1.6) < 1e-12);
-        QVERIFY(view.smoothedSeries(0)->name().contains("best 0.1 at step 10"));
+        // The legend entry reads the run's name and its best, whole in the tooltip (LegendNames).
+        QVERIFY(LegendNames::fullName(view.smoothedSeries(0)).contains("best 0.1 at step 10"));
+        QVERIFY(view.smoothedSeries(0)->name().startsWith("alpha"));
+        QVERIFY(view.smoothedSeries(0)->name().contains("best 0.1 at step 10")); // 800 pixels: room for it
 
         // Validation tau: the best is the highest (0.3 at step 5).
         const RunSnapshot tau = RunPoller::read(m_project, { "alpha" }, "valid/tau");
         view.setCurves(tau.curves);
         QCOMPARE(view.chart()->series().size(), 3);
         QCOMPARE(view.bestSeries(0)->at(0), QPointF(5, 0.3));
+    }
+
+    // A sweep's runs in a narrow chart: Qt cut each legend entry at its end ("sweep-a / c0-s4…" for
+    // seeds 42 and 43); each entry now fits its room and keeps its configuration and seed.
+    void sweepRunLegendsStayDistinct()
+    {
+        std::vector<RunCurve> curves;
+        for (const char* name : { "c0-s42", "c0-s43", "c1-s42", "c1-s43" }) {
+            RunCurve c;
+            c.label = QStringLiteral("sweep-a / ") + QLatin1String(name);
+            c.runId = name;
+            c.series.key = "loss";
+            c.series.context = "train";
+            for (int64_t step = 1; step <= 5; ++step)
+                c.series.points.push_back({ step, 0, 1.0 / double(step + curves.size()) });
+            curves.push_back(std::move(c));
+        }
+        RunCurvesView view;
+        view.resize(480, 320);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.setCurves(curves);
+        QTest::qWait(50); // the chart lays its legend out, the entries are fitted again
+        const QFontMetrics metrics(view.chart()->legend()->font());
+        const int room = LegendNames::roomPerEntry(view.chart(), int(curves.size()));
+        QSet<QString> names;
+        for (size_t k = 0; k < curves.size(); ++k) {
+            const QString shown = view.smoothedSeries(k)->name();
+            names.insert(shown);
+            QVERIFY2(shown.contains(curves[k].label.mid(10)), qPrintable(shown)); // "c0-s42" whole
+            QVERIFY2(metrics.horizontalAdvance(shown) <= room,
+                qPrintable(QStringLiteral("%1 in %2 px").arg(shown).arg(room)));
+            QVERIFY(LegendNames::fullName(view.smoothedSeries(k)).startsWith(curves[k].label));
+        }
+        QCOMPARE(names.size(), int(curves.size()));
     }
 
     void curvesRefreshWithoutNewSeries()
@@ -550,7 +592,8 @@ private Q_SLOTS:
         QTest::mousePress(table->viewport(), Qt::LeftButton, {}, table->visualRect(cell).center());
         QTest::mouseDClick(table->viewport(), Qt::LeftButton, {}, table->visualRect(cell).center());
         QCOMPARE(requested.count(), 1);
-        QCOMPARE(requested.front().front().toStringList(), runsOf[table->model()->index(2, 0).data(Qt::UserRole + 1).toLongLong()]);
+        QCOMPARE(requested.front().front().toStringList(),
+            runsOf[table->model()->index(2, 0).data(Qt::UserRole + 1).toLongLong()]);
 
         // importance: lr explains more of tau than hidden does
         QCOMPARE(data.importance.size(), size_t(2));

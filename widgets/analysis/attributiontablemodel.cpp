@@ -2,8 +2,8 @@
 #include "widgets/analysis/attributiontablemodel.h"
 
 #include "widgets/common/colormaps.h"
+#include "widgets/common/formatting.h"
 
-#include "core/util/format.h"
 #include "core/graph/opcodes.h"
 
 #include <QColor>
@@ -12,20 +12,31 @@
 
 namespace {
 
-QString number(double v) { return std::isfinite(v) ? QString::number(v, 'g', 4) : QStringLiteral("–"); }
+QString number(double v) { return Formatting::significant(v, 4); }
 
-QString signedNumber(double v)
-{
-    if (!std::isfinite(v))
-        return QStringLiteral("–");
-    return (v > 0 ? QStringLiteral("+") : QString()) + QString::number(v, 'g', 4);
-}
+QString signedNumber(double v) { return Formatting::signedSignificant(v, 4); }
 
 QString signedDuration(double ns)
 {
     if (!std::isfinite(ns))
-        return QStringLiteral("–");
-    return QString::fromStdString((ns < 0 ? "−" : "+") + tgraph::formatDuration(std::llround(std::abs(ns))));
+        return Formatting::missing();
+    const QString magnitude = Formatting::duration(std::llround(std::abs(ns)));
+    return ns == 0 ? magnitude : (ns < 0 ? QStringLiteral("−") : QStringLiteral("+")) + magnitude;
+}
+
+// One tensor's minor-to-major dims in HLO's layout notation, "{1,0}", or "default" (all -1).
+QString tensorLayout(const std::array<int8_t, 18>& values, int tensor)
+{
+    int last = -1;
+    for (int i = 0; i < 6; ++i)
+        if (values[size_t(6 * tensor + i)] != -1)
+            last = i;
+    if (last < 0)
+        return QStringLiteral("default");
+    QStringList dims;
+    for (int i = 0; i <= last; ++i)
+        dims << Formatting::id(values[size_t(6 * tensor + i)]);
+    return QLatin1Char('{') + dims.join(QLatin1Char(',')) + QLatin1Char('}');
 }
 
 // A faint diverging tint: strong enough to read the sign at a glance, light enough for black text.
@@ -141,7 +152,8 @@ QVariant AttributionTableModel::data(const QModelIndex& index, int role) const
         return {};
     }
     if (role == Qt::ToolTipRole) {
-        QString tip = tr("node %1 (%2)").arg(n->fileNode).arg(QString::fromStdString(tgraph::opcodeName(n->opcode)));
+        QString tip = tr("node %1 (%2)")
+                          .arg(Formatting::id(n->fileNode), QString::fromStdString(tgraph::opcodeName(n->opcode)));
         if (!n->name.empty())
             tip += QStringLiteral(" ") + QString::fromStdString(n->name);
         tip += tr("\nshare A %1, share B %2 (w·h/N: the node's part of the score)")
@@ -150,25 +162,23 @@ QVariant AttributionTableModel::data(const QModelIndex& index, int role) const
             tip += tr("\nB with A's layout of this node: %1\nA with B's layout of this node: %2\n"
                       "effect %3 (> 0: A's choice is predicted faster)")
                        .arg(signedNumber(n->effectOnB), signedNumber(n->effectOnA), signedNumber(n->effect()));
-        if (std::isfinite(n->simulatedA))
-            tip += tr("\nsimulated: A %1, B %2")
-                       .arg(QString::fromStdString(tgraph::formatDuration(std::llround(n->simulatedA))),
-                           QString::fromStdString(tgraph::formatDuration(std::llround(n->simulatedB))));
+        if (std::isfinite(n->simulatedA)) {
+            const QStringList simulated = Formatting::durations({ n->simulatedA, n->simulatedB });
+            tip += tr("\nsimulated: A %1, B %2").arg(simulated[0], simulated[1]);
+        }
         if (n->configurable >= 0)
-            tip += tr("\nlayout (minor-to-major, A | B): %1")
-                       .arg(n->layoutDiffers() ? QString::fromStdString(tgraph::layoutDifferenceText(*n))
-                                               : tr("the same"));
+            tip += tr("\nlayout (minor-to-major, A | B): %1").arg(n->layoutDiffers() ? layoutText(*n) : tr("the same"));
         return tip;
     }
     if (role != Qt::DisplayRole)
         return {};
     switch (column) {
     case Rank:
-        return index.row() + 1;
+        return Formatting::count(index.row() + 1);
     case Node:
-        return qint64(n->fileNode);
+        return Formatting::id(n->fileNode);
     case Name:
-        return n->name.empty() ? QStringLiteral("–") : QString::fromStdString(n->name);
+        return n->name.empty() ? Formatting::missing() : QString::fromStdString(n->name);
     case Opcode:
         return QString::fromStdString(tgraph::opcodeName(n->opcode));
     case ShareA:
@@ -184,10 +194,24 @@ QVariant AttributionTableModel::data(const QModelIndex& index, int role) const
     case Layout:
         if (n->configurable < 0)
             return tr("(not configurable)");
-        return n->layoutDiffers() ? QString::fromStdString(tgraph::layoutDifferenceText(*n)) : tr("same");
+        return n->layoutDiffers() ? layoutText(*n) : tr("same");
     default:
         return {};
     }
+}
+
+QString AttributionTableModel::layoutText(const tgraph::NodeAttribution& node)
+{
+    QStringList parts;
+    for (int t = 0; t < 3; ++t) {
+        const uint32_t mask = 0x3fu << (6 * t);
+        if (!(node.differingValues & mask))
+            continue;
+        parts << QStringLiteral("%1 %2 | %3")
+                     .arg(QLatin1String(tgraph::kLayoutTensorNames[t]), tensorLayout(node.layoutA, t),
+                         tensorLayout(node.layoutB, t));
+    }
+    return parts.join(QStringLiteral("; "));
 }
 
 QVariant AttributionTableModel::headerData(int section, Qt::Orientation orientation, int role) const

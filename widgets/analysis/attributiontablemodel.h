@@ -34,6 +34,8 @@ public:
     int rowOfNode(int64_t fileNode) const;
     // The attribution entry of `row`, nullptr when out of range.
     const tgraph::NodeAttribution* entryAt(int row) const;
+    // The layout values that differ, per tensor in HLO's notation: "out {1,0} | {0,1}; kernel ...".
+    static QString layoutText(const tgraph::NodeAttribution& node);
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;

@@ -104,7 +104,7 @@ std::vector<int64_t> HeatmapView::labelledColumns() const
     if (m_data.rows() == 0 || m_data.columns == 0)
         return columns;
     // Room for the widest label that may be drawn, with a gap.
-    int widest = fontMetrics().horizontalAdvance(QString::number(m_data.columns - 1));
+    int widest = fontMetrics().horizontalAdvance(Formatting::id(m_data.columns - 1));
     for (const QString& name : m_data.columnNames)
         widest = std::max(widest, fontMetrics().horizontalAdvance(name));
     const int64_t k = labelStride(m_data.columns, matrixRect().width(), widest + 12);
@@ -125,7 +125,7 @@ QStringList HeatmapView::colourBarLabels() const
     if (m_data.allEqual()) {
         for (const float v : m_data.values)
             if (!std::isnan(v))
-                return { tr("all %1").arg(double(v), 0, 'g', 4) };
+                return { tr("all %1").arg(Formatting::significant(double(v), 4)) };
     }
     const auto [low, high] = Formatting::distinct(m_range.first, m_range.second);
     QStringList labels { high, low };
@@ -185,8 +185,9 @@ QString HeatmapView::describeCell(int64_t row, int64_t column) const
         return {};
     const QString columnName = column < m_data.columnNames.size()
         ? m_data.columnNames[int(column)]
-        : QStringLiteral("%1 %2").arg(m_data.columnLabel).arg(column);
-    return tr("%1, %2: %3").arg(m_data.rowLabels[int(row)], columnName).arg(double(m_data.at(row, column)), 0, 'g', 4);
+        : QStringLiteral("%1 %2").arg(m_data.columnLabel, Formatting::id(column));
+    return tr("%1, %2: %3")
+        .arg(m_data.rowLabels[int(row)], columnName, Formatting::significant(double(m_data.at(row, column)), 4));
 }
 
 void HeatmapView::paintEvent(QPaintEvent*)
@@ -231,7 +232,7 @@ void HeatmapView::paintEvent(QPaintEvent*)
     for (const int64_t column : columns) {
         const double x = m.left() + (double(column) + 0.5) * cellW;
         const QString label
-            = column < m_data.columnNames.size() ? m_data.columnNames[int(column)] : QString::number(column);
+            = column < m_data.columnNames.size() ? m_data.columnNames[int(column)] : Formatting::id(column);
         painter.drawText(QRectF(x - columnStep / 2, m.bottom() + 2, columnStep, 14), Qt::AlignHCenter | Qt::AlignTop,
             label);
     }

@@ -82,18 +82,18 @@ QVariant PredictionTableModel::data(const QModelIndex& index, int role) const
     if (role == Qt::DisplayRole) {
         switch (column) {
         case PredictedRank:
-            return index.row() + 1;
+            return Formatting::count(index.row() + 1);
         case Config:
-            return qlonglong(m_data.configIds[r]);
+            return Formatting::id(m_data.configIds[r]);
         case Score:
-            return QString::number(m_data.scores[r], 'g', 6);
+            return Formatting::significant(m_data.scores[r], 6);
         case Runtime:
-            return measured ? m_runtimeText[qsizetype(r)] : QStringLiteral("—");
+            return measured ? m_runtimeText[qsizetype(r)] : Formatting::missing();
         case TrueRank:
-            return measured ? QVariant(qlonglong(m_data.trueRank[r] + 1)) : QVariant(QStringLiteral("—"));
+            return measured ? Formatting::count(m_data.trueRank[r] + 1) : Formatting::missing();
         default:
-            return QString::number(
-                double(m_extra[r * size_t(m_extraNames.size()) + size_t(column - FirstExtra)]), 'g', 4);
+            return Formatting::significant(
+                double(m_extra[r * size_t(m_extraNames.size()) + size_t(column - FirstExtra)]), 4);
         }
     }
     if (role == Qt::TextAlignmentRole)

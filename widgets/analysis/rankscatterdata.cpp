@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "widgets/analysis/rankscatterdata.h"
 
+#include "widgets/common/formatting.h"
+
 #include "core/metrics/metrics.h"
 
 #include <algorithm>
@@ -29,7 +31,7 @@ std::vector<int64_t> ranksOf(const std::vector<int64_t>& order)
 
 QString formatMetric(double value, int decimals)
 {
-    return std::isnan(value) ? QStringLiteral("n/a") : QString::number(value, 'f', decimals);
+    return std::isnan(value) ? QStringLiteral("n/a") : Formatting::number(value, decimals);
 }
 
 } // namespace
@@ -38,8 +40,9 @@ QString RankScatterData::metricsTitle() const
 {
     if (!hasRuntimes())
         return QStringLiteral("no measured runtimes");
-    return QStringLiteral("τ = %1, OPA = %2, top-5 slowdown = %3%")
-        .arg(formatMetric(kendallTau, 3), formatMetric(opa, 3), formatMetric(top5Slowdown * 100.0, 2));
+    return QStringLiteral("τ = %1, OPA = %2, top-5 slowdown = %3")
+        .arg(formatMetric(kendallTau, 3), formatMetric(opa, 3),
+            std::isnan(top5Slowdown) ? QStringLiteral("n/a") : Formatting::percent(top5Slowdown, 2));
 }
 
 int64_t RankScatterData::rowOfConfig(int64_t config) const

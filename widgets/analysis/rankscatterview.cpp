@@ -151,13 +151,12 @@ QString RankScatterView::describeRow(int64_t row) const
         return {};
     const size_t r = size_t(row);
     QString text = tr("config %1\nscore %2\npredicted rank %3")
-                       .arg(m_data.configIds[r])
-                       .arg(m_data.scores[r], 0, 'g', 6)
-                       .arg(m_data.predictedRank[r]);
+                       .arg(Formatting::id(m_data.configIds[r]), Formatting::significant(m_data.scores[r], 6),
+                           Formatting::count(m_data.predictedRank[r]));
     if (m_data.hasRuntimes())
-        text += (m_data.simulated ? tr("\nsimulated runtime %1\ntrue rank %2") : tr("\nmeasured runtime %1\ntrue rank %2"))
-                    .arg(m_runtimeText[qsizetype(r)])
-                    .arg(m_data.trueRank[r]);
+        text += (m_data.simulated ? tr("\nsimulated runtime %1\ntrue rank %2")
+                                  : tr("\nmeasured runtime %1\ntrue rank %2"))
+                    .arg(m_runtimeText[qsizetype(r)], Formatting::count(m_data.trueRank[r]));
     return text;
 }
 

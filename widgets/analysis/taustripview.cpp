@@ -3,6 +3,7 @@
 
 #include "widgets/common/axispolicy.h"
 #include "widgets/common/chartstyle.h"
+#include "widgets/common/formatting.h"
 
 #include <QBarCategoryAxis>
 #include <QBarSet>
@@ -71,9 +72,9 @@ void TauStripView::rebuild()
         [&](size_t a, size_t b) { return m_entries[a].kendallTau < m_entries[b].kendallTau; });
     const auto means = collectionMeans();
     const size_t skipped = m_entries.size() - m_order.size();
-    QString title = tr("Kendall τ per graph (%1 graphs)").arg(m_order.size());
+    QString title = tr("Kendall τ per graph (%1 graphs)").arg(Formatting::count(int64_t(m_order.size())));
     if (skipped)
-        title += tr(", %1 without τ").arg(skipped);
+        title += tr(", %1 without τ").arg(Formatting::count(int64_t(skipped)));
     c->setTitle(title);
     if (m_order.empty())
         return;
@@ -85,14 +86,14 @@ void TauStripView::rebuild()
     std::map<QString, QBarSet*> sets;
     size_t colourIndex = 0;
     for (const auto& [collection, mean] : means) {
-        auto* set = new QBarSet(tr("%1 (mean %2)").arg(collection).arg(mean, 0, 'f', 3));
+        auto* set = new QBarSet(tr("%1 (mean %2)").arg(collection, Formatting::number(mean, 3)));
         set->setColor(ChartStyle::category(colourIndex++));
         set->setBorderColor(Qt::transparent);
         sets[collection] = set;
     }
     QStringList categories;
     for (const size_t i : m_order) {
-        categories << (m_order.size() <= 40 ? m_entries[i].graph : QString::number(categories.size()));
+        categories << (m_order.size() <= 40 ? m_entries[i].graph : Formatting::count(categories.size()));
         for (auto& [collection, set] : sets)
             set->append(collection == collectionOf(m_entries[i]) ? m_entries[i].kendallTau : 0.0);
     }

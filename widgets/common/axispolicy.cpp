@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "widgets/common/axispolicy.h"
 
+#include "widgets/common/formatting.h"
+
 #include <QChart>
 
 #include <algorithm>
@@ -53,8 +55,8 @@ QString Ticks::format(double v) const
     if (v == 0 || std::abs(v) < interval * kSnap)
         return QStringLiteral("0");
     if (decimals < 0)
-        return QString::number(v, 'e', std::max(0, significant - 1));
-    return QString::number(v, 'f', decimals);
+        return Formatting::scientific(v, std::max(1, significant));
+    return Formatting::number(v, decimals);
 }
 
 QString Ticks::label(int i) const { return firstIndex + i == 0 ? QStringLiteral("0") : format(value(i)); }

@@ -7,6 +7,7 @@
 #include <QChart>
 #include <QGraphicsLayout>
 #include <QLegend>
+#include <QLocale>
 
 #include <iterator>
 
@@ -29,6 +30,10 @@ void clear(QChart* chart)
 void setUp(QChart* chart)
 {
     chart->setAnimationOptions(QChart::NoAnimation);
+    // Axes that Qt labels itself (log axes, QValueAxis) format through the user's QLocale, as
+    // every other number does (docs/studio.md §8.4); their printf format alone ignores it.
+    chart->setLocalizeNumbers(true);
+    chart->setLocale(QLocale());
     chart->legend()->setAlignment(Qt::AlignTop);
     // The plot gets the room: no rounded frame inset from the view (Qt's default spends about 20
     // pixels on each side of a docked chart on it).

@@ -15,8 +15,6 @@ namespace {
 // as enough of it fits the box (docs/studio.md §1.2).
 constexpr double kTextLevel = 0.6;
 constexpr double kOutlineLevel = 0.12;
-constexpr double kTitlePoints = 10;
-constexpr double kDetailPoints = 8.5;
 constexpr double kScreenTitlePoints = 9; // a group's title when the zoom makes it smaller
 
 QColor blend(const QColor& a, const QColor& b, double f)
@@ -143,7 +141,7 @@ void GraphNodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* opt
     }
     painter->setPen(m_removed ? QColor(0x80, 0x80, 0x80) : text);
     QFont font = painter->font();
-    font.setPointSizeF(kTitlePoints);
+    font.setPointSizeF(GraphNodeItem::kTitlePoints);
     font.setItalic(m_shape == Shape::Alias);
     const QRectF inner = m_rect.adjusted(6, 2, -6, -2);
     if (m_detail.isEmpty()) {
@@ -158,7 +156,7 @@ void GraphNodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* opt
     painter->drawText(top, Qt::AlignHCenter | Qt::AlignBottom,
         painter->fontMetrics().elidedText(m_title, Qt::ElideMiddle, int(inner.width())));
     font.setBold(false);
-    font.setPointSizeF(kDetailPoints);
+    font.setPointSizeF(GraphNodeItem::kDetailPoints);
     painter->setFont(font);
     const QRectF bottom(inner.left(), inner.center().y(), inner.width(), inner.height() / 2);
     painter->drawText(bottom, Qt::AlignHCenter | Qt::AlignTop,

@@ -15,6 +15,9 @@ class GraphNodeItem : public QGraphicsItem
 public:
     enum class Shape { Node, Group, More, Alias };
     enum { Type = UserType + 1 };
+    // The label fonts at zoom 1: the title (bold) reads at 9 pt from GraphView::kLegibleZoom on.
+    static constexpr double kTitlePoints = 10;
+    static constexpr double kDetailPoints = 8.5;
 
     GraphNodeItem(int viewIndex, int64_t node, Shape shape, const QRectF& rect);
 

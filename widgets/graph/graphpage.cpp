@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "widgets/graph/graphpage.h"
 
+#include "widgets/common/flowlayout.h"
+#include "widgets/common/formatting.h"
 #include "widgets/graph/graphexport.h"
 #include "widgets/graph/graphpane.h"
 #include "widgets/graph/graphscene.h"
 #include "widgets/graph/graphsummaryview.h"
 #include "widgets/graph/graphview.h"
 #include "widgets/graph/opcodepalette.h"
-#include "widgets/common/flowlayout.h"
 
 #include "core/graph/featurenames.h"
 #include "core/view/nodesearch.h"
@@ -410,7 +411,8 @@ void GraphPage::showMatch()
         m_matchLabel->setText(m_search->text().trimmed().isEmpty() ? QString() : tr("no match"));
         return;
     }
-    m_matchLabel->setText(tr("%1 of %2").arg(m_matchIndex + 1).arg(m_matches.size()));
+    m_matchLabel->setText(
+        tr("%1 of %2").arg(Formatting::count(m_matchIndex + 1), Formatting::count(int64_t(m_matches.size()))));
     selectNode(m_matches[size_t(m_matchIndex)]);
 }
 

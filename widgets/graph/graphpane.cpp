@@ -1,33 +1,33 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "widgets/graph/graphpane.h"
 
+#include "widgets/common/elidedlabel.h"
+#include "widgets/common/formatting.h"
 #include "widgets/graph/graphitems.h"
 #include "widgets/graph/graphscene.h"
 #include "widgets/graph/graphview.h"
 #include "widgets/graph/graphviewlog.h"
-#include "widgets/common/elidedlabel.h"
 
 #include "core/view/nodehierarchy.h"
 #include "core/view/subgraphselection.h"
 
 #include <QDateTime>
 #include <QLabel>
-#include <QLocale>
 #include <QMenu>
+#include <QSet>
 #include <QTimer>
 #include <QVBoxLayout>
 
 #include <algorithm>
 #include <limits>
 
+using Formatting::count;
 using tgraph::GraphSource;
 using tgraph::ViewNode;
 
 namespace {
 
 constexpr int kPlaceholderDelayMs = 500;
-
-QString count(int64_t value) { return QLocale().toString(qlonglong(value)); }
 
 } // namespace
 
@@ -81,7 +81,7 @@ GraphPane::GraphPane(QWidget* parent)
     m_placeholderTimer->setSingleShot(true);
     m_placeholderTimer->setInterval(kPlaceholderDelayMs);
     connect(m_placeholderTimer, &QTimer::timeout, this,
-        [this] { m_view->setPlaceholder(tr("Laying out %n node(s)…", nullptr, m_pendingNodes)); });
+        [this] { m_view->setPlaceholder(tr("Laying out %Ln node(s)…", nullptr, m_pendingNodes)); });
     connect(m_runner, &LayoutRunner::finished, this, &GraphPane::onLayoutFinished);
     connect(m_runner, &LayoutRunner::failed, this, &GraphPane::onLayoutFailed);
     connect(m_scene, &GraphScene::nodeSelected, this, &GraphPane::nodeSelected);
@@ -135,6 +135,29 @@ void GraphPane::updateTitle()
     m_noteLabel->setVisible(!m_note.isEmpty());
 }
 
+std::vector<uint8_t> GraphPane::firstViewExpansion(int64_t budget) const
+{
+    const GraphSource* s = source();
+    std::vector<uint8_t> expanded = s->hierarchy.firstViewExpansion(budget);
+    // The nodes of an .npz graph have no names ("node 1712"): its first view stops at the blocks
+    // that hold nodes, which are named by their opcodes.
+    if (!m_document->module) {
+        const auto& groups = s->hierarchy.groups();
+        for (size_t g = 0; g < groups.size() && g < expanded.size(); ++g)
+            if (groups[g].kind == tgraph::NodeHierarchy::GroupKind::Block && !groups[g].nodes.empty())
+                expanded[g] = 0;
+    }
+    return expanded;
+}
+
+bool GraphPane::hasNamedGroups(const tgraph::NodeHierarchy& hierarchy)
+{
+    for (const tgraph::NodeHierarchy::Group& group : hierarchy.groups())
+        if (group.kind == tgraph::NodeHierarchy::GroupKind::Scope || group.kind == tgraph::NodeHierarchy::GroupKind::Block)
+            return true;
+    return false;
+}
+
 int64_t GraphPane::firstViewBudget() const
 {
     // About what the canvas shows at the legible zoom: its scene area over what a box takes with the
@@ -157,8 +180,14 @@ void GraphPane::showComputations(int64_t budget)
     m_mode = Mode::Computations;
     m_firstView = budget < 0;
     m_firstViewTries = 0;
-    m_expanded = m_firstView ? s->hierarchy.firstViewExpansion(firstViewBudget())
-                             : s->hierarchy.expandWithin(std::min(budget, kMaxViewNodes));
+    if (!m_firstView) {
+        m_expanded = s->hierarchy.expandWithin(std::min(budget, kMaxViewNodes));
+    } else if (s->nodeCount() <= kWholeGraphNodes && !hasNamedGroups(s->hierarchy)) {
+        m_expanded = s->hierarchy.expandWithin(kWholeGraphNodes); // nothing to name a box by: the nodes
+        m_firstViewTries = 2; // whole, at the legible zoom: never fewer boxes
+    } else {
+        m_expanded = firstViewExpansion(firstViewBudget());
+    }
     rebuild(true);
 }
 
@@ -400,32 +429,39 @@ bool GraphPane::isLayoutPending() const { return m_runner->isBusy(); }
 QPointF GraphPane::firstViewAnchor(const ViewLayout& layout) const
 {
     // Windows of the canvas's size (at the legible zoom), one with each box at its top centre: the
-    // topmost of those holding nearly the most whole boxes. The first view shows as many names as it
-    // can, starting where the data comes in.
+    // topmost of those showing nearly the most different names whole (a node's or a group's; the
+    // stand-ins of high-degree boxes repeat a name and do not count). The first view shows as many
+    // names as it can, starting where the data comes in.
     const QSizeF window(m_view->viewport()->width() / GraphView::kLegibleZoom,
         m_view->viewport()->height() / GraphView::kLegibleZoom);
     const auto& boxes = layout.layout.nodes;
     if (boxes.empty())
         return m_scene->sceneRect().center();
     std::vector<QRectF> rects;
+    std::vector<QString> names;
     rects.reserve(boxes.size());
-    for (const auto& box : boxes)
-        rects.emplace_back(box.x, box.y, box.width, box.height);
+    for (size_t i = 0; i < boxes.size(); ++i) {
+        rects.emplace_back(boxes[i].x, boxes[i].y, boxes[i].width, boxes[i].height);
+        const GraphNodeItem* item = m_scene->itemAt(int(i));
+        const bool named = item && i < layout.view.nodes.size()
+            && (layout.view.nodes[i].kind == ViewNode::Kind::Node || layout.view.nodes[i].kind == ViewNode::Kind::Group);
+        names.push_back(named ? item->title() : QString());
+    }
     std::vector<int> counts(rects.size(), 0);
-    const auto windowAt = [&](const QRectF& box) {
-        return QRectF(box.center().x() - window.width() / 2, box.top() - 0.15 * window.height(), window.width(),
-            window.height());
-    };
     int most = 0;
     for (size_t i = 0; i < rects.size(); ++i) {
-        const QRectF w = windowAt(rects[i]);
-        for (const QRectF& other : rects)
-            counts[i] += w.contains(other);
+        const QRectF w(rects[i].center().x() - window.width() / 2, rects[i].top() - 0.15 * window.height(),
+            window.width(), window.height());
+        QSet<QString> seen;
+        for (size_t j = 0; j < rects.size(); ++j)
+            if (!names[j].isEmpty() && w.contains(rects[j]))
+                seen.insert(names[j]);
+        counts[i] = int(seen.size());
         most = std::max(most, counts[i]);
     }
     size_t best = 0;
     for (size_t i = 0; i < rects.size(); ++i)
-        if (counts[i] * 5 >= most * 4 && (counts[best] * 5 < most * 4 || rects[i].top() < rects[best].top()))
+        if (counts[i] * 10 >= most * 9 && (counts[best] * 10 < most * 9 || rects[i].top() < rects[best].top()))
             best = i;
     return QPointF(rects[best].center().x(), rects[best].top());
 }
@@ -440,12 +476,13 @@ void GraphPane::onLayoutFinished(quint64, const ViewLayoutPtr& layout)
         const double width = layout->layout.width + 44, height = layout->layout.height + 44;
         const double fit = std::min({ (port.width() - 4) / width, (port.height() - 4) / height, 1.0 });
         const auto shown = int64_t(layout->view.nodes.size());
-        // More than twice the canvas: half the boxes (the drawing at the legible zoom scrolls a
-        // little, never across several screens).
-        if (fit < GraphView::kLegibleZoom / 2) {
+        // More than three times the canvas: half the boxes (the drawing at the legible zoom scrolls
+        // a little, never across many screens).
+        if (fit < GraphView::kLegibleZoom / 3) {
             const int64_t budget = std::max<int64_t>(kMinFirstView, shown / 2);
-            std::vector<uint8_t> fewer = s->hierarchy.firstViewExpansion(budget);
-            if (budget < shown && s->hierarchy.visibleCount(fewer) < shown) {
+            std::vector<uint8_t> fewer = firstViewExpansion(budget);
+            const int64_t left = s->hierarchy.visibleCount(fewer);
+            if (budget < shown && left < shown && left >= kMinFirstView) {
                 ++m_firstViewTries;
                 m_expanded = std::move(fewer);
                 rebuild(true);

@@ -26,10 +26,13 @@ public:
     // The first view of a graph (docs/studio.md §1.2) opens groups within a budget of boxes that
     // the canvas can about show legibly (GraphView::kLegibleZoom): from kMinFirstView to
     // kMaxFirstView boxes by the canvas's area, half as many when the drawing comes out more than
-    // twice too big.
+    // three times too big.
     static constexpr int64_t kMinFirstView = 16;
     static constexpr int64_t kMaxFirstView = 60;
     static constexpr int64_t kMaxViewNodes = 2000; // expansions beyond this are refused
+    // A graph of up to this many nodes whose hierarchy has no named groups (no op_name scopes, no
+    // blocks: only computations) opens whole: its boxes would have nothing to be called by.
+    static constexpr int64_t kWholeGraphNodes = 200;
 
     explicit GraphPane(QWidget* parent = nullptr);
 
@@ -49,6 +52,10 @@ public:
     void showComputations(int64_t budget = -1);
     // The budget of boxes of a first view on this pane's canvas.
     int64_t firstViewBudget() const;
+    // The hierarchy's first view within `budget` boxes (for an .npz graph, down to blocks, not nodes).
+    std::vector<uint8_t> firstViewExpansion(int64_t budget) const;
+    // Whether `hierarchy` has groups named by the graph itself (op_name scopes, .npz blocks).
+    static bool hasNamedGroups(const tgraph::NodeHierarchy& hierarchy);
     // Opens every collapsed group like `group` (NodeHierarchy::similarGroups) within kMaxViewNodes.
     void openSimilarGroups(int32_t group);
     // Brings group `group` into sight: its box or its open frame, opening its ancestors if needed.

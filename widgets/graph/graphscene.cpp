@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "widgets/graph/graphscene.h"
 
+#include "widgets/common/formatting.h"
 #include "widgets/graph/graphitems.h"
 #include "widgets/graph/graphviewlog.h"
 #include "widgets/graph/opcodepalette.h"
@@ -8,10 +9,9 @@
 #include "core/view/nodehierarchy.h"
 
 #include <QGraphicsSceneContextMenuEvent>
+#include <QFontMetricsF>
 #include <QGraphicsSceneMouseEvent>
-#include "widgets/common/formatting.h"
-
-#include <QLocale>
+#include <QGuiApplication>
 
 #include <algorithm>
 #include <cmath>
@@ -21,10 +21,27 @@ using tgraph::ViewNode;
 
 namespace {
 
-constexpr double kCharWidth = 7.0; // points per title character (GraphNodeItem's 10 pt bold)
-constexpr double kDetailCharWidth = 5.6; // points per detail character (8.5 pt)
 constexpr double kNodeHeight = 40;
 constexpr double kGroupHeight = 50;
+
+// Widths of a box's two lines at zoom 1 (scene points are pixels there), in GraphNodeItem's fonts.
+struct LabelMetrics
+{
+    QFontMetricsF title;
+    QFontMetricsF detail;
+    static const LabelMetrics& get()
+    {
+        static const LabelMetrics metrics = [] {
+            QFont title = QGuiApplication::font();
+            title.setPointSizeF(GraphNodeItem::kTitlePoints);
+            title.setBold(true);
+            QFont detail = QGuiApplication::font();
+            detail.setPointSizeF(GraphNodeItem::kDetailPoints);
+            return LabelMetrics { QFontMetricsF(title), QFontMetricsF(detail) };
+        }();
+        return metrics;
+    }
+};
 
 } // namespace
 
@@ -54,9 +71,11 @@ tgraph::LayoutInput GraphScene::layoutInputFor(
         n.cluster = v.cluster;
         switch (v.kind) {
         case ViewNode::Kind::Node: {
-            const double title = double(document.nodeName(v.node).size()) * kCharWidth;
-            const double detail = double(document.opcodeName(v.node).size() + 8) * kDetailCharWidth;
-            n.width = std::clamp(std::max(title, detail) + 22, 80.0, 240.0);
+            const LabelMetrics& m = LabelMetrics::get();
+            const double title = m.title.horizontalAdvance(QString::fromStdString(document.nodeName(v.node)));
+            const double detail
+                = m.detail.horizontalAdvance(QString::fromStdString(document.opcodeName(v.node))) + 60; // + shape
+            n.width = std::clamp(std::max(title, detail) + 22, 80.0, 260.0);
             n.height = kNodeHeight;
             break;
         }
@@ -64,11 +83,12 @@ tgraph::LayoutInput GraphScene::layoutInputFor(
             double width = 210;
             if (v.group >= 0 && size_t(v.group) < groups.size()) {
                 const auto& group = groups[size_t(v.group)];
-                width = std::max(double(groupTitle(group).size()) * kCharWidth,
-                            double(groupDetail(group).size()) * kDetailCharWidth)
+                const LabelMetrics& m = LabelMetrics::get();
+                width = std::max(m.title.horizontalAdvance(groupTitle(group)),
+                            m.detail.horizontalAdvance(groupDetail(group)))
                     + 26;
             }
-            n.width = std::clamp(width, 120.0, 330.0);
+            n.width = std::clamp(width, 120.0, 360.0);
             n.height = kGroupHeight;
             break;
         }
@@ -76,11 +96,16 @@ tgraph::LayoutInput GraphScene::layoutInputFor(
             n.width = 80;
             n.height = 24;
             break;
-        case ViewNode::Kind::Alias: // a stand-in for a node or for a collapsed group's box
-            n.width = v.node >= 0 ? std::clamp(double(document.nodeName(v.node).size()) * kCharWidth + 16, 60.0, 200.0)
-                                  : 160.0;
+        case ViewNode::Kind::Alias: { // a stand-in for a node or for a collapsed group's box
+            QString name;
+            if (v.node >= 0)
+                name = QString::fromStdString(document.nodeName(v.node));
+            else if (v.group >= 0 && size_t(v.group) < groups.size())
+                name = groupTitle(groups[size_t(v.group)]);
+            n.width = std::clamp(LabelMetrics::get().title.horizontalAdvance(name) + 20, 60.0, 300.0);
             n.height = 24;
             break;
+        }
         }
     }
     for (const tgraph::ViewEdge& e : view.edges)
@@ -157,14 +182,14 @@ void GraphScene::showLayout(const ViewLayoutPtr& layout)
             break;
         case ViewNode::Kind::More:
             shape = GraphNodeItem::Shape::More;
-            title = tr("+%1 more").arg(QLocale().toString(qlonglong(v.count)));
+            title = tr("+%1 more").arg(Formatting::count(v.count));
             break;
         case ViewNode::Kind::Alias:
             shape = GraphNodeItem::Shape::Alias;
             if (v.node >= 0)
                 title = QString::fromStdString(doc.nodeName(v.node));
             else if (v.group >= 0 && size_t(v.group) < groups.size())
-                title = QString::fromStdString(groups[size_t(v.group)].title);
+                title = groupTitle(groups[size_t(v.group)]);
             break;
         }
         auto* item = new GraphNodeItem(int(i), v.kind == ViewNode::Kind::Group ? -1 : v.node, shape, rect);
@@ -261,6 +286,14 @@ void GraphScene::applyColors()
 
 QString GraphScene::groupTitle(const tgraph::NodeHierarchy::Group& group)
 {
+    // A block of an .npz graph is named by what it holds: its two main opcodes fit a box whole.
+    if (group.kind == tgraph::NodeHierarchy::GroupKind::Block && !group.opcodes.empty()) {
+        QStringList parts;
+        for (size_t i = 0; i < std::min<size_t>(group.opcodes.size(), 2); ++i)
+            parts << QStringLiteral("%1 ×%2")
+                         .arg(QString::fromStdString(group.opcodes[i].name), Formatting::count(group.opcodes[i].count));
+        return parts.join(QStringLiteral(" · "));
+    }
     return QString::fromStdString(group.title);
 }
 
@@ -268,7 +301,8 @@ QString GraphScene::groupDetail(const tgraph::NodeHierarchy::Group& group)
 {
     using Kind = tgraph::NodeHierarchy::GroupKind;
     if (group.kind == Kind::Block) // its title names its opcodes already
-        return tr("nodes %1–%2").arg(Formatting::count(group.first), Formatting::count(group.last));
+        return tr("nodes %1–%2 · %3 in all")
+            .arg(Formatting::count(group.first), Formatting::count(group.last), Formatting::count(group.total));
     QStringList parts { tr("%n op(s)", nullptr, int(std::min<int64_t>(group.total, INT32_MAX))) };
     if (group.total >= 1)
         for (size_t i = 0; i < std::min<size_t>(group.opcodes.size(), 2); ++i)

@@ -14,7 +14,6 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
-#include <QLocale>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QTableView>
@@ -128,8 +127,6 @@ GraphSummaryView::GraphSummaryView(QWidget* parent)
     m_arrayTable = makeTable(m_arrayProxy, arraysBox);
     m_arrayTable->setObjectName(QStringLiteral("arrayTable"));
     m_arrayTable->sortByColumn(-1, Qt::AscendingOrder); // archive order until the user sorts
-    m_arrayTable->horizontalHeader()->setStretchLastSection(false);
-    m_arrayTable->horizontalHeader()->setSectionResizeMode(ArrayTableModel::NameColumn, QHeaderView::Stretch);
     auto* arraysLayout = new QVBoxLayout(arraysBox);
     arraysLayout->addWidget(m_arrayTable);
 
@@ -140,8 +137,11 @@ GraphSummaryView::GraphSummaryView(QWidget* parent)
     m_opcodeTable = makeTable(m_opcodeProxy, opcodesBox);
     m_opcodeTable->setObjectName(QStringLiteral("opcodeTable"));
     m_opcodeTable->sortByColumn(OpcodeTableModel::CountColumn, Qt::DescendingOrder);
-    m_opcodeTable->horizontalHeader()->setStretchLastSection(false);
-    m_opcodeTable->horizontalHeader()->setSectionResizeMode(OpcodeTableModel::NameColumn, QHeaderView::Stretch);
+    // The opcode column is as wide as its longest name (a narrow summary scrolls sideways): a
+    // stretched column once shrank to "…" in a narrow window (docs/studio.md §9).
+    m_opcodeTable->horizontalHeader()->setSectionResizeMode(
+        OpcodeTableModel::NameColumn, QHeaderView::ResizeToContents);
+    m_opcodeTable->horizontalHeader()->setStretchLastSection(true);
     m_opcodeFilter = new QLineEdit(opcodesBox);
     m_opcodeFilter->setObjectName(QStringLiteral("opcodeFilter"));
     m_opcodeFilter->setPlaceholderText(tr("Filter opcodes…"));
@@ -152,8 +152,8 @@ GraphSummaryView::GraphSummaryView(QWidget* parent)
     const auto updateOpcodeCount = [this] {
         const int shown = m_opcodeProxy->rowCount();
         const int total = m_opcodeModel->rowCount();
-        const QString opcodes = total == 1 ? tr("1 opcode") : tr("%1 opcodes").arg(total);
-        m_opcodeCount->setText(shown == total ? opcodes : tr("%1 of %2").arg(shown).arg(opcodes));
+        const QString opcodes = total == 1 ? tr("1 opcode") : tr("%1 opcodes").arg(Formatting::count(total));
+        m_opcodeCount->setText(shown == total ? opcodes : tr("%1 of %2").arg(Formatting::count(shown), opcodes));
     };
     connect(m_opcodeProxy, &QAbstractItemModel::modelReset, this, updateOpcodeCount);
     connect(m_opcodeProxy, &QAbstractItemModel::rowsInserted, this, updateOpcodeCount);
@@ -229,7 +229,7 @@ void GraphSummaryView::setSummary(const tgraph::GraphSummary& summary)
                     Formatting::duration(summary.runtimeMax)),
             tr("Fastest and slowest config; max/min = %1")
                 .arg(summary.runtimeMin > 0
-                        ? QLocale().toString(double(summary.runtimeMax) / double(summary.runtimeMin), 'f', 2)
+                        ? Formatting::number(double(summary.runtimeMax) / double(summary.runtimeMin), 2)
                         : QString(kDash)));
     } else {
         setField(Field::Runtimes, tr("not measured (all zero)"), tr("Runtimes are all zero, as in the test split"));
@@ -238,9 +238,9 @@ void GraphSummaryView::setSummary(const tgraph::GraphSummary& summary)
 
     const QString duplicatesTip = tr("Config rows that repeat an earlier row");
     if (summary.configs > 0 && summary.duplicateConfigs > 0) {
-        const double share = 100.0 * double(summary.duplicateConfigs) / double(summary.configs);
+        const double share = double(summary.duplicateConfigs) / double(summary.configs);
         setField(Field::DuplicateConfigs,
-            tr("%1 (%2%)").arg(count(summary.duplicateConfigs), QLocale().toString(share, 'f', 1)), duplicatesTip);
+            tr("%1 (%2)").arg(count(summary.duplicateConfigs), Formatting::percent(share, 1)), duplicatesTip);
     } else {
         setField(Field::DuplicateConfigs, count(summary.duplicateConfigs), duplicatesTip);
     }
@@ -253,7 +253,7 @@ void GraphSummaryView::setSummary(const tgraph::GraphSummary& summary)
         constexpr size_t shown = 6;
         QStringList offsets;
         for (size_t i = 0; i < summary.nodeSplits.size() && i < shown; ++i)
-            offsets.append(count(summary.nodeSplits[i]));
+            offsets.append(Formatting::id(summary.nodeSplits[i]));
         if (summary.nodeSplits.size() > shown)
             offsets.append(QStringLiteral("…"));
         const QString splits = count(int64_t(summary.nodeSplits.size()));
@@ -271,7 +271,7 @@ void GraphSummaryView::setSummary(const tgraph::GraphSummary& summary)
         QString source
             = tr("%1, module %2").arg(QString::fromStdString(module->format), QString::fromStdString(module->name));
         if (module->count > 1)
-            source += tr(" (%1 of %2)").arg(module->index + 1).arg(module->count);
+            source += tr(" (%1 of %2)").arg(count(module->index + 1), count(module->count));
         setField(Field::Source,
             source
                 + tr("\n%1 computations, %2 instructions")
@@ -285,7 +285,7 @@ void GraphSummaryView::setSummary(const tgraph::GraphSummary& summary)
             QString runs = tr("%1: %2 kept, %3 with errors, %4 skipped")
                                .arg(count(r.total), count(r.kept), count(r.errors), count(r.skipped));
             runs += r.defaultRun >= 0
-                ? tr("\ndefault run %1 (%2)").arg(r.defaultRun).arg(Formatting::duration(r.defaultRuntime))
+                ? tr("\ndefault run %1 (%2)").arg(Formatting::id(r.defaultRun), Formatting::duration(r.defaultRuntime))
                 : tr("\nno default run among the kept ones");
             setField(Field::TuningRuns, runs);
         }

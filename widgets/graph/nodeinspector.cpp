@@ -2,6 +2,7 @@
 #include "widgets/graph/nodeinspector.h"
 
 #include "widgets/common/elidedlabel.h"
+#include "widgets/common/formatting.h"
 
 #include "core/graph/featurenames.h"
 
@@ -9,7 +10,6 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
-#include <QLocale>
 #include <QPlainTextEdit>
 #include <QSpinBox>
 #include <QSplitter>
@@ -20,7 +20,7 @@ namespace {
 
 constexpr int kMaxLinks = 40;
 
-QString number(float value) { return QString::number(double(value), 'g', 6); }
+QString number(float value) { return Formatting::significant(double(value), 6); }
 
 // A name of at most kLinkCharacters, its middle left out: the links wrap between names only.
 constexpr int kLinkCharacters = 28;
@@ -56,6 +56,7 @@ NodeInspector::NodeInspector(QWidget* parent)
         label->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_instruction->setObjectName(QStringLiteral("inspectorInstruction"));
     m_instruction->setReadOnly(true);
+    m_instruction->setProperty(Formatting::kVerbatimProperty, true); // HLO text as the file has it
     m_instruction->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     m_instruction->setMaximumHeight(90);
     // Low minimums: the inspector shares a 768-pixel screen with the bottom docks (docs/studio.md §9).
@@ -177,7 +178,7 @@ QString NodeInspector::linkList(std::span<const int64_t> nodes) const
                      .arg(nodes[i])
                      .arg(shortName(QString::fromStdString(m_document->nodeName(nodes[i]))).toHtmlEscaped());
     if (nodes.size() > size_t(kMaxLinks))
-        parts << tr("… %n more", nullptr, int(nodes.size() - kMaxLinks));
+        parts << tr("… %Ln more", nullptr, int(nodes.size() - kMaxLinks));
     return parts.join(QStringLiteral(", "));
 }
 
@@ -202,7 +203,7 @@ void NodeInspector::setNode(int64_t node)
     m_header->setFullText(QString::fromStdString(doc.nodeName(node)));
     m_kind->setFullText(QStringLiteral("%1  %2").arg(
         QString::fromStdString(doc.opcodeName(node)), QString::fromStdString(doc.shapeText(node))));
-    QString where = tr("node #%1 in %2").arg(node).arg(QString::fromStdString(computation.name));
+    QString where = tr("node #%1 in %2").arg(Formatting::id(node), QString::fromStdString(computation.name));
     if (doc.isConfigurable(node))
         where += QStringLiteral(" · ") + tr("configurable");
     if (doc.pruned && !doc.pruned->contains(node))
@@ -237,7 +238,7 @@ void NodeInspector::fillFeatures()
             if (summary.size() < 6)
                 summary << number(row[c]);
         }
-        top->setText(1, summary.join(QStringLiteral(", ")) + (group.count > 6 ? QStringLiteral(", …") : QString()));
+        top->setText(1, Formatting::numberList(summary) + (group.count > 6 ? QStringLiteral(" …") : QString()));
         top->setExpanded(nonZero && group.count <= 8);
         if (!nonZero)
             top->setForeground(0, palette().color(QPalette::PlaceholderText));
@@ -261,14 +262,14 @@ void NodeInspector::fillConfigs()
         m_configNote->setText(tr("no configurations in this file"));
         return;
     }
-    m_configNote->setText(tr("of %1").arg(QLocale().toString(qlonglong(doc.configCount()))));
+    m_configNote->setText(tr("of %1").arg(Formatting::count(doc.configCount())));
     const auto& tensors = tgraph::layoutConfigTensors();
     for (size_t t = 0; t < tensors.size(); ++t) {
         QStringList dims;
         for (int k = 0; k < 6; ++k)
             dims << number(values[t * 6 + size_t(k)]);
         auto* top
-            = new QTreeWidgetItem(m_configs, { QString::fromStdString(tensors[t]), dims.join(QStringLiteral(", ")) });
+            = new QTreeWidgetItem(m_configs, { QString::fromStdString(tensors[t]), Formatting::numberList(dims) });
         for (int k = 0; k < 6; ++k)
             new QTreeWidgetItem(top,
                 { QString::fromStdString(tgraph::layoutConfigFeatureName(int(t) * 6 + k)),

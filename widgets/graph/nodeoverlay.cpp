@@ -8,7 +8,6 @@
 #include "core/view/graphdocument.h"
 
 #include <QLinearGradient>
-#include <QLocale>
 #include <QPainter>
 
 #include <algorithm>
@@ -136,7 +135,7 @@ void OverlayColorBar::setOverlay(const NodeOverlay& overlay)
     if (m_allEqual) {
         for (int64_t node = 0; node < int64_t(overlay.values.size()); ++node)
             if (overlay.hasValue(node)) {
-                m_labels << tr("all %1").arg(QLocale().toString(double(overlay.values[size_t(node)]), 'g', 6));
+                m_labels << tr("all %1").arg(Formatting::significant(double(overlay.values[size_t(node)]), 6));
                 m_equalColor = overlay.colorOf(node);
                 break;
             }

@@ -5,8 +5,6 @@
 
 #include "core/graph/opcodes.h"
 
-#include <QLocale>
-
 #include <unordered_map>
 
 OpcodeTableModel::OpcodeTableModel(QObject* parent)
@@ -59,13 +57,13 @@ QVariant OpcodeTableModel::data(const QModelIndex& index, int role) const
     } else if (role == Qt::DisplayRole) {
         switch (index.column()) {
         case IdColumn:
-            return row.id;
+            return Formatting::id(row.id);
         case NameColumn:
             return row.name;
         case CountColumn:
             return Formatting::count(row.count);
         case ShareColumn:
-            return QLocale().toString(share * 100.0, 'f', 1) + QLatin1Char('%');
+            return Formatting::percent(share, 1);
         case ConfigurableColumn:
             return row.configurable ? Formatting::count(row.configurable) : QString();
         }

@@ -2,10 +2,14 @@
 #include "widgets/runs/parallelcoordinatesview.h"
 
 #include "widgets/common/colormaps.h"
+#include "widgets/common/distinctnames.h"
+#include "widgets/common/formatting.h"
 
+#include <QHelpEvent>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QPainterPath>
+#include <QToolTip>
 
 #include <algorithm>
 #include <charconv>
@@ -20,13 +24,8 @@ bool toNumber(const std::string& text, double* value)
     return ec == std::errc() && ptr == end && std::isfinite(*value);
 }
 
-// Locale-free short number text for the tick labels.
-QString shortNumber(double v)
-{
-    char buf[32];
-    const auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::general, 3);
-    return QString::fromLatin1(buf, int(r.ptr - buf));
-}
+// Tick labels: three significant digits in the user's notation (docs/studio.md §8.4).
+QString shortNumber(double v) { return Formatting::significant(v, 3); }
 
 constexpr double kAxisGrab = 14; // pixels either side of an axis that start a brush
 
@@ -202,17 +201,25 @@ int ParallelCoordinatesView::axisNear(double x) const
     return -1;
 }
 
+QStringList ParallelCoordinatesView::axisLabels(int axis) const
+{
+    std::vector<double> positions;
+    return axis >= 0 && axis < axisCount() ? tickLabels(axis, &positions) : QStringList();
+}
+
 QStringList ParallelCoordinatesView::tickLabels(int axisIndex, std::vector<double>* positions) const
 {
     const Axis& axis = m_axes[size_t(axisIndex)];
     QStringList labels;
     positions->clear();
     if (!axis.numeric) {
+        // Names beside an axis keep what tells them apart within the room to the next axis
+        // (docs/studio.md §9).
         const int n = int(axis.categories.size());
-        for (int i = 0; i < n; ++i) {
-            labels << axis.categories[i];
+        const int room = int(plotRect().width() / std::max(1, axisCount() - 1)) - 12;
+        labels = DistinctNames::shorten(axis.categories, QFontMetrics(font()), std::max(room, 40));
+        for (int i = 0; i < n; ++i)
             positions->push_back(n <= 1 ? 0.5 : double(i) / double(n - 1));
-        }
         return labels;
     }
     if (axis.max <= axis.min) {
@@ -297,8 +304,30 @@ void ParallelCoordinatesView::paintEvent(QPaintEvent*)
     p.setPen(QColor(90, 90, 90));
     p.drawText(QRectF(0, height() - fm.height() * 1.3, width(), fm.height() * 1.2), Qt::AlignCenter,
         tr("%1 of %2 finished runs selected; drag on an axis to brush, click it to clear")
-            .arg(selectedRuns().size())
-            .arg(m_lines.size()));
+            .arg(Formatting::count(selectedRuns().size()), Formatting::count(int64_t(m_lines.size()))));
+}
+
+bool ParallelCoordinatesView::event(QEvent* event)
+{
+    if (event->type() != QEvent::ToolTip)
+        return QWidget::event(event);
+    // The whole name of a shortened category label under the pointer.
+    const auto* help = static_cast<QHelpEvent*>(event);
+    for (int a = 0; a < axisCount(); ++a) {
+        const Axis& axis = m_axes[size_t(a)];
+        if (axis.numeric || std::abs(axisX(a) - help->pos().x()) > plotRect().width() / std::max(1, axisCount() - 1))
+            continue;
+        const int n = int(axis.categories.size());
+        for (int i = 0; i < n; ++i)
+            if (std::abs(positionY(n <= 1 ? 0.5 : double(i) / double(n - 1)) - help->pos().y())
+                <= QFontMetrics(font()).height() / 2.0) {
+                QToolTip::showText(help->globalPos(), axis.categories[i], this);
+                return true;
+            }
+    }
+    QToolTip::hideText();
+    event->ignore();
+    return true;
 }
 
 void ParallelCoordinatesView::mousePressEvent(QMouseEvent* event)

@@ -27,6 +27,8 @@ public:
     void setSweep(const tgraph::SweepSummary& summary);
     int axisCount() const { return int(m_axes.size()); }
     QString axisName(int axis) const;
+    // The labels along `axis` as painted, bottom to top.
+    QStringList axisLabels(int axis) const;
     int lineCount() const { return int(m_lines.size()); }
     // A brush on `axis` between two positions along it (0 = bottom, 1 = top); as a drag makes one.
     void setBrush(int axis, double from, double to);
@@ -42,6 +44,7 @@ Q_SIGNALS:
     void runActivated(const QString& runId);
 
 protected:
+    bool event(QEvent* event) override;
     void paintEvent(QPaintEvent* event) override;
     void mousePressEvent(QMouseEvent* event) override;
     void mouseMoveEvent(QMouseEvent* event) override;

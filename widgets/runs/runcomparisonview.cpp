@@ -3,13 +3,14 @@
 
 #include "widgets/common/axispolicy.h"
 #include "widgets/common/chartstyle.h"
+#include "widgets/common/formatting.h"
+#include "widgets/common/legendnames.h"
 
 #include <QChart>
 #include <QChartView>
 #include <QCursor>
 #include <QHeaderView>
 #include <QLabel>
-#include <QLocale>
 #include <QScatterSeries>
 #include <QSplitter>
 #include <QTableWidget>
@@ -23,12 +24,9 @@
 
 namespace {
 
-QString fixed(double v, int decimals)
-{
-    return std::isfinite(v) ? QString::number(v, 'f', decimals) : QStringLiteral("–");
-}
+using Formatting::number;
 
-QString percent(double v) { return std::isfinite(v) ? QString::number(100.0 * v, 'f', 2) + "%" : QStringLiteral("–"); }
+QString percent(double v) { return Formatting::percent(v, 2); }
 
 QString runLabel(const tgraph::ComparedRun& r)
 {
@@ -132,19 +130,19 @@ void RunComparisonView::fillMetrics()
         m_metrics->setItem(row, 1, cell(QString::fromStdString(r.model), NAN, false));
         m_metrics->setItem(row, 2, cell(QString::fromStdString(r.loss), NAN, false));
         m_metrics->setItem(row, 3, cell(QString::fromStdString(r.kind), NAN, false));
-        m_metrics->setItem(row, 4, cell(QString::number(r.graphs), r.graphs));
-        m_metrics->setItem(row, 5, cell(r.step < 0 ? QStringLiteral("–") : QString::number(r.step), double(r.step)));
-        m_metrics->setItem(row, 6, cell(fixed(r.tau, 4), r.tau));
-        m_metrics->setItem(row, 7, cell(fixed(r.opa, 4), r.opa));
+        m_metrics->setItem(row, 4, cell(Formatting::count(r.graphs), r.graphs));
+        m_metrics->setItem(
+            row, 5, cell(r.step < 0 ? Formatting::missing() : Formatting::count(r.step), double(r.step)));
+        m_metrics->setItem(row, 6, cell(number(r.tau, 4), r.tau));
+        m_metrics->setItem(row, 7, cell(number(r.opa, 4), r.opa));
         m_metrics->setItem(row, 8, cell(percent(r.top1Slowdown), r.top1Slowdown));
         m_metrics->setItem(row, 9, cell(percent(r.top5Slowdown), r.top5Slowdown));
-        m_metrics->setItem(row, 10, cell(std::isfinite(r.ape) ? fixed(r.ape, 2) + "%" : QStringLiteral("–"), r.ape));
+        m_metrics->setItem(row, 10, cell(Formatting::percent(r.ape / 100.0, 2), r.ape)); // APE is in percent
         m_metrics->setItem(row, 11,
-            cell(r.parameters < 0 ? QStringLiteral("–") : QLocale().toString(qlonglong(r.parameters)),
-                double(r.parameters)));
-        m_metrics->setItem(row, 12, cell(fixed(r.trainMsPerStep, 1), r.trainMsPerStep));
-        m_metrics->setItem(row, 13, cell(fixed(r.inferMsPer128, 1), r.inferMsPer128));
-        m_metrics->setItem(row, 14, cell(fixed(r.peakRssMb, 0), r.peakRssMb));
+            cell(r.parameters < 0 ? Formatting::missing() : Formatting::count(r.parameters), double(r.parameters)));
+        m_metrics->setItem(row, 12, cell(number(r.trainMsPerStep, 1), r.trainMsPerStep));
+        m_metrics->setItem(row, 13, cell(number(r.inferMsPer128, 1), r.inferMsPer128));
+        m_metrics->setItem(row, 14, cell(number(r.peakRssMb, 0), r.peakRssMb));
     }
     m_metrics->resizeColumnsToContents();
 }
@@ -188,6 +186,8 @@ void RunComparisonView::fillChart()
     y->setRequest(tau);
     c->addAxis(x, Qt::AlignBottom);
     c->addAxis(y, Qt::AlignLeft);
+    QList<QAbstractSeries*> legendSeries;
+    QStringList legendNames;
     for (size_t k = 0; k < m_comparison.runs.size(); ++k) {
         const tgraph::ComparedRun& r = m_comparison.runs[k];
         auto* s = new QScatterSeries;
@@ -204,6 +204,8 @@ void RunComparisonView::fillChart()
         c->addSeries(s);
         s->attachAxis(x);
         s->attachAxis(y);
+        legendSeries << s;
+        legendNames << s->name();
         const QString run = runLabel(r);
         connect(s, &QScatterSeries::hovered, this, [this, run](const QPointF& p, bool state) {
             const size_t gi = size_t(std::lround(p.x()));
@@ -212,7 +214,7 @@ void RunComparisonView::fillChart()
                 return;
             }
             QToolTip::showText(QCursor::pos(),
-                tr("%1\n%2: τ %3").arg(graphLabel(m_graphOrder[gi]), run, QString::number(p.y(), 'f', 4)), m_chartView);
+                tr("%1\n%2: τ %3").arg(graphLabel(m_graphOrder[gi]), run, number(p.y(), 4)), m_chartView);
         });
         connect(s, &QScatterSeries::clicked, this, [this](const QPointF& p) {
             const size_t gi = size_t(std::lround(p.x()));
@@ -220,6 +222,9 @@ void RunComparisonView::fillChart()
                 Q_EMIT graphActivated(QString::fromStdString(m_graphOrder[gi]));
         });
     }
+    // Run names that stay distinct in the legend's room (docs/studio.md §9).
+    if (!legendSeries.isEmpty())
+        LegendNames::set(c, legendSeries, legendNames);
 }
 
 void RunComparisonView::fillPairs()
@@ -236,13 +241,13 @@ void RunComparisonView::fillPairs()
         };
         m_pairs->setItem(row, 0, cell(a, NAN, false));
         m_pairs->setItem(row, 1, cell(b, NAN, false));
-        auto* aBetter = cell(QString::number(w.aBetter), w.aBetter);
+        auto* aBetter = cell(Formatting::count(w.aBetter), w.aBetter);
         aBetter->setToolTip(list(w.graphsABetter));
-        auto* bBetter = cell(QString::number(w.bBetter), w.bBetter);
+        auto* bBetter = cell(Formatting::count(w.bBetter), w.bBetter);
         bBetter->setToolTip(list(w.graphsBBetter));
         m_pairs->setItem(row, 2, aBetter);
         m_pairs->setItem(row, 3, bBetter);
-        m_pairs->setItem(row, 4, cell(QString::number(w.ties), w.ties));
+        m_pairs->setItem(row, 4, cell(Formatting::count(w.ties), w.ties));
     }
     m_pairs->resizeColumnsToContents();
 }

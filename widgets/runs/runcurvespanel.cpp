@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "widgets/runs/runcurvespanel.h"
 
+#include "widgets/common/formatting.h"
 #include "widgets/runs/runcurvesview.h"
 #include "widgets/runs/smoothing.h"
 
@@ -57,7 +58,7 @@ RunCurvesPanel::RunCurvesPanel(QWidget* parent)
     m_smoothing->setRange(0, 99);
     m_smoothing->setValue(int(std::lround(kDefaultSmoothing * 100)));
     m_smoothing->setToolTip(tr("TensorBoard smoothing: the weight of the debiased exponential moving average"));
-    m_smoothingLabel->setText(QString::number(kDefaultSmoothing, 'f', 2));
+    m_smoothingLabel->setText(Formatting::number(kDefaultSmoothing, 2));
     m_outliers->setToolTip(tr("Fit the y axis to the 5th..95th percentile of the values"));
 
     auto* controls = new QHBoxLayout;
@@ -79,7 +80,7 @@ RunCurvesPanel::RunCurvesPanel(QWidget* parent)
     connect(m_xAxis, &QComboBox::currentIndexChanged, this,
         [this] { m_view->setXAxis(CurveXAxis(m_xAxis->currentData().toInt())); });
     connect(m_smoothing, &QSlider::valueChanged, this, [this](int value) {
-        m_smoothingLabel->setText(QString::number(value / 100.0, 'f', 2));
+        m_smoothingLabel->setText(Formatting::number(value / 100.0, 2));
         m_view->setSmoothing(value / 100.0);
     });
     connect(m_logY, &QCheckBox::toggled, m_view, &RunCurvesView::setLogY);

@@ -3,6 +3,8 @@
 
 #include "widgets/common/axispolicy.h"
 #include "widgets/common/chartstyle.h"
+#include "widgets/common/formatting.h"
+#include "widgets/common/legendnames.h"
 #include "widgets/runs/smoothing.h"
 
 #include <QChart>
@@ -174,6 +176,8 @@ void RunCurvesView::refresh()
     using RunCurveData::Range;
     Range x;
     Range y;
+    QList<QAbstractSeries*> legendSeries;
+    QStringList legendNames, legendNotes;
     for (size_t k = 0; k < m_curves.size(); ++k) {
         const RunCurve& curve = m_curves[k];
         const auto& points = curve.series.points;
@@ -202,21 +206,26 @@ void RunCurvesView::refresh()
         if (d.smoothed->pointsVisible() != (line.size() == 1))
             d.smoothed->setPointsVisible(line.size() == 1);
         const int64_t b = RunCurveData::bestIndex(curve.series);
-        QString name = curve.label;
+        QString note;
         if (b >= 0) {
             const tgraph::MetricPoint& p = points[size_t(b)];
             if (!m_logY || p.value > 0)
                 d.best->replace({ QPointF(RunCurveData::xOf(p, m_xAxis, curve.startMs), p.value) });
             else
                 d.best->clear();
-            name += tr("  (best %1 at step %2)").arg(p.value, 0, 'g', 4).arg(p.step);
+            note = tr("  (best %1 at step %2)").arg(Formatting::significant(p.value, 4), Formatting::count(p.step));
         } else {
             d.best->clear();
         }
-        if (d.smoothed->name() != name)
-            d.smoothed->setName(name);
+        legendSeries << d.smoothed;
+        legendNames << curve.label;
+        legendNotes << note;
         y = RunCurveData::unite(y, RunCurveData::valueRange(values, m_ignoreOutliers, m_logY));
     }
+
+    // Legend entries that stay distinct at any width ("sweep-a / c0-s42" and "…-s43", docs/studio.md §9).
+    if (!legendSeries.isEmpty())
+        LegendNames::set(chart(), legendSeries, legendNames, legendNotes);
 
     // Axis ranges: the data with a margin, on the axis policy's ticks (steps whole, steps and
     // seconds from 0, a single point in a range around it, nothing to draw: 0..1).
@@ -265,7 +274,7 @@ void RunCurvesView::refresh()
     } else {
         const QString metric = metricName(m_curves.front());
         const bool any = std::any_of(m_drawn.begin(), m_drawn.end(), [](const Drawn& d) { return d.raw->count() > 0; });
-        title = any ? tr("%1 (smoothing %2)").arg(metric).arg(m_smoothing, 0, 'f', 2)
+        title = any ? tr("%1 (smoothing %2)").arg(metric, Formatting::number(m_smoothing, 2))
                     : tr("No %1 logged yet").arg(metric);
         m_y->setTitleText(metric);
     }
@@ -291,9 +300,7 @@ void RunCurvesView::showPointTip(const RunCurve& curve, const QPointF& point, bo
     const tgraph::MetricPoint& p = points[nearest];
     QToolTip::showText(QCursor::pos(),
         tr("%1\nstep %2: %3%4")
-            .arg(curve.label)
-            .arg(p.step)
-            .arg(p.value, 0, 'g', 5)
-            .arg(smoothed ? tr(" (smoothed %1)").arg(point.y(), 0, 'g', 5) : QString()),
+            .arg(curve.label, Formatting::count(p.step), Formatting::significant(p.value, 5),
+                smoothed ? tr(" (smoothed %1)").arg(Formatting::significant(point.y(), 5)) : QString()),
         m_view);
 }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "widgets/runs/runparamsmodel.h"
 
+#include "widgets/common/formatting.h"
+
 #include "core/util/json.h"
 
 #include <QBrush>
@@ -8,6 +10,7 @@
 #include <QFont>
 
 #include <algorithm>
+#include <cmath>
 
 namespace {
 
@@ -39,6 +42,18 @@ std::string cellText(const tgraph::Json& v)
         break;
     }
     return "{…}";
+}
+
+// A recorded value as people read it: a number with a fraction or an exponent ("1e-3", "0.1") in
+// the user's notation with up to 12 significant digits; integers (seeds, counts) and text as recorded.
+QString shownValue(const std::string& recorded)
+{
+    const QString text = QString::fromStdString(recorded);
+    if (!text.contains(QLatin1Char('.')) && !text.contains(QLatin1Char('e')) && !text.contains(QLatin1Char('E')))
+        return text;
+    bool ok = false;
+    const double v = text.toDouble(&ok); // QString::toDouble reads the C notation of the recorded text
+    return ok && std::isfinite(v) ? Formatting::significant(v, 12) : text;
 }
 
 void flattenInto(const std::string& prefix, const tgraph::Json& v, std::map<std::string, std::string>& out)
@@ -174,7 +189,7 @@ QVariant RunParamsModel::data(const QModelIndex& index, int role) const
             return QString::fromStdString(key);
         const auto& params = m_runs[size_t(index.column() - 1)].params;
         const auto it = params.find(key);
-        return it == params.end() ? QStringLiteral("—") : QString::fromStdString(it->second);
+        return it == params.end() ? Formatting::missing() : shownValue(it->second);
     }
     case DifferentRole:
         return different;

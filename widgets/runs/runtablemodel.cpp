@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "widgets/runs/runtablemodel.h"
 
+#include "widgets/common/formatting.h"
+
 #include <QBrush>
 #include <QDateTime>
 #include <QStringList>
@@ -10,20 +12,22 @@
 
 namespace {
 
-QString number(double v, int decimals)
+// Run durations as W&B shows them: "45s", "12m 3s", "2h 5m".
+QString runDuration(int64_t ms) { return Formatting::elapsed(ms / 1000); }
+
+// A parameter's value as written for the command line ("1e-3") in the user's notation ("0.001").
+QString numberParam(const QString& text, int digits)
 {
-    return std::isfinite(v) ? QString::number(v, 'f', decimals) : QStringLiteral("—");
+    bool ok = false;
+    const double v = text.toDouble(&ok);
+    return ok ? Formatting::significant(v, digits) : text;
 }
 
-// Run durations as W&B shows them: "45s", "12m 3s", "2h 5m".
-QString runDuration(int64_t ms)
+QString countParam(const QString& text)
 {
-    const int64_t s = ms / 1000;
-    if (s < 60)
-        return QStringLiteral("%1s").arg(s);
-    if (s < 3600)
-        return QStringLiteral("%1m %2s").arg(s / 60).arg(s % 60);
-    return QStringLiteral("%1h %2m").arg(s / 3600).arg((s % 3600) / 60);
+    bool ok = false;
+    const qlonglong v = text.toLongLong(&ok);
+    return ok ? Formatting::count(v) : text;
 }
 
 QString param(const RunRow& r, const char* key)
@@ -128,17 +132,17 @@ QString RunTableModel::paramSummary(const std::map<std::string, std::string>& pa
     const QString steps = get("steps");
     const QString epochs = get("epochs");
     if (!steps.isEmpty() && steps != QStringLiteral("0"))
-        parts << tr("%1 steps").arg(steps);
+        parts << tr("%1 steps").arg(countParam(steps));
     else if (!epochs.isEmpty() && epochs.toDouble() > 0)
-        parts << tr("%1 epochs").arg(epochs.toDouble());
+        parts << tr("%1 epochs").arg(numberParam(epochs, 4));
     if (!get("configs_per_step").isEmpty() && get("kind") != QStringLiteral("tile"))
-        parts << tr("%1 configs").arg(get("configs_per_step"));
+        parts << tr("%1 configs").arg(countParam(get("configs_per_step")));
     if (!get("cross_attn").isEmpty())
         parts << tr("cross-attn %1").arg(get("cross_attn"));
     if (!get("seed").isEmpty())
         parts << tr("seed %1").arg(get("seed"));
     if (!get("folds").isEmpty() && get("folds") != QStringLiteral("0"))
-        parts << tr("%1 folds").arg(get("folds"));
+        parts << tr("%1 folds").arg(countParam(get("folds")));
     return parts.join(QStringLiteral(" · "));
 }
 
@@ -194,15 +198,15 @@ QVariant RunTableModel::display(const RunRow& r, int column) const
     case Duration:
         return r.record.startMs ? runDuration(durationMs(r, m_nowMs)) : QString();
     case Step:
-        return qlonglong(r.step);
+        return Formatting::count(r.step);
     case Loss:
-        return number(r.loss, 4);
+        return Formatting::number(r.loss, 4);
     case Tau:
-        return number(r.tau, 4);
+        return Formatting::number(r.tau, 4);
     case BestTau:
-        return number(r.bestTau, 4);
+        return Formatting::number(r.bestTau, 4);
     case LearningRate:
-        return param(r, "lr");
+        return numberParam(param(r, "lr"), 3);
     case Params:
         return paramSummary(r.params);
     case Experiment:
@@ -232,7 +236,7 @@ QVariant RunTableModel::data(const QModelIndex& index, int role) const
         if (!r.record.message.empty())
             tip += QStringLiteral("\n") + QString::fromStdString(r.record.message);
         if (r.record.pid)
-            tip += tr("\npid %1 on %2").arg(r.record.pid).arg(QString::fromStdString(r.record.host));
+            tip += tr("\npid %1 on %2").arg(Formatting::id(r.record.pid), QString::fromStdString(r.record.host));
         return tip.trimmed();
     }
     case Qt::TextAlignmentRole:

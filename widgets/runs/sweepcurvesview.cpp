@@ -3,6 +3,8 @@
 
 #include "widgets/common/axispolicy.h"
 #include "widgets/common/chartstyle.h"
+#include "widgets/common/formatting.h"
+#include "widgets/common/legendnames.h"
 
 #include <QAreaSeries>
 #include <QChart>
@@ -48,6 +50,8 @@ void SweepCurvesView::rebuild()
     c->addAxis(x, Qt::AlignBottom);
     c->addAxis(y, Qt::AlignLeft);
     double xlo = NAN, xhi = NAN, ylo = NAN, yhi = NAN;
+    QList<QAbstractSeries*> legendSeries;
+    QStringList legendNames;
     auto widen = [](double& lo, double& hi, double v) {
         if (std::isnan(v))
             return;
@@ -60,7 +64,10 @@ void SweepCurvesView::rebuild()
         auto* mean = new QLineSeries;
         auto* upper = new QLineSeries;
         auto* lower = new QLineSeries;
-        mean->setName(tr("c%1").arg(curve.config));
+        mean->setName(tr("c%1").arg(Formatting::id(curve.config)));
+        legendSeries << mean;
+        legendNames << (curve.text.empty() ? mean->name()
+                                           : mean->name() + QStringLiteral(" ") + QString::fromStdString(curve.text));
         mean->setPen(QPen(colour, 2));
         for (const tgraph::SweepCurvePoint& p : curve.points) {
             const double m = p.value.mean;
@@ -101,6 +108,9 @@ void SweepCurvesView::rebuild()
     for (QAreaSeries* band : m_bands)
         for (QLegendMarker* marker : c->legend()->markers(band))
             marker->setVisible(false);
+    // "c0 lr=0.001 hidden=16": what tells the configurations apart stays in the room each entry has.
+    if (!legendSeries.isEmpty())
+        LegendNames::set(c, legendSeries, legendNames);
     AxisPolicy::Request rx;
     rx.kind = AxisPolicy::Kind::Integer;
     rx.lowerBound = 0;

@@ -6,6 +6,7 @@
 
 #include "core/store/project.h"
 #include "widgets/common/chartstyle.h"
+#include "widgets/common/formatting.h"
 
 #include <QCheckBox>
 #include <QHeaderView>
@@ -23,9 +24,8 @@ namespace {
 QString meanStd(const tgraph::SpreadStat& s)
 {
     if (s.n == 0)
-        return QStringLiteral("-");
-    const QString mean = QString::number(s.mean, 'f', 4);
-    return s.n < 2 ? mean : mean + QStringLiteral(" ± ") + QString::number(s.std, 'f', 4);
+        return Formatting::missing();
+    return Formatting::meanStd(s.mean, s.n < 2 ? NAN : s.std, 4);
 }
 
 QStandardItem* item(const QString& text, double sortKey = NAN)
@@ -130,14 +130,14 @@ void SweepView::setData(const SweepViewData& data)
     QString best = tr("no run finished yet");
     if (s.best >= 0) {
         const tgraph::SweepConfigSummary& b = s.configs[size_t(s.best)];
-        best = tr("best: c%1 %2, mean tau %3").arg(b.config).arg(QString::fromStdString(b.text), meanStd(b.tau));
+        best = tr("best: c%1 %2, mean tau %3")
+                   .arg(Formatting::id(b.config), QString::fromStdString(b.text), meanStd(b.tau));
     }
-    m_title->setText(tr("<b>Sweep %1</b> (%2): %3 configurations, %4 of %5 runs finished; %6")
-                         .arg(QString::fromStdString(s.sweep.name), QString::fromLatin1(tgraph::runStatusName(s.sweep.status)))
-                         .arg(s.configs.size())
-                         .arg(finished)
-                         .arg(s.runs.size())
-                         .arg(best.toHtmlEscaped()));
+    m_title->setText(
+        tr("<b>Sweep %1</b> (%2): %3 configurations, %4 of %5 runs finished; %6")
+            .arg(QString::fromStdString(s.sweep.name), QString::fromLatin1(tgraph::runStatusName(s.sweep.status)))
+            .arg(Formatting::count(int64_t(s.configs.size())), Formatting::count(finished),
+                Formatting::count(int64_t(s.runs.size())), best.toHtmlEscaped()));
     fillTables();
     m_curves->setCurves(m_data.curves, m_data.metric);
     m_parallel->setSweep(s); // emits selectionChanged: the table follows
@@ -157,7 +157,8 @@ void SweepView::fillTables()
     for (size_t i = 0; i < s.configs.size(); ++i) {
         const tgraph::SweepConfigSummary& c = s.configs[i];
         QList<QStandardItem*> row;
-        auto* first = item(QStringLiteral("c%1%2").arg(c.config).arg(int(i) == s.best ? QStringLiteral(" ★") : QString()),
+        auto* first = item(
+            QStringLiteral("c%1%2").arg(Formatting::id(c.config), int(i) == s.best ? QStringLiteral(" ★") : QString()),
             double(c.config));
         QStringList runs;
         for (const std::string& r : c.runIds)
@@ -168,13 +169,14 @@ void SweepView::fillTables()
         for (const std::string& p : s.parameters) {
             const QString v = QString::fromStdString(tgraph::parameterValue(c, p));
             bool ok = false;
-            const double number = v.toDouble(&ok);
-            auto* cell = item(v, ok ? number : NAN);
+            const double number = v.toDouble(&ok); // the grid's text, in C notation
+            auto* cell = item(ok && std::isfinite(number) ? Formatting::significant(number, 12) : v, ok ? number : NAN);
             if (!ok)
                 cell->setData(v, Qt::UserRole + 1);
             row << cell;
         }
-        row << item(QStringLiteral("%1/%2").arg(c.finished).arg(c.runs), double(c.finished));
+        row << item(
+            QStringLiteral("%1/%2").arg(Formatting::count(c.finished), Formatting::count(c.runs)), double(c.finished));
         row << item(meanStd(c.tau), c.tau.n ? c.tau.mean : -2) << item(meanStd(c.opa), c.opa.n ? c.opa.mean : -1)
             << item(meanStd(c.top5Slowdown), c.top5Slowdown.n ? c.top5Slowdown.mean : 1e9);
         if (int(i) == s.best)
@@ -191,7 +193,7 @@ void SweepView::fillTables()
     m_importanceModel->clear();
     m_importanceModel->setHorizontalHeaderLabels({ tr("Parameter"), tr("|r| with tau"), tr("Variance explained") });
     for (const tgraph::ParameterImportance& p : m_data.importance) {
-        auto number = [](double v) { return std::isnan(v) ? QStringLiteral("-") : QString::number(v, 'f', 3); };
+        auto number = [](double v) { return Formatting::number(v, 3); };
         m_importanceModel->appendRow({ item(QString::fromStdString(p.parameter)), item(number(p.correlation)),
             item(number(p.varianceExplained)) });
     }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "app/studio/analysis/attentionheatmaps.h"
 
+#include "widgets/common/formatting.h"
+
 #include <QObject>
 
 #include <algorithm>
@@ -8,8 +10,8 @@
 #include <functional>
 #include <limits>
 
-using tgraph::model::AttentionMaps;
-using tgraph::model::LayerAttention;
+using tgraph::AttentionMaps;
+using tgraph::LayerAttention;
 
 QString attentionLayerLabel(const std::string& layer)
 {
@@ -18,7 +20,7 @@ QString attentionLayerLabel(const std::string& layer)
     if (layer == "linear2")
         return QStringLiteral("f_in 2");
     if (layer.rfind("convs.", 0) == 0)
-        return QStringLiteral("block %1").arg(std::stoi(layer.substr(6)) + 1);
+        return QStringLiteral("block %1").arg(Formatting::id(std::stoi(layer.substr(6)) + 1));
     return QString::fromStdString(layer);
 }
 
@@ -53,7 +55,7 @@ HeatmapData channelGateHeatmap(const AttentionMaps& maps, int64_t row)
     });
     d.scale = HeatmapData::Scale::Unit;
     d.valueLabel = QObject::tr("gate (sigmoid)");
-    d.title = row >= 0 ? QObject::tr("Channel gates, config row %1").arg(row)
+    d.title = row >= 0 ? QObject::tr("Channel gates, config row %1").arg(Formatting::id(row))
                        : QObject::tr("Channel gates, mean over configs");
     return d;
 }
@@ -84,7 +86,7 @@ HeatmapData crossConfigHeatmap(
     d.columnNames = columnNames;
     d.columns = int64_t(columnOrder.size());
     for (int64_t c = 0; c < l.channels; ++c)
-        d.rowLabels << QObject::tr("ch %1").arg(c);
+        d.rowLabels << QObject::tr("ch %1").arg(Formatting::id(c));
     d.values.resize(size_t(d.rows() * d.columns));
     for (int64_t c = 0; c < l.channels; ++c)
         for (int64_t k = 0; k < d.columns; ++k) {
@@ -145,10 +147,10 @@ NodeOverlay nodeAttentionOverlay(const AttentionMaps& maps, NodeAttention quanti
     if (b >= 0) {
         overlay.diverging = true;
         overlay.reference = float(reference);
-        overlay.name = QObject::tr("%1 (%2), row %3 − row %4").arg(what, where).arg(a).arg(b);
+        overlay.name = QObject::tr("%1 (%2), row %3 − row %4").arg(what, where, Formatting::id(a), Formatting::id(b));
         overlay.updateRange();
     } else {
-        overlay.name = a >= 0 ? QObject::tr("%1 (%2), row %3").arg(what, where).arg(a)
+        overlay.name = a >= 0 ? QObject::tr("%1 (%2), row %3").arg(what, where, Formatting::id(a))
                               : QObject::tr("%1 (%2), mean over configs").arg(what, where);
         // The range follows the data (the colour bar shows it): a node's gates averaged over
         // channels sit in a narrow band around 0.5, and softmax weights around 1/configs, so the

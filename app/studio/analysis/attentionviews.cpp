@@ -5,6 +5,7 @@
 
 #include "widgets/analysis/heatmapview.h"
 #include "widgets/analysis/rankscatterdata.h"
+#include "widgets/common/formatting.h"
 
 #include "widgets/common/flowlayout.h"
 
@@ -92,7 +93,7 @@ void AttentionViews::setGraph(std::shared_ptr<const InferenceOutcome> outcome, i
         for (size_t m = 0; m < g->attention.size(); ++m)
             m_member->addItem(m < m_outcome->members.size()
                     ? QFileInfo(QString::fromStdString(m_outcome->members[m])).fileName()
-                    : tr("member %1").arg(m + 1));
+                    : tr("member %1").arg(Formatting::id(int64_t(m) + 1)));
     }
     {
         const QSignalBlocker block(m_crossLayer);
@@ -152,9 +153,9 @@ void AttentionViews::update(const RankScatterData& rows, int64_t selectedConfig,
     case 0: {
         const int64_t row = std::max<int64_t>(0, rowOfConfig(selectedConfig));
         HeatmapData d = channelGateHeatmap(maps, row);
-        d.title = tr("Channel gates, config %1").arg(g.configIds[size_t(row)]);
+        d.title = tr("Channel gates, config %1").arg(Formatting::id(g.configIds[size_t(row)]));
         m_channelMap->setData(d);
-        updateNodeOverlay(&maps, row, -1, tr("config %1").arg(g.configIds[size_t(row)]));
+        updateNodeOverlay(&maps, row, -1, tr("config %1").arg(Formatting::id(g.configIds[size_t(row)])));
         break;
     }
     case 1:
@@ -172,26 +173,27 @@ void AttentionViews::update(const RankScatterData& rows, int64_t selectedConfig,
             break;
         }
         HeatmapData d = channelGateDifference(maps, a, b);
-        d.title = tr("Channel gates, config %1 − config %2 (pinned)").arg(g.configIds[size_t(a)]).arg(pinnedConfig);
+        const QString ids[] = { Formatting::id(g.configIds[size_t(a)]), Formatting::id(pinnedConfig) };
+        d.title = tr("Channel gates, config %1 − config %2 (pinned)").arg(ids[0], ids[1]);
         m_channelMap->setData(d);
-        updateNodeOverlay(&maps, a, b, tr("config %1 − config %2").arg(g.configIds[size_t(a)]).arg(pinnedConfig));
+        updateNodeOverlay(&maps, a, b, tr("config %1 − config %2").arg(ids[0], ids[1]));
         break;
     }
     default: {
         const int64_t a = fastestFirst.front(), b = fastestFirst.back();
         HeatmapData d = channelGateDifference(maps, a, b);
         d.title = tr("Channel gates, config %1 (%2 fastest) − config %3 (slowest)")
-                      .arg(g.configIds[size_t(a)])
-                      .arg(g.hasRuntimes() ? tr("truly") : tr("predicted"))
-                      .arg(g.configIds[size_t(b)]);
+                      .arg(Formatting::id(g.configIds[size_t(a)]), g.hasRuntimes() ? tr("truly") : tr("predicted"),
+                          Formatting::id(g.configIds[size_t(b)]));
         m_channelMap->setData(d);
         updateNodeOverlay(&maps, a, b,
-            tr("config %1 (fastest) − config %2 (slowest)").arg(g.configIds[size_t(a)]).arg(g.configIds[size_t(b)]));
+            tr("config %1 (fastest) − config %2 (slowest)")
+                .arg(Formatting::id(g.configIds[size_t(a)]), Formatting::id(g.configIds[size_t(b)])));
     }
     }
     QStringList names;
     for (const int64_t r : fastestFirst)
-        names << tr("config %1").arg(g.configIds[size_t(r)]);
+        names << tr("config %1").arg(Formatting::id(g.configIds[size_t(r)]));
     const int layer = m_crossLayer->currentData().isValid() ? m_crossLayer->currentData().toInt() : -1;
     HeatmapData cross = layer >= 0 ? crossConfigHeatmap(maps, size_t(layer), fastestFirst, names) : HeatmapData {};
     if (cross.rows() == 0)
@@ -212,7 +214,7 @@ int AttentionViews::nodeOverlayChoices() const { return m_nodeOverlayChoice->cou
 bool AttentionViews::nodeOverlayActive() const { return m_nodeOverlayChoice->currentData().toInt() >= 0; }
 
 void AttentionViews::updateNodeOverlay(
-    const tgraph::model::AttentionMaps* maps, int64_t a, int64_t b, const QString& rows)
+    const tgraph::AttentionMaps* maps, int64_t a, int64_t b, const QString& rows)
 {
     const bool wasShown = !m_nodeOverlay.isEmpty();
     m_nodeOverlay = {};

@@ -55,7 +55,7 @@ Q_SIGNALS:
     void nodeOverlayChanged(); // nodeOverlay() changed (empty = remove it)
 
 private:
-    void updateNodeOverlay(const tgraph::model::AttentionMaps* maps, int64_t a, int64_t b, const QString& rows);
+    void updateNodeOverlay(const tgraph::AttentionMaps* maps, int64_t a, int64_t b, const QString& rows);
     const GraphInference* graph() const;
 
     std::shared_ptr<const InferenceOutcome> m_outcome;

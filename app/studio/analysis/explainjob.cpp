@@ -82,7 +82,7 @@ ExplainOutcome runExplain(const ExplainRequest& request, tgraph::ProgressSink* p
             session->configIds[size_t(c)] = c;
     }
 
-    tgraph::model::ExplainFileOptions options;
+    tgraph::ExplainFileOptions options;
     options.explain.batchConfigs = session->batchConfigs;
     // Gradient x input is not shown in the view; its two backward passes would hold every
     // activation of a whole chunk (2.4 GB instead of 0.6 GB on the demo's 440-node unet).
@@ -113,7 +113,7 @@ WhatIfOutcome runWhatIf(ExplainSession& session, const tgraph::Attribution& attr
             configurable = n.configurable;
     if (configurable < 0)
         throw InputError(session.source, "node " + std::to_string(fileNode), "is not a configurable node");
-    const tgraph::model::EditedScore s = tgraph::facade::scoreEditedLayout(
+    const tgraph::EditedScore s = tgraph::facade::scoreEditedLayout(
         session.models, pruned, baseRow, configurable, values, session.batchConfigs, session.source);
     WhatIfOutcome out;
     out.baseRow = baseRow;

@@ -34,9 +34,11 @@ const char* const kFastest = "predicted fastest";
 const char* const kSlowest = "predicted slowest";
 const char* const kDefault = "compiler default";
 
+// A tensor's layout in HLO's notation, "{1,0}" (or "default"), as the what-if fields show and read it.
 QString layoutText(const std::array<int8_t, 18>& values, int tensor)
 {
-    return QString::fromStdString(tgraph::tensorLayoutText(values, tensor));
+    const QString text = QString::fromStdString(tgraph::tensorLayoutText(values, tensor));
+    return text == QLatin1String("default") ? text : QLatin1Char('{') + text + QLatin1Char('}');
 }
 
 // One config's line of the summary: score, predicted rank, and the runtimes as shown (text already
@@ -45,10 +47,9 @@ QString scoreLine(const QString& which, const std::string& label, double score, 
     const QString& runtime, const QString& simulator)
 {
     QString line = QStringLiteral("<b>%1</b> %2: score %3")
-                       .arg(which, QString::fromStdString(label).toHtmlEscaped())
-                       .arg(score, 0, 'f', 5);
+                       .arg(which, QString::fromStdString(label).toHtmlEscaped(), Formatting::number(score, 5));
     if (rank > 0)
-        line += QObject::tr(", predicted rank %1 of %2").arg(rank).arg(configs);
+        line += QObject::tr(", predicted rank %1 of %2").arg(Formatting::count(rank), Formatting::count(configs));
     if (!runtime.isEmpty())
         line += QStringLiteral(", ") + runtime;
     if (!simulator.isEmpty())
@@ -208,7 +209,8 @@ void ExplainPanel::setupUi()
     m_whatIfKernel = new QLineEdit(whatIf);
     for (QLineEdit* e : { m_whatIfOut, m_whatIfIn, m_whatIfKernel }) {
         e->setPlaceholderText(QStringLiteral("default"));
-        e->setToolTip(tr("Minor-to-major dims, e.g. 1,0 or 3,2,1,0; empty or 'default' = the compiler's choice"));
+        e->setToolTip(tr("Minor-to-major dims as in HLO, e.g. {1,0} or {3,2,1,0}; empty or 'default' = the compiler's "
+                         "choice"));
         e->setMaximumWidth(110);
         connect(e, &QLineEdit::returnPressed, m_whatIfBase, [this] {
             runWhatIf(m_whatIfBase->currentIndex(), m_whatIfOut->text(), m_whatIfIn->text(), m_whatIfKernel->text());
@@ -303,7 +305,7 @@ bool ExplainPanel::selectorOf(const QString& text, tgraph::ConfigSelector* selec
     }
     const auto it = std::find(m_context.configIds.begin(), m_context.configIds.end(), int64_t(id));
     if (it == m_context.configIds.end()) {
-        *error = tr("config %1 is not in the config set the inference run scored").arg(id);
+        *error = tr("config %1 is not in the config set the inference run scored").arg(Formatting::id(id));
         return false;
     }
     selector->index = it - m_context.configIds.begin();
@@ -366,8 +368,8 @@ void ExplainPanel::showOutcome(std::shared_ptr<const ExplainOutcome> outcome)
         m_tableView->setCurrentIndex(m_table->index(0, 0));
     const tgraph::Attribution& a = *m_outcome->attribution;
     Q_EMIT statusMessage(tr("Explained %1 against %2: %3 of the configurable nodes differ")
-                             .arg(QString::fromStdString(a.labelA), QString::fromStdString(a.labelB))
-                             .arg(a.differingNodes));
+                             .arg(QString::fromStdString(a.labelA), QString::fromStdString(a.labelB),
+                                 Formatting::count(a.differingNodes)));
 }
 
 void ExplainPanel::updateSummary()
@@ -400,9 +402,10 @@ void ExplainPanel::updateSummary()
     lines << scoreLine(tr("B"), a.labelB, a.scoreB, a.rankB, a.configs, runtimeText(1, a.runtimeB),
         simulatorText(1, a.simulatedTotalB));
     const double d = a.scoreA - a.scoreB;
-    QString verdict = d < 0 ? tr("The model predicts A faster than B (score A − B = %1).").arg(d, 0, 'g', 4)
-        : d > 0             ? tr("The model predicts A slower than B (score A − B = %1).").arg(d, 0, 'g', 4)
-                            : tr("The model scores A and B the same.");
+    QString verdict = d < 0
+        ? tr("The model predicts A faster than B (score A − B = %1).").arg(Formatting::signedSignificant(d, 4))
+        : d > 0 ? tr("The model predicts A slower than B (score A − B = %1).").arg(Formatting::signedSignificant(d, 4))
+                : tr("The model scores A and B the same.");
     if (haveRuntimes) {
         // Decided on the numbers, not on their rounded text; the difference is shown either way.
         const QString which = simulated ? tr("The simulated runtimes") : tr("The measurements");
@@ -425,12 +428,9 @@ void ExplainPanel::updateSummary()
         configurable += n.configurable >= 0;
     QString detail = tr("%1 of %2 configurable nodes have different layouts; %3 nodes in the model's graph (%4 in the "
                         "file); %5 member(s), cross-attention %6.")
-                         .arg(a.differingNodes)
-                         .arg(configurable)
-                         .arg(a.nodeCount())
-                         .arg(a.nodesBeforePruning)
-                         .arg(a.members)
-                         .arg(a.crossAttention ? tr("on") : tr("off"));
+                         .arg(Formatting::count(a.differingNodes), Formatting::count(configurable),
+                             Formatting::count(a.nodeCount()), Formatting::count(a.nodesBeforePruning),
+                             Formatting::count(a.members), a.crossAttention ? tr("on") : tr("off"));
     if (a.crossAttention && a.configs > 0 && a.batchConfigs > 0) {
         // Which batch each score came from: with cross-config attention a score depends on the
         // configs scored with it (the Tune search and the What-if score in other batches).
@@ -451,11 +451,8 @@ void ExplainPanel::updateSummary()
         detail += QStringLiteral(" ")
             + tr("Scores depend on their batch (cross-config attention): A is scored with configs %1–%2, B with "
                  "configs %3–%4, the inference table's chunks of at most %5.")
-                  .arg(a0)
-                  .arg(a1)
-                  .arg(b0)
-                  .arg(b1)
-                  .arg(a.batchConfigs);
+                  .arg(Formatting::id(a0), Formatting::id(a1), Formatting::id(b0), Formatting::id(b1),
+                      Formatting::count(a.batchConfigs));
     }
     if (!m_outcome->moduleNote.empty())
         detail
@@ -505,9 +502,7 @@ void ExplainPanel::setWhatIfNode(qint64 fileNode)
         return;
     }
     m_whatIfNode = fileNode;
-    m_whatIfNodeLabel->setText(tr("node %1 %2 in")
-                                   .arg(fileNode)
-                                   .arg(QString::fromStdString(entry->name.empty() ? std::string() : entry->name)));
+    m_whatIfNodeLabel->setText(tr("node %1 %2 in").arg(Formatting::id(fileNode), QString::fromStdString(entry->name)));
     const std::array<int8_t, 18>& values = m_whatIfBase->currentIndex() == 0 ? entry->layoutA : entry->layoutB;
     m_whatIfOut->setText(layoutText(values, 0));
     m_whatIfIn->setText(layoutText(values, 1));
@@ -557,16 +552,15 @@ void ExplainPanel::showWhatIf()
         return;
     const WhatIfOutcome& w = *m_whatIf;
     const double e = w.effect();
-    QString text = tr("score %1 → %2 (%3%4, %5)")
-                       .arg(w.baseScore, 0, 'f', 5)
-                       .arg(w.editedScore, 0, 'f', 5)
-                       .arg(e > 0 ? QStringLiteral("+") : QString())
-                       .arg(e, 0, 'g', 3)
-                       .arg(e < 0      ? tr("predicted faster")
+    QString text = tr("score %1 → %2 (%3, %4)")
+                       .arg(Formatting::number(w.baseScore, 5), Formatting::number(w.editedScore, 5),
+                           Formatting::signedSignificant(e, 3),
+                           e < 0       ? tr("predicted faster")
                                : e > 0 ? tr("predicted slower")
                                        : tr("no change"));
     if (w.rank > 0)
-        text += tr("; rank %1 → %2 of %3").arg(w.baseRank).arg(w.rank).arg(w.configs);
+        text += tr("; rank %1 → %2 of %3")
+                    .arg(Formatting::count(w.baseRank), Formatting::count(w.rank), Formatting::count(w.configs));
     // The baseline is scored in a batch of its own (its chunk plus the edited config): with
     // cross-config attention it may differ from the summary's score (docs/studio.md §5.5).
     if (m_outcome && m_outcome->attribution->crossAttention) {

@@ -38,16 +38,16 @@ bool writeTopKCsv(const RankScatterData& result, const QString& path, int k, QSt
 bool writeKaggleCsv(const InferenceOutcome& outcome, const QString& path, const QString& collectionId, QString* error)
 {
     try {
-        tgraph::model::ScoresWriter writer(
-            path.toStdString(), tgraph::model::ScoresWriter::Format::Kaggle, collectionId.toStdString());
+        tgraph::ScoresWriter writer(
+            path.toStdString(), tgraph::ScoresWriter::Format::Kaggle, collectionId.toStdString());
         for (const GraphInference& g : outcome.graphs) {
-            tgraph::model::GraphScores s;
+            tgraph::GraphScores s;
             s.file = g.path;
             s.name = g.name;
             s.kind = g.kind;
             s.scores.assign(g.scores.begin(), g.scores.end());
             // The Kaggle ranking lists config indices of the file: map rows to their config ids.
-            for (const int64_t row : tgraph::model::rankingOf(s.scores))
+            for (const int64_t row : tgraph::rankingOf(s.scores))
                 s.ranking.push_back(g.configIds[size_t(row)]);
             writer.add(s);
         }

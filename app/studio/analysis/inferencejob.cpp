@@ -1,17 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "app/studio/analysis/inferencejob.h"
 
-#include "core/util/error.h"
-#include "core/hlo/featurizer.h"
 #include "core/graph/graphio.h"
+#include "core/graph/prune.h"
+#include "core/hlo/featurizer.h"
 #include "core/hlo/hlomodule.h"
 #include "core/metrics/metrics.h"
-#include "core/util/progress.h"
-#include "core/store/project.h"
-#include "core/graph/prune.h"
-#include "core/store/runwriter.h"
 #include "core/sim/simulator.h"
+#include "core/store/project.h"
+#include "core/store/runwriter.h"
+#include "core/util/error.h"
+#include "core/util/progress.h"
 #include "model/facade/ensemble.h"
+#include "widgets/common/formatting.h"
 
 #include <algorithm>
 #include <chrono>
@@ -67,12 +68,12 @@ std::vector<int64_t> rowsOf(const InferenceRequest& request, int64_t configs, co
     return rows;
 }
 
-GraphInference fromScores(const tgraph::model::GraphScores& s, const std::vector<int64_t>& configIds)
+GraphInference fromScores(const tgraph::GraphScores& s, const std::vector<int64_t>& configIds)
 {
     GraphInference g;
     g.path = s.file;
     g.name = s.name;
-    g.collection = tgraph::model::collectionIdFromPath(s.file);
+    g.collection = tgraph::collectionIdFromPath(s.file);
     g.kind = s.kind;
     g.nodes = s.nodes;
     g.nodesBeforePruning = s.nodesBeforePruning;
@@ -133,9 +134,10 @@ GraphInference scoreLayoutDocument(tgraph::facade::Ensemble& models, const tgrap
         throw InputError(doc.path, "configs", "fewer than 2 configurations to rank");
     const int64_t nodesBefore = graph.nodeCount();
     tgraph::PrunedGraph pruned = tgraph::pruneToConfigurable(graph, doc.path);
-    tgraph::ProgressScope scope(progress, "scoring " + std::to_string(graph.configCount()) + " configs",
+    tgraph::ProgressScope scope(progress,
+        "scoring " + Formatting::count(graph.configCount()).toStdString() + " configs",
         uint64_t(models.inferencePasses(graph.configCount(), request.options)));
-    tgraph::model::GraphScores s = models.scoreLayoutGraph(pruned.graph, doc.path, request.options, &scope);
+    tgraph::GraphScores s = models.scoreLayoutGraph(pruned.graph, doc.path, request.options, &scope);
     s.nodesBeforePruning = nodesBefore;
     GraphInference g = fromScores(s, rows);
     g.name = doc.title;
@@ -161,9 +163,10 @@ GraphInference scoreTileDocument(tgraph::facade::Ensemble& models, const tgraph:
         if (graph.configRuntimeNormalizers.size() > 0)
             graph.configRuntimeNormalizers = takeRows(graph.configRuntimeNormalizers, rows);
     }
-    tgraph::ProgressScope scope(progress, "scoring " + std::to_string(graph.configCount()) + " configs",
+    tgraph::ProgressScope scope(progress,
+        "scoring " + Formatting::count(graph.configCount()).toStdString() + " configs",
         uint64_t(models.inferencePasses(graph.configCount(), request.options)));
-    tgraph::model::GraphScores s = models.scoreTileGraph(graph, doc.path, request.options, &scope);
+    tgraph::GraphScores s = models.scoreTileGraph(graph, doc.path, request.options, &scope);
     s.nodesBeforePruning = s.nodes;
     GraphInference g = fromScores(s, rows);
     g.name = doc.title;
@@ -304,7 +307,7 @@ InferenceOutcome runInference(const InferenceRequest& request, tgraph::ProgressS
         outcome.graphs.push_back(std::move(g));
     } else {
         const std::vector<std::string> graphs = tgraph::facade::listGraphFiles(request.files);
-        tgraph::model::InferenceOptions options = request.options;
+        tgraph::InferenceOptions options = request.options;
         options.attention = false;
         tgraph::ProgressScope scope(progress, "scoring graphs", graphs.size());
         for (const std::string& path : graphs) {

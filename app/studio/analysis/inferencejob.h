@@ -38,7 +38,7 @@ struct InferenceRequest
     uint64_t seed = 1;
     tgraph::LayoutSampler sampler = tgraph::LayoutSampler::Default; // Generate
     bool simulate = true; // Generate: simulated runtimes for the candidates
-    tgraph::model::InferenceOptions options;
+    tgraph::InferenceOptions options;
     std::string project; // when set, the results are stored in a run of this project
     std::string experiment = "Inference";
     std::string runName; // empty: "inference-N"
@@ -62,7 +62,7 @@ struct GraphInference
     // (rows, 24). Empty for collection graphs (their files are not kept in memory).
     tgraph::NdArray<float> configValues;
     std::vector<int64_t> configurableNodes;
-    std::vector<tgraph::model::AttentionMaps> attention; // one per ensemble member (single graphs)
+    std::vector<tgraph::AttentionMaps> attention; // one per ensemble member (single graphs)
     // The file's node id of each node the model saw (the pruned graph); empty = the same ids.
     std::vector<int64_t> modelNodeIds;
     double kendallTau = 0, opa = 0, top5Slowdown = 0; // NaN without runtimes

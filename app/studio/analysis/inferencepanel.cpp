@@ -12,6 +12,7 @@
 
 #include "widgets/analysis/predictiontablemodel.h"
 #include "widgets/common/errorbanner.h"
+#include "widgets/common/formatting.h"
 
 #include <QCursor>
 #include <QFileDialog>
@@ -159,8 +160,8 @@ void InferencePanel::onFinished(const std::shared_ptr<const InferenceOutcome>& o
     m_results->showOutcome(outcome, m_runDocument);
     if (!outcome->graphs.empty() && !isRunning())
         setSettingsShown(false);
-    QString message
-        = tr("Scored %n graph(s) in %1 s", nullptr, int(outcome->graphs.size())).arg(outcome->seconds, 0, 'f', 2);
+    QString message = tr("Scored %Ln graph(s) in %1", nullptr, int(outcome->graphs.size()))
+                          .arg(Formatting::seconds(outcome->seconds, 2));
     if (!outcome->runId.empty())
         message += tr("; stored as run %1 in %2")
                        .arg(QString::fromStdString(outcome->runId.substr(0, 8)),

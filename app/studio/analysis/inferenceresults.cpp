@@ -8,6 +8,7 @@
 #include "widgets/analysis/rankscatterview.h"
 #include "widgets/analysis/taustripview.h"
 #include "widgets/common/flowlayout.h"
+#include "widgets/common/formatting.h"
 
 #include <QComboBox>
 #include <QFileInfo>
@@ -158,13 +159,14 @@ void InferenceResults::showOutcome(std::shared_ptr<const InferenceOutcome> outco
         }
     }
     m_tauStrip->setEntries(std::move(taus));
-    QString summary = tr("%n graph(s)", nullptr, int(m_outcome->graphs.size()));
+    QString summary = tr("%Ln graph(s)", nullptr, int(m_outcome->graphs.size()));
     if (tauCount)
-        summary += tr(", mean τ %1 over %2 with runtimes").arg(tauSum / tauCount, 0, 'f', 3).arg(tauCount);
+        summary += tr(", mean τ %1 over %2 with runtimes")
+                       .arg(Formatting::number(tauSum / tauCount, 3), Formatting::count(tauCount));
     summary += tr("; model: %1")
                    .arg(m_outcome->members.size() == 1
                            ? QFileInfo(QString::fromStdString(m_outcome->members.front())).fileName()
-                           : tr("ensemble of %1").arg(m_outcome->members.size()));
+                           : tr("ensemble of %1").arg(Formatting::count(int64_t(m_outcome->members.size()))));
     m_summary->setText(summary);
     m_summary->setVisible(!summary.isEmpty());
     showGraph(m_outcome->graphs.empty() ? -1 : 0);
@@ -199,7 +201,7 @@ void InferenceResults::showGraph(int index)
                 const int64_t node = g.configurableNodes[k];
                 const QString name = doc ? QStringLiteral("%1 (%2)").arg(QString::fromStdString(doc->nodeName(node)),
                                          QString::fromStdString(doc->opcodeName(node)))
-                                         : tr("node %1").arg(node);
+                                         : tr("node %1").arg(Formatting::id(node));
                 m_nodeChoice->addItem(name, int(k));
             }
         }
@@ -222,7 +224,7 @@ void InferenceResults::updateExtraColumns()
     std::vector<float> values;
     if (choice == -1 && g.configValues.size() == rows * 24) {
         for (int c = 0; c < 24; ++c)
-            names << tr("tile %1").arg(c);
+            names << tr("tile %1").arg(Formatting::id(c));
         values.assign(g.configValues.data(), g.configValues.data() + rows * 24);
     } else if (choice >= 0 && g.configValues.ndim() == 3) {
         const int64_t nc = g.configValues.dim(1);

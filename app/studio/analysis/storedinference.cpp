@@ -77,7 +77,7 @@ std::shared_ptr<const InferenceOutcome> readStoredInference(
         GraphInference g;
         g.path = project.absolutePath(graph);
         g.name = QFileInfo(QString::fromStdString(graph)).completeBaseName().toStdString();
-        g.collection = tgraph::model::collectionIdFromPath(g.path);
+        g.collection = tgraph::collectionIdFromPath(g.path);
         bool measured = false;
         for (const tgraph::PredictionRecord& p : project.predictions(run->id, 0, graph)) {
             g.configIds.push_back(p.config);

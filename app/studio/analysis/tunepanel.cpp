@@ -326,7 +326,7 @@ void TunePanel::run()
         return;
     }
     const tgraph::GraphDocumentPtr doc = m_documents[size_t(index)];
-    tgraph::model::AutotuneRequest request;
+    tgraph::AutotuneRequest request;
     request.search.strategy = tgraph::TuneStrategy(m_strategy->currentData().toInt());
     request.search.budget = m_budget->value();
     request.search.batch = m_batch->value();
@@ -356,13 +356,13 @@ void TunePanel::run()
                         JobProgress& progress) -> std::function<void()> {
         const QString whyNotSimulated
             = moduleKnown ? knownProblem : QString::fromStdString(tgraph::facade::simulatorVerificationProblem(*doc));
-        tgraph::model::AutotuneRequest verified = request;
+        tgraph::AutotuneRequest verified = request;
         verified.simulate = request.simulate && whyNotSimulated.isEmpty();
         tgraph::facade::Ensemble models
             = tgraph::facade::Ensemble::load(tgraph::facade::expandWeightsArguments(weights));
         tgraph::facade::Autotuner tuner(models, doc, verified);
         size_t best = 0, seen = 0; // the best evaluation so far, found among the new ones of each batch
-        const tgraph::model::AutotuneOutcome outcome = tuner.run(&progress, [&](const tgraph::TuneResult& r) {
+        const tgraph::AutotuneOutcome outcome = tuner.run(&progress, [&](const tgraph::TuneResult& r) {
             for (; seen < r.evaluated.size(); ++seen)
                 if (r.evaluated[seen].score < r.evaluated[best].score)
                     best = seen;
@@ -384,7 +384,7 @@ void TunePanel::run()
         view->weights = weights;
         view->configurableNodes = tuner.space().nodeIds;
         const std::vector<float> start = tuner.space().row(tuner.space().start());
-        const auto addRow = [&](int rank, const tgraph::model::AutotuneCandidate& c) {
+        const auto addRow = [&](int rank, const tgraph::AutotuneCandidate& c) {
             TuneView::Row row;
             row.rank = rank;
             row.score = c.score;
@@ -478,14 +478,13 @@ void TunePanel::showView()
     const QStringList verifiedText = Formatting::durations(verified);
     for (const TuneView::Row& row : v.rows) {
         QList<QStandardItem*> items;
-        items << new QStandardItem(row.rank == 0 ? tr("default") : QStringLiteral("#%1").arg(row.rank));
-        items << new QStandardItem(QString::number(row.score, 'f', 6));
-        items << new QStandardItem(QString::number(row.searchScore, 'f', 6));
+        items << new QStandardItem(
+            row.rank == 0 ? tr("default") : QStringLiteral("#%1").arg(Formatting::count(row.rank)));
+        items << new QStandardItem(Formatting::number(row.score, 6));
+        items << new QStandardItem(Formatting::number(row.searchScore, 6));
         items << new QStandardItem(verifiedText[int(&row - v.rows.data())]);
-        items << new QStandardItem(std::isfinite(row.runtime) && std::isfinite(base)
-                ? QStringLiteral("%1x").arg(base / row.runtime, 0, 'f', 3)
-                : QStringLiteral("–"));
-        items << new QStandardItem(QString::number(row.changedNodes));
+        items << new QStandardItem(Formatting::factor(base / row.runtime, 3)); // "–" unless both verified
+        items << new QStandardItem(Formatting::count(row.changedNodes));
         QString layouts = QString::fromStdString(row.layouts).trimmed();
         items << new QStandardItem(layouts.section(QLatin1Char('\n'), 0, 0).trimmed()
             + (layouts.contains(QLatin1Char('\n')) ? QStringLiteral(" …") : QString()));
@@ -496,17 +495,17 @@ void TunePanel::showView()
         m_table->appendRow(items);
     }
     m_tableView->resizeColumnsToContents();
-    QString text = tr("%1 candidates scored in %2 s.").arg(v.evaluated).arg(v.seconds, 0, 'f', 1);
+    QString text
+        = tr("%1 candidates scored in %2.").arg(Formatting::count(v.evaluated), Formatting::seconds(v.seconds, 1));
     if (v.verification.empty() && !v.simulatorProblem.isEmpty())
         text += tr(" Not verified: %1.").arg(v.simulatorProblem);
     else if (v.verification.empty())
         text += tr(" Not verified: tick \"Verify with the simulator\" to simulate the default and the top-k.");
     else if (v.winner > 0)
-        text += tr(" Apply #%1: %2 %3 vs the default's %4, %5 (%6x).")
-                    .arg(v.winner)
-                    .arg(QString::fromStdString(v.verification), verifiedText[v.winner], verifiedText[0],
-                        Formatting::durationDifference(v.rows[size_t(v.winner)].runtime, base))
-                    .arg(base / v.rows[size_t(v.winner)].runtime, 0, 'f', 3);
+        text += tr(" Apply #%1: %2 %3 vs the default's %4, %5 (%6).")
+                    .arg(Formatting::count(v.winner), QString::fromStdString(v.verification), verifiedText[v.winner],
+                        verifiedText[0], Formatting::durationDifference(v.rows[size_t(v.winner)].runtime, base),
+                        Formatting::factor(base / v.rows[size_t(v.winner)].runtime, 3));
     else
         text += tr(" Keep the compiler default: no %1 candidate of the top-k is faster.")
                     .arg(QString::fromStdString(v.verification));
@@ -517,7 +516,7 @@ void TunePanel::showView()
         text += QStringLiteral("\n")
             + tr("Scores depend on their batch (cross-config attention): \"score\" is from one batch of the default "
                  "and the top-%1, \"search score\" from the search batch that found the candidate.")
-                  .arg(v.rows.size() - 1);
+                  .arg(Formatting::count(int64_t(v.rows.size()) - 1));
     m_summary->setText(text);
     Q_EMIT statusMessage(text.section(QLatin1Char('\n'), 0, 0));
     selectRow(v.rows.size() > 1 ? 1 : 0);
@@ -552,7 +551,8 @@ void TunePanel::selectRow(int row)
         }
         m_overlay.minimum = 0;
         m_overlay.maximum = 3;
-        m_overlay.name = row == 0 ? tr("default: no layout changed") : tr("#%1: tensors whose layout changes").arg(row);
+        m_overlay.name = row == 0 ? tr("default: no layout changed")
+                                  : tr("#%1: tensors whose layout changes").arg(Formatting::count(row));
     }
     Q_EMIT overlayChanged(QString::fromStdString(m_view->path));
 }

@@ -4,6 +4,7 @@
 #include "collectioncheckmodel.h"
 
 #include "widgets/common/errorbanner.h"
+#include "widgets/common/formatting.h"
 #include "widgets/common/jobchannel.h"
 
 #include <QHeaderView>
@@ -72,7 +73,9 @@ void CollectionView::openFolder(const QString& folder)
         auto check = std::make_shared<tgraph::TreeCheck>(tgraph::checkDatasetTree(path, &progress));
         return [this, check, folder] {
             m_progress->hide();
-            m_title->setText(tr("%1: %2 errors, %3 warnings").arg(folder).arg(check->errors()).arg(check->warnings()));
+            m_title->setText(
+                tr("%1: %2 errors, %3 warnings")
+                    .arg(folder, Formatting::count(check->errors()), Formatting::count(check->warnings())));
             m_model->setCheck(std::move(*check));
             if (m_model->rowCount() > 0)
                 m_table->selectRow(0);

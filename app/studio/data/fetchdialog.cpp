@@ -302,11 +302,10 @@ void FetchDialog::startFetch()
             m_ui->progress->setRange(0, 1);
             m_ui->progress->setValue(1);
             m_ui->status->setText(done == 0
-                    ? tr("Nothing to fetch: all %1 archives are already present.").arg(present)
+                    ? tr("Nothing to fetch: all %1 archives are already present.").arg(Formatting::count(present))
                     : tr("Fetched %1 archives (%2 transferred, %3 graphs checked); %4 already present.")
-                          .arg(done)
-                          .arg(Formatting::bytes(bytes), Formatting::count(files))
-                          .arg(present));
+                          .arg(Formatting::count(done), Formatting::bytes(bytes), Formatting::count(files),
+                              Formatting::count(present)));
             updatePlan();
             Q_EMIT fetched(destination);
         };

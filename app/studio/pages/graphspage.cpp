@@ -3,6 +3,7 @@
 
 #include "app/studio/session/studiosession.h"
 
+#include "widgets/common/distinctnames.h"
 #include "widgets/common/formatting.h"
 #include "widgets/graph/graphpage.h"
 #include "widgets/graph/nodeinspector.h"
@@ -31,6 +32,8 @@ constexpr int kInspectorPanel = 2;
 // Side panels as they unfold the first time: the canvas keeps the rest (docs/studio.md §0).
 constexpr int kListWidth = 210;
 constexpr int kInspectorWidth = 300;
+// Tab titles are shortened to this width, keeping what tells them apart (their tooltip is whole).
+constexpr int kTabTitleWidth = 220;
 
 } // namespace
 
@@ -48,8 +51,10 @@ GraphsPage::GraphsPage(StudioSession* session, QWidget* parent)
     m_tabs->setDocumentMode(true);
     m_tabs->setTabsClosable(true);
     m_tabs->setMovable(true);
-    // Tab titles are shortened by the page so that what tells them apart stays (updateTabTitles).
-    m_tabs->setElideMode(Qt::ElideRight);
+    // Tab titles are shortened by the page so that what tells them apart stays (updateTabTitles);
+    // more tabs than fit scroll.
+    m_tabs->setElideMode(Qt::ElideNone);
+    m_tabs->setUsesScrollButtons(true);
     m_tabs->tabBar()->setExpanding(false);
     connect(m_tabs, &QTabWidget::tabCloseRequested, this, &GraphsPage::closeTab);
     connect(m_tabs, &QTabWidget::currentChanged, this, &GraphsPage::onCurrentChanged);
@@ -204,6 +209,7 @@ void GraphsPage::showDocument(
     }
     m_tabs->setTabToolTip(index, toolTip);
     m_tabs->setCurrentIndex(index);
+    updateTabTitles();
     if (const NodeOverlay* overlay = m_session->overlay(QString::fromStdString(document->path)))
         page->setOverlay(*overlay);
     onCurrentChanged();
@@ -217,8 +223,19 @@ void GraphsPage::closeTab(int index)
         return;
     m_tabs->removeTab(index);
     page->deleteLater();
+    updateTabTitles();
     onCurrentChanged();
     Q_EMIT countChanged(m_tabs->count());
+}
+
+void GraphsPage::updateTabTitles()
+{
+    QStringList names;
+    for (int i = 0; i < m_tabs->count(); ++i)
+        names << m_tabs->widget(i)->property("fullTitle").toString();
+    const QStringList shown = DistinctNames::shorten(names, m_tabs->tabBar()->fontMetrics(), kTabTitleWidth);
+    for (int i = 0; i < m_tabs->count() && i < shown.size(); ++i)
+        m_tabs->setTabText(i, shown[i]);
 }
 
 void GraphsPage::onCurrentChanged()

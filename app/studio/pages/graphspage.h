@@ -70,6 +70,8 @@ private:
     void applyOverlay(const QString& path);
     void overlayConfig(const QString& path, qint64 config);
     void publishDocuments();
+    // Tab titles shortened together, so that what tells them apart stays (DistinctNames).
+    void updateTabTitles();
     void setPanelShown(int index, bool shown);
 
     StudioSession* m_session;

@@ -118,6 +118,9 @@ bool renderRunCurves(const QString& projectPath, const QStringList& runIdsOrName
     view.resize(std::max(200, options.width), std::max(150, options.height));
     view.setAttribute(Qt::WA_DontShowOnScreen);
     view.show();
-    QCoreApplication::processEvents(); // lay the chart out at its size
+    // Lay the chart out at its size, fit the legend's names to the room it leaves (queued after
+    // the layout, LegendNames) and lay it out again with them.
+    for (int pass = 0; pass < 3; ++pass)
+        QCoreApplication::processEvents();
     return WidgetImage::save(&view, outputPngOrSvg, QStringLiteral("TGraph Studio: training curves"), error);
 }

@@ -2,6 +2,7 @@
 #include "app/studio/runs/runlogpane.h"
 
 #include "app/studio/runs/runprocesses.h"
+#include "widgets/common/formatting.h"
 
 #include <QLabel>
 #include <QPlainTextEdit>
@@ -15,6 +16,7 @@ RunLogPane::RunLogPane(RunProcesses* processes, QWidget* parent)
     , m_text(new QPlainTextEdit)
 {
     m_text->setReadOnly(true);
+    m_text->setProperty(Formatting::kVerbatimProperty, true); // the process's own output
     m_text->setMaximumBlockCount(RunProcesses::kMaxLines);
     m_text->setLineWrapMode(QPlainTextEdit::NoWrap);
     m_text->setFont(QFont(QStringLiteral("monospace")));

@@ -1,0 +1,274 @@
+// SPDX-License-Identifier: Apache-2.0
+// `tgraph diff` as a user runs it (docs/diff.md §1): help and usage errors, the exit status with
+// and without --exit-code, bad and odd inputs, files of several modules (FILE#K, --module-a/-b),
+// text against protobuf, the JSON (its invariants and the `layout` kind) and the HTML page (self-
+// contained, written atomically), and a real before/after pair of the dump folder (label external).
+
+#include "core/hlo/hloproto.h"
+#include "core/hlo/hlotext.h"
+#include "core/synth/hlogen.h"
+#include "core/util/json.h"
+#include "testutil.h"
+
+#include <QDir>
+#include <QRegularExpression>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace tgraph;
+
+namespace {
+
+QString tgraphExe() { return testutil::binDir() + "/tgraph"; }
+testutil::ProcessResult runTgraph(const QStringList& args) { return testutil::run(tgraphExe(), args); }
+
+const char* kSmall = R"(HloModule m
+
+ENTRY main {
+  p0 = f32[4,8]{1,0} parameter(0)
+  p1 = f32[4,8]{1,0} parameter(1)
+  mul = f32[4,8]{1,0} multiply(p0, p1)
+  ROOT add = f32[4,8]{1,0} add(mul, p0)
+}
+)";
+
+QByteArray withLayout(const char* text, const char* from, const char* to)
+{
+    QByteArray s(text);
+    s.replace(from, to);
+    return s;
+}
+
+QString message(const testutil::ProcessResult& r)
+{
+    return QString("exit %1, stdout: %2, stderr: %3").arg(r.exitCode).arg(QString(r.out.left(400)), QString(r.err));
+}
+
+} // namespace
+
+class TestDiffCli : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        QVERIFY2(QFileInfo(tgraphExe()).isExecutable(), qPrintable(tgraphExe() + " is not built"));
+        m_a = m_dir.filePath("a.hlo");
+        m_b = m_dir.filePath("b.hlo");
+        testutil::writeAll(m_a, kSmall);
+        // One edited layout: mul {1,0} -> {0,1}.
+        testutil::writeAll(m_b, withLayout(kSmall, "mul = f32[4,8]{1,0}", "mul = f32[4,8]{0,1}"));
+    }
+
+    void helpAndUsage()
+    {
+        for (const QStringList& args : { QStringList { "diff", "--help" }, QStringList { "help", "diff" } }) {
+            const auto r = runTgraph(args);
+            QCOMPARE(r.exitCode, 0);
+            for (const char* part : { "--exit-code", "--html", "--json", "--module-a", "docs/diff.md", "FILE#K" })
+                QVERIFY2(r.out.contains(part), part);
+        }
+        QVERIFY(runTgraph({ "--help" }).out.contains("diff"));
+        const struct
+        {
+            QStringList args;
+            const char* says;
+        } usage[] = {
+            { { "diff", m_a }, "expected two modules" },
+            { { "diff", m_a, m_b, m_a }, "expected two modules" },
+            { { "diff", m_a, m_b, "--text", "--json" }, "exclude each other" },
+            { { "diff", m_a, m_b, "--bogus" }, "--bogus" },
+            { { "diff", m_a, m_b, "--match", "name,psychic" }, "psychic" },
+            { { "diff", m_a, m_b, "--limit", "-1" }, "--limit" },
+            { { "diff", m_a, m_b, "--exit-code", "--limit", "many" }, "--limit" },
+        };
+        for (const auto& u : usage) {
+            const auto r = runTgraph(u.args);
+            QVERIFY2(r.exitCode == 2, qPrintable(message(r)));
+            QVERIFY2(r.err.contains(u.says), qPrintable(message(r)));
+            QVERIFY(r.out.isEmpty());
+        }
+    }
+
+    void exitStatus()
+    {
+        // The same module: 0 with or without --exit-code.
+        auto r = runTgraph({ "diff", m_a, m_a });
+        QVERIFY2(r.exitCode == 0, qPrintable(message(r)));
+        QVERIFY(r.out.contains("the same"));
+        r = runTgraph({ "diff", m_a, m_a, "--exit-code" });
+        QCOMPARE(r.exitCode, 0);
+        // Different: 0, and 1 with --exit-code.
+        r = runTgraph({ "diff", m_a, m_b });
+        QVERIFY2(r.exitCode == 0, qPrintable(message(r)));
+        QVERIFY(r.out.contains("different"));
+        QVERIFY(r.out.contains("[layout]"));
+        QVERIFY(r.out.contains("f32[4,8]{1,0} -> f32[4,8]{0,1}"));
+        r = runTgraph({ "diff", m_a, m_b, "--exit-code" });
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY(r.err.isEmpty());
+    }
+
+    void badInput()
+    {
+        const QString missing = m_dir.filePath("missing.hlo");
+        auto r = runTgraph({ "diff", m_a, missing });
+        QVERIFY2(r.exitCode == 1, qPrintable(message(r)));
+        QVERIFY(r.err.contains("missing.hlo"));
+        QVERIFY(r.out.isEmpty());
+        // Under --exit-code, 1 means "different": trouble is 2.
+        r = runTgraph({ "diff", m_a, missing, "--exit-code" });
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY(r.err.contains("missing.hlo"));
+        // Not HLO, and HLO with an error: the file, the place, the problem.
+        const QString junk = m_dir.filePath("junk.txt");
+        testutil::writeAll(junk, "this is not a module\n");
+        r = runTgraph({ "diff", junk, m_a });
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY(r.err.contains("junk.txt"));
+        const QString broken = m_dir.filePath("broken.hlo");
+        testutil::writeAll(broken, withLayout(kSmall, "multiply(p0, p1)", "multiply(p0, nowhere)"));
+        r = runTgraph({ "diff", m_a, broken });
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains("broken.hlo") && r.err.contains("line 6") && r.err.contains("nowhere"),
+            qPrintable(message(r)));
+        QVERIFY(!r.crashed);
+    }
+
+    void severalModulesInAFile()
+    {
+        const QString both = m_dir.filePath("both.hlo");
+        QByteArray second = withLayout(kSmall, "mul = f32[4,8]{1,0}", "mul = f32[4,8]{0,1}");
+        second.replace("HloModule m", "HloModule m2");
+        testutil::writeAll(both, QByteArray(kSmall) + "\n// -----\n\n" + second);
+        auto r = runTgraph({ "diff", both, m_a });
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains("both.hlo") && r.err.contains("2 modules") && r.err.contains("FILE#K")
+                && r.err.contains("--module-a"),
+            qPrintable(message(r)));
+        // FILE#K (from 0), a name, and --module-a / --module-b.
+        r = runTgraph({ "diff", both + "#0", both + "#1" });
+        QVERIFY2(r.exitCode == 0, qPrintable(message(r)));
+        QVERIFY(r.out.contains("[layout]"));
+        r = runTgraph({ "diff", both + "#m", both + "#m2", "--exit-code" });
+        QCOMPARE(r.exitCode, 1);
+        r = runTgraph({ "diff", both, both, "--module-a", "0", "--module-b", "0", "--exit-code" });
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(r.out.contains("both.hlo#0"));
+        r = runTgraph({ "diff", both + "#2", m_a });
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains("module 2") && r.err.contains("out of range"), qPrintable(message(r)));
+        r = runTgraph({ "diff", both + "#nosuch", m_a });
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY(r.err.contains("no module of that name"));
+        r = runTgraph({ "diff", both + "#0", m_a, "--module-a", "1" });
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY(r.err.contains("--module-a"));
+    }
+
+    void textAgainstProtobuf()
+    {
+        // The same module as HLO text and as xla.HloModuleProto: the same (the protobuf keeps no
+        // attribute text, which is not a difference).
+        const std::string text = generateHloText(HloGenSpec { "resnet", 800, 3, true });
+        const QString hlo = m_dir.filePath("r.hlo"), pb = m_dir.filePath("r.pb");
+        testutil::writeAll(hlo, QByteArray::fromStdString(text));
+        testutil::writeAll(pb, QByteArray::fromStdString(encodeHloModuleProto(parseHloText(text, "r.hlo"))));
+        const auto r = runTgraph({ "diff", hlo, pb, "--exit-code" });
+        QVERIFY2(r.exitCode == 0, qPrintable(message(r)));
+        QVERIFY(r.out.contains("xla.HloModuleProto"));
+    }
+
+    void jsonAddsUp()
+    {
+        const auto r = runTgraph({ "diff", m_a, m_b, "--json" });
+        QVERIFY2(r.exitCode == 0, qPrintable(message(r)));
+        const Json j = parseJson(r.out.toStdString(), "stdout");
+        const size_t a = j["a"]["instructions"].get<size_t>(), b = j["b"]["instructions"].get<size_t>();
+        QCOMPARE(a, size_t(4));
+        QCOMPARE(b, size_t(4));
+        QCOMPARE(j["matched"].get<size_t>() + j["removed"].size(), a);
+        QCOMPARE(j["matched"].get<size_t>() + j["added"].size(), b);
+        QCOMPARE(j["changed"].size(), size_t(1));
+        QCOMPARE(j["changed"][0]["a"].get<std::string>(), std::string("mul"));
+        QCOMPARE(j["changed"][0]["b"].get<std::string>(), std::string("mul"));
+        QCOMPARE(j["changed"][0]["kinds"], Json::array({ "layout" }));
+        QCOMPARE(j["changes_by_kind"]["layout"].get<int>(), 1);
+        QCOMPARE(j["same"].get<bool>(), false);
+        QVERIFY(j["matched_by"]["name"].is_number_integer());
+        // --json and --text exclude each other; --json lists every entry whatever --limit says.
+        const auto limited = runTgraph({ "diff", m_a, m_b, "--json", "--limit", "1" });
+        QCOMPARE(limited.out, r.out);
+    }
+
+    void htmlIsSelfContainedAndAtomic()
+    {
+        const QString page = m_dir.filePath("diff.html");
+        auto r = runTgraph({ "diff", m_a, m_b, "--html", page });
+        QVERIFY2(r.exitCode == 0, qPrintable(message(r)));
+        QVERIFY(r.out.startsWith("wrote "));
+        QCOMPARE(r.out.count('\n'), 1);
+        const QByteArray html = testutil::readAll(page);
+        QVERIFY(html.startsWith("<!DOCTYPE html>"));
+        QVERIFY(html.contains("<svg"));
+        QVERIFY(html.contains("<style>"));
+        QVERIFY(html.contains("layout"));
+        for (const char* banned : { "<script", "http:", "https:", " src=", "<link", "@import", "url(" })
+            QVERIFY2(!html.contains(banned), banned);
+        // With --json, the JSON on stdout too.
+        r = runTgraph({ "diff", m_a, m_b, "--html", page, "--json" });
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(r.out.startsWith("{"));
+        // A folder that does not exist: bad input, nothing left behind.
+        const QString nowhere = m_dir.filePath("no/such/folder/diff.html");
+        r = runTgraph({ "diff", m_a, m_b, "--html", nowhere });
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY(r.err.contains("diff.html"));
+        QVERIFY(!QFileInfo::exists(m_dir.filePath("no")));
+        // Over an existing file: replaced whole, no temporary file left.
+        testutil::writeAll(page, "old");
+        r = runTgraph({ "diff", m_a, m_a, "--html", page });
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(testutil::readAll(page).contains("The same"));
+        QCOMPARE(QDir(m_dir.path()).entryList({ "diff.html*" }, QDir::Files), QStringList { "diff.html" });
+    }
+
+    void oddNamesAreEscaped()
+    {
+        const QString odd = m_dir.filePath("odd\nname\x01.hlo");
+        QVERIFY(QFile::copy(m_b, odd));
+        const auto r = runTgraph({ "diff", m_a, odd });
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.out.contains("odd\\nname\\x01.hlo"), r.out.constData());
+        QVERIFY(!r.out.contains('\x01'));
+    }
+
+    void realBeforeAndAfterOptimizations()
+    {
+        const QString data = testutil::sharedDataDir();
+        const QString dir = data + "/dumps/alpa_gpu_sm70";
+        if (data.isEmpty() || !QFileInfo(dir).isDir())
+            QSKIP("the real dump folder (../shared/data/dumps/alpa_gpu_sm70) is absent");
+        const QString stem = dir + "/module_0096.func_shard_parallel__2.68.";
+        const auto r = runTgraph(
+            { "diff", stem + "before_optimizations.txt", stem + "sm_7.0_gpu_after_optimizations.txt", "--json" });
+        QVERIFY2(r.exitCode == 0, qPrintable(message(r)));
+        const Json j = parseJson(r.out.toStdString(), "stdout");
+        QCOMPARE(j["matched"].get<size_t>() + j["removed"].size(), j["a"]["instructions"].get<size_t>());
+        QCOMPARE(j["matched"].get<size_t>() + j["added"].size(), j["b"]["instructions"].get<size_t>());
+        QVERIFY(j["changes_by_kind"]["fused-into"].get<size_t>() > 0);
+        const auto text
+            = runTgraph({ "diff", stem + "before_optimizations.txt", stem + "sm_7.0_gpu_after_optimizations.txt" });
+        QCOMPARE(text.exitCode, 0);
+        QVERIFY(text.out.contains("[fused-into]"));
+    }
+
+private:
+    QTemporaryDir m_dir;
+    QString m_a, m_b;
+};
+
+QTEST_GUILESS_MAIN(TestDiffCli)
+#include "tst_diffcli.moc"
