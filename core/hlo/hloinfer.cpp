@@ -664,7 +664,8 @@ private:
     {
         const int32_t a = type(0), b = type(1);
         if (!sameTypeIgnoringFp(a, b))
-            fail("binary op " + std::string(r.opcode) + " with different element types: " + text(0) + " and " + text(1));
+            fail(
+                "binary op " + std::string(r.opcode) + " with different element types: " + text(0) + " and " + text(1));
         const int32_t result = higherPrecision(a, b);
         const std::vector<int64_t> da = dims(0), db = dims(1);
         if (da == db)
@@ -1011,7 +1012,8 @@ private:
             return true;
         };
         if (!inRangeAndUnique(lc, lb, a.size()) || !inRangeAndUnique(rc, rb, b.size()))
-            fail("a dimension number of the dot is out of range or repeated (" + text(lhs) + " <dot> " + text(rhs) + ")");
+            fail("a dimension number of the dot is out of range or repeated (" + text(lhs) + " <dot> " + text(rhs)
+                + ")");
         if (lc.size() != rc.size())
             fail("the dot must contract as many lhs as rhs dimensions");
         // Structured sparsity: the sparse operand stores n of every m values of its sparse dimension.
@@ -1046,7 +1048,8 @@ private:
         std::vector<int64_t> out = std::move(leading);
         for (int64_t d : lb)
             out.push_back(a[size_t(d)]);
-        const auto has = [](const std::vector<int64_t>& v, int64_t d) { return std::find(v.begin(), v.end(), d) != v.end(); };
+        const auto has
+            = [](const std::vector<int64_t>& v, int64_t d) { return std::find(v.begin(), v.end(), d) != v.end(); };
         for (size_t k = 0; k < a.size(); ++k)
             if (!has(lc, int64_t(k)) && !has(lb, int64_t(k)))
                 out.push_back(a[k]);
@@ -1145,7 +1148,8 @@ private:
             || !isPermutationOf(c.outputBatch, c.outputFeature, outSpatial))
             fail("dim_labels must name every dimension once");
         const int64_t inputFeatures = lhs[size_t(c.inputFeature)], inputBatch = lhs[size_t(c.inputBatch)];
-        const int64_t kernelInput = rhs[size_t(c.kernelInputFeature)], kernelOutput = rhs[size_t(c.kernelOutputFeature)];
+        const int64_t kernelInput = rhs[size_t(c.kernelInputFeature)],
+                      kernelOutput = rhs[size_t(c.kernelOutputFeature)];
         if (kernelOutput % bg != 0)
             fail("the kernel's output features are not a multiple of batch_group_count");
         if (inputFeatures % fg != 0 || inputFeatures / fg != kernelInput)
@@ -1216,7 +1220,8 @@ private:
             fail("index_vector_dim " + std::to_string(indexVectorDim) + " is out of bounds for " + text(1));
         if (size_t(indexVectorDim) == indices.size())
             indices.push_back(1);
-        if (!std::is_sorted(offset.begin(), offset.end()) || std::adjacent_find(offset.begin(), offset.end()) != offset.end())
+        if (!std::is_sorted(offset.begin(), offset.end())
+            || std::adjacent_find(offset.begin(), offset.end()) != offset.end())
             fail("offset_dims must be ascending and not repeat");
         if (!std::is_sorted(collapsed.begin(), collapsed.end()) || !std::is_sorted(batching.begin(), batching.end()))
             fail("collapsed_slice_dims and operand_batching_dims must be ascending");
@@ -1224,7 +1229,8 @@ private:
             fail("slice_sizes has " + std::to_string(sizes.size()) + " entries for an input of rank "
                 + std::to_string(input.size()));
         if (sizes.size() != offset.size() + collapsed.size() + batching.size())
-            fail("slice_sizes must have as many entries as offset_dims, collapsed_slice_dims and operand_batching_dims together");
+            fail("slice_sizes must have as many entries as offset_dims, collapsed_slice_dims and operand_batching_dims "
+                 "together");
         const size_t rank = offset.size() + indices.size() - 1;
         std::vector<int64_t> out;
         size_t offsetSeen = 0, gatherSeen = 0;
@@ -1298,8 +1304,9 @@ private:
     {
         need(2);
         const HloAttribute* transpose = attribute("transpose_a");
-        if (!transpose || !(transpose->value == "NO_TRANSPOSE" || transpose->value == "TRANSPOSE"
-                || transpose->value == "ADJOINT"))
+        if (!transpose
+            || !(
+                transpose->value == "NO_TRANSPOSE" || transpose->value == "TRANSPOSE" || transpose->value == "ADJOINT"))
             fail("triangular-solve needs transpose_a=NO_TRANSPOSE, TRANSPOSE or ADJOINT to infer its shape");
         const HloAttribute* left = attribute("left_side");
         const bool leftSide = left && left->value == "true";
@@ -1435,7 +1442,10 @@ std::tuple<std::string, int64_t, bool> splitSuffix(const std::string& name)
     return { name.substr(0, dot), value, true };
 }
 
-bool endsWithAnon(const std::string& root) { return root.size() >= 5 && root.compare(root.size() - 5, 5, ".anon") == 0; }
+bool endsWithAnon(const std::string& root)
+{
+    return root.size() >= 5 && root.compare(root.size() - 5, 5, ".anon") == 0;
+}
 
 } // namespace
 

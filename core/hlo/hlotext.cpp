@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/hlo/hlotext.h"
 
-#include "core/util/error.h"
-#include "core/io/filebytes.h"
 #include "core/hlo/featurizer.h"
 #include "core/hlo/hloinfer.h"
 #include "core/hlo/hloverify.h"
+#include "core/io/filebytes.h"
+#include "core/util/error.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -729,9 +729,8 @@ private:
         inst.opcode = internOpcode(opcode);
         if (!printed && !canInferHloShape(opcode))
             failAt(opcodePos,
-                "the shape of " + describe(name, opcode)
-                    + " must be written: XLA's parser infers no shape for " + std::string(opcode)
-                    + " (docs/formats.md §8.7)");
+                "the shape of " + describe(name, opcode) + " must be written: XLA's parser infers no shape for "
+                    + std::string(opcode) + " (docs/formats.md §8.7)");
         uint32_t line, column;
         lineColumn(start, line, column);
         inst.line = line;
@@ -836,8 +835,8 @@ private:
 
     // The shape of operand k of `inst` (parsed just now): written inline, or named, then looked up
     // among the instructions read so far as XLA's parser does; nullopt when it names none of them.
-    std::optional<uint32_t> operandShape(const HloInstruction& inst, size_t k, size_t& nextRef, std::string_view& missing,
-        size_t& missingPos) const
+    std::optional<uint32_t> operandShape(
+        const HloInstruction& inst, size_t k, size_t& nextRef, std::string_view& missing, size_t& missingPos) const
     {
         int64_t id = m.ints[inst.operandIds.offset + k];
         if (id < 0) {
@@ -902,20 +901,49 @@ private:
     void checkInlineAttributes(const HloInstruction& inst, std::string_view opcode, size_t start, size_t refsBegin)
     {
         static const std::unordered_map<std::string_view, std::string_view> needs = {
-            { "all-gather", "dimensions" }, { "all-gather-start", "dimensions" }, { "all-reduce", "to_apply" },
-            { "all-reduce-start", "to_apply" }, { "async-start", "calls" }, { "batch-norm-grad", "epsilon" },
-            { "batch-norm-inference", "epsilon" }, { "batch-norm-training", "epsilon" }, { "call", "to_apply" },
-            { "collective-permute", "source_target_pairs" }, { "collective-permute-start", "source_target_pairs" },
-            { "compare", "direction" }, { "concatenate", "dimensions" }, { "conditional", "branch_computations" },
-            { "convolution", "dim_labels" }, { "custom-call", "custom_call_target" }, { "domain", "domain" },
-            { "dynamic-slice", "dynamic_slice_sizes" }, { "fft", "fft_type" }, { "fusion", "calls" },
-            { "gather", "offset_dims" }, { "get-dimension-size", "dimensions" }, { "get-tuple-element", "index" },
-            { "iota", "iota_dimension" }, { "map", "to_apply" }, { "pad", "padding" }, { "reduce", "to_apply" },
-            { "reduce-precision", "exponent_bits" }, { "reduce-scatter", "to_apply" }, { "reduce-window", "to_apply" },
-            { "reverse", "dimensions" }, { "rng", "distribution" }, { "rng-bit-generator", "algorithm" },
-            { "rng-get-and-update-state", "delta" }, { "scan", "to_apply" }, { "scatter", "update_window_dims" },
-            { "select-and-scatter", "select" }, { "set-dimension-size", "dimensions" }, { "slice", "slice" },
-            { "sort", "dimensions" }, { "topk", "k" }, { "transpose", "dimensions" }, { "while", "condition" },
+            { "all-gather", "dimensions" },
+            { "all-gather-start", "dimensions" },
+            { "all-reduce", "to_apply" },
+            { "all-reduce-start", "to_apply" },
+            { "async-start", "calls" },
+            { "batch-norm-grad", "epsilon" },
+            { "batch-norm-inference", "epsilon" },
+            { "batch-norm-training", "epsilon" },
+            { "call", "to_apply" },
+            { "collective-permute", "source_target_pairs" },
+            { "collective-permute-start", "source_target_pairs" },
+            { "compare", "direction" },
+            { "concatenate", "dimensions" },
+            { "conditional", "branch_computations" },
+            { "convolution", "dim_labels" },
+            { "custom-call", "custom_call_target" },
+            { "domain", "domain" },
+            { "dynamic-slice", "dynamic_slice_sizes" },
+            { "fft", "fft_type" },
+            { "fusion", "calls" },
+            { "gather", "offset_dims" },
+            { "get-dimension-size", "dimensions" },
+            { "get-tuple-element", "index" },
+            { "iota", "iota_dimension" },
+            { "map", "to_apply" },
+            { "pad", "padding" },
+            { "reduce", "to_apply" },
+            { "reduce-precision", "exponent_bits" },
+            { "reduce-scatter", "to_apply" },
+            { "reduce-window", "to_apply" },
+            { "reverse", "dimensions" },
+            { "rng", "distribution" },
+            { "rng-bit-generator", "algorithm" },
+            { "rng-get-and-update-state", "delta" },
+            { "scan", "to_apply" },
+            { "scatter", "update_window_dims" },
+            { "select-and-scatter", "select" },
+            { "set-dimension-size", "dimensions" },
+            { "slice", "slice" },
+            { "sort", "dimensions" },
+            { "topk", "k" },
+            { "transpose", "dimensions" },
+            { "while", "condition" },
         };
         std::string_view needed;
         if (const auto it = needs.find(opcode); it != needs.end()) {
@@ -1407,7 +1435,8 @@ private:
             ++r.i;
         }
         if (values.size() > 8)
-            r.fail("too many sparsity descriptors: " + std::to_string(values.size() / 4) + " (one per operand at most)");
+            r.fail(
+                "too many sparsity descriptors: " + std::to_string(values.size() / 4) + " (one per operand at most)");
         m_dot.sparsity = m.addInts(values);
         m_hasDot = true;
     }

@@ -41,10 +41,10 @@ const OperandRule* operandRule(std::string_view opcode)
                 "rng-bit-generator", "round-nearest-afz", "round-nearest-even", "rsqrt", "sign", "sine", "sinh",
                 "shuffle", "slice", "sqrt", "tan", "tanh", "topk", "transpose", "while" });
         exactly(2,
-            { "add", "add-dependency", "and", "atan2", "compare", "complex", "divide", "gather",
-                "maximum", "minimum", "mulhi", "multiply", "or", "pad", "power", "remainder", "rng",
-                "set-dimension-size", "shift-left", "shift-right-arithmetic", "shift-right-logical",
-                "stochastic-convert", "subtract", "triangular-solve", "xor" });
+            { "add", "add-dependency", "and", "atan2", "compare", "complex", "divide", "gather", "maximum", "minimum",
+                "mulhi", "multiply", "or", "pad", "power", "remainder", "rng", "set-dimension-size", "shift-left",
+                "shift-right-arithmetic", "shift-right-logical", "stochastic-convert", "subtract", "triangular-solve",
+                "xor" });
         exactly(3, { "batch-norm-training", "clamp", "ragged-dot", "select", "select-and-scatter" });
         exactly(4, { "scaled-dot" });
         exactly(5, { "batch-norm-grad", "batch-norm-inference" });
@@ -463,7 +463,7 @@ private:
             const OpcodeChecks& checks = checksOf(inst.opcode);
             auto who = [&inst] { return quoted(inst.name) + ": " + std::string(inst.opcode); };
             if (checks.dot)
-                checkDotOperands(p, who());
+                checkDotOperands(p, who);
             else if (const OperandRule* rule = checks.rule) {
                 if (rule->min == rule->max && int64_t(count) != rule->min)
                     fail(p, who() + " takes " + operands(size_t(rule->min)) + ", got " + std::to_string(count));
@@ -497,7 +497,7 @@ private:
 
     // A dot takes lhs and rhs, then one metadata operand per sparsity descriptor (the XLA versions
     // with sparse dots, docs/formats.md §8.6), at most one descriptor per operand.
-    void checkDotOperands(size_t p, const std::string& who) const
+    template <class Who> void checkDotOperands(size_t p, const Who& who) const
     {
         const HloInstruction& inst = m.instructions[p];
         const size_t count = inst.operandIds.count;
@@ -506,14 +506,16 @@ private:
         if (details.dotDims >= 0 && size_t(details.dotDims) < m.dotDims.size())
             descriptors = m.dotDims[size_t(details.dotDims)].sparsity.count / 4;
         if (descriptors > 2)
-            fail(p, who + " has " + std::to_string(descriptors) + " sparsity descriptors; it takes one per operand at most");
+            fail(p,
+                who() + " has " + std::to_string(descriptors)
+                    + " sparsity descriptors; it takes one per operand at most");
         if (count == 2 + descriptors)
             return;
         if (descriptors == 0)
-            fail(p, who + " takes 2 operands, got " + std::to_string(count));
+            fail(p, who() + " takes 2 operands, got " + std::to_string(count));
         fail(p,
-            who + " with " + std::to_string(descriptors) + " sparsity " + (descriptors == 1 ? "descriptor" : "descriptors")
-                + " takes " + std::to_string(2 + descriptors)
+            who() + " with " + std::to_string(descriptors) + " sparsity "
+                + (descriptors == 1 ? "descriptor" : "descriptors") + " takes " + std::to_string(2 + descriptors)
                 + " operands (lhs, rhs, then one metadata operand per descriptor), got " + std::to_string(count));
     }
 
