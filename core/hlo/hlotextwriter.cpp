@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/hlo/hlotextwriter.h"
 
+#include <algorithm>
 #include <unordered_map>
 
 namespace tgraph {
@@ -237,12 +238,18 @@ private:
     }
 
     // dim_labels=b01f_01io->b01f: each operand's dimensions labelled in order, spatial ones by
-    // their number.
+    // their number, '?' for a dimension no label names (custom-calls may write `?b01f`); a '?'
+    // after the last label is not kept.
     void dimLabels(const HloConvolutionDims& c)
     {
         const auto labels = [&](int64_t a, char la, int64_t b, char lb, IntSpan spatial) {
             const auto sp = m.span(spatial);
-            std::string out(sp.size() + 2, '?');
+            int64_t last = std::max(a, b);
+            for (const int64_t d : sp)
+                last = std::max(last, d);
+            if (last >= 64)
+                throw HloTextWriteError("a convolution dimension number out of range: " + std::to_string(last));
+            std::string out(size_t(std::max<int64_t>(last, 0) + 1), '?');
             const auto place = [&](int64_t at, char label) {
                 if (at < 0 || size_t(at) >= out.size() || out[size_t(at)] != '?')
                     throw HloTextWriteError("convolution dimension numbers that are not a permutation");

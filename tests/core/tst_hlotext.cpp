@@ -1198,6 +1198,21 @@ private Q_SLOTS:
                 qPrintable(QString::fromStdString(line + std::string(" not in:\n") + written)));
         // The grammar sample (old-style operand shapes, tiled layouts, async ops, execution threads).
         expectTextRoundTrip(kModule);
+        // dim_labels with '?' for dimensions no label names, as custom-calls write them.
+        const std::string unnamedDims
+            = "HloModule m\nENTRY e {\n  ROOT r = f32[100]{0} custom-call(), window={size=2x2}, "
+              "dim_labels=?b01f_0?1io->b01?f, custom_call_target=\"t\"\n}\n";
+        expectTextRoundTrip(unnamedDims);
+        QVERIFY(writeHloText(parse(unnamedDims)).find("dim_labels=?b01f_0?1io->b01?f,") != std::string::npos);
+        // Labels that leave `b` out give it dimension 0, which a spatial label also takes: no
+        // dim_labels can spell that, so it is refused rather than written wrong.
+        try {
+            writeHloText(parse("HloModule m\nENTRY e {\n  ROOT r = f32[4]{0} custom-call(), window={size=2}, "
+                               "dim_labels=0f_0io->0f\n}\n"));
+            QFAIL("no error");
+        } catch (const HloTextWriteError& e) {
+            QVERIFY2(std::string(e.what()).find("not a permutation") != std::string::npos, e.what());
+        }
         // A name that is not an HLO identifier (a protobuf module may hold one) is refused, not written.
         HloModule odd = parse("HloModule m\nENTRY e {\n  ROOT p = f32[] parameter(0)\n}\n");
         odd.instructions[0].name = odd.intern("a b");
