@@ -90,6 +90,10 @@ struct HloDotDims
     IntSpan rhsContracting;
     IntSpan lhsBatch;
     IntSpan rhsBatch;
+    // Structured sparsity (xla.SparsityDescriptor, text `sparsity=L.1@2:4`): 4 values per
+    // descriptor, the sparse operand (0 lhs, 1 rhs), its sparse dimension, n and m (n of every m
+    // values stored). A sparse dot takes one metadata operand per descriptor after lhs and rhs.
+    IntSpan sparsity;
 };
 
 struct HloSliceDimension

@@ -32,7 +32,7 @@ constexpr uint32_t InstName = 1, InstOpcode = 2, InstShape = 3, InstMetadata = 7
                    InstDimensions = 14, InstWindow = 15, InstConvDims = 16, InstSlices = 17, InstDynamicSliceSizes = 20,
                    InstPaddingConfig = 21, InstDotDims = 30, InstId = 35, InstOperandIds = 36,
                    InstCalledComputationIds = 38, InstFeatureGroupCount = 50, InstBatchGroupCount = 58,
-                   InstIsStable = 60;
+                   InstIsStable = 60, InstDotSparsity = 86;
 // xla.OpMetadata
 constexpr uint32_t MetaOpType = 1, MetaOpName = 2;
 // xla.ShapeProto, xla.LayoutProto
@@ -46,8 +46,10 @@ constexpr uint32_t WinSize = 1, WinStride = 2, WinPaddingLow = 3, WinPaddingHigh
 constexpr uint32_t ConvKernelInputFeature = 3, ConvKernelOutputFeature = 4, ConvKernelSpatial = 6, ConvInputBatch = 7,
                    ConvInputFeature = 8, ConvOutputBatch = 9, ConvOutputFeature = 10, ConvInputSpatial = 11,
                    ConvOutputSpatial = 12;
-// xla.DotDimensionNumbers
+// xla.DotDimensionNumbers, xla.SparsityDescriptor
 constexpr uint32_t DotLhsContracting = 1, DotRhsContracting = 2, DotLhsBatch = 3, DotRhsBatch = 4;
+constexpr uint32_t SparsityType = 1, SparsityIndex = 2, SparsityDimension = 3, SparsityN = 4, SparsityM = 5;
+constexpr int64_t kSparsityStructuredNM = 1;
 // xla.HloInstructionProto.SliceDimensions, xla.PaddingConfig(.PaddingConfigDimension)
 constexpr uint32_t SliceStart = 1, SliceLimit = 2, SliceStride = 3;
 constexpr uint32_t PaddingDimensions = 1;
@@ -426,6 +428,7 @@ private:
         bool hasDetails = false;
         std::optional<HloConvolutionDims> conv;
         std::optional<HloDotDims> dot;
+        std::vector<int64_t> sparsity; // 4 values per dot_sparsity descriptor (HloDotDims::sparsity)
         // The instruction owns every run read below (its own, its details', its shape's, its
         // convolution and dot dimensions'): runs staged on the way are joined after its last field.
         const StageMark mark = stageMark();
@@ -518,11 +521,21 @@ private:
             case F::InstIsStable:
                 inst.isStable = m_r.readBool("is_stable");
                 break;
+            case F::InstDotSparsity:
+                m_r.enter("dot_sparsity", int64_t(sparsity.size() / 4));
+                sparsityDescriptor(sparsity);
+                m_r.leave();
+                break;
             default:
                 m_r.skip();
             }
         }
         joinStaged(mark);
+        if (!sparsity.empty()) {
+            if (!dot)
+                dot.emplace();
+            dot->sparsity = m_module->addInts(sparsity);
+        }
         inst.name = m_module->intern(name);
         inst.opcode = internOpcode(opcode);
         m_module->setOpMetadata(m_module->instructions.size(), opType, opName, &m_names);
@@ -643,6 +656,34 @@ private:
             m_r.leave();
             appendToRun(m_module->windowDims, m_stagedWindows, det.windowOffset, det.windowCount, d);
         }
+    }
+
+    // xla.SparsityDescriptor: appends index, dimension, n, m.
+    void sparsityDescriptor(std::vector<int64_t>& out)
+    {
+        int64_t index = 0, dimension = 0, n = 0, mm = 0;
+        while (m_r.next()) {
+            switch (m_r.field()) {
+            case F::SparsityType:
+                m_r.readInt64("type");
+                break;
+            case F::SparsityIndex:
+                index = m_r.readInt64("index");
+                break;
+            case F::SparsityDimension:
+                dimension = m_r.readInt64("dimension");
+                break;
+            case F::SparsityN:
+                n = m_r.readInt64("n");
+                break;
+            case F::SparsityM:
+                mm = m_r.readInt64("m");
+                break;
+            default:
+                m_r.skip();
+            }
+        }
+        out.insert(out.end(), { index, dimension, n, mm });
     }
 
     void dotDims(HloDotDims& d)
@@ -1173,6 +1214,19 @@ private:
         m_w.writeInt64(F::InstFeatureGroupCount, inst.featureGroupCount);
         m_w.writeInt64(F::InstBatchGroupCount, inst.batchGroupCount);
         m_w.writeBool(F::InstIsStable, inst.isStable);
+        if (det.dotDims >= 0) {
+            const HloDotDims& d = m.dotDims[size_t(det.dotDims)];
+            const auto values = m.span(d.sparsity);
+            for (size_t k = 0; k + 3 < values.size(); k += 4) {
+                const size_t mark = m_w.beginMessage(F::InstDotSparsity);
+                m_w.writeInt64(F::SparsityType, F::kSparsityStructuredNM);
+                m_w.writeInt64(F::SparsityIndex, values[k]);
+                m_w.writeInt64(F::SparsityDimension, values[k + 1]);
+                m_w.writeInt64(F::SparsityN, values[k + 2]);
+                m_w.writeInt64(F::SparsityM, values[k + 3]);
+                m_w.endMessage(mark);
+            }
+        }
     }
 
     void shape(const HloModule& m, uint32_t index)

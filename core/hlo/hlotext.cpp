@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/hlo/hlotext.h"
 
-#include "core/util/error.h"
-#include "core/io/filebytes.h"
+#include "core/hlo/featurizer.h"
+#include "core/hlo/hloinfer.h"
 #include "core/hlo/hloverify.h"
+#include "core/io/filebytes.h"
+#include "core/util/error.h"
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
+#include <memory>
+#include <optional>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <unordered_map>
@@ -584,7 +588,15 @@ private:
         const std::string_view word = m_text.substr(m_pos, end - m_pos);
         if (word == "b" && peekAt(end) == '(')
             return true;
-        return peekAt(end) == '['; // an element type (unknown ones are reported by shapeValue)
+        if (peekAt(end) == '[')
+            return true; // an element type (unknown ones are reported by shapeValue)
+        if (!isSpace(peekAt(end)))
+            return false;
+        // XLA's lexer also reads an element type and its '[' apart: `s32 [4]`.
+        size_t next = end;
+        while (isSpace(peekAt(next)))
+            ++next;
+        return peekAt(next) == '[' && primitiveTypeFromName(word) >= 0;
     }
 
     void parseComputation()
@@ -695,38 +707,60 @@ private:
         const size_t namePos = m_pos;
         const std::string_view name = identifier("an instruction name");
         expect('=', "after the instruction name");
-        if (!startsShape())
-            failAt(m_pos,
-                "expected the shape of '" + std::string(name)
-                    + "' (instructions without a printed shape are not supported)");
+        parseInstructionRhs(name, namePos, start, 0);
+        return isRoot;
+    }
+
+    // What follows `NAME =`: [shape] opcode(operands) (, attribute=value)*; or, with `name` empty, an
+    // instruction written as an operand (docs/formats.md §8.7), `depth` levels down, which takes no
+    // attributes and gets the name XLA gives it. The shape, when not written, is inferred as XLA's
+    // parser infers it. The instruction is appended after those written inside its operand list;
+    // returns its position.
+    uint32_t parseInstructionRhs(std::string_view name, size_t namePos, size_t start, int depth)
+    {
+        const bool inlined = name.empty();
+        const bool printed = startsShape();
         HloInstruction inst;
-        inst.shape = parseShape(false);
+        if (printed)
+            inst.shape = parseShape(false);
+        skip();
         const size_t opcodePos = m_pos;
-        const std::string_view opcode = identifier("an opcode");
+        const std::string_view opcode = identifier(printed ? "an opcode" : "a shape or an opcode");
         inst.opcode = internOpcode(opcode);
-        inst.id = int64_t(m.instructions.size());
+        if (!printed && !canInferHloShape(opcode))
+            failAt(opcodePos,
+                "the shape of " + describe(name, opcode) + " must be written: XLA's parser infers no shape for "
+                    + std::string(opcode) + " (docs/formats.md §8.7)");
         uint32_t line, column;
         lineColumn(start, line, column);
         inst.line = line;
         inst.column = column;
-        if (!m_names.emplace(name, uint32_t(m.instructions.size())).second)
-            failAt(namePos, "duplicate instruction name '" + std::string(name) + "'");
-        inst.name = m.intern(name);
         expect('(', "after the opcode");
-        parseOperands(inst, opcode, opcodePos);
+        const size_t refsBegin = parseOperands(inst, opcode, opcodePos, depth);
         m_details = HloInstructionDetails();
         m_hasDetails = false;
         m_dot = HloDotDims();
         m_hasDot = false;
+        m_sawDimensions = false;
+        if (!printed)
+            m_rawAttributes.clear();
         std::vector<NameRef> called[SlotCount];
-        while (consume(',')) {
-            const size_t attrPos = m_pos;
-            const std::string_view attr = identifier("an attribute name");
-            expect('=', "after an attribute name");
-            const size_t valuePos = m_pos;
-            const std::string_view value = scanValue();
-            applyAttribute(inst, attr, value, attrPos, valuePos, called);
+        if (inlined) {
+            checkInlineAttributes(inst, opcode, start, refsBegin);
+        } else {
+            while (consume(',')) {
+                const size_t attrPos = m_pos;
+                const std::string_view attr = identifier("an attribute name");
+                expect('=', "after an attribute name");
+                const size_t valuePos = m_pos;
+                const std::string_view value = scanValue();
+                applyAttribute(inst, attr, value, attrPos, valuePos, called);
+                if (!printed)
+                    m_rawAttributes.push_back({ attr, value });
+            }
         }
+        if (!printed)
+            inst.shape = inferShape(inst, opcode, name, start, refsBegin, called);
         applyDefaults(inst, opcode);
         // Called computations in XLA's order (docs/formats.md §2.2): while = body, condition, etc.
         size_t count = 0;
@@ -751,8 +785,180 @@ private:
             inst.details = int32_t(m.details.size());
             m.details.push_back(m_details);
         }
+        const uint32_t position = uint32_t(m.instructions.size());
+        inst.name = inlined ? generatedName(opcode) : name;
+        if (!m_names.emplace(inst.name, position).second)
+            failAt(inlined ? start : namePos, "duplicate instruction name '" + std::string(inst.name) + "'");
+        if (!inlined)
+            inst.name = m.intern(name);
+        inst.id = int64_t(position);
         m.instructions.push_back(inst);
-        return isRoot;
+        return position;
+    }
+
+    static std::string describe(std::string_view name, std::string_view opcode)
+    {
+        if (name.empty())
+            return "the " + std::string(opcode) + " written as an operand";
+        return "'" + std::string(name) + "' (" + std::string(opcode) + ")";
+    }
+
+    // The name XLA gives an instruction written as an operand: `<opcode>.anon`, made unique among the
+    // names of the module read so far as XLA's NameUniquer does (docs/formats.md §8.7). The names
+    // met since the last one are registered first (in the order XLA registers them), so that a
+    // module without such operands pays nothing for this.
+    std::string_view generatedName(std::string_view opcode)
+    {
+        if (!m_uniquer)
+            m_uniquer = std::make_unique<HloNameUniquer>();
+        for (; m_namesRegistered < m.instructions.size(); ++m_namesRegistered)
+            m_uniquer->registerWritten(m.instructions[m_namesRegistered].name);
+        // XLA names an instruction after its opcode; the async shorthand `X-start` is an async-start.
+        std::string base(opcode);
+        switch (featurizedOpcode(opcode)) {
+        case 115:
+            base = "async-start";
+            break;
+        case 116:
+            base = "async-update";
+            break;
+        case 117:
+            base = "async-done";
+            break;
+        default:
+            break;
+        }
+        const std::string unique = m_uniquer->unique(base + ".anon");
+        m_namesRegistered = m.instructions.size() + 1; // the instruction about to be appended
+        return m.intern(unique);
+    }
+
+    // The shape of operand k of `inst` (parsed just now): written inline, or named, then looked up
+    // among the instructions read so far as XLA's parser does; nullopt when it names none of them.
+    std::optional<uint32_t> operandShape(
+        const HloInstruction& inst, size_t k, size_t& nextRef, std::string_view& missing, size_t& missingPos) const
+    {
+        int64_t id = m.ints[inst.operandIds.offset + k];
+        if (id < 0) {
+            const NameRef& ref = m_operands[nextRef++];
+            const auto it = m_names.find(ref.name);
+            if (it == m_names.end()) {
+                missing = ref.name;
+                missingPos = ref.pos;
+                return std::nullopt;
+            }
+            id = int64_t(it->second);
+        }
+        return m.instructions[size_t(id)].shape;
+    }
+
+    uint32_t inferShape(const HloInstruction& inst, std::string_view opcode, std::string_view name, size_t start,
+        size_t refsBegin, const std::vector<NameRef>* called)
+    {
+        std::vector<uint32_t> operands;
+        size_t nextRef = refsBegin;
+        for (uint32_t k = 0; k < inst.operandIds.count; ++k) {
+            std::string_view missing;
+            size_t missingPos = 0;
+            const std::optional<uint32_t> s = operandShape(inst, k, nextRef, missing, missingPos);
+            if (!s)
+                failAt(missingPos,
+                    "cannot infer the shape of " + describe(name, opcode) + ": its operand '" + std::string(missing)
+                        + "' is not defined before it (XLA's parser infers a shape from the instructions read so far)");
+            operands.push_back(*s);
+        }
+        std::vector<uint32_t> roots;
+        for (int slot = 0; slot < SlotCount; ++slot) {
+            for (const NameRef& ref : called[slot]) {
+                const auto it = m_computationIndex.find(ref.name);
+                if (it == m_computationIndex.end())
+                    failAt(ref.pos,
+                        "cannot infer the shape of " + describe(name, opcode) + ": computation '"
+                            + std::string(ref.name) + "' is not defined before it");
+                roots.push_back(m.instructions[size_t(m.computations[it->second].rootId)].shape);
+            }
+        }
+        HloShapeRequest request;
+        request.opcode = opcode;
+        request.operands = operands;
+        request.calleeRoots = roots;
+        request.dimensions = inst.dimensions;
+        request.hasDimensions = m_sawDimensions;
+        request.details = m_hasDetails ? &m_details : nullptr;
+        request.dot = m_hasDot ? &m_dot : nullptr;
+        request.featureGroupCount = m_sawFeatureGroupCount ? inst.featureGroupCount : 1;
+        request.batchGroupCount = m_sawBatchGroupCount ? inst.batchGroupCount : 1;
+        request.attributes = m_rawAttributes;
+        try {
+            return inferHloShape(m, request);
+        } catch (const HloShapeError& e) {
+            failAt(start, "cannot infer the shape of " + describe(name, opcode) + ": " + e.what());
+        }
+    }
+
+    // XLA's parser reads no attributes after an instruction written as an operand (a ',' there
+    // starts the next operand), so an opcode that needs one cannot be written so.
+    void checkInlineAttributes(const HloInstruction& inst, std::string_view opcode, size_t start, size_t refsBegin)
+    {
+        static const std::unordered_map<std::string_view, std::string_view> needs = {
+            { "all-gather", "dimensions" },
+            { "all-gather-start", "dimensions" },
+            { "all-reduce", "to_apply" },
+            { "all-reduce-start", "to_apply" },
+            { "async-start", "calls" },
+            { "batch-norm-grad", "epsilon" },
+            { "batch-norm-inference", "epsilon" },
+            { "batch-norm-training", "epsilon" },
+            { "call", "to_apply" },
+            { "collective-permute", "source_target_pairs" },
+            { "collective-permute-start", "source_target_pairs" },
+            { "compare", "direction" },
+            { "concatenate", "dimensions" },
+            { "conditional", "branch_computations" },
+            { "convolution", "dim_labels" },
+            { "custom-call", "custom_call_target" },
+            { "domain", "domain" },
+            { "dynamic-slice", "dynamic_slice_sizes" },
+            { "fft", "fft_type" },
+            { "fusion", "calls" },
+            { "gather", "offset_dims" },
+            { "get-dimension-size", "dimensions" },
+            { "get-tuple-element", "index" },
+            { "iota", "iota_dimension" },
+            { "map", "to_apply" },
+            { "pad", "padding" },
+            { "reduce", "to_apply" },
+            { "reduce-precision", "exponent_bits" },
+            { "reduce-scatter", "to_apply" },
+            { "reduce-window", "to_apply" },
+            { "reverse", "dimensions" },
+            { "rng", "distribution" },
+            { "rng-bit-generator", "algorithm" },
+            { "rng-get-and-update-state", "delta" },
+            { "scan", "to_apply" },
+            { "scatter", "update_window_dims" },
+            { "select-and-scatter", "select" },
+            { "set-dimension-size", "dimensions" },
+            { "slice", "slice" },
+            { "sort", "dimensions" },
+            { "topk", "k" },
+            { "transpose", "dimensions" },
+            { "while", "condition" },
+        };
+        std::string_view needed;
+        if (const auto it = needs.find(opcode); it != needs.end()) {
+            needed = it->second;
+        } else if (opcode == "broadcast" && inst.operandIds.count == 1) { // dimensions= may go for a scalar
+            size_t nextRef = refsBegin, missingPos = 0;
+            std::string_view missing;
+            const std::optional<uint32_t> s = operandShape(inst, 0, nextRef, missing, missingPos);
+            if (s && m.shapes[*s].dims.count != 0)
+                needed = "dimensions";
+        }
+        if (!needed.empty())
+            failAt(start,
+                "an instruction written as an operand takes no attributes, and " + std::string(opcode) + " needs "
+                    + std::string(needed) + "=: write it as an instruction of its own and name it here");
     }
 
     // What XLA's parser fills in when the text leaves a field out (docs/formats.md §4.3), so that text and
@@ -784,18 +990,22 @@ private:
         return *m_opcodes.insert(m.intern(opcode)).first;
     }
 
-    void parseOperands(HloInstruction& inst, std::string_view opcode, size_t opcodePos)
+    // The operand list after '(' (a parameter's number, a constant's literal); returns where the
+    // references to named operands of this instruction start in m_operands. An operand is a name,
+    // possibly after its shape as old dumps print it, or an instruction written in place
+    // (`add(f32[] parameter(0), f32[] constant(1))`, docs/formats.md §8.7), read as one.
+    size_t parseOperands(HloInstruction& inst, std::string_view opcode, size_t opcodePos, int depth)
     {
         if (opcode == std::string_view("parameter", 9)) {
             inst.parameterNumber = integer("a parameter number");
             if (inst.parameterNumber < 0)
                 failAt(opcodePos, "negative parameter number");
             expect(')', "after the parameter number");
-            return;
+            return m_operands.size();
         }
         if (opcode == std::string_view("constant", 8)) { // the literal: skipped, balanced
-            int depth = 1;
-            while (depth > 0) {
+            int level = 1;
+            while (level > 0) {
                 if (m_pos >= m_text.size())
                     failAt(opcodePos, "unbalanced '(': constant literal never closed");
                 const char c = m_text[m_pos];
@@ -804,20 +1014,28 @@ private:
                     continue;
                 }
                 if (c == '(' || c == '{' || c == '[') {
-                    if (++depth > kMaxDepth)
+                    if (++level > kMaxDepth)
                         failAt(m_pos, "literal nested deeper than " + std::to_string(kMaxDepth) + " levels");
                 } else if (c == ')' || c == '}' || c == ']') {
-                    --depth;
+                    --level;
                 }
                 ++m_pos;
             }
-            return;
+            return m_operands.size();
         }
-        NameRef refs[16];
-        std::vector<NameRef> more;
+        struct OperandRef
+        {
+            std::string_view name;
+            size_t pos;
+            int64_t id; // >= 0: an instruction written in place, already read
+        };
+        OperandRef refs[16];
+        std::vector<OperandRef> more;
         size_t count = 0;
         if (!consume(')')) {
             for (;;) {
+                skip();
+                const size_t operandStart = m_pos;
                 if (startsShape()) { // old dumps print operand shapes: add(f32[] %x, f32[] %y)
                     const size_t shapes = m.shapes.size();
                     const size_t ints = m.ints.size();
@@ -827,13 +1045,25 @@ private:
                 }
                 skip();
                 const size_t pos = m_pos;
-                const std::string_view name = identifier("an operand name");
-                if (peek() == '(')
-                    failAt(pos, "nested operand expressions are not supported; name the operand instruction");
+                OperandRef ref { identifier("an operand name"), pos, -1 };
+                const char next = peek();
+                if (next == '(') { // an instruction written in place: its opcode, then its operands
+                    if (depth >= kMaxDepth)
+                        failAt(operandStart,
+                            "instructions written as operands nested deeper than " + std::to_string(kMaxDepth)
+                                + " levels");
+                    m_pos = operandStart;
+                    ref.id = parseInstructionRhs({}, operandStart, operandStart, depth + 1);
+                } else if (next == '=') {
+                    failAt(pos,
+                        "'" + std::string(ref.name)
+                            + "=' in an operand list: an instruction written as an operand takes no attributes; "
+                              "write it as an instruction of its own and name it here");
+                }
                 if (count < 16)
-                    refs[count] = { 0, name, pos };
+                    refs[count] = ref;
                 else
-                    more.push_back({ 0, name, pos });
+                    more.push_back(ref);
                 ++count;
                 if (consume(','))
                     continue;
@@ -841,14 +1071,16 @@ private:
                 break;
             }
         }
+        const size_t refsBegin = m_operands.size();
         inst.operandIds.offset = uint32_t(m.ints.size());
         inst.operandIds.count = uint32_t(count);
         for (size_t k = 0; k < count; ++k) {
-            NameRef ref = k < 16 ? refs[k] : more[k - 16];
-            ref.intsIndex = uint32_t(m.ints.size());
-            m_operands.push_back(ref);
-            m.ints.push_back(-1);
+            const OperandRef& ref = k < 16 ? refs[k] : more[k - 16];
+            if (ref.id < 0)
+                m_operands.push_back({ uint32_t(m.ints.size()), ref.name, ref.pos });
+            m.ints.push_back(ref.id);
         }
+        return refsBegin;
     }
 
     // ---- attributes -----------------------------------------------------------------------------
@@ -966,6 +1198,7 @@ private:
         LhsBatch,
         RhsBatch,
         Metadata,
+        Sparsity,
     };
     static Attr attrKind(std::string_view name)
     {
@@ -985,6 +1218,7 @@ private:
             { "lhs_batch_dims", Attr::LhsBatch },
             { "rhs_batch_dims", Attr::RhsBatch },
             { "metadata", Attr::Metadata },
+            { "sparsity", Attr::Sparsity },
         };
         auto it = kinds.find(name);
         return it == kinds.end() ? Attr::Other : it->second;
@@ -1005,6 +1239,7 @@ private:
         if (kind == Attr::Dimensions) {
             const std::vector<int64_t> dims = r.list("a dimension");
             inst.dimensions = m.addInts(dims);
+            m_sawDimensions = true;
         } else if (kind == Attr::IotaDimension) {
             const int64_t d = r.number("the iota dimension");
             inst.dimensions = m.addInts({ &d, 1 });
@@ -1029,6 +1264,10 @@ private:
             parsePadding(r);
         } else if (kind == Attr::Metadata) {
             parseMetadata(value, valuePos);
+            if (m_options.keepAttributes)
+                keepAttribute(attr, value);
+        } else if (kind == Attr::Sparsity) {
+            parseSparsity(r);
             if (m_options.keepAttributes)
                 keepAttribute(attr, value);
         } else { // dot dimension numbers
@@ -1155,6 +1394,51 @@ private:
         m_details.windowCount = uint32_t(rank);
         m.windowDims.insert(m.windowDims.end(), dims.begin(), dims.end());
         setDetails();
+    }
+
+    // sparsity=L.1@2:4 or L.1@2:4_R.0@2:4: per sparse operand (L or R), its sparse dimension and
+    // n:m, n of every m values stored (a structured-sparsity dot, docs/formats.md §8.4).
+    void parseSparsity(ValueReader& r)
+    {
+        std::vector<int64_t> values;
+        for (;;) {
+            if (r.i + 1 >= r.s.size() || (r.s[r.i] != 'L' && r.s[r.i] != 'R') || r.s[r.i + 1] != '.')
+                r.fail("expected a sparsity descriptor like L.1@2:4 (operand L or R, dimension, n:m)");
+            values.push_back(r.s[r.i] == 'L' ? 0 : 1);
+            r.i += 2;
+            const size_t dimensionAt = r.i;
+            values.push_back(r.number("a sparse dimension"));
+            if (values.back() < 0) {
+                r.i = dimensionAt;
+                r.fail("negative sparse dimension");
+            }
+            if (!(r.i < r.s.size() && r.s[r.i] == '@'))
+                r.fail("expected '@' after the sparse dimension (L.1@2:4)");
+            ++r.i;
+            const size_t nAt = r.i;
+            const int64_t n = r.number("n of n:m");
+            if (!(r.i < r.s.size() && r.s[r.i] == ':'))
+                r.fail("expected ':' between n and m (L.1@2:4)");
+            ++r.i;
+            const int64_t mm = r.number("m of n:m");
+            if (n < 1 || mm <= n) {
+                r.i = nAt;
+                r.fail("invalid structured sparsity " + std::to_string(n) + ":" + std::to_string(mm)
+                    + " (it takes 1 <= n < m)");
+            }
+            values.push_back(n);
+            values.push_back(mm);
+            if (r.i == r.s.size())
+                break;
+            if (r.s[r.i] != '_')
+                r.fail("expected '_' between sparsity descriptors");
+            ++r.i;
+        }
+        if (values.size() > 8)
+            r.fail(
+                "too many sparsity descriptors: " + std::to_string(values.size() / 4) + " (one per operand at most)");
+        m_dot.sparsity = m.addInts(values);
+        m_hasDot = true;
     }
 
     // dim_labels=b01f_01io->b01f
@@ -1435,6 +1719,10 @@ private:
     bool m_hasDot = false;
     bool m_sawFeatureGroupCount = false;
     bool m_sawBatchGroupCount = false;
+    bool m_sawDimensions = false;
+    std::vector<HloAttribute> m_rawAttributes; // of an instruction whose shape is inferred
+    std::unique_ptr<HloNameUniquer> m_uniquer; // made when an instruction is written as an operand
+    size_t m_namesRegistered = 0; // instructions whose names m_uniquer has met
     bool m_rootSeen = false;
     bool m_sawSecondRoot = false;
     size_t m_rootPos = 0;

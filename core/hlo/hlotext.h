@@ -39,16 +39,19 @@ struct HloTextPart
 // is one part.
 std::vector<HloTextPart> splitHloText(std::string_view text);
 
-// Parses an HLO text module as XLA's printer writes it (docs/formats.md §8): old and new
-// dumps, operand shapes printed or not, `%` names or not, comments, strings with braces, ROOT and
-// ENTRY, tiled/sparse layouts, async and collective ops, every called-computation attribute; with
-// or without its `HloModule` line where XLA's parser accepts that (a module without it is named
-// `module_<entry computation>`, as XLA names it). Unknown attributes are kept as text. The module
-// is then checked by verifyHloModule (core/hlo/hloverify.h). Errors are
-// InputError(file, "line L, column C", problem): unterminated strings and comments, unbalanced
-// braces, undefined operands and computations, duplicate names, use before definition, cycles,
-// recursive calls, operand counts or shapes an opcode fixes, nesting deeper than a bound, and a
-// `// -----` line (several modules where one is expected).
+// Parses an HLO text module as XLA's printer writes it and XLA's parser reads it (docs/formats.md
+// §8): old and new dumps, operand shapes printed or not, `%` names or not, comments, strings with
+// braces, ROOT and ENTRY, tiled/sparse layouts, async and collective ops, every called-computation
+// attribute; with or without its `HloModule` line where XLA's parser accepts that (a module
+// without it is named `module_<entry computation>`, as XLA names it); instruction shapes left out
+// where XLA's parser infers them, and operands written as instructions (`add(f32[] parameter(0),
+// f32[] constant(1))`), which become instructions of their own named as XLA names them
+// (docs/formats.md §8.7). Unknown attributes are kept as text. The module is then checked by
+// verifyHloModule (core/hlo/hloverify.h). Errors are InputError(file, "line L, column C",
+// problem): unterminated strings and comments, unbalanced braces, undefined operands and
+// computations, duplicate names, use before definition, cycles, recursive calls, operand counts or
+// shapes an opcode fixes, shapes that must be written or cannot be inferred, nesting deeper than a
+// bound, and a `// -----` line (several modules where one is expected).
 HloModule parseHloText(std::string_view text, const std::string& file, const HloTextOptions& options = {});
 HloModule parseHloTextFile(const std::string& path, const HloTextOptions& options = {});
 // Every module of a file (splitHloText), each parsed and verified as parseHloText does; lines in

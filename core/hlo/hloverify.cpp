@@ -39,14 +39,19 @@ const OperandRule* operandRule(std::string_view opcode)
                 "get-dimension-size", "get-tuple-element", "imag", "is-finite", "log", "log-plus-one", "logistic",
                 "negate", "not", "opt-barrier", "popcnt", "real", "reduce-precision", "reshape", "reverse",
                 "rng-bit-generator", "round-nearest-afz", "round-nearest-even", "rsqrt", "sign", "sine", "sinh",
-                "slice", "sqrt", "tan", "tanh", "topk", "transpose", "while" });
+                "shuffle", "slice", "sqrt", "tan", "tanh", "topk", "transpose", "while" });
         exactly(2,
-            { "add", "add-dependency", "and", "atan2", "compare", "complex", "convolution", "divide", "dot", "gather",
-                "maximum", "minimum", "mulhi", "multiply", "or", "pad", "power", "remainder", "rng",
-                "set-dimension-size", "shift-left", "shift-right-arithmetic", "shift-right-logical",
-                "stochastic-convert", "subtract", "triangular-solve", "xor" });
-        exactly(3, { "batch-norm-training", "clamp", "select", "select-and-scatter" });
+            { "add", "add-dependency", "and", "atan2", "compare", "complex", "divide", "gather", "maximum", "minimum",
+                "mulhi", "multiply", "or", "pad", "power", "remainder", "rng", "set-dimension-size", "shift-left",
+                "shift-right-arithmetic", "shift-right-logical", "stochastic-convert", "subtract", "triangular-solve",
+                "xor" });
+        exactly(3, { "batch-norm-training", "clamp", "ragged-dot", "select", "select-and-scatter" });
+        exactly(4, { "scaled-dot" });
         exactly(5, { "batch-norm-grad", "batch-norm-inference" });
+        exactly(6, { "ragged-all-to-all" });
+        // A dot takes two more operands per sparsity descriptor (checked in checkOperandCounts); a
+        // convolution may take block scales or sparsity metadata after lhs and rhs (current XLA).
+        r["convolution"] = { 2, -1, OperandRule::Any };
         r["concatenate"] = { 1, -1, OperandRule::Any };
         r["sort"] = { 1, -1, OperandRule::Any };
         r["map"] = { 1, -1, OperandRule::Any };
@@ -428,6 +433,7 @@ private:
         bool tuple = false;
         bool callsWithOperands = false; // call, fusion, while, conditional
         bool appliesComputation = false; // sort, map, reduce, reduce-window, scatter, ...
+        bool dot = false; // two operands, plus one sparsity metadata operand per descriptor
     };
     const OpcodeChecks& checksOf(std::string_view opcode)
     {
@@ -438,6 +444,7 @@ private:
             c.rule = operandRule(opcode);
             c.elementwise = isElementwise(opcode);
             c.tuple = opcode == "tuple";
+            c.dot = opcode == "dot";
             c.callsWithOperands
                 = opcode == "call" || opcode == "fusion" || opcode == "while" || opcode == "conditional";
             c.appliesComputation = opcode == "sort" || opcode == "map" || opcode == "reduce"
@@ -455,7 +462,9 @@ private:
             const size_t count = inst.operandIds.count;
             const OpcodeChecks& checks = checksOf(inst.opcode);
             auto who = [&inst] { return quoted(inst.name) + ": " + std::string(inst.opcode); };
-            if (const OperandRule* rule = checks.rule) {
+            if (checks.dot)
+                checkDotOperands(p, who);
+            else if (const OperandRule* rule = checks.rule) {
                 if (rule->min == rule->max && int64_t(count) != rule->min)
                     fail(p, who() + " takes " + operands(size_t(rule->min)) + ", got " + std::to_string(count));
                 if (int64_t(count) < rule->min)
@@ -484,6 +493,30 @@ private:
             if (checks.elementwise)
                 checkElementwise(p);
         }
+    }
+
+    // A dot takes lhs and rhs, then one metadata operand per sparsity descriptor (the XLA versions
+    // with sparse dots, docs/formats.md §8.6), at most one descriptor per operand.
+    template <class Who> void checkDotOperands(size_t p, const Who& who) const
+    {
+        const HloInstruction& inst = m.instructions[p];
+        const size_t count = inst.operandIds.count;
+        size_t descriptors = 0;
+        const HloInstructionDetails& details = m.detailsOf(inst);
+        if (details.dotDims >= 0 && size_t(details.dotDims) < m.dotDims.size())
+            descriptors = m.dotDims[size_t(details.dotDims)].sparsity.count / 4;
+        if (descriptors > 2)
+            fail(p,
+                who() + " has " + std::to_string(descriptors)
+                    + " sparsity descriptors; it takes one per operand at most");
+        if (count == 2 + descriptors)
+            return;
+        if (descriptors == 0)
+            fail(p, who() + " takes 2 operands, got " + std::to_string(count));
+        fail(p,
+            who() + " with " + std::to_string(descriptors) + " sparsity "
+                + (descriptors == 1 ? "descriptor" : "descriptors") + " takes " + std::to_string(2 + descriptors)
+                + " operands (lhs, rhs, then one metadata operand per descriptor), got " + std::to_string(count));
     }
 
     // call, while, conditional and fusion pass their operands to the computations they call.

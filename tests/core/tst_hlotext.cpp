@@ -2,11 +2,13 @@
 // HLO text parser and TpuGraphs featurizer: grammar coverage, the worked feature vectors of docs/formats.md §4.5,
 // error cases with line/column, and the real XLA dumps in ../shared/data/hlo.
 
-#include "core/util/error.h"
 #include "core/hlo/featurizer.h"
+#include "core/hlo/hloinfer.h"
 #include "core/hlo/hloproto.h"
 #include "core/hlo/hlotext.h"
+#include "core/hlo/hlotextwriter.h"
 #include "core/hlo/hloverify.h"
+#include "core/util/error.h"
 #include "hlotextsample.h"
 #include "testutil.h"
 
@@ -34,6 +36,8 @@ const HloInstruction& byName(const HloModule& m, std::string_view name)
 int64_t position(const HloModule& m, std::string_view name) { return &byName(m, name) - m.instructions.data(); }
 
 std::vector<int64_t> vec(std::span<const int64_t> s) { return { s.begin(), s.end() }; }
+
+std::span<const std::byte> bytesOf(const std::string& s) { return std::as_bytes(std::span(s.data(), s.size())); }
 
 // Parses a one-instruction entry whose last line is `line` (operands are parameters named p0..p3
 // of the given shapes), after the computations `called`, and returns the feature row of that instruction.
@@ -64,6 +68,97 @@ std::map<int, float> withEmptyProducts(std::map<int, float> m, std::initializer_
         if (std::find(skip.begin(), skip.end(), col) == skip.end() && !m.count(col))
             m[col] = 1.0f;
     return m;
+}
+
+// The names of the instructions `ids` names, in order.
+std::vector<std::string> namesOf(const HloModule& m, std::span<const int64_t> ids)
+{
+    std::vector<std::string> out;
+    for (const int64_t id : ids)
+        for (const HloInstruction& i : m.instructions)
+            if (i.id == id)
+                out.emplace_back(i.name);
+    return out;
+}
+
+// `b` holds what `a` holds, as far as HLO text can carry it: computations, instruction names,
+// opcodes, shapes as text, operands and called computations by name, roots, attributes read into
+// fields, and every node feature.
+void expectSameModule(const HloModule& a, const HloModule& b)
+{
+    QCOMPARE(b.name, a.name);
+    QCOMPARE(b.computations.size(), a.computations.size());
+    QCOMPARE(b.entryIndex(), a.entryIndex());
+    QCOMPARE(b.instructions.size(), a.instructions.size());
+    for (size_t c = 0; c < a.computations.size(); ++c) {
+        QCOMPARE(b.computations[c].name, a.computations[c].name);
+        QCOMPARE(b.computations[c].instructionCount, a.computations[c].instructionCount);
+        QCOMPARE(b.computations[c].executionThread, a.computations[c].executionThread);
+        QCOMPARE(namesOf(b, { &b.computations[c].rootId, 1 }), namesOf(a, { &a.computations[c].rootId, 1 }));
+    }
+    const auto calleeNames = [](const HloModule& m, const HloInstruction& i) {
+        std::vector<std::string> out;
+        for (const int64_t id : m.span(i.calledComputationIds))
+            for (const HloComputation& c : m.computations)
+                if (c.id == id)
+                    out.emplace_back(c.name);
+        return out;
+    };
+    for (size_t k = 0; k < a.instructions.size(); ++k) {
+        const HloInstruction& x = a.instructions[k];
+        const HloInstruction& y = b.instructions[k];
+        QCOMPARE(y.name, x.name);
+        QCOMPARE(y.opcode, x.opcode);
+        QCOMPARE(b.shapeToText(y.shape), a.shapeToText(x.shape));
+        QCOMPARE(namesOf(b, b.span(y.operandIds)), namesOf(a, a.span(x.operandIds)));
+        QCOMPARE(calleeNames(b, y), calleeNames(a, x));
+        QCOMPARE(vec(b.span(y.dimensions)), vec(a.span(x.dimensions)));
+        QCOMPARE(y.parameterNumber, x.parameterNumber);
+        QCOMPARE(y.featureGroupCount, x.featureGroupCount);
+        QCOMPARE(y.batchGroupCount, x.batchGroupCount);
+        QCOMPARE(y.isStable, x.isStable);
+        QCOMPARE(b.opName(k), a.opName(k));
+        QCOMPARE(b.opType(k), a.opType(k));
+        const HloInstructionDetails& dx = a.detailsOf(x);
+        const HloInstructionDetails& dy = b.detailsOf(y);
+        QCOMPARE(dy.attributeCount, dx.attributeCount);
+        QCOMPARE(dy.dotDims >= 0, dx.dotDims >= 0);
+        if (dx.dotDims >= 0)
+            QCOMPARE(vec(b.span(b.dotDims[size_t(dy.dotDims)].sparsity)),
+                vec(a.span(a.dotDims[size_t(dx.dotDims)].sparsity)));
+    }
+    const NdArray<float> fa = featurizeNodes(a);
+    const NdArray<float> fb = featurizeNodes(b);
+    QCOMPARE(fb.dim(0), fa.dim(0));
+    for (int64_t n = 0; n < fa.dim(0); ++n)
+        for (int c = 0; c < kNodeFeatures; ++c)
+            QVERIFY2(fb.row(n)[c] == fa.row(n)[c],
+                qPrintable(QString("node %1 (%2), column %3: %4 after the round trip, %5 before")
+                               .arg(n)
+                               .arg(QString::fromUtf8(
+                                   a.instructions[size_t(n)].name.data(), int(a.instructions[size_t(n)].name.size())))
+                               .arg(c)
+                               .arg(double(fb.row(n)[c]))
+                               .arg(double(fa.row(n)[c]))));
+}
+
+// read -> write -> read, with and without the attributes kept as text.
+void expectTextRoundTrip(const std::string& text)
+{
+    for (const bool keep : { true, false }) {
+        HloTextOptions options;
+        options.keepAttributes = keep;
+        const HloModule a = parseHloText(text, "a.hlo", options);
+        const std::string written = writeHloText(a);
+        const HloModule b = parseHloText(written, "b.hlo", options);
+        expectSameModule(a, b);
+        if (QTest::currentTestFailed()) {
+            qWarning("%s", written.c_str());
+            return;
+        }
+        // Written again, the text is the same.
+        QCOMPARE(writeHloText(b), written);
+    }
 }
 
 } // namespace
@@ -357,8 +452,28 @@ private Q_SLOTS:
                                    << QStringList { "line 4, column 3", "a second ROOT" };
         QTest::newRow("unknown type") << head + "  ROOT p = f33[] parameter(0)\n}\n"
                                       << QStringList { "line 3, column 12", "unknown element type 'f33'" };
-        QTest::newRow("nested operand") << head + "  p = f32[] parameter(0)\n  ROOT a = f32[] add(negate(p), p)\n}\n"
-                                        << QStringList { "nested operand expressions" };
+        QTest::newRow("attribute in an operand list")
+            << head + "  p = f32[2]{0} parameter(0)\n  ROOT a = f32[2]{0} add(negate(p), dimensions={0})\n}\n"
+            << QStringList { "line 4, column 37", "'dimensions=' in an operand list",
+                   "an instruction written as an operand takes no attributes" };
+        QTest::newRow("operand that needs an attribute")
+            << head + "  p = f32[] parameter(0)\n  ROOT a = pred[] and(compare(p, p), compare(p, p))\n}\n"
+            << QStringList { "line 4, column 23", "compare needs direction=" };
+        QTest::newRow("broadcast of an array written as an operand")
+            << head + "  p = f32[2]{0} parameter(0)\n  ROOT a = f32[2,2]{1,0} add(broadcast(p), broadcast(p))\n}\n"
+            << QStringList { "line 4, column 30", "broadcast needs dimensions=" };
+        QTest::newRow("operand written without its shape")
+            << head + "  p = f32[] parameter(0)\n  ROOT a = f32[] add(convert(p), p)\n}\n"
+            << QStringList { "line 4, column 22",
+                   "the shape of the convert written as an operand must be written: XLA's parser infers no shape for "
+                   "convert" };
+        QTest::newRow("operand of an operand not yet defined")
+            << head + "  p = f32[] parameter(0)\n  ROOT a = f32[] add(negate(q), p)\n  q = f32[] parameter(1)\n}\n"
+            << QStringList { "line 4, column 29", "cannot infer the shape of the negate written as an operand",
+                   "its operand 'q' is not defined before it" };
+        QTest::newRow("operand list never closed")
+            << head + "  p = f32[] parameter(0)\n  ROOT a = f32[] add(negate(p), p\n}\n"
+            << QStringList { "line 5, column 1", "expected ')' to close the operand list" };
         QTest::newRow("layout rank") << head + "  ROOT p = f32[2,3]{0} parameter(0)\n}\n"
                                      << QStringList { "layout has 1 entries for a rank-2 shape" };
         QTest::newRow("unterminated comment") << head + "  /* never closed\n  ROOT p = f32[] parameter(0)\n}\n"
@@ -605,6 +720,509 @@ private Q_SLOTS:
             InputError, parse("HloModule m\nENTRY e {\n  ROOT p = f32[] parameter(0), x=" + value + "\n}\n"));
         const std::string literal = "constant(" + std::string(depth, '{') + std::string(depth, '}') + ")";
         QVERIFY_THROWS_EXCEPTION(InputError, parse("HloModule m\nENTRY e {\n  ROOT p = f32[] " + literal + "\n}\n"));
+        // Instructions written as operands, nested: a bound, not a stack overflow.
+        std::string nested;
+        for (int k = 0; k < depth; ++k)
+            nested += "negate(";
+        nested += "p" + std::string(depth, ')');
+        testutil::expectInputError(
+            [&] { parse("HloModule m\nENTRY e {\n  p = f32[] parameter(0)\n  ROOT n = " + nested + "\n}\n"); },
+            { "test.hlo: line 4", "instructions written as operands nested deeper than 200 levels" });
+        std::string fine = "p";
+        for (int k = 0; k < 150; ++k)
+            fine = "negate(" + fine + ")";
+        const HloModule m = parse("HloModule m\nENTRY e {\n  p = f32[2]{0} parameter(0)\n  ROOT n = " + fine + "\n}\n");
+        QCOMPARE(m.instructions.size(), size_t(151));
+        QCOMPARE(m.shapeToText(m.instructions.back().shape), std::string("f32[2]{0}"));
+    }
+
+    // docs/formats.md §8.7: an instruction written without its shape gets the one XLA's parser infers,
+    // layout included. Each row: a module, an instruction of it, the shape it must get.
+    void shapesInferredAsXlaInfers_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<QString>("shape");
+        const QString head = "HloModule m\n";
+        const QString add = "add {\n  x = f32[] parameter(0)\n  y = f32[] parameter(1)\n  ROOT s = add(x, y)\n}\n";
+        const auto entry = [&](const QString& body, const QString& before = {}) {
+            return head + before + "ENTRY e {\n" + body + "}\n";
+        };
+        // element-wise: the operand's shape, layout included; compare and is-finite give pred
+        QTest::newRow("unary keeps the layout")
+            << entry("  p = f32[2,3]{0,1} parameter(0)\n  ROOT n = negate(p)\n") << "n"
+            << "f32[2,3]{0,1}";
+        QTest::newRow("is-finite") << entry("  p = bf16[4]{0} parameter(0)\n  ROOT f = is-finite(p)\n") << "f"
+                                   << "pred[4]{0}";
+        QTest::newRow("abs of complex") << entry("  p = c64[3]{0} parameter(0)\n  ROOT a = abs(p)\n") << "a"
+                                        << "f32[3]{0}";
+        QTest::newRow("imag of c128") << entry("  p = c128[] parameter(0)\n  ROOT i = imag(p)\n") << "i"
+                                      << "f64[]";
+        QTest::newRow("binary keeps the lhs layout")
+            << entry("  p = f32[2,3]{0,1} parameter(0)\n  q = f32[2,3]{1,0} parameter(1)\n  ROOT a = add(p, q)\n")
+            << "a"
+            << "f32[2,3]{0,1}";
+        QTest::newRow("compare") << entry("  p = s32[5]{0} parameter(0)\n  ROOT c = compare(p, p), direction=LT\n")
+                                 << "c"
+                                 << "pred[5]{0}";
+        QTest::newRow("complex") << entry("  p = f32[2]{0} parameter(0)\n  ROOT c = complex(p, p)\n") << "c"
+                                 << "c64[2]{0}";
+        QTest::newRow("select on a scalar pred") << entry(
+            "  c = pred[] parameter(0)\n  p = f32[2,2]{0,1} parameter(1)\n  q = f32[2,2]{1,0} parameter(2)\n"
+            "  ROOT s = select(c, p, q)\n") << "s"
+                                                 << "f32[2,2]{0,1}";
+        QTest::newRow("select takes the pred's layout") << entry(
+            "  c = pred[2,2]{0,1} parameter(0)\n  p = f32[2,2]{1,0} parameter(1)\n  ROOT s = select(c, p, p)\n")
+                                                        << "s"
+                                                        << "f32[2,2]{0,1}";
+        QTest::newRow("clamp") << entry(
+            "  lo = f32[] parameter(0)\n  p = f32[3]{0} parameter(1)\n  ROOT c = clamp(lo, p, lo)\n")
+                               << "c"
+                               << "f32[3]{0}";
+        QTest::newRow("copy of a tuple") << entry("  p = (f32[2]{0}, s32[]) parameter(0)\n  ROOT c = copy(p)\n") << "c"
+                                         << "(f32[2]{0}, s32[])";
+        // tuples and control flow
+        QTest::newRow("tuple") << entry(
+            "  p = f32[2]{0} parameter(0)\n  q = s32[] parameter(1)\n  ROOT t = tuple(p, q)\n")
+                               << "t"
+                               << "(f32[2]{0}, s32[])";
+        QTest::newRow("empty tuple") << entry("  ROOT t = tuple()\n") << "t"
+                                     << "()";
+        QTest::newRow("get-tuple-element")
+            << entry("  p = (f32[2]{0}, s32[3]{0}) parameter(0)\n  ROOT g = get-tuple-element(p), index=1\n") << "g"
+            << "s32[3]{0}";
+        QTest::newRow("while") << entry(
+            "  p = (s32[], f32[4]{0}) parameter(0)\n  ROOT w = while(p), condition=cond, body=body\n",
+            "body {\n  x = (s32[], f32[4]{0}) parameter(0)\n  ROOT y = copy(x)\n}\n"
+            "cond {\n  x = (s32[], f32[4]{0}) parameter(0)\n  ROOT t = pred[] constant(true)\n}\n")
+                               << "w"
+                               << "(s32[], f32[4]{0})";
+        QTest::newRow("conditional") << entry(
+            "  c = pred[] parameter(0)\n  p = f32[2]{0} parameter(1)\n"
+            "  ROOT r = conditional(c, p, p), true_computation=t, false_computation=f\n",
+            "t {\n  x = f32[2]{0} parameter(0)\n  ROOT y = f32[2]{0} negate(x)\n}\n"
+            "f {\n  x = f32[2]{0} parameter(0)\n  ROOT y = f32[2]{0} copy(x)\n}\n")
+                                     << "r"
+                                     << "f32[2]{0}";
+        QTest::newRow("call") << entry("  p = f32[3]{0} parameter(0)\n  ROOT r = call(p), to_apply=c\n",
+            "c {\n  x = f32[3]{0} parameter(0)\n  ROOT y = s32[3]{0} convert(x)\n}\n")
+                              << "r"
+                              << "s32[3]{0}";
+        QTest::newRow("map") << entry(
+            "  p = f32[4,2]{0,1} parameter(0)\n  ROOT r = map(p, p), dimensions={0,1}, to_apply=add\n", add)
+                             << "r"
+                             << "f32[4,2]{1,0}";
+        QTest::newRow("reduce") << entry("  p = f32[4,5,6]{0,1,2} parameter(0)\n  z = f32[] constant(0)\n"
+                                         "  ROOT r = reduce(p, z), dimensions={1}, to_apply=add\n",
+            add) << "r"
+                                << "f32[4,6]{1,0}";
+        QTest::newRow("variadic reduce") << entry(
+            "  p = f32[4,5]{1,0} parameter(0)\n  i = s32[4,5]{1,0} parameter(1)\n  z = f32[] constant(0)\n"
+            "  j = s32[] constant(0)\n  ROOT r = reduce(p, i, z, j), dimensions={1}, to_apply=argmax\n",
+            "argmax {\n  a = f32[] parameter(0)\n  b = s32[] parameter(1)\n  c = f32[] parameter(2)\n"
+            "  d = s32[] parameter(3)\n  ROOT t = (f32[], s32[]) tuple(a, b)\n}\n")
+                                         << "r"
+                                         << "(f32[4]{0}, s32[4]{0})";
+        QTest::newRow("sort of two") << entry("  k = f32[8]{0} parameter(0)\n  v = s32[8]{0} parameter(1)\n"
+                                              "  ROOT s = sort(k, v), dimensions={0}, to_apply=lt\n",
+            "lt {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  c = s32[] parameter(2)\n"
+            "  d = s32[] parameter(3)\n  ROOT r = pred[] compare(a, b), direction=LT\n}\n")
+                                     << "s"
+                                     << "(f32[8]{0}, s32[8]{0})";
+        // shape-changing ops
+        QTest::newRow("broadcast of a scalar") << entry("  p = f32[] parameter(0)\n  ROOT b = broadcast(p)\n") << "b"
+                                               << "f32[]";
+        QTest::newRow("broadcast reads dimensions as sizes")
+            << entry("  p = f32[3]{0} parameter(0)\n  ROOT b = broadcast(p), dimensions={1}\n") << "b"
+            << "f32[1,3]{1,0}";
+        QTest::newRow("transpose keeps the physical order")
+            << entry("  p = f32[2,3,4]{2,1,0} parameter(0)\n  ROOT t = transpose(p), dimensions={2,0,1}\n") << "t"
+            << "f32[4,2,3]{0,2,1}";
+        QTest::newRow("reverse") << entry("  p = f32[2,3]{0,1} parameter(0)\n  ROOT r = reverse(p), dimensions={0}\n")
+                                 << "r"
+                                 << "f32[2,3]{0,1}";
+        QTest::newRow("concatenate") << entry("  p = f32[2,3]{0,1} parameter(0)\n  q = f32[2,5]{1,0} parameter(1)\n"
+                                              "  ROOT c = concatenate(p, q), dimensions={1}\n")
+                                     << "c"
+                                     << "f32[2,8]{1,0}";
+        QTest::newRow("pad") << entry(
+            "  p = f32[2,3]{0,1} parameter(0)\n  z = f32[] constant(0)\n  ROOT q = pad(p, z), padding=1_1x2_3_1\n")
+                             << "q"
+                             << "f32[4,10]{1,0}";
+        QTest::newRow("dot") << entry(
+            "  a = f32[2,3,4]{2,1,0} parameter(0)\n  b = bf16[2,4,5]{2,1,0} parameter(1)\n"
+            "  ROOT d = dot(a, b), lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={2}, "
+            "rhs_contracting_dims={1}\n")
+                             << "d"
+                             << "f32[2,3,5]{2,1,0}";
+        QTest::newRow("sparse dot") << entry(
+            "  a = f32[4,8]{1,0} parameter(0)\n  b = f32[16,8]{1,0} parameter(1)\n  meta = u16[4,1]{1,0} parameter(2)\n"
+            "  ROOT d = dot(a, b, meta), lhs_contracting_dims={1}, rhs_contracting_dims={0}, sparsity=L.1@2:4\n")
+                                    << "d"
+                                    << "f32[4,8]{1,0}";
+        QTest::newRow("convolution") << entry(
+            "  x = f32[1,8,8,3]{3,2,1,0} parameter(0)\n  k = f32[3,3,3,16]{3,2,1,0} parameter(1)\n"
+            "  ROOT c = convolution(x, k), window={size=3x3 stride=2x2 pad=1_1x1_1}, dim_labels=b01f_01io->b01f\n")
+                                     << "c"
+                                     << "f32[1,4,4,16]{3,2,1,0}";
+        QTest::newRow("reduce-window") << entry(
+            "  p = f32[4,6]{0,1} parameter(0)\n  z = f32[] constant(0)\n"
+            "  ROOT r = reduce-window(p, z), window={size=2x3 stride=2x3}, to_apply=add\n",
+            add) << "r"
+                                       << "f32[2,2]{1,0}";
+        QTest::newRow("select-and-scatter")
+            << entry("  p = f32[4]{0} parameter(0)\n  s = f32[2]{0} parameter(1)\n  z = f32[] constant(0)\n"
+                     "  ROOT r = select-and-scatter(p, s, z), window={size=2 stride=2}, select=ge, scatter=add\n",
+                   add
+                       + "ge {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT c = compare(a, b), "
+                         "direction=GE\n}\n")
+            << "r"
+            << "f32[4]{0}";
+        QTest::newRow("scatter") << entry(
+            "  p = f32[3,3]{1,0} parameter(0)\n  i = s32[2]{0} parameter(1)\n  u = f32[2,3]{1,0} parameter(2)\n"
+            "  ROOT sc = scatter(p, i, u), update_window_dims={1}, inserted_window_dims={0}, "
+            "scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add\n",
+            add) << "sc"
+                                 << "f32[3,3]{1,0}";
+        QTest::newRow("gather") << entry(
+            "  p = f32[3,3]{1,0} parameter(0)\n  i = s32[2]{0} parameter(1)\n"
+            "  ROOT g = gather(p, i), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, "
+            "index_vector_dim=1, slice_sizes={1,3}\n")
+                                << "g"
+                                << "f32[2,3]{1,0}";
+        QTest::newRow("rfft") << entry(
+            "  p = f32[4,16]{1,0} parameter(0)\n  ROOT f = fft(p), fft_type=RFFT, fft_length={16}\n")
+                              << "f"
+                              << "c64[4,9]{1,0}";
+        QTest::newRow("triangular-solve")
+            << entry("  a = f32[4,4]{1,0} parameter(0)\n  b = f32[4,2]{0,1} parameter(1)\n"
+                     "  ROOT x = triangular-solve(a, b), left_side=true, lower=true, transpose_a=NO_TRANSPOSE\n")
+            << "x"
+            << "f32[4,2]{0,1}";
+        QTest::newRow("cholesky") << entry("  a = f32[3,3]{0,1} parameter(0)\n  ROOT c = cholesky(a), lower=true\n")
+                                  << "c"
+                                  << "f32[3,3]{0,1}";
+        QTest::newRow("batch-norm-training")
+            << entry("  x = f32[2,3,4]{2,1,0} parameter(0)\n  s = f32[3]{0} parameter(1)\n"
+                     "  ROOT b = batch-norm-training(x, s, s), epsilon=0.001, feature_index=1\n")
+            << "b"
+            << "(f32[2,3,4]{2,1,0}, f32[3]{0}, f32[3]{0})";
+        QTest::newRow("get-dimension-size")
+            << entry("  p = f32[3,4]{1,0} parameter(0)\n  ROOT d = get-dimension-size(p), dimensions={1}\n") << "d"
+            << "s32[]";
+        QTest::newRow("topk") << entry("  p = f32[5,10]{1,0} parameter(0)\n  ROOT t = topk(p), k=3, largest=true\n")
+                              << "t"
+                              << "(f32[5,3]{1,0}, s32[5,3]{1,0})";
+        QTest::newRow("after-all") << entry("  a = token[] after-all()\n  ROOT t = after-all(a, a)\n") << "t"
+                                   << "token[]";
+        QTest::newRow("add-dependency") << entry(
+            "  p = f32[2]{0} parameter(0)\n  a = token[] after-all()\n  ROOT d = add-dependency(p, a)\n")
+                                        << "d"
+                                        << "f32[2]{0}";
+        QTest::newRow("partition-id") << entry("  ROOT i = partition-id()\n") << "i"
+                                      << "u32[]";
+        // instructions written as operands get their shapes too
+        QTest::newRow("operand written in place")
+            << entry("  p = f32[2]{0} parameter(0)\n  ROOT r = add(negate(p), f32[2]{0} parameter(1))\n")
+            << "negate.anon"
+            << "f32[2]{0}";
+    }
+    void shapesInferredAsXlaInfers()
+    {
+        QFETCH(QString, text);
+        QFETCH(QString, name);
+        QFETCH(QString, shape);
+        ModuleTuningData d;
+        d.hasModule = true;
+        d.module = parse(text.toStdString());
+        const HloModule& m = d.module;
+        QCOMPARE(QString::fromStdString(m.shapeToText(byName(m, name.toStdString()).shape)), shape);
+        // The module is whole: it featurizes, one node per instruction.
+        QCOMPARE(featurizeLayout(d, "test.hlo").nodeCount(), int64_t(m.instructions.size()));
+    }
+
+    // docs/formats.md §8.7: what XLA's parser does not infer is an error at the instruction, naming it.
+    void shapesThatCannotBeInferred_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QStringList>("expected");
+        const QString head = "HloModule m\nENTRY e {\n";
+        for (const char* opcode : { "convert", "bitcast", "reshape", "bitcast-convert", "reduce-precision", "slice",
+                 "dynamic-slice", "all-reduce", "custom-call", "copy-start" })
+            QTest::newRow(opcode)
+                << head + "  p = f32[4]{0} parameter(0)\n  ROOT r = " + opcode + "(p)\n}\n"
+                << QStringList {
+                       "line 4, column 12",
+                       QString("the shape of 'r' (%1) must be written: XLA's parser infers no shape for %1").arg(opcode)
+                   };
+        QTest::newRow("parameter") << head + "  ROOT p = parameter(0)\n}\n"
+                                   << QStringList { "line 3, column 12", "'p' (parameter) must be written" };
+        QTest::newRow("constant") << head + "  ROOT c = constant(1)\n}\n"
+                                  << QStringList { "line 3, column 12", "'c' (constant) must be written" };
+        QTest::newRow("fusion") << "HloModule m\nf {\n  x = f32[] parameter(0)\n  ROOT n = f32[] negate(x)\n}\n"
+                                   "ENTRY e {\n  p = f32[] parameter(0)\n  ROOT r = fusion(p), kind=kLoop, calls=f\n}\n"
+                                << QStringList { "line 8, column 12", "'r' (fusion) must be written" };
+        QTest::newRow("no index") << head + "  p = (f32[]) parameter(0)\n  ROOT g = get-tuple-element(p)\n}\n"
+                                  << QStringList { "line 4, column 3",
+                                         "cannot infer the shape of 'g' (get-tuple-element): get-tuple-element needs "
+                                         "index= to infer its shape" };
+        QTest::newRow("index out of the tuple")
+            << head + "  p = (f32[]) parameter(0)\n  ROOT g = get-tuple-element(p), index=1\n}\n"
+            << QStringList { "line 4, column 3", "index 1 is out of the bounds of (f32[])" };
+        QTest::newRow("operand defined later")
+            << head + "  n = negate(q)\n  q = f32[] parameter(0)\n  ROOT r = f32[] add(n, q)\n}\n"
+            << QStringList { "line 3, column 14",
+                   "cannot infer the shape of 'n' (negate): its operand 'q' is not defined before it" };
+        QTest::newRow("callee defined later")
+            << "HloModule m\nENTRY e {\n  p = f32[] parameter(0)\n  ROOT r = call(p), to_apply=c\n}\n"
+               "c {\n  ROOT x = f32[] parameter(0)\n}\n"
+            << QStringList { "line 4, column 30",
+                   "cannot infer the shape of 'r' (call): computation 'c' is not defined before it" };
+        QTest::newRow("different element types")
+            << head + "  p = f32[2]{0} parameter(0)\n  q = s32[2]{0} parameter(1)\n  ROOT a = add(p, q)\n}\n"
+            << QStringList { "line 5, column 3",
+                   "binary op add with different element types: f32[2]{0} and s32[2]{0}" };
+        QTest::newRow("negate of a tuple") << head + "  p = (f32[]) parameter(0)\n  ROOT n = negate(p)\n}\n"
+                                           << QStringList { "line 4, column 3", "expected an array" };
+        QTest::newRow("not a permutation")
+            << head + "  p = f32[2,3]{1,0} parameter(0)\n  ROOT t = transpose(p), dimensions={0,0}\n}\n"
+            << QStringList { "line 4, column 3", "are not a permutation" };
+        QTest::newRow("opt-barrier") << head + "  p = (f32[]) parameter(0)\n  ROOT o = opt-barrier(p)\n}\n"
+                                     << QStringList { "line 4, column 3", "XLA's shape inference refuses opt-barrier" };
+        QTest::newRow("map without dimensions")
+            << "HloModule m\nn {\n  x = f32[] parameter(0)\n  ROOT y = f32[] negate(x)\n}\n"
+               "ENTRY e {\n  p = f32[4]{0} parameter(0)\n  ROOT r = map(p), to_apply=n\n}\n"
+            << QStringList { "line 8, column 3", "map needs dimensions={0,...,0}" };
+        // Inferred, then refused by the verifier as XLA's verifier refuses an implicit broadcast.
+        QTest::newRow("implicit broadcast")
+            << head + "  p = f32[2]{0} parameter(0)\n  s = f32[] parameter(1)\n  ROOT a = add(p, s)\n}\n"
+            << QStringList { "line 5, column 3", "add operand 1 ('s') has shape f32[] but the result is f32[2]{0}" };
+    }
+    void shapesThatCannotBeInferred()
+    {
+        QFETCH(QString, text);
+        QFETCH(QStringList, expected);
+        expectParseError(text, expected, QStringLiteral("test.hlo: line "));
+    }
+
+    // docs/formats.md §8.7: an operand written as an instruction becomes an instruction of its own,
+    // named as XLA names it, placed before its user in XLA's order.
+    void instructionsWrittenAsOperands()
+    {
+        ModuleTuningData d;
+        d.hasModule = true;
+        d.module = parse("HloModule m\n"
+                         "c {\n  parameter.anon.1 = f32[] parameter(0)\n  ROOT r = f32[] negate(parameter.anon.1)\n}\n"
+                         "ENTRY e {\n"
+                         "  ROOT root = add(f32[10]{0} parameter(0), multiply(f32[10]{0} parameter(1), "
+                         "f32[10]{0} parameter(2)))\n}\n");
+        const HloModule& m = d.module;
+        const HloComputation& e = m.computations[size_t(m.entryIndex())];
+        std::vector<std::string> names;
+        for (const HloInstruction& i : m.instructionsOf(e))
+            names.emplace_back(i.name);
+        // Depth-first, left to right, each before its user; `parameter.anon.1` was taken in `c`.
+        QCOMPARE(names,
+            (std::vector<std::string> {
+                "parameter.anon", "parameter.anon.2", "parameter.anon.3", "multiply.anon", "root" }));
+        const HloInstruction& root = byName(m, "root");
+        QCOMPARE(root.id, e.rootId);
+        QCOMPARE(vec(m.span(root.operandIds)),
+            (std::vector<int64_t> { byName(m, "parameter.anon").id, byName(m, "multiply.anon").id }));
+        QCOMPARE(vec(m.span(byName(m, "multiply.anon").operandIds)),
+            (std::vector<int64_t> { byName(m, "parameter.anon.2").id, byName(m, "parameter.anon.3").id }));
+        QCOMPARE(byName(m, "parameter.anon.3").parameterNumber, int64_t(2));
+        QCOMPARE(m.shapeToText(root.shape), std::string("f32[10]{0}"));
+        QCOMPARE(byName(m, "multiply.anon").line, 7u);
+        QCOMPARE(byName(m, "multiply.anon").column, 44u);
+        // The graph: one node each, edges user -> operand, one root per computation.
+        const LayoutGraph g = featurizeLayout(d, "test.hlo");
+        QCOMPARE(g.nodeCount(), int64_t(7));
+        std::vector<std::pair<int64_t, int64_t>> edges;
+        for (int64_t k = 0; k < g.edgeCount(); ++k)
+            edges.emplace_back(g.edgeIndex(k, 0), g.edgeIndex(k, 1));
+        QCOMPARE(
+            edges, (std::vector<std::pair<int64_t, int64_t>> { { 1, 0 }, { 5, 3 }, { 5, 4 }, { 6, 2 }, { 6, 5 } }));
+        QCOMPARE(g.nodeFeat(6, 0), 1.0f);
+        QCOMPARE(g.nodeFeat(5, 0), 0.0f);
+        QCOMPARE(g.nodeOpcode[5], int64_t(59)); // multiply
+        // The operands keep their names through protobuf.
+        const std::string bytes = encodeHloModuleProto(m);
+        const HloProtoFile file = readHloProto(bytesOf(bytes), "m.pb");
+        const HloModule& back = file.modules.at(0).module;
+        QCOMPARE(std::string(back.instructions[5].name), std::string("multiply.anon"));
+        // Inside an instruction with attributes; a constant written in place; a generated name taken later.
+        const HloModule r
+            = parse("HloModule m\nadd {\n  x = f32[] parameter(0)\n  y = f32[] parameter(1)\n"
+                    "  ROOT s = f32[] add(x, y)\n}\nENTRY e {\n  p = f32[4,2]{1,0} parameter(0)\n"
+                    "  ROOT r = f32[4]{0} reduce(p, f32[] constant(0)), dimensions={1}, to_apply=add\n}\n");
+        QCOMPARE(std::string(r.instructions[4].name), std::string("constant.anon"));
+        QCOMPARE(vec(r.span(r.instructions[5].operandIds)), (std::vector<int64_t> { 3, 4 }));
+        testutil::expectInputError(
+            [] {
+                parse("HloModule m\nENTRY e {\n  p = f32[] parameter(0)\n  a = f32[] add(negate(p), p)\n"
+                      "  negate.anon = f32[] copy(a)\n  ROOT r = f32[] add(a, negate.anon)\n}\n");
+            },
+            { "test.hlo: line 5, column 3: duplicate instruction name 'negate.anon'" });
+        // Named operands and operands written in place mix; a name may be written after its shape.
+        const HloModule mixed = parse("HloModule m\nENTRY e {\n  p = f32[2]{0} parameter(0)\n"
+                                      "  ROOT t = (f32[2]{0}, f32[2]{0}) tuple(f32[2]{0} p, f32[2]{0} negate(p))\n}\n");
+        QCOMPARE(vec(mixed.span(mixed.instructions.back().operandIds)), (std::vector<int64_t> { 0, 1 }));
+    }
+
+    // XLA's NameUniquer as its parser uses it (docs/formats.md §8.7).
+    void namesXlaGenerates()
+    {
+        HloNameUniquer u;
+        QCOMPARE(u.unique("add.anon"), std::string("add.anon"));
+        QCOMPARE(u.unique("add.anon"), std::string("add.anon.1"));
+        u.registerWritten("add.anon.2");
+        u.registerWritten("add.anon.7");
+        QCOMPARE(u.unique("add.anon"), std::string("add.anon.3"));
+        QCOMPARE(u.unique("add.anon"), std::string("add.anon.4"));
+        QCOMPARE(u.unique("negate.anon"), std::string("negate.anon"));
+        u.registerWritten("x"); // cannot meet a generated name: not kept
+        QCOMPARE(u.unique("x"), std::string("x"));
+        QCOMPARE(u.unique("x"), std::string("x.1"));
+        QCOMPARE(u.unique("x.5"), std::string("x.5"));
+        QCOMPARE(u.unique("x.5"), std::string("x.2"));
+        QCOMPARE(u.unique("1abc"), std::string("_abc"));
+        QCOMPARE(u.unique("f32"), std::string("f32_")); // a type name is no name in HLO text
+    }
+
+    // docs/formats.md §8.6: a dot takes lhs, rhs and one metadata operand per sparsity descriptor.
+    void sparseDots()
+    {
+        const QString head
+            = "HloModule m\nENTRY e {\n  a = f32[4,8]{1,0} parameter(0)\n  b = f32[16,8]{1,0} parameter(1)\n"
+              "  meta = u16[4,1]{1,0} parameter(2)\n";
+        const HloModule m = parse((head
+            + "  ROOT d = f32[4,8]{1,0} dot(a, b, meta), lhs_contracting_dims={1}, rhs_contracting_dims={0}, "
+              "sparsity=L.1@2:4\n}\n")
+                                      .toStdString());
+        const HloDotDims& dn = m.dotDims.at(size_t(m.detailsOf(m.instructions.back()).dotDims));
+        QCOMPARE(vec(m.span(dn.sparsity)), (std::vector<int64_t> { 0, 1, 2, 4 }));
+        // Through protobuf (dot_sparsity = 86) and back.
+        const std::string bytes = encodeHloModuleProto(m);
+        const HloProtoFile file = readHloProto(bytesOf(bytes), "m.pb");
+        const HloModule& back = file.modules.at(0).module;
+        const HloDotDims& bn = back.dotDims.at(size_t(back.detailsOf(back.instructions.back()).dotDims));
+        QCOMPARE(vec(back.span(bn.sparsity)), (std::vector<int64_t> { 0, 1, 2, 4 }));
+        QCOMPARE(vec(back.span(bn.lhsContracting)), (std::vector<int64_t> { 1 }));
+        verifyHloModule(back, "m.pb");
+        expectParseError(head
+                + "  ROOT d = f32[4,8]{1,0} dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}, "
+                  "sparsity=L.1@2:4\n}\n",
+            { "line 6, column 3",
+                "'d': dot with 1 sparsity descriptor takes 3 operands (lhs, rhs, then one metadata operand per "
+                "descriptor), got 2" },
+            "test.hlo: ");
+        expectParseError(
+            head + "  ROOT d = f32[4,8]{1,0} dot(a, b, meta), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}\n",
+            { "line 6, column 3", "'d': dot takes 2 operands, got 3" }, "test.hlo: ");
+        expectParseError(head + "  ROOT d = f32[4,8]{1,0} dot(a, b, meta), sparsity=L.1@4:2\n}\n",
+            { "line 6, column 56", "invalid structured sparsity 4:2 (it takes 1 <= n < m)" }, "test.hlo: ");
+        expectParseError(head + "  ROOT d = f32[4,8]{1,0} dot(a, b, meta), sparsity=X.1@2:4\n}\n",
+            { "line 6, column 52", "expected a sparsity descriptor like L.1@2:4" }, "test.hlo: ");
+        expectParseError(
+            head + "  ROOT d = f32[4,8]{1,0} dot(a, b, meta, meta, meta), sparsity=L.1@2:4_R.0@2:4_L.0@2:4\n}\n",
+            { "too many sparsity descriptors: 3" }, "test.hlo: ");
+        // Current XLA: a convolution may take more operands than lhs and rhs.
+        const HloModule conv = parse("HloModule m\nENTRY e {\n  x = f32[1,4,4,2]{3,2,1,0} parameter(0)\n"
+                                     "  k = f32[1,1,2,2]{3,2,1,0} parameter(1)\n  s = f32[] parameter(2)\n"
+                                     "  ROOT c = f32[1,4,4,2]{3,2,1,0} convolution(x, k, s), window={size=1x1}, "
+                                     "dim_labels=b01f_01io->b01f\n}\n");
+        QCOMPARE(conv.instructions.back().operandIds.count, 3u);
+        expectParseError(
+            "HloModule m\nENTRY e {\n  x = f32[1,4,4,2]{3,2,1,0} parameter(0)\n"
+            "  ROOT c = f32[1,4,4,2]{3,2,1,0} convolution(x), window={size=1x1}, dim_labels=b01f_01io->b01f\n}\n",
+            { "line 4, column 3", "'c': convolution takes at least 2 operands, got 1" }, "test.hlo: ");
+        expectParseError("HloModule m\nENTRY e {\n  a = f32[2,3]{1,0} parameter(0)\n"
+                         "  ROOT r = f32[2,3]{1,0} ragged-dot(a, a)\n}\n",
+            { "line 4, column 3", "'r': ragged-dot takes 3 operands, got 2" }, "test.hlo: ");
+    }
+
+    // read -> write text -> read (docs/formats.md §8.8): the shapes the reader inferred are printed,
+    // operands written as instructions become named instructions, and nothing the features read is lost.
+    void textRoundTrip()
+    {
+        const std::string text
+            = "HloModule round_trip\n"
+              "max {\n  x = f32[] parameter(0)\n  y = f32[] parameter(1)\n  ROOT m = maximum(x, y)\n}\n"
+              "less {\n  x = f32[] parameter(0)\n  y = f32[] parameter(1)\n"
+              "  ROOT c = compare(x, y), direction=LT\n}\n"
+              "cond {\n  c = (s32[], f32[8]{0}) parameter(0)\n  i = get-tuple-element(c), index=0\n"
+              "  ROOT lt = compare(i, s32[] constant(4)), direction=LT\n}\n"
+              "body {\n  b = (s32[], f32[8]{0}) parameter(0)\n  i = get-tuple-element(b), index=0\n"
+              "  v = get-tuple-element(b), index=1\n"
+              "  ROOT t = tuple(add(i, s32[] constant(1)), negate(v))\n}\n"
+              "ENTRY main {\n  p = f32[8]{0} parameter(0), metadata={op_type=\"Relu\" op_name=\"net/\\\"relu\\\"\"}\n"
+              "  img = f32[1,6,6,2]{3,2,1,0} parameter(1)\n  k = f32[3,3,2,4]{3,2,1,0} parameter(2)\n"
+              "  a = f32[4,8]{1,0} parameter(3)\n  w = f32[16,8]{1,0} parameter(4)\n"
+              "  meta = u16[4,1]{1,0} parameter(5)\n"
+              "  loop = while(tuple(s32[] constant(0), p)), condition=cond, body=body\n"
+              "  r = get-tuple-element(loop), index=1\n"
+              "  s = reduce(r, f32[] constant(0)), dimensions={0}, to_apply=max\n"
+              "  conv = convolution(img, k), window={size=3x3 stride=2x2 pad=1_1x1_1}, dim_labels=b01f_01io->b01f\n"
+              "  pool = reduce-window(conv, f32[] constant(0)), window={size=1x2x2x1 stride=1x2x2x1}, to_apply=max\n"
+              "  d = dot(a, w, meta), lhs_contracting_dims={1}, rhs_contracting_dims={0}, sparsity=L.1@2:4\n"
+              "  sl = f32[2,4]{1,0} slice(d), slice={[0:4:2], [0:4]}\n"
+              "  pd = pad(sl, f32[] constant(0)), padding=1_1x0_2_1\n"
+              "  tr = transpose(pd), dimensions={1,0}\n"
+              "  so = sort(r), dimensions={0}, is_stable=true, to_apply=less\n"
+              "  ROOT out = tuple(s, pool, tr, broadcast(s), so)\n"
+              "}\n";
+        expectTextRoundTrip(text);
+        const HloModule m = parse(text);
+        const std::string written = writeHloText(m);
+        // Inferred shapes are printed; generated names are written as names.
+        for (const char* line : { "ROOT %m = f32[] maximum(%x, %y)", "%i = s32[] get-tuple-element(%c), index=0",
+                 "%constant.anon = s32[] constant({...})",
+                 "ROOT %lt = pred[] compare(%i, %constant.anon), direction=LT", "%negate.anon = f32[8]{0} negate(%v)",
+                 "%loop = (s32[], f32[8]{0}) while(%tuple.anon), body=%body, condition=%cond",
+                 "%conv = f32[1,3,3,4]{3,2,1,0} convolution(%img, %k), window={size=3x3 stride=2x2 pad=1_1x1_1}, "
+                 "dim_labels=b01f_01io->b01f",
+                 "%pool = f32[1,1,1,4]{3,2,1,0} reduce-window(%conv, %constant.anon.4), window={size=1x2x2x1 "
+                 "stride=1x2x2x1}, "
+                 "to_apply=%max",
+                 "%d = f32[4,8]{1,0} dot(%a, %w, %meta), lhs_contracting_dims={1}, rhs_contracting_dims={0}, "
+                 "sparsity=L.1@2:4",
+                 "%sl = f32[2,4]{1,0} slice(%d), slice={[0:4:2], [0:4]}",
+                 "%pd = f32[4,9]{1,0} pad(%sl, %constant.anon.5), padding=1_1x0_2_1",
+                 "%tr = f32[9,4]{0,1} transpose(%pd), dimensions={1,0}",
+                 "%so = f32[8]{0} sort(%r), dimensions={0}, is_stable=true, to_apply=%less",
+                 "ROOT %out = (f32[], f32[1,1,1,4]{3,2,1,0}, f32[9,4]{0,1}, f32[], f32[8]{0}) tuple(%s, %pool, %tr, "
+                 "%broadcast.anon, %so)",
+                 "metadata={op_type=\"Relu\" op_name=\"net/\\\"relu\\\"\"}" })
+            QVERIFY2(written.find(line) != std::string::npos,
+                qPrintable(QString::fromStdString(line + std::string(" not in:\n") + written)));
+        // The grammar sample (old-style operand shapes, tiled layouts, async ops, execution threads).
+        expectTextRoundTrip(kModule);
+        // dim_labels with '?' for dimensions no label names, as custom-calls write them.
+        const std::string unnamedDims
+            = "HloModule m\nENTRY e {\n  ROOT r = f32[100]{0} custom-call(), window={size=2x2}, "
+              "dim_labels=?b01f_0?1io->b01?f, custom_call_target=\"t\"\n}\n";
+        expectTextRoundTrip(unnamedDims);
+        QVERIFY(writeHloText(parse(unnamedDims)).find("dim_labels=?b01f_0?1io->b01?f,") != std::string::npos);
+        // Labels that leave `b` out give it dimension 0, which a spatial label also takes: no
+        // dim_labels can spell that, so it is refused rather than written wrong.
+        try {
+            writeHloText(parse("HloModule m\nENTRY e {\n  ROOT r = f32[4]{0} custom-call(), window={size=2}, "
+                               "dim_labels=0f_0io->0f\n}\n"));
+            QFAIL("no error");
+        } catch (const HloTextWriteError& e) {
+            QVERIFY2(std::string(e.what()).find("not a permutation") != std::string::npos, e.what());
+        }
+        // A name that is not an HLO identifier (a protobuf module may hold one) is refused, not written.
+        HloModule odd = parse("HloModule m\nENTRY e {\n  ROOT p = f32[] parameter(0)\n}\n");
+        odd.instructions[0].name = odd.intern("a b");
+        try {
+            writeHloText(odd);
+            QFAIL("no error");
+        } catch (const HloTextWriteError& e) {
+            QVERIFY2(std::string(e.what()).find("the instruction name \"a b\" cannot be written") != std::string::npos,
+                e.what());
+        }
     }
 
     void realDumps_data()
@@ -646,6 +1264,8 @@ private Q_SLOTS:
         QCOMPARE(conv, convolutions);
         QCOMPARE(dot, dots);
         QCOMPARE(m.entryIndex(), int64_t(m.computations.size()) - 1);
+        // Written as text and read back, the dump keeps its shapes, operands, calls and features.
+        expectSameModule(m, parseHloText(writeHloText(m), "written.hlo"));
         const LayoutGraph g = featurizeLayout(d, file.toStdString());
         QCOMPARE(g.configurableCount(), int64_t(conv + dot + reshape));
         QCOMPARE(g.nodeSplits[g.nodeSplits.size() - 1], int64_t(instructions));
