@@ -1074,7 +1074,7 @@ private Q_SLOTS:
     // convolution and dot dimensions alternating with dynamic sizes; a shape repeated (merged).
     // The reader used to copy a field's values to the end of its pool at every interruption: 100 KB
     // of alternating ints took 6.4 GB and 19 s. Now it must stay linear: every value lands in its
-    // pool at most twice, and the parse takes well under a second and less than 64 MB above the
+    // pool at most twice, and the parse takes seconds, not minutes, and less than 64 MB above the
     // start. Tuning data of 150 000 modules of 7 bytes (each module took a 64 KB name block and
     // reservations for 16 instructions: > 8 GB of address space) must stay under 256 MB. The
     // address space is capped meanwhile, so a reader that needs far more fails here with bad_alloc
@@ -1124,8 +1124,11 @@ private Q_SLOTS:
             peakReset ? "" : " (peak not resettable: not checked)");
 
         const uint64_t memoryBound = uint64_t(HostileProtoKind(kind) == HostileProtoKind::ManyModules ? 256 : 64) << 20;
+        // Not a speed target (bench/ measures speed): a bound that a quadratic reader misses by
+        // orders of magnitude (19 s at 100 KB, about half an hour at 1 MB) and a loaded 2-core
+        // machine still meets (1.4-2.1 s seen at load 5-12 for 1 MB).
         if (!kSanitizerBuild) // under ASan: memory errors are what is checked
-            QVERIFY2(ms < 1000, qPrintable(QStringLiteral("%1 ms").arg(ms)));
+            QVERIFY2(ms < 10000, qPrintable(QStringLiteral("%1 ms").arg(ms)));
         if (peakReset)
             QVERIFY2(above < memoryBound, qPrintable(QStringLiteral("%1 MB above the start").arg(double(above) / (1 << 20))));
         if (HostileProtoKind(kind) == HostileProtoKind::ManyModules) {
