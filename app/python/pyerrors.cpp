@@ -5,6 +5,7 @@
 
 #include <new>
 #include <stdexcept>
+#include <string_view>
 
 namespace tgraph::python {
 
@@ -15,7 +16,13 @@ PyObject* g_inputError = nullptr;
 void raiseInputError(const InputError& e)
 {
     py::gil_scoped_acquire gil;
-    PyObject* instance = PyObject_CallFunction(g_inputError, "s", e.what());
+    // A message quotes the file's bytes (names, headers): undecodable bytes are shown escaped.
+    const std::string_view what = e.what();
+    PyObject* message = PyUnicode_DecodeUTF8(what.data(), Py_ssize_t(what.size()), "backslashreplace");
+    if (!message)
+        return;
+    PyObject* instance = PyObject_CallFunctionObjArgs(g_inputError, message, nullptr);
+    Py_DECREF(message);
     if (!instance)
         return; // the call's own error stays set
     for (const auto& [name, value] :

@@ -387,6 +387,8 @@ void bindGraph(py::module_& m)
             [](const GraphData& g, const std::string& key) -> py::object {
                 if (!hasKey(g, key))
                     throw py::key_error(key);
+                if (key == kSyntheticMetaKey)
+                    return py::dtype::of<uint8_t>(); // UTF-8 JSON bytes
                 const auto& storage = g.kind == GraphKind::Layout ? g.layout.storage : g.tile.storage;
                 const auto it = storage.find(key);
                 if (it == storage.end())

@@ -128,7 +128,7 @@ void bindHlo(py::module_& m)
         .def_readonly("source", &ModuleData::source, "the file, or the name given to parse_hlo")
         .def_property_readonly(
             "format", [](const ModuleData& d) { return std::string(hloSourceFormatName(d.format)); },
-            "'text', 'HloModuleProto', ... as tgraph inspect names it")
+            "'HLO text', 'xla.HloModuleProto', ... as tgraph inspect names it")
         .def_property_readonly("instruction_count", [](const ModuleData& d) { return d.module().instructions.size(); })
         .def_property_readonly("computation_count", [](const ModuleData& d) { return d.module().computations.size(); })
         .def_property_readonly(
