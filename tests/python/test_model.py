@@ -129,3 +129,29 @@ def test_tile_model_equals_the_cli(cli, tmp_path, tile_weights, tile_files):
     assert m.kind == "tile"
     with np.load(out) as expected:
         assert m.predict(tgraph.load_graph(tile_files[0])).tobytes() == expected[tile_files[0].stem].tobytes()
+
+
+def test_the_gil_is_released_while_scoring(model, layout_files):
+    import threading
+    import time
+
+    graph = tgraph.load_graph(layout_files[0])
+    stop = threading.Event()
+    count = [0]
+
+    def spin():
+        while not stop.is_set():
+            count[0] += 1
+
+    t = threading.Thread(target=spin)
+    t.start()
+    time.sleep(0.05)
+    before = count[0]
+    start = time.perf_counter()
+    model.predict(graph, batch_configs=1)  # 48 passes in C++, no Python callback
+    seconds = time.perf_counter() - start
+    during = count[0] - before
+    stop.set()
+    t.join()
+    # Holding the GIL, the C++ call would have left the other thread no turn at all.
+    assert during > 1000, (during, seconds)
