@@ -10,7 +10,7 @@
 #include "core/hlo/featurizer.h"
 #include "core/sim/layoutcandidates.h"
 #include "core/sim/simulator.h"
-#include "core/synth/synthcollection.h"
+#include "core/synth/simulatedgraph.h"
 #include "core/util/error.h"
 
 #include <pybind11/stl.h>
@@ -179,7 +179,7 @@ private:
     std::unique_ptr<LayoutSimulator> m_sim;
 };
 
-// What `tgraph simulate MODULE -o OUT.npz` writes for one module (app/cli/cmdsimulate.cpp).
+// What `tgraph simulate MODULE -o OUT.npz` writes for one module (core/synth/simulatedgraph.h).
 GraphPtr simulate(
     const ModuleData& m, int64_t count, const std::string& samplerText, uint64_t seed, const py::object& paramsObject)
 {
@@ -187,47 +187,8 @@ GraphPtr simulate(
     const LayoutSampler sampler = samplerFrom(samplerText);
     if (count < 2)
         throw py::value_error("configs must be at least 2");
-    const ModuleTuningData& data = *m.data;
-    const std::string name(data.module.name);
     py::gil_scoped_release release;
-    if (collectionOf(data) == GraphKind::Tile)
-        throw InputError(m.source, "module " + name, "holds tile-size runs; simulate prices layout configurations");
-    LayoutGraph graph;
-    if (!data.runs.empty()) {
-        graph = featurizeLayout(data, m.source);
-        const std::vector<int64_t> ids(
-            graph.nodeConfigIds.data(), graph.nodeConfigIds.data() + graph.configurableCount());
-        const LayoutSimulator sim(data.module, ids, params);
-        for (int64_t c = 0; c < graph.configCount(); ++c)
-            graph.configRuntime[c] = std::max<int64_t>(1, std::llround(sim.runtime(graph.nodeConfigFeat.row(c))));
-    } else {
-        const std::vector<int64_t> configurable = defaultConfigurableNodes(data.module);
-        if (configurable.empty())
-            throw InputError(
-                m.source, "module " + name, "has no configurable node (convolution, dot or reshape) to simulate");
-        const LayoutSimulator sim(data.module, configurable, params);
-        const NdArray<float> configs = sampleLayoutConfigs(layoutChoices(data.module, configurable), count, sampler,
-            seed, m.source, uint64_t(8) << 30, [&](const float* row) { return sim.runtime(row); });
-        std::vector<bool> failed;
-        const std::vector<int64_t> ns = sim.measure(configs, seed, &failed);
-        graph = featurizeLayout(data, m.source);
-        int64_t kept = 0;
-        for (int64_t c = 0; c < configs.dim(0); ++c)
-            kept += !failed[size_t(c)];
-        NdArray<float> feat({ kept, graph.configurableCount(), kLayoutConfigFeatures });
-        NdArray<int64_t> runtime({ kept });
-        for (int64_t c = 0, j = 0; c < configs.dim(0); ++c) {
-            if (failed[size_t(c)])
-                continue;
-            std::copy_n(configs.row(c), configs.rowSize(), feat.row(j));
-            runtime[j++] = ns[size_t(c)];
-        }
-        graph.nodeConfigFeat = std::move(feat);
-        graph.configRuntime = std::move(runtime);
-        setPublishedStorage(graph);
-    }
-    graph.syntheticMeta = syntheticMetaJson(
-        "tgraph simulate", name, data.runs.empty() ? layoutSamplerName(sampler) : "measured configs", seed, params);
+    LayoutGraph graph = simulateModuleGraph(*m.data, m.source, count, sampler, seed, params).graph;
     validate(graph, m.source, 0);
     GraphPtr g = makeGraph(std::move(graph), m.source);
     g->module = m.data;
