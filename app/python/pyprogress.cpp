@@ -22,12 +22,21 @@ void PythonProgress::begin(std::string_view label, uint64_t total)
 {
     m_label = std::string(label);
     m_total = total;
+    m_done = 0;
     report(0, true);
 }
 
-void PythonProgress::update(uint64_t done) { report(done, done >= m_total); }
+void PythonProgress::update(uint64_t done)
+{
+    m_done = done;
+    report(done, done >= m_total);
+}
 
-void PythonProgress::end() { }
+void PythonProgress::end()
+{
+    if (m_done != m_reported)
+        report(m_done, true); // the last step the throttle left out
+}
 
 void PythonProgress::report(uint64_t done, bool force)
 {
@@ -37,6 +46,7 @@ void PythonProgress::report(uint64_t done, bool force)
     if (!force && now - m_last < kInterval)
         return;
     m_last = now;
+    m_reported = done;
     py::gil_scoped_acquire gil;
     if (PyErr_CheckSignals() != 0) {
         m_error.emplace();

@@ -41,6 +41,8 @@ private:
     py::object m_callback;
     std::string m_label;
     uint64_t m_total = 0;
+    uint64_t m_done = 0; // the last update
+    uint64_t m_reported = 0; // the last update passed to Python
     std::chrono::steady_clock::time_point m_last;
     std::atomic<bool> m_cancelled { false };
     std::optional<py::error_already_set> m_error;

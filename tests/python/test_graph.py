@@ -142,3 +142,28 @@ def test_save_round_trip(tmp_path, layout_files):
         g.save(out, compressed=compressed)
         with np.load(out) as a:
             assert_same_arrays(a, g)
+
+
+def test_reading_reports_progress_and_stops_when_the_callback_raises(tmp_path, layout_files):
+    # A graph large enough for several progress steps: 4,000 configurations of the first file's.
+    g = tgraph.load_graph(layout_files[0])
+    arrays = {k: np.array(v) for k, v in g.items()}
+    reps = 4000 // g.config_count + 1
+    arrays["node_config_feat"] = np.tile(arrays["node_config_feat"], (reps, 1, 1))
+    arrays["config_runtime"] = np.tile(arrays["config_runtime"], reps)
+    big = tmp_path / "big.npz"
+    tgraph.Graph.from_arrays(arrays).save(big, compressed=False)
+    seen = []
+    h = tgraph.load_graph(big, progress=lambda label, done, total: seen.append((label, done, total)))
+    assert h.config_count == g.config_count * reps
+    assert seen[0][1] == 0 and seen[-1][1] > 0  # from the start to the last step read
+
+    def stop(label, done, total):
+        raise LookupError("stop reading")
+
+    with pytest.raises(LookupError, match="stop reading"):
+        tgraph.load_graph(big, progress=stop)
+    with pytest.raises(LookupError):
+        h.save(tmp_path / "copy.npz", progress=stop)
+    assert not (tmp_path / "copy.npz").exists()  # a cancelled write leaves nothing behind
+    assert [p.name for p in tmp_path.iterdir()] == ["big.npz"]
