@@ -7,7 +7,7 @@ between the markers `<!-- rooms:begin -->` and `<!-- rooms:end -->` lists each r
 may use directly; what those may use is allowed too (the closure). A `#include "room/..."` of a room
 outside that closure is a back-edge and fails the check, as do a room missing from the table, a
 cycle in the table, Qt or LibTorch headers where the layer forbids them, a LibTorch header
-reached from widgets/, app/studio/ or tests/widgets/ through any chain of project headers, and a
+reached from widgets/, app/studio/, app/python/ or tests/widgets/ through any chain of project headers, and a
 model/ header other than model/facade's included there.
 
 Usage: check-layers.py [--root DIR] [--self-test]
@@ -33,7 +33,7 @@ FORBIDDEN = {
     'widgets': [('LibTorch', TORCH_RE)],
 }
 # Whose transitive project includes must never reach a LibTorch header.
-TORCH_FREE_PREFIXES = ('widgets/', 'app/studio/', 'tests/widgets/')
+TORCH_FREE_PREFIXES = ('widgets/', 'app/studio/', 'app/python/', 'tests/widgets/')
 # The only model/ room those may include: the torch-free facade (its closure in the table is wider).
 MODEL_FACADE = 'model/facade/'
 

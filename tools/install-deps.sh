@@ -24,6 +24,8 @@ PACKAGES=(
   libssl-dev
   # test fixtures (numpy/scipy) and the PyTorch reference of the model parity test
   python3 python3-numpy python3-scipy python3-torch
+  # the Python module `import tgraph` (app/python, docs/python.md) and its tests (tests/python)
+  pybind11-dev python3-dev python3-pytest
   # fonts of offscreen renders and screenshots (QT_QPA_PLATFORM=offscreen needs no X server)
   fonts-dejavu-core
   # OCR of the graph view's first view (tst_firstview reads what a person can read)

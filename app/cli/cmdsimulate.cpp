@@ -4,12 +4,12 @@
 #include "sharedoptions.h"
 #include "terminalprogress.h"
 
-#include "core/util/error.h"
-#include "core/util/format.h"
 #include "core/graph/graphio.h"
 #include "core/hlo/hloinput.h"
 #include "core/metrics/metrics.h"
-#include "core/synth/synthcollection.h"
+#include "core/synth/simulatedgraph.h"
+#include "core/util/error.h"
+#include "core/util/format.h"
 
 #include <cmath>
 #include <cstdio>
@@ -46,63 +46,25 @@ int simulate(const ArgParser& p)
     for (size_t k = 0; k < input.modules.size(); ++k) {
         const ModuleTuningData& data = input.modules[k];
         const std::string name(data.module.name);
-        if (collectionOf(data) == GraphKind::Tile)
-            throw InputError(in, "module " + name, "holds tile-size runs; simulate prices layout configurations");
-        LayoutGraph graph;
-        if (!data.runs.empty()) {
-            // Measured configurations: price them and compare (the analytical baseline).
-            graph = featurizeLayout(data, in);
-            const std::vector<int64_t> ids(
-                graph.nodeConfigIds.data(), graph.nodeConfigIds.data() + graph.configurableCount());
-            const LayoutSimulator sim(data.module, ids, params);
-            std::vector<double> measured, simulated;
-            for (int64_t c = 0; c < graph.configCount(); ++c) {
-                measured.push_back(double(graph.configRuntime[c]));
-                simulated.push_back(sim.runtime(graph.nodeConfigFeat.row(c)));
-                graph.configRuntime[c] = std::max<int64_t>(1, std::llround(simulated.back()));
-            }
+        SimulatedGraph simulated = simulateModuleGraph(data, in, count, sampler, seed, params);
+        LayoutGraph& graph = simulated.graph;
+        if (simulated.measuredConfigs) {
+            const std::vector<double>& measured = simulated.measuredNs;
+            const std::vector<double>& sim = simulated.simulatedNs;
             std::printf("module %s: %lld measured configurations priced by the simulator\n", name.c_str(),
                 (long long)graph.configCount());
             if (measured.size() >= 2) {
                 std::printf("  simulated vs measured: Kendall tau-b %.4f, ordered-pair accuracy %.4f\n",
-                    kendallTauB(measured, simulated), orderedPairAccuracy(measured, simulated));
+                    kendallTauB(measured, sim), orderedPairAccuracy(measured, sim));
                 std::printf("  slowdown of the simulator's top-1 / top-5 / top-10 picks: %.4f%% / %.4f%% / %.4f%%\n",
-                    100 * topKSlowdown(measured, simulated, 1), 100 * topKSlowdown(measured, simulated, 5),
-                    100 * topKSlowdown(measured, simulated, 10));
+                    100 * topKSlowdown(measured, sim, 1), 100 * topKSlowdown(measured, sim, 5),
+                    100 * topKSlowdown(measured, sim, 10));
             }
         } else {
-            const std::vector<int64_t> configurable = defaultConfigurableNodes(data.module);
-            if (configurable.empty())
-                throw InputError(
-                    in, "module " + name, "has no configurable node (convolution, dot or reshape) to simulate");
-            const LayoutSimulator sim(data.module, configurable, params);
-            const NdArray<float> configs = sampleLayoutConfigs(layoutChoices(data.module, configurable), count, sampler,
-                seed, in, uint64_t(8) << 30, [&](const float* row) { return sim.runtime(row); });
-            {
-                std::vector<bool> failed;
-                const std::vector<int64_t> ns = sim.measure(configs, seed, &failed);
-                graph = featurizeLayout(data, in); // graph-only: structure and configurable nodes
-                int64_t kept = 0;
-                for (int64_t c = 0; c < configs.dim(0); ++c)
-                    kept += !failed[size_t(c)];
-                NdArray<float> feat({ kept, graph.configurableCount(), kLayoutConfigFeatures });
-                NdArray<int64_t> runtime({ kept });
-                for (int64_t c = 0, j = 0; c < configs.dim(0); ++c) {
-                    if (failed[size_t(c)])
-                        continue;
-                    std::copy_n(configs.row(c), configs.rowSize(), feat.row(j));
-                    runtime[j++] = ns[size_t(c)];
-                }
-                graph.nodeConfigFeat = std::move(feat);
-                graph.configRuntime = std::move(runtime);
-                setPublishedStorage(graph);
-                std::printf("module %s: %lld configurations sampled (%s) and simulated, %lld failed; default %s\n",
-                    name.c_str(), (long long)configs.dim(0), layoutSamplerName(sampler),
-                    (long long)(configs.dim(0) - kept), formatDuration(ns[0]).c_str());
-            }
+            std::printf("module %s: %lld configurations sampled (%s) and simulated, %lld failed; default %s\n",
+                name.c_str(), (long long)simulated.sampled, layoutSamplerName(sampler), (long long)simulated.failed,
+                formatDuration(simulated.defaultNs).c_str());
         }
-        graph.syntheticMeta = syntheticMetaJson(
-            "tgraph simulate", name, data.runs.empty() ? layoutSamplerName(sampler) : "measured configs", seed, params);
         if (graph.configCount() > 0) {
             const auto [lo, hi]
                 = std::minmax_element(graph.configRuntime.data(), graph.configRuntime.data() + graph.configCount());

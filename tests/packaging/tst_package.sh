@@ -51,7 +51,7 @@ field() { printf '%s\n' "$control" | sed -n "s/^$1: //p"; }
 [ "$(field Version)" = "$version" ] && pass "Version: $version" || fail "Version is '$(field Version)', not $version"
 depends="$(field Depends)"
 # Explicit (run, not linked) and from dpkg-shlibdeps (linked): LibTorch, Qt Widgets, Graphviz, SQLite.
-for dep in graphviz libopenblas0-openmp 'libtorch[0-9.]*' 'libqt6widgets6' 'libgvc6' 'libsqlite3-0' 'libc6'; do
+for dep in graphviz libopenblas0-openmp python3 python3-numpy 'libtorch[0-9.]*' 'libqt6widgets6' 'libgvc6' 'libsqlite3-0' 'libc6'; do
     if printf '%s\n' "$depends" | tr ',' '\n' | grep -Eq "^ *${dep}( |\$)"; then
         pass "Depends names $dep"
     else
@@ -70,6 +70,10 @@ required=(
 )
 icon_sizes=(16 22 24 32 48 64 128 256 512)
 for s in "${icon_sizes[@]}"; do required+=("/usr/share/icons/hicolor/${s}x${s}/apps/$app_id.png"); done
+# The Python module (app/python) and its type stubs, in Debian's path for modules of python3.
+pymodule="$(printf '%s\n' "$files" | grep -E '^/usr/lib/python3/dist-packages/tgraph\.cpython-[0-9]+-[^/]*\.so$' || true)"
+[ -n "$pymodule" ] && pass "the package holds the Python module $pymodule" || fail "the package lacks /usr/lib/python3/dist-packages/tgraph.cpython-*.so"
+required+=(/usr/lib/python3/dist-packages/tgraph.pyi)
 for f in "${required[@]}"; do
     grep -qxF "$f" <<<"$files" || fail "the package lacks $f"
 done
@@ -109,6 +113,14 @@ else
     fail "tgraph train --help: $out"
 fi
 check "tgraph gen-hlo" "$bin/tgraph" gen-hlo --family mlp --size 100 -o "$scratch/a.hlo"
+# `import tgraph` from the extracted dist-packages with Debian's python3, reading what tgraph wrote.
+if out="$(PYTHONPATH="$root/usr/lib/python3/dist-packages" /usr/bin/python3 -c \
+    "import sys, tgraph; m = tgraph.read_hlo(sys.argv[1])[0]; print(tgraph.__version__, tgraph.__file__, m.instruction_count)" \
+    "$scratch/a.hlo" 2>&1)" && [[ "$out" == "$version $root/usr/lib/python3/dist-packages/tgraph."* ]]; then
+    pass "python3 -c 'import tgraph' from the package: $out"
+else
+    fail "import tgraph from the package: $out"
+fi
 check "tgraph inspect" "$bin/tgraph" inspect "$scratch/a.hlo"
 # `tgraph render` runs the tgraph-studio next to it (offscreen) and Graphviz lays the graph out.
 check "tgraph render (tgraph-studio from the package)" "$bin/tgraph" render "$scratch/a.hlo" -o "$scratch/a.png"
