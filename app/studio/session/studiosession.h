@@ -19,8 +19,8 @@ class QTimer;
 namespace tgraph::studio {
 
 // The studio's pages (docs/studio.md §0): the graph canvas, the model's analyses, the training
-// runs and the checked collection folders.
-enum class Page { Graph, Analysis, Runs, Data };
+// runs, the checked collection folders and the passes of an XLA dump folder.
+enum class Page { Graph, Analysis, Runs, Data, Passes };
 // The tabs of the Analysis page.
 enum class AnalysisView { Inference, Explain, Tune };
 
@@ -73,6 +73,12 @@ public:
     void requestPage(Page page);
     void requestAnalysis(AnalysisView view);
     void showMessage(const QString& text);
+    // Two HLO modules to compare (files or stages of a dump folder, A before B); the diff page
+    // answers (docs/studio.md §10).
+    void requestDiff(const QString& pathA, const QString& pathB);
+    // The history of one instruction across the stages of the dump-folder module that `stagePath`
+    // is a stage of; the Passes page answers when that folder is open (docs/studio.md §10).
+    void requestHistory(const QString& stagePath, const QString& instruction);
 
 Q_SIGNALS:
     void documentsChanged();
@@ -88,6 +94,8 @@ Q_SIGNALS:
     void pageRequested(tgraph::studio::Page page);
     void analysisRequested(tgraph::studio::AnalysisView view);
     void statusMessage(const QString& text);
+    void diffRequested(const QString& pathA, const QString& pathB);
+    void historyRequested(const QString& stagePath, const QString& instruction);
 
 private:
     std::vector<tgraph::GraphDocumentPtr> m_documents;
