@@ -411,6 +411,17 @@ private Q_SLOTS:
         QVERIFY(window.errorBanner()->isHidden());
         const auto docs = window.documents();
         QCOMPARE(docs.size(), size_t(2));
+        // Both are stages of the open folder to the Graph page (its node menu offers their
+        // history), the copy too; the copy's history is the original stage's.
+        QVERIFY(window.session()->isDumpStage(QString::fromStdString(docs[0]->path)));
+        QVERIFY(window.session()->isDumpStage(QString::fromStdString(docs[1]->path)));
+        QVERIFY(!QString::fromStdString(docs[1]->path).endsWith(QStringLiteral(".gz")));
+        QVERIFY(!window.session()->isDumpStage(QDir(m_folder).filePath("module_0001.jit_f.ir-no-opt.ll")));
+        QSignalSpy shown(page, &PassesPage::historyShown);
+        window.session()->requestHistory(QString::fromStdString(docs[1]->path), QStringLiteral("fusion"));
+        QVERIFY(shown.wait(kTimeoutMs));
+        QCOMPARE(page->currentStage(), 2);
+        QCOMPARE(page->historyView()->topLevelItem(0)->text(1), QStringLiteral("created"));
         // The copy holds the fusion stage: its module has the fused computation.
         const tgraph::DumpStageCounts counts = tgraph::countHloModule(m_modules[2]);
         QVERIFY(docs[1]->module);

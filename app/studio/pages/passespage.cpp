@@ -322,6 +322,7 @@ void PassesPage::openFolder(const QString& folder)
     m_selectedStage.clear();
     m_modules->setIndex(nullptr);
     m_timeline->setModule(nullptr, SIZE_MAX);
+    publishStages();
     m_historyView->clear();
     m_historySummary->clear();
     m_follower->open(folder);
@@ -329,9 +330,21 @@ void PassesPage::openFolder(const QString& folder)
     updateActions();
 }
 
+void PassesPage::publishStages()
+{
+    QStringList paths = m_copyOf.keys();
+    if (const DumpIndexPtr index = m_modules->dumpIndex())
+        for (const tgraph::DumpModule& m : index->modules)
+            for (const tgraph::DumpStage& stage : m.stages)
+                if (const size_t file = stage.mainFile(); file < index->files.size())
+                    paths << fromFileName(index->path(file));
+    m_session->setDumpStages(paths);
+}
+
 void PassesPage::onIndexChanged(const DumpIndexPtr& index, bool first)
 {
     m_modules->setIndex(index);
+    publishStages();
     if (first) {
         qCInfo(lcStudio).noquote() << "dump folder" << folder() << "lists" << index->modules.size() << "modules";
         m_moduleView->resizeColumnToContents(ModuleTableModel::IdColumn);
@@ -569,6 +582,7 @@ void PassesPage::openStage(int row)
             throw tgraph::InputError(copy.toStdString(), "", "cannot write the decompressed copy: " + out.errorString().toStdString());
         return [this, copy, path] {
             m_copyOf.insert(copy, path);
+            publishStages();
             m_session->requestOpen({ copy });
             m_session->requestPage(Page::Graph);
         };

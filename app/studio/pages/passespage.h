@@ -103,6 +103,8 @@ private:
     void showHistory(const tgraph::InstructionHistory& history, const QStringList& stageLabels);
     void showProgress(const QString& label, quint64 done, quint64 total);
     void onHistoryRequested(const QString& stagePath, const QString& instruction);
+    // Tells the session which files are stages of the open folder.
+    void publishStages();
 
     StudioSession* m_session;
     DumpFollower* m_follower;

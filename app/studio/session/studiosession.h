@@ -8,6 +8,7 @@
 #include "core/view/graphdocument.h"
 
 #include <QObject>
+#include <QSet>
 #include <QStringList>
 
 class JobChannel;
@@ -79,6 +80,10 @@ public:
     // The history of one instruction across the stages of the dump-folder module that `stagePath`
     // is a stage of; the Passes page answers when that folder is open (docs/studio.md §10).
     void requestHistory(const QString& stagePath, const QString& instruction);
+    // The HLO stage files of the open dump folder (and the decompressed copies the Graph page
+    // opened), set by the Passes page: the Graph page offers a node's history for these.
+    void setDumpStages(const QStringList& paths);
+    bool isDumpStage(const QString& path) const { return m_dumpStages.contains(path); }
 
 Q_SIGNALS:
     void documentsChanged();
@@ -105,6 +110,7 @@ private:
     JobChannel* m_projectPoll = nullptr;
     QTimer* m_projectTimer = nullptr;
     std::map<QString, NodeOverlay> m_overlays;
+    QSet<QString> m_dumpStages;
 };
 
 } // namespace tgraph::studio
