@@ -51,15 +51,16 @@ std::vector<HloDiff> diffNeighbourStages(std::span<const HloModule* const> stage
     return diffs;
 }
 
-InstructionHistory traceInstruction(std::span<const HloModule* const> stages, std::span<const HloDiff> diffs,
-    size_t anchor, std::string_view name)
+InstructionHistory traceInstruction(
+    std::span<const HloModule* const> stages, std::span<const HloDiff> diffs, size_t anchor, std::string_view name)
 {
     if (anchor >= stages.size())
         throw InputError("", "stage " + std::to_string(anchor),
             "no such stage (the module has " + std::to_string(stages.size()) + ")");
     if (diffs.size() + 1 != stages.size())
-        throw InputError("", "", "the diffs (" + std::to_string(diffs.size()) + ") do not fit the stages ("
-                + std::to_string(stages.size()) + ")");
+        throw InputError("", "",
+            "the diffs (" + std::to_string(diffs.size()) + ") do not fit the stages (" + std::to_string(stages.size())
+                + ")");
     for (size_t i = 0; i < diffs.size(); ++i)
         if (diffs[i].matchOfA.size() != stages[i]->instructions.size()
             || diffs[i].matchOfB.size() != stages[i + 1]->instructions.size())

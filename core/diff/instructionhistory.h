@@ -62,7 +62,7 @@ std::vector<HloDiff> diffNeighbourStages(std::span<const HloModule* const> stage
 // Follows the instruction named `name` in stages[anchor] through `diffs` (as diffNeighbourStages
 // returns them). InputError when `anchor` is out of range, the diffs do not fit the stages, or the
 // anchor stage has no instruction of that name.
-InstructionHistory traceInstruction(std::span<const HloModule* const> stages, std::span<const HloDiff> diffs,
-    size_t anchor, std::string_view name);
+InstructionHistory traceInstruction(
+    std::span<const HloModule* const> stages, std::span<const HloDiff> diffs, size_t anchor, std::string_view name);
 
 } // namespace tgraph

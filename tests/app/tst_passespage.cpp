@@ -31,13 +31,13 @@
 
 #include <QAction>
 #include <QCheckBox>
-#include <QLabel>
-#include <QPushButton>
 #include <QDialog>
 #include <QElapsedTimer>
+#include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QPlainTextEdit>
+#include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
@@ -118,7 +118,10 @@ class TestPassesPage : public QObject
     QString m_folder;
     std::vector<tgraph::HloModule> m_modules; // kStages parsed here
 
-    void write(const QString& name, const QByteArray& bytes) { testutil::writeAll(QDir(m_folder).filePath(name), bytes); }
+    void write(const QString& name, const QByteArray& bytes)
+    {
+        testutil::writeAll(QDir(m_folder).filePath(name), bytes);
+    }
 
     // Waits until every row of the timeline has its figures.
     static bool waitForFigures(PassesPage* page)
@@ -126,7 +129,8 @@ class TestPassesPage : public QObject
         return QTest::qWaitFor(
             [page] {
                 const auto& rows = page->timelineModel()->rows();
-                return !rows.empty() && std::all_of(rows.begin(), rows.end(), [](const auto& r) { return r.figures.has_value(); });
+                return !rows.empty()
+                    && std::all_of(rows.begin(), rows.end(), [](const auto& r) { return r.figures.has_value(); });
             },
             kTimeoutMs);
     }
@@ -168,7 +172,8 @@ private Q_SLOTS:
         }
         QVERIFY(QFileInfo(QDir(m_folder).filePath(kStages[2].file)).size() > 10);
         write("module_0001.jit_f.ir-no-opt.ll", "; ModuleID = 'jit_f'\ndefine void @main() {\n  ret void\n}\n");
-        write("module_0001.jit_f.sm_7.0_gpu_after_optimizations-buffer-assignment.txt", "BufferAssignment:\nallocation 0\n");
+        write("module_0001.jit_f.sm_7.0_gpu_after_optimizations-buffer-assignment.txt",
+            "BufferAssignment:\nallocation 0\n");
         write("module_0002.other.before_optimizations.txt", kBigger);
         write("module_0002.other.0001.broken.after_x.before_y.txt", "this is not an HLO module\n");
         write(QStringLiteral("module_0003.odd\tname.before_optimizations.txt"), kBigger);
@@ -221,7 +226,8 @@ private Q_SLOTS:
         for (int i = 0; i < page->artifactList()->count(); ++i)
             artifacts << page->artifactList()->item(i)->text();
         QVERIFY2(artifacts.contains(QStringLiteral("module_0001.jit_f.ir-no-opt.ll")), qPrintable(artifacts.join(' ')));
-        QVERIFY(artifacts.contains(QStringLiteral("module_0001.jit_f.sm_7.0_gpu_after_optimizations-buffer-assignment.txt")));
+        QVERIFY(artifacts.contains(
+            QStringLiteral("module_0001.jit_f.sm_7.0_gpu_after_optimizations-buffer-assignment.txt")));
     }
 
     // Ctrl+5 and the mode bar's Passes show the page; File > Open Dump Folder… is Ctrl+Shift+D; no
@@ -393,7 +399,8 @@ private Q_SLOTS:
         QVERIFY(spy.wait(kTimeoutMs));
         auto* text = page->findChild<QPlainTextEdit*>(QStringLiteral("artifactText"));
         QVERIFY(text);
-        QCOMPARE(text->toPlainText().toUtf8(), testutil::readAll(QDir(m_folder).filePath("module_0001.jit_f.ir-no-opt.ll")));
+        QCOMPARE(
+            text->toPlainText().toUtf8(), testutil::readAll(QDir(m_folder).filePath("module_0001.jit_f.ir-no-opt.ll")));
     }
 
     void historyOfAnInstruction()
@@ -448,7 +455,8 @@ private Q_SLOTS:
         const QString folder = m_dir.filePath(QStringLiteral("growing"));
         QVERIFY(QDir().mkpath(folder));
         for (int i = 0; i < 3; ++i)
-            testutil::writeAll(QDir(folder).filePath(kStages[i].file), kStages[i].gz ? gzip(kStages[i].text) : QByteArray(kStages[i].text));
+            testutil::writeAll(QDir(folder).filePath(kStages[i].file),
+                kStages[i].gz ? gzip(kStages[i].text) : QByteArray(kStages[i].text));
         MainWindow window;
         window.passesPage()->follower()->setPollInterval(100);
         openFolder(window, folder);
@@ -493,10 +501,12 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(page->historyView()->topLevelItemCount() > 0, kTimeoutMs);
         QTest::qWait(50);
         const QSize min = window.minimumSizeHint().expandedTo(window.minimumSize());
-        QVERIFY2(min.width() <= 1280 && min.height() <= 720, qPrintable(QStringLiteral("%1x%2").arg(min.width()).arg(min.height())));
+        QVERIFY2(min.width() <= 1280 && min.height() <= 720,
+            qPrintable(QStringLiteral("%1x%2").arg(min.width()).arg(min.height())));
         QCOMPARE(window.size(), QSize(1366, 768));
         // The timeline takes most of the page.
-        QVERIFY2(page->timelineView()->height() > page->height() / 2, qPrintable(QString::number(page->timelineView()->height())));
+        QVERIFY2(page->timelineView()->height() > page->height() / 2,
+            qPrintable(QString::number(page->timelineView()->height())));
         QVERIFY(page->timelineView()->width() > page->width() * 2 / 3);
     }
 

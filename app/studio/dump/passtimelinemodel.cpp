@@ -105,7 +105,9 @@ QString PassTimelineModel::stageLabel(int row) const
         return {};
     const tgraph::DumpStage& s = r->stage;
     if (s.kind == tgraph::DumpStageKind::Pass)
-        return QStringLiteral("%1 %2 / after %3").arg(s.index, 4, 10, QLatin1Char('0')).arg(escaped(s.pipeline), escaped(s.pass));
+        return QStringLiteral("%1 %2 / after %3")
+            .arg(s.index, 4, 10, QLatin1Char('0'))
+            .arg(escaped(s.pipeline), escaped(s.pass));
     if (s.kind == tgraph::DumpStageKind::DuringPass)
         return QStringLiteral("%1 %2 / %3").arg(s.index, 4, 10, QLatin1Char('0')).arg(escaped(s.pass), escaped(s.step));
     return escaped(s.stage);
@@ -281,7 +283,8 @@ QVariant PassTimelineModel::data(const QModelIndex& index, int role) const
         if (index.column() == EstimateDeltaColumn && f && f->estimatedNs && index.row() > 0) {
             const std::optional<StageFigures>& before = m_rows[size_t(index.row() - 1)].figures;
             if (before && before->estimatedNs && *f->estimatedNs != *before->estimatedNs)
-                return QBrush(*f->estimatedNs > *before->estimatedNs ? QColor(0xc0, 0x39, 0x2b) : QColor(0x1e, 0x84, 0x49));
+                return QBrush(
+                    *f->estimatedNs > *before->estimatedNs ? QColor(0xc0, 0x39, 0x2b) : QColor(0x1e, 0x84, 0x49));
         }
         if (f && !f->didSomething())
             return QPalette().brush(QPalette::Disabled, QPalette::Text);
@@ -367,8 +370,7 @@ bool PassTimelineFilter::filterAcceptsRow(int sourceRow, const QModelIndex& sour
 {
     if (!m_hide)
         return true;
-    const QVariant did
-        = sourceModel()->index(sourceRow, 0, sourceParent).data(PassTimelineModel::DidSomethingRole);
+    const QVariant did = sourceModel()->index(sourceRow, 0, sourceParent).data(PassTimelineModel::DidSomethingRole);
     return !did.isValid() || did.toBool();
 }
 

@@ -114,8 +114,8 @@ void TimelineFiller::startRow(int row)
             }
         }
         std::shared_ptr<const tgraph::HloModule> module;
-        StageFigures figures = figureStage(
-            *index, stage, previous.get(), previousStage.has_value(), previousError, &module, &progress);
+        StageFigures figures
+            = figureStage(*index, stage, previous.get(), previousStage.has_value(), previousError, &module, &progress);
         progress.end();
         return [this, key, previousKey, figures = std::move(figures), module] {
             m_cache[cacheKey(previousKey, key)] = figures;

@@ -174,8 +174,10 @@ PassesPage::PassesPage(StudioSession* session, QWidget* parent)
     header->resizeSection(PassTimelineModel::PassColumn, x * 19);
     header->resizeSection(PassTimelineModel::ChangesColumn, x * 18);
     for (int c = PassTimelineModel::AddedColumn; c <= PassTimelineModel::FusionsColumn; ++c)
-        header->resizeSection(c, metrics.horizontalAdvance(m_timeline->headerData(c, Qt::Horizontal, Qt::DisplayRole).toString()) + 16);
-    header->resizeSection(PassTimelineModel::EstimateColumn, metrics.horizontalAdvance(QStringLiteral("000.00 µs")) + 12);
+        header->resizeSection(
+            c, metrics.horizontalAdvance(m_timeline->headerData(c, Qt::Horizontal, Qt::DisplayRole).toString()) + 16);
+    header->resizeSection(
+        PassTimelineModel::EstimateColumn, metrics.horizontalAdvance(QStringLiteral("000.00 µs")) + 12);
     header->setMinimumSectionSize(24);
 
     m_historyEdit = new QLineEdit(this);
@@ -249,14 +251,12 @@ PassesPage::PassesPage(StudioSession* session, QWidget* parent)
     layout->addWidget(m_splitter, 1);
 
     connect(m_follower, &DumpFollower::indexChanged, this, &PassesPage::onIndexChanged);
-    connect(m_follower, &DumpFollower::failed, this, [this](const QString& message) {
-        m_banner->addMessage(message);
-    });
+    connect(m_follower, &DumpFollower::failed, this, [this](const QString& message) { m_banner->addMessage(message); });
     connect(m_moduleFilter, &QLineEdit::textChanged, m_moduleProxy, &QSortFilterProxyModel::setFilterFixedString);
-    connect(m_moduleView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
-        &PassesPage::onModuleChanged);
-    connect(m_timelineView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
-        &PassesPage::onStageChanged);
+    connect(
+        m_moduleView->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &PassesPage::onModuleChanged);
+    connect(
+        m_timelineView->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &PassesPage::onStageChanged);
     connect(m_timelineView, &QTableView::doubleClicked, this,
         [this](const QModelIndex& index) { openStage(m_timelineFilter->mapToSource(index).row()); });
     connect(m_hideUnchanged, &QCheckBox::toggled, m_timelineFilter, &PassTimelineFilter::setHideUnchanged);
@@ -295,10 +295,10 @@ PassesPage::PassesPage(StudioSession* session, QWidget* parent)
     });
     connect(m_historyChannel, &JobChannel::progressChanged, this,
         [this](quint64, const QString& label, quint64 done, quint64 total) {
-            m_historySummary->setText(total > 0 ? tr("%1 (%2 of %3)…")
-                                                      .arg(label, Formatting::count(int64_t(done)),
-                                                          Formatting::count(int64_t(total)))
-                                                : label + QStringLiteral("…"));
+            m_historySummary->setText(total > 0
+                    ? tr("%1 (%2 of %3)…")
+                          .arg(label, Formatting::count(int64_t(done)), Formatting::count(int64_t(total)))
+                    : label + QStringLiteral("…"));
         });
     connect(m_fileChannel, &JobChannel::failed, this,
         [this](quint64, const QString& message) { m_banner->addMessage(message); });
@@ -502,8 +502,8 @@ void PassesPage::showArtifacts()
         const tgraph::DumpFile& f = index->files[file];
         auto* item = new QListWidgetItem(escaped(f.entry.name), m_artifacts);
         item->setData(Qt::UserRole, qulonglong(file));
-        item->setToolTip(tr("%1, %2").arg(QString::fromLatin1(tgraph::dumpFileKindName(f.name.kind)),
-            Formatting::bytes(f.entry.size)));
+        item->setToolTip(tr("%1, %2").arg(
+            QString::fromLatin1(tgraph::dumpFileKindName(f.name.kind)), Formatting::bytes(f.entry.size)));
     }
 }
 
@@ -526,9 +526,10 @@ void PassesPage::openArtifact(size_t file)
             auto* dialog = new QDialog(this);
             dialog->setAttribute(Qt::WA_DeleteOnClose);
             dialog->setObjectName(QStringLiteral("artifactDialog"));
-            dialog->setWindowTitle(cut ? tr("%1 (first %2 of %3)").arg(name, Formatting::bytes(uint64_t(kTextLimit)),
-                                             Formatting::bytes(size))
-                                       : name);
+            dialog->setWindowTitle(cut
+                    ? tr("%1 (first %2 of %3)")
+                          .arg(name, Formatting::bytes(uint64_t(kTextLimit)), Formatting::bytes(size))
+                    : name);
             auto* edit = new QPlainTextEdit(dialog);
             edit->setObjectName(QStringLiteral("artifactText"));
             edit->setReadOnly(true);
@@ -568,18 +569,21 @@ void PassesPage::openStage(int row)
     if (!m_copies)
         m_copies = std::make_unique<QTemporaryDir>();
     if (!m_copies->isValid()) {
-        m_banner->addMessage(tr("%1: no temporary folder to decompress it into").arg(escaped(index->files[file].entry.name)));
+        m_banner->addMessage(
+            tr("%1: no temporary folder to decompress it into").arg(escaped(index->files[file].entry.name)));
         return;
     }
     std::string name = index->files[file].entry.name;
     name.erase(name.rfind('.')); // .gz / .xz
-    const QString copy = m_copies->filePath(QString::fromStdString(tgraph::terminalText(name)).replace(QLatin1Char('/'), QLatin1Char('_')));
+    const QString copy = m_copies->filePath(
+        QString::fromStdString(tgraph::terminalText(name)).replace(QLatin1Char('/'), QLatin1Char('_')));
     m_fileChannel->start([this, index, file, copy, path](JobProgress&) -> JobTracker::Continuation {
         const std::string bytes = tgraph::readDumpFile(*index, file);
         QSaveFile out(copy);
         if (!out.open(QIODevice::WriteOnly) || out.write(bytes.data(), qint64(bytes.size())) != qint64(bytes.size())
             || !out.commit())
-            throw tgraph::InputError(copy.toStdString(), "", "cannot write the decompressed copy: " + out.errorString().toStdString());
+            throw tgraph::InputError(
+                copy.toStdString(), "", "cannot write the decompressed copy: " + out.errorString().toStdString());
         return [this, copy, path] {
             m_copyOf.insert(copy, path);
             publishStages();
@@ -675,8 +679,8 @@ void PassesPage::traceHistory(const QString& instruction)
     }
     m_historyView->clear();
     m_historySummary->setText(tr("Reading %n stage(s)…", nullptr, int(stages.size())));
-    m_historyChannel->start([this, index, stages = std::move(stages), labels, anchor,
-                                name = instruction.toStdString()](JobProgress& progress) -> JobTracker::Continuation {
+    m_historyChannel->start([this, index, stages = std::move(stages), labels, anchor, name = instruction.toStdString()](
+                                JobProgress& progress) -> JobTracker::Continuation {
         std::vector<tgraph::HloModule> modules;
         modules.reserve(stages.size());
         {
