@@ -3,6 +3,7 @@
 
 #include "app/studio/dump/passtimelinemodel.h"
 
+#include "widgets/common/formatting.h"
 #include "widgets/common/jobchannel.h"
 
 #include "core/util/error.h"
@@ -94,7 +95,8 @@ void TimelineFiller::startRow(int row)
     m_channel->start([this, index, stage = r->stage, key = r->key, previousKey = r->previousKey, previousStage, row,
                          total, lastModule = m_lastModule, lastKey = m_lastKey,
                          lastError = m_lastError](JobProgress& progress) -> JobTracker::Continuation {
-        progress.begin(tr("Stage %1 of %2").arg(row + 1).arg(total).toStdString(), uint64_t(total));
+        progress.begin(tr("Stage %1 of %2").arg(Formatting::count(row + 1), Formatting::count(total)).toStdString(),
+            uint64_t(total));
         progress.update(uint64_t(row));
         std::shared_ptr<const tgraph::HloModule> previous;
         QString previousError;
