@@ -30,7 +30,8 @@ void setupParser(QCommandLineParser& parser)
     parser.addHelpOption();
     parser.addVersionOption();
     parser.addPositionalArgument(QStringLiteral("files"),
-        QCoreApplication::translate("main", "Graph files (.npz, .hlo/.txt, .pb) to open."),
+        QCoreApplication::translate("main", "Graph files (.npz, .hlo/.txt, .pb) to open; a folder opens on the Passes page when XLA dumped "
+                                  "into it (--xla_dump_to), else as a TpuGraphs collection."),
         QStringLiteral("[FILE...]"));
     parser.addOption({ QStringLiteral("render"),
         QCoreApplication::translate("main", "Draw FILE without a window and write the drawing to --output."),

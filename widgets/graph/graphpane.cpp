@@ -332,6 +332,11 @@ void GraphPane::showContextMenu(int viewIndex, int clusterIndex, const QPoint& s
                     rebuild(false);
                 });
     }
+    if (m_nodeMenuHook && viewIndex >= 0 && size_t(viewIndex) < layout->view.nodes.size()
+        && layout->view.nodes[size_t(viewIndex)].kind == ViewNode::Kind::Node && !isPrunedPane()) {
+        menu.addSeparator();
+        m_nodeMenuHook(menu, layout->view.nodes[size_t(viewIndex)].node);
+    }
     menu.addSeparator();
     menu.addAction(tr("Collapse Everything"), this, &GraphPane::collapseAll);
     menu.addAction(tr("First View"), this, [this] { showComputations(); });

@@ -7,6 +7,9 @@
 
 #include <QWidget>
 
+#include <functional>
+
+class QMenu;
 class GraphScene;
 class GraphView;
 class NodeOverlay;
@@ -87,6 +90,11 @@ public:
     // Time from the last request to its drawing, in milliseconds (-1 before the first).
     qint64 lastLayoutMs() const { return m_lastLayoutMs; }
 
+    // Adds the caller's actions to the context menu of a node (node id of the document), e.g. the
+    // studio's "History across Passes" for a stage of a dump folder; none by default.
+    using NodeMenuHook = std::function<void(QMenu& menu, qint64 node)>;
+    void setNodeMenuHook(NodeMenuHook hook) { m_nodeMenuHook = std::move(hook); }
+
 Q_SIGNALS:
     void nodeSelected(qint64 node);
     void layoutShown();
@@ -107,6 +115,7 @@ private:
     void updateTitle();
 
     tgraph::GraphDocumentPtr m_document;
+    NodeMenuHook m_nodeMenuHook;
     tgraph::GraphSource::Kind m_kind = tgraph::GraphSource::Kind::Full;
     Mode m_mode = Mode::Computations;
     std::vector<uint8_t> m_expanded;

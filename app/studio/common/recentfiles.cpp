@@ -35,7 +35,7 @@ QStringList RecentFiles::files()
     const QStringList stored = load();
     QStringList existing;
     for (const QString& file : stored) {
-        if (QFileInfo(file).isFile())
+        if (QFileInfo(file).isFile() || QFileInfo(file).isDir())
             existing.append(file);
     }
     if (existing != stored)

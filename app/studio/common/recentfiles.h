@@ -4,7 +4,7 @@
 #include <QObject>
 #include <QStringList>
 
-// The most recently opened files, newest first, kept in QSettings. Files that no longer exist
+// The most recently opened files (and dump folders), newest first, kept in QSettings. Those that no longer exist
 // are dropped whenever the list is read.
 class RecentFiles : public QObject
 {

@@ -6,9 +6,11 @@
 #include "widgets/common/distinctnames.h"
 #include "widgets/common/formatting.h"
 #include "widgets/graph/graphpage.h"
+#include "widgets/graph/graphpane.h"
 #include "widgets/graph/nodeinspector.h"
 
 #include <QAction>
+#include <QMenu>
 #include <QDir>
 #include <QFileInfo>
 #include <QHeaderView>
@@ -197,6 +199,12 @@ void GraphsPage::showDocument(
         if (m_tabs->widget(i)->property("filePath").toString() == key)
             index = i;
     auto* page = new GraphPage(document, m_tabs);
+    page->fullPane()->setNodeMenuHook([this, key, document](QMenu& menu, qint64 node) {
+        if (!m_session->isDumpStage(key) || !document->module)
+            return;
+        const QString name = QString::fromStdString(document->nodeName(node));
+        menu.addAction(tr("History across Passes…"), this, [this, key, name] { m_session->requestHistory(key, name); });
+    });
     page->setProperty("filePath", key);
     page->setProperty("fullTitle", title);
     if (index >= 0) {

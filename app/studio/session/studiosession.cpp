@@ -151,4 +151,13 @@ void StudioSession::requestAnalysis(AnalysisView view) { Q_EMIT analysisRequeste
 
 void StudioSession::showMessage(const QString& text) { Q_EMIT statusMessage(text); }
 
+void StudioSession::requestDiff(const QString& pathA, const QString& pathB) { Q_EMIT diffRequested(pathA, pathB); }
+
+void StudioSession::setDumpStages(const QStringList& paths) { m_dumpStages = QSet<QString>(paths.begin(), paths.end()); }
+
+void StudioSession::requestHistory(const QString& stagePath, const QString& instruction)
+{
+    Q_EMIT historyRequested(stagePath, instruction);
+}
+
 } // namespace tgraph::studio

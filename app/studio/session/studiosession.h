@@ -8,6 +8,7 @@
 #include "core/view/graphdocument.h"
 
 #include <QObject>
+#include <QSet>
 #include <QStringList>
 
 class JobChannel;
@@ -19,8 +20,8 @@ class QTimer;
 namespace tgraph::studio {
 
 // The studio's pages (docs/studio.md §0): the graph canvas, the model's analyses, the training
-// runs and the checked collection folders.
-enum class Page { Graph, Analysis, Runs, Data };
+// runs, the checked collection folders and the passes of an XLA dump folder.
+enum class Page { Graph, Analysis, Runs, Data, Passes };
 // The tabs of the Analysis page.
 enum class AnalysisView { Inference, Explain, Tune };
 
@@ -73,6 +74,16 @@ public:
     void requestPage(Page page);
     void requestAnalysis(AnalysisView view);
     void showMessage(const QString& text);
+    // Two HLO modules to compare (files or stages of a dump folder, A before B); the diff page
+    // answers (docs/studio.md §10).
+    void requestDiff(const QString& pathA, const QString& pathB);
+    // The history of one instruction across the stages of the dump-folder module that `stagePath`
+    // is a stage of; the Passes page answers when that folder is open (docs/studio.md §10).
+    void requestHistory(const QString& stagePath, const QString& instruction);
+    // The HLO stage files of the open dump folder (and the decompressed copies the Graph page
+    // opened), set by the Passes page: the Graph page offers a node's history for these.
+    void setDumpStages(const QStringList& paths);
+    bool isDumpStage(const QString& path) const { return m_dumpStages.contains(path); }
 
 Q_SIGNALS:
     void documentsChanged();
@@ -88,6 +99,8 @@ Q_SIGNALS:
     void pageRequested(tgraph::studio::Page page);
     void analysisRequested(tgraph::studio::AnalysisView view);
     void statusMessage(const QString& text);
+    void diffRequested(const QString& pathA, const QString& pathB);
+    void historyRequested(const QString& stagePath, const QString& instruction);
 
 private:
     std::vector<tgraph::GraphDocumentPtr> m_documents;
@@ -97,6 +110,7 @@ private:
     JobChannel* m_projectPoll = nullptr;
     QTimer* m_projectTimer = nullptr;
     std::map<QString, NodeOverlay> m_overlays;
+    QSet<QString> m_dumpStages;
 };
 
 } // namespace tgraph::studio

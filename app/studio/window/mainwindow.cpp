@@ -8,9 +8,11 @@
 #include "app/studio/common/studiolog.h"
 #include "app/studio/data/collectionview.h"
 #include "app/studio/data/fetchdialog.h"
+#include "app/studio/dump/dumpfollower.h"
 #include "app/studio/graph/graphloader.h"
 #include "app/studio/pages/analysispage.h"
 #include "app/studio/pages/graphspage.h"
+#include "app/studio/pages/passespage.h"
 #include "app/studio/pages/runspage.h"
 #include "app/studio/runs/trainingmonitor.h"
 #include "app/studio/window/aboutdialog.h"
@@ -53,6 +55,7 @@
 
 using tgraph::studio::AnalysisPage;
 using tgraph::studio::GraphsPage;
+using tgraph::studio::PassesPage;
 using tgraph::studio::RunsPage;
 using tgraph::studio::StudioSession;
 
@@ -130,6 +133,7 @@ void MainWindow::setupPages()
     m_graphsPage = new GraphsPage(m_session, this);
     m_analysisPage = new AnalysisPage(m_session, this);
     m_runsPage = new RunsPage(m_session, this);
+    m_passesPage = new PassesPage(m_session, this);
     m_collectionView = new CollectionView(this);
     m_collectionView->setObjectName(QStringLiteral("collectionView"));
     m_pages->setObjectName(QStringLiteral("studioPages"));
@@ -137,6 +141,7 @@ void MainWindow::setupPages()
     m_pages->addWidget(m_analysisPage); // Page::Analysis
     m_pages->addWidget(m_runsPage); // Page::Runs
     m_pages->addWidget(m_collectionView); // Page::Data
+    m_pages->addWidget(m_passesPage); // Page::Passes
 
     m_modeBar->addMode(tr("Graph"), QIcon::fromTheme(QStringLiteral("view-list-tree")),
         tr("The graph canvas, the inspector and the open graphs (Ctrl+1)"));
@@ -146,6 +151,8 @@ void MainWindow::setupPages()
         tr("The training runs of the open project (Ctrl+3)"));
     m_modeBar->addMode(tr("Data"), QIcon::fromTheme(QStringLiteral("folder")),
         tr("A checked TpuGraphs collection folder (Ctrl+4)"));
+    m_modeBar->addMode(tr("Passes"), QIcon::fromTheme(QStringLiteral("view-process-tree")),
+        tr("An XLA dump folder: its modules, what each pass changed, one instruction's history (Ctrl+5)"));
     connect(m_modeBar, &tgraph::widgets::ModeBar::currentChanged, this, [this](int index) { showPage(Page(index)); });
 
     connect(m_graphsPage, &GraphsPage::currentPageChanged, this, &MainWindow::onCurrentGraphChanged);
@@ -183,6 +190,12 @@ void MainWindow::setupActions()
     openFolder->setObjectName(QStringLiteral("openFolderAction"));
     openFolder->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
     openFolder->setToolTip(tr("Check a TpuGraphs tree or collection folder and show its summary table"));
+
+    QAction* openDump = file->addAction(QIcon::fromTheme(QStringLiteral("folder-open")), tr("Open &Dump Folder…"),
+        this, &MainWindow::openDumpFolderDialog);
+    openDump->setObjectName(QStringLiteral("openDumpFolderAction"));
+    openDump->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_D));
+    openDump->setToolTip(tr("Follow an XLA dump folder (--xla_dump_to) on the Passes page"));
 
     m_recentMenu = file->addMenu(QIcon::fromTheme(QStringLiteral("document-open-recent")), tr("Open &Recent"));
     m_recentMenu->setObjectName(QStringLiteral("recentMenu"));
@@ -236,6 +249,7 @@ void MainWindow::setupActions()
         { Page::Analysis, tr("&Analysis Page"), Qt::Key_2 },
         { Page::Runs, tr("&Runs Page"), Qt::Key_3 },
         { Page::Data, tr("&Data Page"), Qt::Key_4 },
+        { Page::Passes, tr("&Passes Page"), Qt::Key_5 },
     };
     for (const auto& p : pages) {
         QAction* action = view->addAction(p.text, this, [this, page = p.page] { showPage(page); });
@@ -503,7 +517,9 @@ void MainWindow::openFiles(const QStringList& paths)
 {
     QStringList files;
     for (const QString& path : paths) {
-        if (QFileInfo(path).isDir())
+        if (QFileInfo(path).isDir() && tgraph::studio::looksLikeDumpFolder(path))
+            openDumpFolder(path);
+        else if (QFileInfo(path).isDir())
             openCollectionFolder(path);
         else
             files << path;
@@ -516,6 +532,25 @@ void MainWindow::openCollectionFolder(const QString& folder)
 {
     m_collectionView->openFolder(QFileInfo(folder).absoluteFilePath());
     showPage(Page::Data);
+}
+
+void MainWindow::openDumpFolder(const QString& folder)
+{
+    const QString absolute = QFileInfo(folder).absoluteFilePath();
+    m_passesPage->openFolder(absolute);
+    m_recent->add(absolute);
+    showPage(Page::Passes);
+}
+
+void MainWindow::openDumpFolderDialog()
+{
+    QSettings settings;
+    const QString dir = QFileDialog::getExistingDirectory(
+        this, tr("Open Dump Folder"), settings.value(kLastDirKey, QDir::homePath()).toString());
+    if (dir.isEmpty())
+        return;
+    settings.setValue(kLastDirKey, dir);
+    openDumpFolder(dir);
 }
 
 void MainWindow::openFolderDialog()

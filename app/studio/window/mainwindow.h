@@ -39,10 +39,11 @@ class ModeBar;
 namespace tgraph::studio {
 class AnalysisPage;
 class GraphsPage;
+class PassesPage;
 class RunsPage;
 }
 
-// The studio window (docs/studio.md §0): full-window pages — Graph, Analysis, Runs, Data — picked
+// The studio window (docs/studio.md §0): full-window pages — Graph, Analysis, Runs, Data, Passes — picked
 // on the mode bar at the left edge, with the menus, the status bar (loading progress and Cancel)
 // and the error banner above the pages. It arranges the pages and opens files; what the pages and
 // panels share and ask of each other goes through the StudioSession.
@@ -63,13 +64,13 @@ public:
     static QSize freshSize(const QScreen* screen);
 
     // Queues the files for loading; each successful load adds (or refreshes) a tab. Folders open
-    // as collections on the Data page.
+    // on the Passes page when named like XLA dump folders, else as collections on the Data page.
     void openFiles(const QStringList& paths);
 
     tgraph::studio::StudioSession* session() const { return m_session; }
     void showPage(Page page);
     Page currentStudioPage() const;
-    // The View menu's action for a page (Ctrl+1 .. Ctrl+4) and for an analysis view (Ctrl+I,
+    // The View menu's action for a page (Ctrl+1 .. Ctrl+5) and for an analysis view (Ctrl+I,
     // Ctrl+Y, Ctrl+U): it brings the page (and view) forward.
     QAction* pageAction(Page page) const;
     QAction* analysisAction(AnalysisView view) const;
@@ -78,6 +79,7 @@ public:
     tgraph::studio::GraphsPage* graphsPage() const { return m_graphsPage; }
     tgraph::studio::AnalysisPage* analysisPage() const { return m_analysisPage; }
     tgraph::studio::RunsPage* runsPage() const { return m_runsPage; }
+    tgraph::studio::PassesPage* passesPage() const { return m_passesPage; }
     QStackedWidget* pages() const { return m_pages; }
     tgraph::widgets::ModeBar* modeBar() const { return m_modeBar; }
 
@@ -98,6 +100,9 @@ public:
     // (the checks of `tgraph data verify`, docs/formats.md §16.4) on the Data page.
     void openCollectionFolder(const QString& folder);
     CollectionView* collectionView() const { return m_collectionView; }
+    // File > Open Dump Folder…, and folders named like XLA dump folders dropped, named on the
+    // command line or reopened from the recent list: the Passes page follows it (docs/studio.md §10).
+    void openDumpFolder(const QString& folder);
     // Data > Fetch TpuGraphs… (created on first use, kept while the window lives).
     FetchDialog* fetchDialog();
     // Every open graph, in tab order.
@@ -112,6 +117,7 @@ public:
 public Q_SLOTS:
     void openFileDialog();
     void openFolderDialog();
+    void openDumpFolderDialog();
     void showFetchDialog();
     void closeTab(int index);
     void closeCurrentTab();
@@ -158,6 +164,7 @@ private:
     tgraph::studio::GraphsPage* m_graphsPage = nullptr;
     tgraph::studio::AnalysisPage* m_analysisPage = nullptr;
     tgraph::studio::RunsPage* m_runsPage = nullptr;
+    tgraph::studio::PassesPage* m_passesPage = nullptr;
     CollectionView* m_collectionView = nullptr;
     FetchDialog* m_fetchDialog = nullptr;
 
