@@ -3,7 +3,8 @@
 # main ones at 1920x1080) with results on every page, drawn offscreen by tst_studio
 # populatedPagesFitLaptopScreens (which trains a small model with `tgraph train` first), and the
 # first view of the real modules and graphs of the reference data under a German locale, drawn by
-# tst_firstview (skipped when the reference data are absent). Needs a build (tools/build.sh); takes
+# tst_firstview, and a real module before / after optimization on the Diff page, drawn by tst_diffview
+# (both skipped when the reference data are absent). Needs a build (tools/build.sh); takes
 # about a minute.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -11,7 +12,7 @@ build="${TGRAPH_BUILD_DIR:-$root/build}"
 shots="$(mktemp -d)"
 trap 'rm -rf "$shots"' EXIT
 
-nice -n 10 ninja -C "$build" tst_studio tst_firstview tgraph tgraph-model tgraph-studio >/dev/null
+nice -n 10 ninja -C "$build" tst_studio tst_firstview tst_diffview tgraph tgraph-model tgraph-studio >/dev/null
 export QT_QPA_PLATFORM=offscreen OMP_WAIT_POLICY=PASSIVE OPENBLAS_NUM_THREADS=1 TGRAPH_SCREENSHOT_DIR="$shots"
 "$build/bin/tst_studio" populatedPagesFitLaptopScreens >/dev/null
 if [ -n "${TGRAPH_SHARED_DIR:-}" ] || [ -d "$root/../shared/data" ]; then
@@ -19,6 +20,7 @@ if [ -n "${TGRAPH_SHARED_DIR:-}" ] || [ -d "$root/../shared/data" ]; then
     (cd "$build" && ctest -R locale_de_DE >/dev/null)
     TGRAPH_SHARED_DIR="${TGRAPH_SHARED_DIR:-$root/../shared}" LC_ALL=de_DE.UTF-8 LOCPATH="$build/locale" \
         "$build/bin/tst_firstview" >/dev/null || true
+    TGRAPH_SHARED_DIR="${TGRAPH_SHARED_DIR:-$root/../shared}" "$build/bin/tst_diffview" realBeforeAfterPair >/dev/null || true
 fi
 
 mkdir -p "$root/docs/screenshots"
@@ -28,6 +30,7 @@ done
 for name in graph inference explain tune runs; do
     cp "$shots/doc-$name-1920.png" "$root/docs/screenshots/$name-1920.png"
 done
+if [ -e "$shots/doc-diff.png" ]; then cp "$shots/doc-diff.png" "$root/docs/screenshots/diff.png"; fi
 for shot in "$shots"/firstview-*.png; do
     [ -e "$shot" ] && cp "$shot" "$root/docs/screenshots/$(basename "$shot")"
 done

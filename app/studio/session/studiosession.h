@@ -19,8 +19,8 @@ class QTimer;
 namespace tgraph::studio {
 
 // The studio's pages (docs/studio.md §0): the graph canvas, the model's analyses, the training
-// runs and the checked collection folders.
-enum class Page { Graph, Analysis, Runs, Data };
+// runs, the checked collection folders and the diff of two modules.
+enum class Page { Graph, Analysis, Runs, Data, Diff };
 // The tabs of the Analysis page.
 enum class AnalysisView { Inference, Explain, Tune };
 
@@ -71,6 +71,9 @@ public:
     void requestNode(const QString& graphPath, qint64 node);
     void selectConfig(const QString& graphPath, qint64 config);
     void requestPage(Page page);
+    // Two HLO modules to compare (files, or stage files of a dump folder): the diff page opens them
+    // side by side (docs/studio.md §10).
+    void requestDiff(const QString& pathA, const QString& pathB);
     void requestAnalysis(AnalysisView view);
     void showMessage(const QString& text);
 
@@ -86,6 +89,7 @@ Q_SIGNALS:
     void nodeRequested(const QString& graphPath, qint64 node);
     void configSelected(const QString& graphPath, qint64 config);
     void pageRequested(tgraph::studio::Page page);
+    void diffRequested(QString pathA, QString pathB);
     void analysisRequested(tgraph::studio::AnalysisView view);
     void statusMessage(const QString& text);
 

@@ -10,6 +10,7 @@
 #include "app/studio/data/fetchdialog.h"
 #include "app/studio/graph/graphloader.h"
 #include "app/studio/pages/analysispage.h"
+#include "app/studio/pages/diffpage.h"
 #include "app/studio/pages/graphspage.h"
 #include "app/studio/pages/runspage.h"
 #include "app/studio/runs/trainingmonitor.h"
@@ -52,6 +53,7 @@
 #include <algorithm>
 
 using tgraph::studio::AnalysisPage;
+using tgraph::studio::DiffPage;
 using tgraph::studio::GraphsPage;
 using tgraph::studio::RunsPage;
 using tgraph::studio::StudioSession;
@@ -130,6 +132,7 @@ void MainWindow::setupPages()
     m_graphsPage = new GraphsPage(m_session, this);
     m_analysisPage = new AnalysisPage(m_session, this);
     m_runsPage = new RunsPage(m_session, this);
+    m_diffPage = new DiffPage(m_session, this);
     m_collectionView = new CollectionView(this);
     m_collectionView->setObjectName(QStringLiteral("collectionView"));
     m_pages->setObjectName(QStringLiteral("studioPages"));
@@ -137,6 +140,7 @@ void MainWindow::setupPages()
     m_pages->addWidget(m_analysisPage); // Page::Analysis
     m_pages->addWidget(m_runsPage); // Page::Runs
     m_pages->addWidget(m_collectionView); // Page::Data
+    m_pages->addWidget(m_diffPage); // Page::Diff
 
     m_modeBar->addMode(tr("Graph"), QIcon::fromTheme(QStringLiteral("view-list-tree")),
         tr("The graph canvas, the inspector and the open graphs (Ctrl+1)"));
@@ -146,6 +150,8 @@ void MainWindow::setupPages()
         tr("The training runs of the open project (Ctrl+3)"));
     m_modeBar->addMode(tr("Data"), QIcon::fromTheme(QStringLiteral("folder")),
         tr("A checked TpuGraphs collection folder (Ctrl+4)"));
+    m_modeBar->addMode(tr("Diff"), QIcon::fromTheme(QStringLiteral("view-split-left-right")),
+        tr("Two HLO modules side by side, kept in sync through their diff (Ctrl+5)"));
     connect(m_modeBar, &tgraph::widgets::ModeBar::currentChanged, this, [this](int index) { showPage(Page(index)); });
 
     connect(m_graphsPage, &GraphsPage::currentPageChanged, this, &MainWindow::onCurrentGraphChanged);
@@ -183,6 +189,15 @@ void MainWindow::setupActions()
     openFolder->setObjectName(QStringLiteral("openFolderAction"));
     openFolder->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
     openFolder->setToolTip(tr("Check a TpuGraphs tree or collection folder and show its summary table"));
+
+    QAction* compare = file->addAction(
+        QIcon::fromTheme(QStringLiteral("view-split-left-right")), tr("&Compare Modules…"), this, [this] {
+            showPage(Page::Diff);
+            m_diffPage->chooseFiles();
+        });
+    compare->setObjectName(QStringLiteral("compareModulesAction"));
+    compare->setShortcut(QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_D));
+    compare->setToolTip(tr("Diff two HLO modules (text, protobuf, .gz / .xz dump stages) side by side"));
 
     m_recentMenu = file->addMenu(QIcon::fromTheme(QStringLiteral("document-open-recent")), tr("Open &Recent"));
     m_recentMenu->setObjectName(QStringLiteral("recentMenu"));
@@ -236,6 +251,7 @@ void MainWindow::setupActions()
         { Page::Analysis, tr("&Analysis Page"), Qt::Key_2 },
         { Page::Runs, tr("&Runs Page"), Qt::Key_3 },
         { Page::Data, tr("&Data Page"), Qt::Key_4 },
+        { Page::Diff, tr("D&iff Page"), Qt::Key_5 },
     };
     for (const auto& p : pages) {
         QAction* action = view->addAction(p.text, this, [this, page = p.page] { showPage(page); });
@@ -759,5 +775,10 @@ void MainWindow::dropEvent(QDropEvent* event)
     if (files.isEmpty())
         return;
     event->acceptProposedAction();
+    // Two files dropped while the Diff page shows: compared, not opened (docs/studio.md §10).
+    if (currentStudioPage() == Page::Diff && files.size() == 2) {
+        m_session->requestDiff(files[0], files[1]);
+        return;
+    }
     openFiles(files);
 }

@@ -40,6 +40,7 @@ namespace tgraph::studio {
 class AnalysisPage;
 class GraphsPage;
 class RunsPage;
+class DiffPage;
 }
 
 // The studio window (docs/studio.md §0): full-window pages — Graph, Analysis, Runs, Data — picked
@@ -78,6 +79,7 @@ public:
     tgraph::studio::GraphsPage* graphsPage() const { return m_graphsPage; }
     tgraph::studio::AnalysisPage* analysisPage() const { return m_analysisPage; }
     tgraph::studio::RunsPage* runsPage() const { return m_runsPage; }
+    tgraph::studio::DiffPage* diffPage() const { return m_diffPage; }
     QStackedWidget* pages() const { return m_pages; }
     tgraph::widgets::ModeBar* modeBar() const { return m_modeBar; }
 
@@ -158,6 +160,7 @@ private:
     tgraph::studio::GraphsPage* m_graphsPage = nullptr;
     tgraph::studio::AnalysisPage* m_analysisPage = nullptr;
     tgraph::studio::RunsPage* m_runsPage = nullptr;
+    tgraph::studio::DiffPage* m_diffPage = nullptr;
     CollectionView* m_collectionView = nullptr;
     FetchDialog* m_fetchDialog = nullptr;
 
