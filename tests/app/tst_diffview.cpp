@@ -27,6 +27,8 @@
 #include <QAction>
 #include <QApplication>
 #include <QDir>
+#include <QElapsedTimer>
+#include <QRegularExpression>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSplitter>
@@ -346,6 +348,68 @@ private Q_SLOTS:
         QVERIFY(view->changeTable()->viewport()->height() >= 100);
         QVERIFY(view->findChild<QWidget*>("diffLegend")->isVisible());
         QVERIFY(view->findChild<QWidget*>("diffLegend")->height() < 60);
+    }
+
+    void largeModulesStartCollapsedWithChangesMarked()
+    {
+        // Two 20 000-instruction modules, one add's layout edited: each side opens on its first
+        // view of collapsed groups, and the group holding the edit is coloured as a layout change.
+        const QString pathA = graphtest::generatedHlo(QDir(m_dir.path()), "transformer", 20000);
+        QString text = QString::fromUtf8(testutil::readAll(pathA));
+        const QRegularExpression add(QStringLiteral("^(  %(add\\.\\d+) = f32\\[(\\d+),(\\d+)\\])\\{1,0\\}( add\\()"),
+            QRegularExpression::MultilineOption);
+        QRegularExpressionMatch edit;
+        for (auto it = add.globalMatch(text); it.hasNext();) {
+            const QRegularExpressionMatch m = it.next();
+            if (m.captured(3) != m.captured(4)) {
+                edit = m;
+                break;
+            }
+        }
+        QVERIFY(edit.hasMatch());
+        text.replace(edit.capturedStart(0), edit.capturedLength(0), edit.captured(1) + "{0,1}" + edit.captured(5));
+        const QString pathB = m_dir.filePath("transformer-edited.hlo");
+        testutil::writeAll(pathB, text.toUtf8());
+
+        MainWindow window;
+        window.resize(1366, 768 - 72);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        graphtest::StallMeter stalls;
+        QElapsedTimer clock;
+        clock.start();
+        QVERIFY(openThroughSession(window, pathA, pathB));
+        DiffView* view = window.diffPage()->view();
+        QVERIFY(graphtest::waitForLayout(view->pane(Side::A)));
+        QVERIFY(graphtest::waitForLayout(view->pane(Side::B)));
+        qInfo("2 x %zu instructions: diff shown and both sides laid out in %lld ms; longest GUI stall %lld ms",
+            view->result()->diff.instructionsA, qint64(clock.elapsed()), qint64(stalls.longestMs()));
+        const tgraph::HloDiff& d = view->result()->diff;
+        QCOMPARE(d.changed.size(), size_t(1));
+        QCOMPARE(view->changeModel()->rowCount(), 1);
+        const int64_t edited = d.pairs[d.changed[0]].b;
+        QCOMPARE(nameOf(view->result()->moduleB(), edited), edit.captured(2));
+        GraphPane* pane = view->pane(Side::B);
+        const ViewLayout* layout = pane->scene()->viewLayout();
+        int boxes = 0;
+        int markedGroups = 0;
+        for (size_t i = 0; i < layout->view.nodes.size(); ++i) {
+            const tgraph::ViewNode& v = layout->view.nodes[i];
+            boxes += v.kind == tgraph::ViewNode::Kind::Node || v.kind == tgraph::ViewNode::Kind::Group;
+            if (v.kind == tgraph::ViewNode::Kind::Group && pane->scene()->itemAt(int(i))
+                && pane->scene()->itemAt(int(i))->fill() == DiffColors::changed(tgraph::HloChangeKind::Layout))
+                ++markedGroups;
+        }
+        QVERIFY2(boxes <= GraphPane::kMaxFirstView * 2, qPrintable(QString::number(boxes)));
+        QVERIFY(pane->scene()->itemForNode(edited) == nullptr); // inside a collapsed group
+        QCOMPARE(markedGroups, 1); // the group around it, and only that one
+        // Selecting the change opens the groups around it on both sides.
+        view->selectChange(0);
+        QVERIFY(graphtest::waitForLayout(view->pane(Side::A)));
+        QVERIFY(graphtest::waitForLayout(view->pane(Side::B)));
+        QVERIFY(pane->scene()->itemForNode(edited));
+        QCOMPARE(pane->selectedNode(), edited);
+        QCOMPARE(view->pane(Side::A)->selectedNode(), int64_t(d.pairs[d.changed[0]].a));
     }
 
     void realBeforeAfterPair()
