@@ -3,8 +3,9 @@
 // session's requestDiff(); the change list checked against diffHloModules run in the test; the
 // sync (an instruction selected in A selects its match in B, "no match" said otherwise), the
 // filters by kind and next / previous; a module against itself (no change); a gzip-compressed
-// dump stage; a bad file shown inline; the page on a 1366x768 laptop screen; and a real
-// before/after pair of the dump folder drawn for the README (label external).
+// dump stage; a bad file shown inline; a cancelled diff; large modules starting collapsed; the page
+// on a 1366x768 laptop screen; and a real before/after pair of the dump folder drawn for the
+// README (label external).
 
 #include "app/studio/pages/diffpage.h"
 #include "app/studio/session/studiosession.h"
@@ -375,6 +376,18 @@ private Q_SLOTS:
         window.resize(1366, 768 - 72);
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
+        // Cancelled at once: nothing shown, the page idle, and it can start again.
+        {
+            DiffPage* page = window.diffPage();
+            QSignalSpy shown(page, &DiffPage::diffShown);
+            window.session()->requestDiff(pathA, pathB);
+            QVERIFY(page->isBusy());
+            page->cancel();
+            QVERIFY(!page->isBusy());
+            QTest::qWait(300);
+            QVERIFY(shown.isEmpty());
+            QVERIFY(!page->view()->result());
+        }
         graphtest::StallMeter stalls;
         QElapsedTimer clock;
         clock.start();
