@@ -33,6 +33,7 @@
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSplitter>
+#include <QStatusBar>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -382,7 +383,11 @@ private Q_SLOTS:
             QSignalSpy shown(page, &DiffPage::diffShown);
             window.session()->requestDiff(pathA, pathB);
             QVERIFY(page->isBusy());
+            // Its progress and Cancel in the main window's status bar.
+            QVERIFY(page->progressWidget()->isVisible());
+            QVERIFY(window.statusBar()->isAncestorOf(page->progressWidget()));
             page->cancel();
+            QVERIFY(!page->progressWidget()->isVisible());
             QVERIFY(!page->isBusy());
             QTest::qWait(300);
             QVERIFY(shown.isEmpty());

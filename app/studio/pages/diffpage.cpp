@@ -51,9 +51,10 @@ DiffPage::DiffPage(StudioSession* session, QWidget* parent)
     , m_channel(new JobChannel(JobLane::Io, QStringLiteral("Diff"), this))
     , m_openButton(new QToolButton(this))
     , m_swapButton(new QToolButton(this))
-    , m_progressLabel(new QLabel(this))
-    , m_progress(new QProgressBar(this))
-    , m_cancelButton(new QToolButton(this))
+    , m_progressBox(new QWidget(this))
+    , m_progressLabel(new QLabel(m_progressBox))
+    , m_progress(new QProgressBar(m_progressBox))
+    , m_cancelButton(new QToolButton(m_progressBox))
 {
     setObjectName(QStringLiteral("diffPage"));
     setAcceptDrops(true);
@@ -80,6 +81,7 @@ DiffPage::DiffPage(StudioSession* session, QWidget* parent)
     m_cancelButton->setIcon(style()->standardIcon(QStyle::SP_DialogCancelButton));
     m_cancelButton->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
     m_cancelButton->setAutoRaise(true);
+    m_cancelButton->setToolTip(tr("Stop the diff"));
     connect(m_cancelButton, &QToolButton::clicked, this, &DiffPage::cancel);
 
     auto* layout = new QVBoxLayout(this);
@@ -91,9 +93,14 @@ DiffPage::DiffPage(StudioSession* session, QWidget* parent)
     bar->addWidget(m_openButton);
     bar->addWidget(m_swapButton);
     bar->addStretch(1);
-    bar->addWidget(m_progressLabel);
-    bar->addWidget(m_progress);
-    bar->addWidget(m_cancelButton);
+    auto* box = new QHBoxLayout(m_progressBox);
+    box->setContentsMargins(0, 0, 0, 0);
+    box->setSpacing(6);
+    box->addWidget(m_progressLabel);
+    box->addWidget(m_progress);
+    box->addWidget(m_cancelButton);
+    m_progressBox->setObjectName(QStringLiteral("diffProgressBox"));
+    bar->addWidget(m_progressBox);
     layout->addLayout(bar);
     auto* bannerMargins = new QVBoxLayout;
     bannerMargins->setContentsMargins(6, 2, 6, 0);
@@ -130,9 +137,7 @@ bool DiffPage::isBusy() const { return m_channel->isBusy(); }
 
 void DiffPage::setBusy(bool busy)
 {
-    m_progressLabel->setVisible(busy);
-    m_progress->setVisible(busy);
-    m_cancelButton->setVisible(busy);
+    m_progressBox->setVisible(busy);
     m_swapButton->setEnabled(!busy && m_view->result());
 }
 

@@ -19,8 +19,8 @@ class StudioSession;
 // The Diff page (docs/studio.md §10): two HLO modules side by side in the diff view. Opened by
 // the session's requestDiff() (File › Compare Modules…, a dump folder's "diff with previous
 // stage"), or by dropping two files on it. Reading, diffing and pricing run in the background
-// (the io lane, channel "Diff") with progress and Cancel on the page; a newer request cancels
-// the one before.
+// (the io lane, channel "Diff") with progress and Cancel (progressWidget(), which the main window
+// puts in its status bar); a newer request cancels the one before.
 class DiffPage : public QWidget
 {
     Q_OBJECT
@@ -38,6 +38,9 @@ public:
     // The files of the diff shown (or being computed).
     QString pathA() const { return m_pathA; }
     QString pathB() const { return m_pathB; }
+    // The diff's progress label, bar and Cancel button, shown while a diff runs: on the page's tool
+    // bar until someone (the main window's status bar) takes it.
+    QWidget* progressWidget() const { return m_progressBox; }
 
 Q_SIGNALS:
     void diffShown(); // a new result is in the view
@@ -56,6 +59,7 @@ private:
     JobChannel* m_channel;
     QToolButton* m_openButton;
     QToolButton* m_swapButton;
+    QWidget* m_progressBox;
     QLabel* m_progressLabel;
     QProgressBar* m_progress;
     QToolButton* m_cancelButton;

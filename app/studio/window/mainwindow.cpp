@@ -352,6 +352,7 @@ void MainWindow::setupStatusBar()
     statusBar()->addPermanentWidget(m_progressLabel);
     statusBar()->addPermanentWidget(m_progressBar);
     statusBar()->addPermanentWidget(m_cancelButton);
+    statusBar()->addPermanentWidget(m_diffPage->progressWidget()); // the Diff page's job (docs/studio.md §10)
     m_progressLabel->hide();
     m_progressBar->hide();
     m_cancelButton->hide();
