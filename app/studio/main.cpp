@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "app/studio/common/jobrunner.h"
+#include "widgets/common/jobtracker.h"
 #include "app/studio/render/analysisrender.h"
 #include "app/studio/render/headlessrender.h"
 #include "app/studio/window/mainwindow.h"
@@ -225,7 +225,7 @@ int main(int argc, char** argv)
     parser.process(app);
     // After each background job the model runtime's cached tensor memory goes back to the system:
     // a desktop application should not hold gigabytes while it waits for the user.
-    JobRunner::setAfterEachJob(&tgraph::facade::releaseIdleMemory);
+    JobTracker::setAfterEachJob(JobLane::Model, &tgraph::facade::releaseIdleMemory);
     if (render) {
         // A rendering is a file of the command line, which prints numbers in the C locale: the same
         // drawing under every user locale (docs/studio.md §3.6). The window follows the user's.

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/results/scores.h"
 
+#include "core/metrics/averages.h"
+
 #include "core/io/npz.h"
 #include "core/metrics/metrics.h"
 #include "core/util/atomicfile.h"
@@ -146,19 +148,9 @@ GraphMetrics meanMetrics(const std::vector<GraphMetrics>& graphs)
     mean.name = "mean";
     if (!graphs.empty())
         mean.kind = graphs.front().kind;
-    auto average = [&](double GraphMetrics::*field) {
-        double sum = 0;
-        int64_t count = 0;
-        for (const GraphMetrics& g : graphs)
-            if (!std::isnan(g.*field)) {
-                sum += g.*field;
-                ++count;
-            }
-        mean.*field = count ? sum / double(count) : NAN;
-    };
     for (auto field : { &GraphMetrics::kendallTau, &GraphMetrics::opa, &GraphMetrics::slowdown1,
              &GraphMetrics::slowdown5, &GraphMetrics::slowdown10, &GraphMetrics::tileScore })
-        average(field);
+        mean.*field = meanOfDefined(graphs, field);
     for (const GraphMetrics& g : graphs)
         mean.configs += g.configs;
     return mean;

@@ -82,7 +82,7 @@ struct GraphMetrics
 
 // InputError naming the file when the graph has no measured runtimes (a test-split file).
 GraphMetrics evaluate(const GraphScores& graph, TileTarget target = TileTarget::Raw);
-// Mean of each metric over graphs (NaN values skipped); name "mean".
+// Mean of each metric over graphs, undefined values left out (docs/model.md §7.6); name "mean".
 GraphMetrics meanMetrics(const std::vector<GraphMetrics>& graphs);
 
 // Kaggle collection id of a path: "layout:{xla|nlp}:{default|random}" when the path has the

@@ -1,13 +1,24 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/train/trainingevents.h"
 
+#include "core/metrics/averages.h"
 #include "core/util/error.h"
 #include "core/util/json.h"
 
 #include <cerrno>
 #include <cstring>
+#include <limits>
 
 namespace tgraph {
+
+void summarizeGraphs(EvalMetrics& metrics, bool tile)
+{
+    metrics.meanTau = meanOfDefined(metrics.graphs, &GraphEvalMetrics::kendallTau);
+    metrics.meanOpa = meanOfDefined(metrics.graphs, &GraphEvalMetrics::opa);
+    metrics.meanTop5Slowdown = meanOfDefined(metrics.graphs, &GraphEvalMetrics::top5Slowdown);
+    metrics.meanTileScore
+        = tile ? meanOfDefined(metrics.graphs, &GraphEvalMetrics::tileScore) : std::numeric_limits<double>::quiet_NaN();
+}
 
 const char* runEventKindName(RunEventKind kind)
 {

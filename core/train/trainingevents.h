@@ -60,6 +60,10 @@ struct EvalMetrics
     double seconds = 0; // evaluation wall time
 };
 
+// Sets meanTau, meanOpa, meanTop5Slowdown and (tile only, NaN for layout) meanTileScore from
+// `graphs`, undefined values left out (docs/model.md §7.6).
+void summarizeGraphs(EvalMetrics& metrics, bool tile);
+
 enum class RunEventKind {
     Started, // a run (or a fold) begins; message describes data and model
     Info, // anything worth a line

@@ -44,18 +44,6 @@ double seconds(std::chrono::steady_clock::time_point since)
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
 }
 
-double meanOfDefined(const std::vector<GraphEvalMetrics>& graphs, double GraphEvalMetrics::*field)
-{
-    double sum = 0;
-    int64_t n = 0;
-    for (const auto& g : graphs)
-        if (std::isfinite(g.*field)) {
-            sum += g.*field;
-            ++n;
-        }
-    return n ? sum / double(n) : kNaN;
-}
-
 std::vector<int64_t> pick(const NdArray<int64_t>& values, const std::vector<int64_t>& rows)
 {
     std::vector<int64_t> out;
@@ -667,10 +655,7 @@ EvalMetrics Trainer::evaluate()
         }
         m.graphs.push_back(std::move(s.metrics));
     }
-    m.meanTau = meanOfDefined(m.graphs, &GraphEvalMetrics::kendallTau);
-    m.meanOpa = meanOfDefined(m.graphs, &GraphEvalMetrics::opa);
-    m.meanTop5Slowdown = meanOfDefined(m.graphs, &GraphEvalMetrics::top5Slowdown);
-    m.meanTileScore = m_kind == GraphKind::Tile ? meanOfDefined(m.graphs, &GraphEvalMetrics::tileScore) : kNaN;
+    summarizeGraphs(m, m_kind == GraphKind::Tile);
     m.meanTop1Slowdown = top1Count ? top1Sum / double(top1Count) : kNaN;
     m.ape = m_kind == GraphKind::Tile && apeDenominator > 0 ? 100.0 * apeNumerator / apeDenominator : kNaN;
     m.seconds = seconds(start);

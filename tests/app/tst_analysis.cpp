@@ -9,7 +9,7 @@
 #include "app/studio/analysis/explainpanel.h"
 #include "app/studio/analysis/inferencepanel.h"
 #include "app/studio/analysis/tunepanel.h"
-#include "app/studio/common/jobrunner.h"
+#include "widgets/common/jobtracker.h"
 #include "core/view/graphdocument.h"
 #include "core/metrics/metrics.h"
 #include "core/store/project.h"
@@ -400,12 +400,12 @@ private Q_SLOTS:
         std::atomic<int> calls { 0 };
         std::atomic<bool> onGuiThread { false };
         QThread* const gui = QThread::currentThread();
-        JobRunner::setAfterEachJob([&] {
+        JobTracker::setAfterEachJob(JobLane::Model, [&] {
             ++calls;
             onGuiThread = onGuiThread || QThread::currentThread() == gui;
             facade::releaseIdleMemory();
         });
-        const auto reset = qScopeGuard([] { JobRunner::setAfterEachJob({}); });
+        const auto reset = qScopeGuard([] { JobTracker::setAfterEachJob(JobLane::Model, {}); });
         const GraphDocumentPtr doc = openFirst(firstNpz(m_layoutData + "/train"));
         InferencePanel panel;
         panel.setDocuments({ doc }, doc);

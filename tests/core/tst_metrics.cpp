@@ -2,7 +2,10 @@
 // Tests of core/metrics: hand-worked cases, brute-force cross-checks, and scipy/numpy reference values
 // produced at test time by tests/tools/metrics_fixture.py.
 
+#include "core/metrics/averages.h"
 #include "core/metrics/metrics.h"
+#include "core/results/scores.h"
+#include "core/train/trainingevents.h"
 
 #include <QtTest>
 
@@ -230,6 +233,7 @@ private Q_SLOTS:
     void rankByScoreStable();
     void largeInputsUseWideCounters();
     void invalidInputsThrow();
+    void meansLeaveUndefinedOut();
     void scipyCrossCheck_data();
     void scipyCrossCheck();
 
@@ -554,6 +558,48 @@ void TestMetrics::scipyCrossCheck()
     COMPARE_METRIC("top-5 slowdown", topKSlowdown(c.x, c.y, 5), c.topk5);
     COMPARE_METRIC("top-10 slowdown", topKSlowdown(c.x, c.y, 10), c.topk10);
     COMPARE_METRIC("tile score", tileScore(c.x, c.y), c.tile);
+}
+
+// One rule for means over graphs (docs/model.md §7.6): NaN and infinite values are left out, never
+// counted as 0, and the mean of nothing defined is NaN; the trainer's summary (summarizeGraphs,
+// also used for the studio's stored inference runs) and `tgraph eval`'s (meanMetrics) agree.
+void TestMetrics::meansLeaveUndefinedOut()
+{
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const double inf = std::numeric_limits<double>::infinity();
+    tgraph::EvalMetrics eval;
+    const auto graph = [](double tau, double opa, double slowdown) {
+        tgraph::GraphEvalMetrics g;
+        g.kendallTau = tau;
+        g.opa = opa;
+        g.top5Slowdown = slowdown;
+        g.tileScore = 1.5;
+        return g;
+    };
+    eval.graphs = { graph(0.5, 0.8, 0.1), graph(nan, nan, 0.3), graph(0.25, 0.6, inf) };
+    tgraph::summarizeGraphs(eval, false);
+    QCOMPARE(eval.meanTau, 0.375);
+    QCOMPARE(eval.meanOpa, 0.7); // (0.8 + 0.6) / 2, not / 3
+    QCOMPARE(eval.meanTop5Slowdown, 0.2);
+    QVERIFY(std::isnan(eval.meanTileScore)); // layout: no tile score
+    tgraph::summarizeGraphs(eval, true);
+    QCOMPARE(eval.meanTileScore, 1.5);
+
+    std::vector<tgraph::GraphMetrics> metrics(3);
+    for (size_t i = 0; i < metrics.size(); ++i) {
+        metrics[i].kendallTau = eval.graphs[i].kendallTau;
+        metrics[i].opa = eval.graphs[i].opa;
+        metrics[i].slowdown5 = eval.graphs[i].top5Slowdown;
+    }
+    const tgraph::GraphMetrics mean = tgraph::meanMetrics(metrics);
+    QCOMPARE(mean.kendallTau, eval.meanTau);
+    QCOMPARE(mean.opa, eval.meanOpa);
+    QCOMPARE(mean.slowdown5, eval.meanTop5Slowdown);
+
+    eval.graphs = { graph(nan, nan, nan) };
+    tgraph::summarizeGraphs(eval, false);
+    QVERIFY(std::isnan(eval.meanTau) && std::isnan(eval.meanOpa) && std::isnan(eval.meanTop5Slowdown));
+    QVERIFY(std::isnan(tgraph::meanOfDefined(std::vector<tgraph::GraphEvalMetrics> {}, &tgraph::GraphEvalMetrics::opa)));
 }
 
 QTEST_GUILESS_MAIN(TestMetrics)

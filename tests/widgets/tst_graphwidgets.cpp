@@ -29,8 +29,11 @@
 #include "widgets/graph/opcodetablemodel.h"
 
 #include <QAbstractItemModelTester>
+#include <QComboBox>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLayout>
+#include <QLineEdit>
 #include <QScrollBar>
 #include <QRegularExpression>
 #include <QSettings>
@@ -40,8 +43,11 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
+#include <QToolButton>
 #include <QTreeWidget>
 #include <QtTest>
+
+#include <set>
 
 using namespace tgraph;
 
@@ -68,6 +74,7 @@ private Q_SLOTS:
     void inspectorFollowsTheSelectedConfiguration();
     void overlayColoursNodes();
     void overlayColourBarReadsWell();
+    void toolBarFlowsAndSearchStaysInSight();
     void exportWritesSvgAndPng();
     void summaryModelsPassTheTester();
     void summaryOpcodesStayWholeWhenNarrow();
@@ -672,6 +679,60 @@ void TestGraphWidgets::overlayColoursNodes()
 // An overlay that covers part of the graph paints the rest grey (not in opcode colours that read
 // as values); its colour bar keeps both labels whole at its minimum width, prints the digits that
 // tell a narrow range apart, says "all v" for one value, and paints noise pale (docs/studio.md §8.2).
+// The page's form (graphpage.ui) leaves the view controls and the legend without a layout; the
+// code lays them out as flows. Narrow, the controls and the legend wrap into more rows while the
+// search box keeps its place at the top right; the tab order runs through the controls to search.
+void TestGraphWidgets::toolBarFlowsAndSearchStaysInSight()
+{
+    GraphPage page(m_small);
+    page.resize(1300, 600);
+    page.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&page));
+    auto* controls = page.findChild<QWidget*>(QStringLiteral("graphControls"));
+    auto* legend = page.findChild<QWidget*>(QStringLiteral("opcodeLegend"));
+    auto* search = page.findChild<QLineEdit*>(QStringLiteral("searchField"));
+    QVERIFY(controls && legend && search);
+    QVERIFY(controls->layout() && legend->layout());
+    const QList<QWidget*> flowing { page.findChild<QComboBox*>(QStringLiteral("viewMode")),
+        page.findChild<QSpinBox*>(QStringLiteral("radius")),
+        page.findChild<QToolButton*>(QStringLiteral("splitButton")),
+        page.findChild<QComboBox*>(QStringLiteral("colorBy")) };
+    for (QWidget* w : flowing) {
+        QVERIFY(w && w->parentWidget() == controls);
+        QVERIFY(controls->layout()->indexOf(w) >= 0);
+    }
+    // One entry per opcode family, "configurable" and "removed by pruning".
+    QCOMPARE(legend->layout()->count(), int(OpcodePalette::families().size()) + 2);
+    const auto rows = [](const QList<QWidget*>& widgets) {
+        std::set<int> tops;
+        for (QWidget* w : widgets)
+            tops.insert(w->y());
+        return tops.size();
+    };
+    const auto searchInSight = [&] {
+        const QRect field(search->mapTo(&page, QPoint(0, 0)), search->size());
+        return search->isVisible() && field.width() >= 150 && page.rect().contains(field)
+            && field.top() < legend->mapTo(&page, QPoint(0, 0)).y();
+    };
+    QTRY_COMPARE(rows(flowing), size_t(1));
+    QVERIFY(searchInSight());
+    const int wideLegend = legend->height();
+
+    page.resize(560, 600);
+    QTRY_VERIFY(rows(flowing) > 1);
+    QVERIFY(searchInSight());
+    QTRY_VERIFY(legend->height() > wideLegend);
+
+    QWidget* stop = flowing.front();
+    for (QWidget* expected : { flowing[1], flowing[2], flowing[3], static_cast<QWidget*>(search) }) {
+        QWidget* next = stop->nextInFocusChain(); // the next tab stop past `stop` and its own parts
+        while (!(next->focusPolicy() & Qt::TabFocus) || !next->isVisible() || stop->isAncestorOf(next))
+            next = next->nextInFocusChain();
+        QCOMPARE(next, expected);
+        stop = next;
+    }
+}
+
 void TestGraphWidgets::overlayColourBarReadsWell()
 {
     GraphPage page(m_small);

@@ -2,10 +2,13 @@
 // The one job tracker every background job of the studio goes through (widgets/common/jobtracker.h):
 // job ids, the continuation on the GUI thread, stale results dropped, cancelling a running job,
 // progress polled on one timer, exceptions turned into failure messages, and the lanes (one model
-// job at a time, several io jobs side by side, cancelling a whole lane). Workers wait on gates with
+// job at a time, several io jobs side by side, cancelling a whole lane), the typed run(), the
+// lanes' after-each-job hooks and the JobControl that binds a channel to a bar, a button and a banner. Workers wait on gates with
 // timeouts, so a broken tracker fails a test instead of hanging it.
 
+#include "widgets/common/errorbanner.h"
 #include "widgets/common/jobchannel.h"
+#include "widgets/common/jobcontrol.h"
 #include "widgets/common/jobprogress.h"
 #include "widgets/common/jobtracker.h"
 
@@ -13,6 +16,9 @@
 #include "core/util/progress.h"
 
 #include <QCoreApplication>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QScopeGuard>
 #include <QSemaphore>
 #include <QSignalSpy>
 #include <QTest>
@@ -350,6 +356,100 @@ private Q_SLOTS:
         loadGate.open();
         QVERIFY(load.finished.wait(kTimeoutMs));
         QCOMPARE(load.finished.count(), 2);
+    }
+
+    // run<Result>: the worker's result reaches the GUI-thread function, only the current job's.
+    void typedRunDeliversOnlyTheCurrentResult()
+    {
+        JobTracker tracker;
+        JobChannel channel(JobLane::Io, QStringLiteral("Typed"), nullptr, &tracker);
+        Gate gate;
+        std::vector<int> delivered;
+        channel.run<int>(
+            [&gate](JobProgress&) {
+                gate.wait();
+                return 1;
+            },
+            [&](int value) { delivered.push_back(value); });
+        channel.run<int>([](JobProgress&) { return 42; }, [&](int value) { delivered.push_back(value); });
+        gate.open();
+        QVERIFY(waitUntilIdle(tracker, JobLane::Io));
+        QCoreApplication::processEvents();
+        QCOMPARE(delivered, std::vector<int>({ 42 }));
+    }
+
+    // A lane's hook runs after each of its jobs, finished, failed or cancelled; other lanes' not.
+    void afterEachJobRunsPerLane()
+    {
+        std::atomic<int> io { 0 }, model { 0 };
+        JobTracker::setAfterEachJob(JobLane::Io, [&] { ++io; });
+        JobTracker::setAfterEachJob(JobLane::Model, [&] { ++model; });
+        const auto reset = qScopeGuard([] {
+            JobTracker::setAfterEachJob(JobLane::Io, {});
+            JobTracker::setAfterEachJob(JobLane::Model, {});
+        });
+        JobTracker tracker;
+        Watched job(&tracker, JobLane::Io, QStringLiteral("Io"));
+        job.channel.start(finishing());
+        QVERIFY(job.finished.wait(kTimeoutMs));
+        job.channel.start([](JobProgress&) -> JobTracker::Continuation { throw std::runtime_error("broken"); });
+        QVERIFY(job.failed.wait(kTimeoutMs));
+        std::atomic<bool> running { false };
+        std::atomic<int> steps { 0 };
+        job.channel.start(counting(&running, &steps));
+        QVERIFY(QTest::qWaitFor([&] { return running.load(); }, kTimeoutMs));
+        job.channel.cancel();
+        QVERIFY(waitUntilIdle(tracker, JobLane::Io));
+        QCOMPARE(io.load(), 3);
+        QCOMPARE(model.load(), 0);
+    }
+
+    // JobControl: the bar shows while a job runs, Cancel cancels it, a failure lands on the banner
+    // and leaves it when the next job starts, and the panel hears stopped() once per job.
+    void jobControlDrivesBarButtonAndBanner()
+    {
+        JobTracker tracker;
+        JobChannel channel(JobLane::Io, QStringLiteral("Controlled"), nullptr, &tracker);
+        QProgressBar bar;
+        QPushButton cancel;
+        ErrorBanner banner;
+        JobControl control(&channel, &bar, &banner);
+        control.setCancelButton(&cancel);
+        control.setCancelledMessage(QStringLiteral("Counting cancelled"));
+        QSignalSpy stopped(&control, &JobControl::stopped);
+        QSignalSpy status(&control, &JobControl::statusMessage);
+        QVERIFY(bar.isHidden());
+        QVERIFY(!cancel.isEnabled());
+
+        std::atomic<bool> running { false };
+        std::atomic<int> steps { 0 };
+        channel.start(counting(&running, &steps));
+        QVERIFY(!bar.isHidden());
+        QVERIFY(cancel.isEnabled());
+        QVERIFY(QTest::qWaitFor([&] { return running.load(); }, kTimeoutMs));
+        cancel.click();
+        QCOMPARE(stopped.count(), 1);
+        QCOMPARE(control.lastOutcome(), JobControl::Outcome::Cancelled);
+        QCOMPARE(status.count(), 1);
+        QCOMPARE(status.at(0).at(0).toString(), QStringLiteral("Counting cancelled"));
+        QVERIFY(bar.isHidden());
+        QVERIFY(!cancel.isEnabled());
+        QVERIFY(waitUntilIdle(tracker, JobLane::Io));
+
+        channel.start([](JobProgress&) -> JobTracker::Continuation { throw std::runtime_error("the disk is gone"); });
+        QVERIFY(stopped.wait(kTimeoutMs));
+        QCOMPARE(stopped.count(), 2);
+        QCOMPARE(control.lastOutcome(), JobControl::Outcome::Failed);
+        QCOMPARE(control.lastError(), QStringLiteral("the disk is gone"));
+        QVERIFY(banner.messages().contains(QStringLiteral("the disk is gone")));
+
+        channel.start(finishing());
+        QVERIFY(!banner.messages().contains(QStringLiteral("the disk is gone"))); // the new job answers for itself
+        QVERIFY(stopped.wait(kTimeoutMs));
+        QCOMPARE(stopped.count(), 3);
+        QCOMPARE(control.lastOutcome(), JobControl::Outcome::Finished);
+        QVERIFY(control.lastError().isEmpty());
+        QVERIFY(bar.isHidden());
     }
 
     // Destroying a channel cancels its jobs and waits for them, so their work may use its owner.

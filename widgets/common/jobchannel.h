@@ -7,6 +7,9 @@
 #include <QPointer>
 #include <QString>
 
+#include <functional>
+#include <memory>
+
 // One user's series of background jobs in one lane of a JobTracker (a panel's inference runs, a
 // graph pane's layouts, the project poller's reads). At most one job is current: start() cancels
 // the one before, cancel() drops it, and only the current job's signals reach the user. Destroying
@@ -21,6 +24,17 @@ public:
     // Queues `work` in the channel's lane and returns its job id (ids increase across the whole
     // tracker). The previous job, if still current, is cancelled and its result will be dropped.
     quint64 start(JobTracker::Work work);
+    // The typed form of start(): `compute` runs in the lane and returns a Result; `deliver` gets it
+    // on the GUI thread, only while the job is still current (a stale result is dropped).
+    template <class Result>
+    quint64 run(std::function<Result(JobProgress&)> compute, std::function<void(Result)> deliver)
+    {
+        return start([compute = std::move(compute), deliver = std::move(deliver)](
+                         JobProgress& progress) -> JobTracker::Continuation {
+            auto result = std::make_shared<Result>(compute(progress));
+            return [deliver, result] { deliver(std::move(*result)); };
+        });
+    }
     // Cancels the current job: emits cancelled() now; its result, if it still comes, is dropped.
     void cancel();
 

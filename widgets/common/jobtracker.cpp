@@ -9,6 +9,7 @@
 #include <QFutureWatcher>
 #include <QLoggingCategory>
 #include <QPointer>
+#include <QScopeGuard>
 #include <QTimer>
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -114,6 +115,16 @@ void JobTracker::detach(JobChannel* channel)
     updateTimer();
 }
 
+namespace {
+std::array<std::function<void()>, 3>& afterEachJob()
+{
+    static std::array<std::function<void()>, 3> hooks;
+    return hooks;
+}
+} // namespace
+
+void JobTracker::setAfterEachJob(JobLane lane, std::function<void()> hook) { afterEachJob()[size_t(lane)] = std::move(hook); }
+
 quint64 JobTracker::start(JobChannel* channel, Work work)
 {
     if (channel->m_current)
@@ -135,7 +146,12 @@ quint64 JobTracker::start(JobChannel* channel, Work work)
         finish(id, watcher->result());
     });
     QFuture<Outcome> future = QtConcurrent::run(
-        &pool(job.lane), [work = std::move(work), state = job.state, name = job.name.toLower()]() -> Outcome {
+        &pool(job.lane),
+        [work = std::move(work), state = job.state, name = job.name.toLower(), lane = job.lane]() -> Outcome {
+            const auto after = qScopeGuard([lane] {
+                if (const auto& hook = afterEachJob()[size_t(lane)])
+                    hook();
+            });
             Outcome outcome;
             if (state->progress.isCancelled()) { // superseded or cancelled while queued
                 outcome.cancelled = true;

@@ -54,6 +54,10 @@ public:
 
     static constexpr int kProgressIntervalMs = 100;
     static int maxThreads(JobLane lane);
+    // Runs on the worker thread after every job of `lane`, failed and cancelled ones too
+    // (tgraph-studio's main() gives the model runtime's cached memory back after each model job).
+    // Set once at start-up, before the lane's first job.
+    static void setAfterEachJob(JobLane lane, std::function<void()> hook);
 
     // Cancels one job; if it is its channel's current job, the channel emits cancelled() now.
     void cancel(quint64 job);

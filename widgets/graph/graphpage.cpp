@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "widgets/graph/graphpage.h"
+#include "ui_graphpage.h"
 
 #include "widgets/common/flowlayout.h"
 #include "widgets/common/formatting.h"
@@ -17,12 +18,8 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
-#include <QScrollArea>
 #include <QSpinBox>
-#include <QSplitter>
-#include <QTabWidget>
 #include <QToolButton>
-#include <QVBoxLayout>
 
 namespace {
 
@@ -55,44 +52,20 @@ QWidget* legendEntry(QLabel* swatch, const QString& name)
 GraphPage::GraphPage(tgraph::GraphDocumentPtr document, QWidget* parent)
     : QWidget(parent)
     , m_document(std::move(document))
-    , m_full(new GraphPane(this))
-    , m_pruned(new GraphPane(this))
-    , m_summary(new GraphSummaryView(this))
-    , m_inner(new QTabWidget(this))
-    , m_splitter(new QSplitter(Qt::Horizontal, this))
+    , m_ui(std::make_unique<Ui::GraphPage>())
 {
+    // The widgets, texts, tooltips and layouts are in graphpage.ui; the flow layouts, the legend's
+    // entries, the colour choices and what depends on the document are set here.
+    m_ui->setupUi(this);
+    m_full = m_ui->fullPane;
+    m_pruned = m_ui->prunedPane;
     m_current = m_full;
-    m_full->setObjectName(QStringLiteral("fullPane"));
-    m_pruned->setObjectName(QStringLiteral("prunedPane"));
+    m_summary = m_ui->summaryView;
     m_summary->setSummary(m_document->summary);
-
-    m_splitter->setObjectName(QStringLiteral("pruningSplitter"));
-    m_splitter->addWidget(m_full);
-    m_splitter->addWidget(m_pruned);
-    m_splitter->setChildrenCollapsible(false);
-
-    auto* graphPage = new QWidget(m_inner);
-    auto* graphLayout = new QVBoxLayout(graphPage);
-    graphLayout->setContentsMargins(0, 0, 0, 0);
-    graphLayout->setSpacing(0);
-    graphLayout->addWidget(createToolBar());
-    graphLayout->addWidget(createLegend());
-    graphLayout->addWidget(m_splitter, 1);
-
-    m_inner->setObjectName(QStringLiteral("pageTabs"));
-    m_inner->setDocumentMode(true);
-    m_inner->setTabPosition(QTabWidget::South);
-    m_inner->addTab(graphPage, tr("Graph"));
-    // In a scroll area: its facts and tables never make the window taller or wider (docs/studio.md §9).
-    auto* summaryScroll = new QScrollArea(m_inner);
-    summaryScroll->setObjectName(QStringLiteral("summaryScroll"));
-    summaryScroll->setFrameShape(QFrame::NoFrame);
-    summaryScroll->setWidgetResizable(true);
-    summaryScroll->setWidget(m_summary);
-    m_inner->addTab(summaryScroll, tr("Summary"));
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(m_inner);
+    m_inner = m_ui->pageTabs;
+    m_splitter = m_ui->pruningSplitter;
+    setUpToolBar();
+    setUpLegend();
 
     connect(m_full, &GraphPane::nodeSelected, this, [this](qint64 node) { onPaneSelected(m_full, node); });
     connect(m_pruned, &GraphPane::nodeSelected, this, [this](qint64 node) { onPaneSelected(m_pruned, node); });
@@ -106,35 +79,17 @@ GraphPage::GraphPage(tgraph::GraphDocumentPtr document, QWidget* parent)
     setSplit(false);
 }
 
-QWidget* GraphPage::createToolBar()
+GraphPage::~GraphPage() = default;
+
+void GraphPage::setUpToolBar()
 {
     // The view controls flow into a second row where the window is narrow (nothing hides behind an
-    // overflow button); the search block stays in sight at the right (docs/studio.md §9).
-    auto* bar = new QWidget(this);
-    bar->setObjectName(QStringLiteral("graphToolBar"));
-    auto* row = new QHBoxLayout(bar);
-    row->setContentsMargins(4, 3, 4, 3);
-    row->setSpacing(8);
-    auto* controls = new QWidget(bar);
-    controls->setObjectName(QStringLiteral("graphControls"));
-    auto* flow = new FlowLayout(controls, 6, 3);
+    // overflow button); the search block stays in sight at the right (docs/studio.md §9). Designer
+    // has no flow layout: the form leaves graphControls without one.
+    auto* flow = new FlowLayout(m_ui->graphControls, 6, 3);
     flow->setContentsMargins(0, 0, 0, 0);
-    auto* searchBox = new QWidget(bar);
-    searchBox->setObjectName(QStringLiteral("searchBox"));
-    auto* searchRow = new QHBoxLayout(searchBox);
-    searchRow->setContentsMargins(0, 0, 0, 0);
-    searchRow->setSpacing(2);
-    row->addWidget(controls, 1);
-    row->addWidget(searchBox, 0, Qt::AlignTop);
 
-    m_modeCombo = new QComboBox(controls);
-    m_modeCombo->setObjectName(QStringLiteral("viewMode"));
-    m_modeCombo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-    m_modeCombo->setMinimumContentsLength(13);
-    m_modeCombo->addItems({ tr("Computations"), tr("Neighbourhood of selection"), tr("Paths between selections") });
-    m_modeCombo->setToolTip(tr("Computations: every computation as a box, double-click to open it.\n"
-                               "Neighbourhood: the nodes within the radius of the selected node.\n"
-                               "Paths: every dataflow path between the last two selected nodes."));
+    m_modeCombo = m_ui->viewMode;
     connect(m_modeCombo, &QComboBox::activated, this, [this](int index) {
         if (index == 0)
             showComputations();
@@ -143,93 +98,55 @@ QWidget* GraphPage::createToolBar()
         else if (index == 2)
             showPathsToSelection();
     });
-    m_radius = new QSpinBox(controls);
-    m_radius->setObjectName(QStringLiteral("radius"));
-    m_radius->setRange(1, 3);
-    m_radius->setValue(2);
-    m_radius->setPrefix(tr("radius "));
+    m_radius = m_ui->radius;
     connect(m_radius, &QSpinBox::valueChanged, this, [this](int radius) {
         if (m_current->mode() == GraphPane::Mode::Neighbourhood && m_selected >= 0)
             showNeighbourhood(m_selected, radius);
     });
 
-    m_splitButton = new QToolButton(controls);
-    m_splitButton->setObjectName(QStringLiteral("splitButton"));
-    m_splitButton->setText(tr("Before / after pruning"));
-    m_splitButton->setCheckable(true);
+    m_splitButton = m_ui->splitButton;
     m_splitButton->setToolTip(m_document->pruned ? tr("Show the pruned graph beside the full graph")
                                                  : QString::fromStdString(m_document->pruneError));
     m_splitButton->setEnabled(bool(m_document->pruned));
     connect(m_splitButton, &QToolButton::toggled, this, &GraphPage::setSplit);
 
-    m_colorCombo = new QComboBox(controls);
-    m_colorCombo->setObjectName(QStringLiteral("colorBy"));
-    m_colorCombo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-    m_colorCombo->setMinimumContentsLength(15);
+    m_colorCombo = m_ui->colorBy;
     m_colorCombo->addItem(tr("Colour: opcode"), -1);
     for (int c = 0; c < 140; ++c)
         m_colorCombo->addItem(tr("Colour: %1").arg(QString::fromStdString(tgraph::nodeFeatureName(c))), c);
-    m_colorCombo->setMaxVisibleItems(25);
     connect(m_colorCombo, &QComboBox::activated, this,
         [this](int index) { setOverlayColumn(m_colorCombo->itemData(index).toInt()); });
 
-    m_search = new QLineEdit(searchBox);
-    m_search->setObjectName(QStringLiteral("searchField"));
-    m_search->setPlaceholderText(tr("Find name, opcode or #id"));
-    m_search->setClearButtonEnabled(true);
-    m_search->setMinimumWidth(150);
-    m_search->setMaximumWidth(280);
-    m_search->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
+    m_search = m_ui->searchField;
     connect(m_search, &QLineEdit::returnPressed, this, [this] {
         if (!m_matches.empty() && m_search->property("lastQuery").toString() == m_search->text())
             findNext();
         else
             find(m_search->text());
     });
-    auto* previous = new QToolButton(searchBox);
-    previous->setArrowType(Qt::UpArrow);
-    previous->setToolTip(tr("Previous match (Shift+F3)"));
-    connect(previous, &QToolButton::clicked, this, &GraphPage::findPrevious);
-    auto* next = new QToolButton(searchBox);
-    next->setArrowType(Qt::DownArrow);
-    next->setToolTip(tr("Next match (F3)"));
-    connect(next, &QToolButton::clicked, this, &GraphPage::findNext);
-    m_matchLabel = new QLabel(searchBox);
-    m_matchLabel->setObjectName(QStringLiteral("matchLabel"));
-
+    connect(m_ui->findPrevious, &QToolButton::clicked, this, &GraphPage::findPrevious);
+    connect(m_ui->findNext, &QToolButton::clicked, this, &GraphPage::findNext);
+    m_matchLabel = m_ui->matchLabel;
     m_matchLabel->setMinimumWidth(m_matchLabel->fontMetrics().horizontalAdvance(QStringLiteral("888 / 888")));
+
     for (QWidget* w : std::initializer_list<QWidget*> { m_modeCombo, m_radius, m_splitButton, m_colorCombo })
         flow->addWidget(w);
-    searchRow->addWidget(m_search);
-    searchRow->addWidget(previous);
-    searchRow->addWidget(next);
-    searchRow->addWidget(m_matchLabel);
-    return bar;
 }
 
-QWidget* GraphPage::createLegend()
+void GraphPage::setUpLegend()
 {
-    auto* bar = new QWidget(this);
-    auto* row = new QHBoxLayout(bar);
-    row->setContentsMargins(6, 0, 6, 2);
-    row->setSpacing(4);
     // The entries flow into a second row where the window is narrow.
-    m_legend = new QWidget(bar);
-    m_legend->setObjectName(QStringLiteral("opcodeLegend"));
+    m_legend = m_ui->opcodeLegend;
     auto* legendFlow = new FlowLayout(m_legend, 10, 2);
     for (const OpcodePalette::Family family : OpcodePalette::families())
-        legendFlow->addWidget(legendEntry(
-            swatch(OpcodePalette::color(family), QColor(0x40, 0x40, 0x40), 1, m_legend), OpcodePalette::familyName(family)));
-    legendFlow->addWidget(legendEntry(swatch(Qt::white, OpcodePalette::configurableBorder(), 3, m_legend), tr("configurable")));
+        legendFlow->addWidget(legendEntry(swatch(OpcodePalette::color(family), QColor(0x40, 0x40, 0x40), 1, m_legend),
+            OpcodePalette::familyName(family)));
+    legendFlow->addWidget(
+        legendEntry(swatch(Qt::white, OpcodePalette::configurableBorder(), 3, m_legend), tr("configurable")));
     legendFlow->addWidget(legendEntry(
         swatch(OpcodePalette::prunedTint(), QColor(0xa0, 0xa0, 0xa0), 1, m_legend), tr("removed by pruning")));
-    m_colorBar = new OverlayColorBar(bar);
-    m_colorBar->setObjectName(QStringLiteral("colorBar"));
-    m_colorBar->hide();
-    row->addWidget(m_legend, 1);
-    row->addWidget(m_colorBar);
-    row->addStretch(0);
-    return bar;
+    m_colorBar = m_ui->colorBar;
+    m_colorBar->hide(); // shown with an overlay, in the legend's place
 }
 
 GraphPane* GraphPage::currentPane() const { return isSplit() ? m_current : m_full; }

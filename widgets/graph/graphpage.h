@@ -8,6 +8,8 @@
 #include <QImage>
 #include <QWidget>
 
+#include <memory>
+
 class GraphPane;
 class GraphSummaryView;
 class OverlayColorBar;
@@ -19,6 +21,10 @@ class QSplitter;
 class QTabWidget;
 class QToolButton;
 
+namespace Ui {
+class GraphPage;
+}
+
 // The tab of one opened graph: the graph view (full graph, optionally beside the pruned graph
 // with selection kept in sync), search, navigation history, colour overlays and export; and the
 // summary of the file.
@@ -27,6 +33,7 @@ class GraphPage : public QWidget
     Q_OBJECT
 public:
     explicit GraphPage(tgraph::GraphDocumentPtr document, QWidget* parent = nullptr);
+    ~GraphPage() override;
 
     const tgraph::GraphDocumentPtr& document() const { return m_document; }
     GraphSummaryView* summaryView() const { return m_summary; }
@@ -87,10 +94,11 @@ private:
     void applySelection(int64_t node, GraphPane* origin);
     void record(int64_t node);
     void showMatch();
-    QWidget* createToolBar();
-    QWidget* createLegend();
+    void setUpToolBar();
+    void setUpLegend();
 
     tgraph::GraphDocumentPtr m_document;
+    std::unique_ptr<Ui::GraphPage> m_ui; // the form: graphpage.ui; the widget pointers below point into it
     GraphPane* m_full = nullptr;
     GraphPane* m_pruned = nullptr;
     GraphPane* m_current = nullptr;

@@ -1,32 +1,29 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "app/studio/analysis/explainpanel.h"
+#include "ui_explainpanel.h"
 
-#include "widgets/common/jobprogress.h"
-#include "app/studio/common/jobrunner.h"
 #include "app/studio/common/studiolog.h"
 
 #include "core/util/format.h"
 #include "widgets/analysis/attributiontablemodel.h"
 #include "widgets/common/errorbanner.h"
+#include "widgets/common/jobchannel.h"
+#include "widgets/common/jobcontrol.h"
 #include "widgets/common/formatting.h"
 #include "widgets/graph/graphpane.h"
 
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFileInfo>
-#include <QFormLayout>
-#include <QGroupBox>
-#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
 #include <QProgressBar>
 #include <QPushButton>
-#include <QSplitter>
 #include <QTableView>
-#include <QVBoxLayout>
 
 #include <cmath>
+#include <utility>
 
 namespace {
 
@@ -61,38 +58,21 @@ QString scoreLine(const QString& which, const std::string& label, double score, 
 
 ExplainPanel::ExplainPanel(QWidget* parent)
     : QWidget(parent)
-    , m_runner(new JobRunner(QStringLiteral("Explain"), this))
-    , m_whatIfRunner(new JobRunner(QStringLiteral("What-if"), this))
+    , m_channel(new JobChannel(JobLane::Model, QStringLiteral("Explain"), this))
+    , m_whatIfChannel(new JobChannel(JobLane::Model, QStringLiteral("What-if"), this))
 {
     setupUi();
-    connect(m_runner, &JobRunner::started, this, [this] {
-        m_progress->setRange(0, 0);
-        m_progress->show();
-        updateControls();
-    });
-    connect(m_runner, &JobRunner::progressChanged, this,
-        [this](const QString& label, quint64 done, quint64 total) { showJobProgress(m_progress, label, done, total); });
-    const auto stopped = [this] {
-        m_progress->hide();
-        updateControls();
-    };
-    connect(m_runner, &JobRunner::finished, this, [this, stopped] {
-        stopped();
-        Q_EMIT finished();
-    });
-    connect(m_runner, &JobRunner::failed, this, [this, stopped](const QString& message) {
-        stopped();
-        m_banner->addMessage(message);
-        Q_EMIT finished();
-    });
-    connect(m_runner, &JobRunner::cancelled, this, [this, stopped] {
-        stopped();
-        Q_EMIT statusMessage(tr("Explanation cancelled"));
-        Q_EMIT finished();
-    });
-    connect(m_whatIfRunner, &JobRunner::finished, this, &ExplainPanel::updateControls);
-    connect(m_whatIfRunner, &JobRunner::failed, this, [this](const QString& message) {
-        m_whatIfResult->setText(tr("<span style='color:#b00020'>%1</span>").arg(message.toHtmlEscaped()));
+    auto* control = new JobControl(m_channel, m_progress, m_banner, this);
+    control->setCancelledMessage(tr("Explanation cancelled"));
+    connect(control, &JobControl::statusMessage, this, &ExplainPanel::statusMessage);
+    connect(control, &JobControl::busyChanged, this, &ExplainPanel::updateControls);
+    connect(control, &JobControl::stopped, this, &ExplainPanel::finished);
+    // A what-if's failure shows where its result would have (no banner, no bar: it is quick).
+    auto* whatIf = new JobControl(m_whatIfChannel, nullptr, nullptr, this);
+    connect(whatIf, &JobControl::stopped, this, [this, whatIf] {
+        if (!whatIf->lastError().isEmpty())
+            m_whatIfResult->setText(
+                tr("<span style='color:#b00020'>%1</span>").arg(whatIf->lastError().toHtmlEscaped()));
         updateControls();
     });
     updateControls();
@@ -102,76 +82,41 @@ ExplainPanel::~ExplainPanel() = default;
 
 void ExplainPanel::setupUi()
 {
-    auto* layout = new QVBoxLayout(this);
-    m_banner = new ErrorBanner(this);
-    layout->addWidget(m_banner);
+    // The widgets, texts, tooltips and layouts are in explainpanel.ui; what depends on the code's
+    // constants, the model and the wiring is set here.
+    m_ui = std::make_unique<Ui::ExplainPanel>();
+    m_ui->setupUi(this);
+    m_banner = m_ui->errorBanner;
 
-    auto* choice = new QHBoxLayout;
-    const auto configCombo = [this](const char* initial) {
-        auto* combo = new QComboBox(this);
-        combo->setEditable(true);
+    m_configA = m_ui->configA;
+    m_configB = m_ui->configB;
+    for (const auto& [combo, initial] : { std::pair { m_configA, kFastest }, std::pair { m_configB, kDefault } }) {
         combo->addItems({ tr(kFastest), tr(kDefault), tr(kSlowest) });
         combo->setCurrentText(tr(initial));
-        combo->setToolTip(tr("predicted fastest, predicted slowest, compiler default, or a config id"));
-        combo->setMinimumContentsLength(16);
-        return combo;
-    };
-    m_configA = configCombo(kFastest);
-    m_configB = configCombo(kDefault);
-    m_runButton = new QPushButton(tr("Explain"), this);
-    m_runButton->setToolTip(tr("Why does the model rank A against B as it does?"));
-    m_cancelButton = new QPushButton(tr("Cancel"), this);
-    m_progress = new QProgressBar(this);
-    m_progress->setTextVisible(true);
+    }
+    m_runButton = m_ui->runButton;
+    m_cancelButton = m_ui->cancelButton;
+    m_progress = m_ui->progress;
     m_progress->hide();
-    choice->addWidget(new QLabel(tr("Why is"), this));
-    choice->addWidget(m_configA);
-    choice->addWidget(new QLabel(tr("ranked against"), this));
-    choice->addWidget(m_configB);
-    choice->addWidget(m_runButton);
-    choice->addWidget(m_cancelButton);
-    choice->addWidget(m_progress, 1);
-    layout->addLayout(choice);
     connect(m_runButton, &QPushButton::clicked, this, &ExplainPanel::run);
     connect(m_cancelButton, &QPushButton::clicked, this, &ExplainPanel::cancel);
 
-    m_summary = new QLabel(tr("Choose two configurations and press Explain (or use \"Explain…\" in the inference "
-                              "table)."),
-        this);
-    m_summary->setWordWrap(true);
-    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    layout->addWidget(m_summary);
+    m_summary = m_ui->summary;
 
-    auto* options = new QHBoxLayout;
-    m_order = new QComboBox(this);
+    m_order = m_ui->order;
     m_order->addItem(tr("by counterfactual effect"), int(tgraph::AttributionOrder::Effect));
     m_order->addItem(tr("by share difference"), int(tgraph::AttributionOrder::Share));
-    m_differingOnly = new QCheckBox(tr("only nodes whose layout differs"), this);
-    m_overlayChoice = new QComboBox(this);
-    m_overlayChoice->addItems({ tr("no overlay"), tr("overlay: share A − B"), tr("overlay: counterfactual effect") });
-    m_overlayChoice->setCurrentIndex(1);
-    m_overlayChoice->setToolTip(tr("Colour the graph views by the explanation (blue favours A, red favours B)"));
-    options->addWidget(new QLabel(tr("Nodes"), this));
-    options->addWidget(m_order);
-    options->addWidget(m_differingOnly);
-    options->addStretch(1);
-    options->addWidget(m_overlayChoice);
-    layout->addLayout(options);
+    m_differingOnly = m_ui->differingOnly;
+    m_overlayChoice = m_ui->overlayChoice; // items: 0 = none, 1 = share A − B, 2 = counterfactual effect
     connect(m_order, &QComboBox::currentIndexChanged, this,
         [this] { setOrder(tgraph::AttributionOrder(m_order->currentData().toInt())); });
     connect(m_differingOnly, &QCheckBox::toggled, this, [this](bool on) { m_table->setDifferingOnly(on); });
     connect(m_overlayChoice, &QComboBox::currentIndexChanged, this, &ExplainPanel::updateOverlay);
 
-    auto* splitter = new QSplitter(Qt::Horizontal, this);
     m_table = new AttributionTableModel(this);
-    m_tableView = new QTableView(splitter);
+    m_tableView = m_ui->attributionTable;
     m_tableView->setModel(m_table);
-    m_tableView->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_tableView->setSelectionMode(QAbstractItemView::SingleSelection);
-    m_tableView->verticalHeader()->hide();
     m_tableView->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
-    m_tableView->horizontalHeader()->setStretchLastSection(true);
-    m_tableView->setAlternatingRowColors(true);
     connect(m_tableView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
         [this](const QModelIndex& current) {
             const int64_t node = m_table->nodeAt(current.row());
@@ -181,58 +126,27 @@ void ExplainPanel::setupUi()
             setWhatIfNode(node);
             Q_EMIT nodeActivated(QString::fromStdString(m_outcome->document->path), node);
         });
-    auto* graphSide = new QWidget(splitter);
-    auto* graphLayout = new QVBoxLayout(graphSide);
-    graphLayout->setContentsMargins(0, 0, 0, 0);
-    m_graph = new GraphPane(graphSide);
-    m_colorBar = new OverlayColorBar(graphSide);
-    graphLayout->addWidget(m_graph, 1);
-    graphLayout->addWidget(m_colorBar);
+    m_graph = m_ui->graphPane;
+    m_colorBar = m_ui->colorBar;
     connect(m_graph, &GraphPane::nodeSelected, this, [this](qint64 node) {
         const int row = m_table->rowOfNode(node);
         if (row >= 0 && m_tableView->currentIndex().row() != row)
             m_tableView->setCurrentIndex(m_table->index(row, 0));
     });
-    splitter->addWidget(m_tableView);
-    splitter->addWidget(graphSide);
-    splitter->setStretchFactor(0, 3);
-    splitter->setStretchFactor(1, 2);
-    layout->addWidget(splitter, 1);
 
-    auto* whatIf = new QGroupBox(tr("What if"), this);
-    auto* w = new QHBoxLayout(whatIf);
-    m_whatIfNodeLabel = new QLabel(tr("select a configurable node"), whatIf);
-    m_whatIfBase = new QComboBox(whatIf);
-    m_whatIfBase->addItems({ tr("A"), tr("B") });
-    m_whatIfOut = new QLineEdit(whatIf);
-    m_whatIfIn = new QLineEdit(whatIf);
-    m_whatIfKernel = new QLineEdit(whatIf);
-    for (QLineEdit* e : { m_whatIfOut, m_whatIfIn, m_whatIfKernel }) {
-        e->setPlaceholderText(QStringLiteral("default"));
-        e->setToolTip(tr("Minor-to-major dims as in HLO, e.g. {1,0} or {3,2,1,0}; empty or 'default' = the compiler's "
-                         "choice"));
-        e->setMaximumWidth(110);
-        connect(e, &QLineEdit::returnPressed, m_whatIfBase, [this] {
-            runWhatIf(m_whatIfBase->currentIndex(), m_whatIfOut->text(), m_whatIfIn->text(), m_whatIfKernel->text());
-        });
-    }
-    m_whatIfButton = new QPushButton(tr("Score"), whatIf);
-    m_whatIfResult = new QLabel(whatIf);
-    m_whatIfResult->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    w->addWidget(m_whatIfNodeLabel);
-    w->addWidget(m_whatIfBase);
-    w->addWidget(new QLabel(tr("out"), whatIf));
-    w->addWidget(m_whatIfOut);
-    w->addWidget(new QLabel(tr("in"), whatIf));
-    w->addWidget(m_whatIfIn);
-    w->addWidget(new QLabel(tr("kernel"), whatIf));
-    w->addWidget(m_whatIfKernel);
-    w->addWidget(m_whatIfButton);
-    w->addWidget(m_whatIfResult, 1);
-    layout->addWidget(whatIf);
-    connect(m_whatIfButton, &QPushButton::clicked, this, [this] {
+    m_whatIfNodeLabel = m_ui->whatIfNode;
+    m_whatIfBase = m_ui->whatIfBase;
+    m_whatIfOut = m_ui->whatIfOut;
+    m_whatIfIn = m_ui->whatIfIn;
+    m_whatIfKernel = m_ui->whatIfKernel;
+    m_whatIfButton = m_ui->whatIfButton;
+    m_whatIfResult = m_ui->whatIfResult;
+    const auto scoreWhatIf = [this] {
         runWhatIf(m_whatIfBase->currentIndex(), m_whatIfOut->text(), m_whatIfIn->text(), m_whatIfKernel->text());
-    });
+    };
+    for (QLineEdit* e : { m_whatIfOut, m_whatIfIn, m_whatIfKernel })
+        connect(e, &QLineEdit::returnPressed, m_whatIfBase, scoreWhatIf);
+    connect(m_whatIfButton, &QPushButton::clicked, this, scoreWhatIf);
     connect(m_whatIfBase, &QComboBox::currentIndexChanged, this, [this] { setWhatIfNode(m_whatIfNode); });
 }
 
@@ -246,7 +160,7 @@ void ExplainPanel::setContext(ExplainRequest context)
     if (!m_context.weights.empty())
         m_banner->clearCondition(kNoModel);
     if (!sameGraph && m_outcome) {
-        m_runner->cancel();
+        m_channel->cancel();
         m_outcome.reset();
         m_whatIf.reset();
         m_table->setAttribution(nullptr, tgraph::AttributionOrder(m_order->currentData().toInt()));
@@ -336,15 +250,17 @@ void ExplainPanel::run()
     }
     qCDebug(lcStudio) << "explaining" << m_configA->currentText() << "vs" << m_configB->currentText() << "of"
                       << QString::fromStdString(request.document ? request.document->path : request.file);
-    m_runner->start([this, request = std::move(request)](JobProgress& progress) -> std::function<void()> {
-        auto outcome = std::make_shared<const ExplainOutcome>(runExplain(request, &progress));
-        return [this, outcome] { showOutcome(outcome); };
-    });
+    using Outcome = std::shared_ptr<const ExplainOutcome>;
+    m_channel->run<Outcome>(
+        [request = std::move(request)](JobProgress& progress) -> Outcome {
+            return std::make_shared<const ExplainOutcome>(runExplain(request, &progress));
+        },
+        [this](Outcome outcome) { showOutcome(std::move(outcome)); });
 }
 
-void ExplainPanel::cancel() { m_runner->cancel(); }
+void ExplainPanel::cancel() { m_channel->cancel(); }
 
-bool ExplainPanel::isRunning() const { return m_runner->isBusy(); }
+bool ExplainPanel::isRunning() const { return m_channel->isBusy(); }
 
 void ExplainPanel::showOutcome(std::shared_ptr<const ExplainOutcome> outcome)
 {
@@ -533,16 +449,18 @@ void ExplainPanel::runWhatIf(int base, const QString& out, const QString& in, co
     const std::shared_ptr<const ExplainOutcome> outcome = m_outcome;
     const qint64 node = m_whatIfNode;
     m_whatIfResult->setText(tr("scoring…"));
-    m_whatIfRunner->start([this, outcome, row, node, values](JobProgress&) -> std::function<void()> {
-        auto result = std::make_shared<const WhatIfOutcome>(
-            ::runWhatIf(*outcome->session, *outcome->attribution, row, node, values));
-        return [this, outcome, result] {
+    using Result = std::shared_ptr<const WhatIfOutcome>;
+    m_whatIfChannel->run<Result>(
+        [outcome, row, node, values](JobProgress&) -> Result {
+            return std::make_shared<const WhatIfOutcome>(
+                ::runWhatIf(*outcome->session, *outcome->attribution, row, node, values));
+        },
+        [this, outcome](Result result) {
             if (outcome != m_outcome)
                 return; // another explanation arrived meanwhile
-            m_whatIf = result;
+            m_whatIf = std::move(result);
             showWhatIf();
-        };
-    });
+        });
     updateControls();
 }
 
@@ -576,8 +494,8 @@ void ExplainPanel::showWhatIf()
 
 void ExplainPanel::updateControls()
 {
-    const bool busy = m_runner->isBusy();
+    const bool busy = m_channel->isBusy();
     m_runButton->setEnabled(!busy);
     m_cancelButton->setEnabled(busy);
-    m_whatIfButton->setEnabled(m_outcome && m_whatIfNode >= 0 && !m_whatIfRunner->isBusy());
+    m_whatIfButton->setEnabled(m_outcome && m_whatIfNode >= 0 && !m_whatIfChannel->isBusy());
 }

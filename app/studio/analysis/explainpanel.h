@@ -12,7 +12,7 @@
 class AttributionTableModel;
 class ErrorBanner;
 class GraphPane;
-class JobRunner;
+class JobChannel;
 class OverlayColorBar;
 class QCheckBox;
 class QComboBox;
@@ -21,6 +21,10 @@ class QLineEdit;
 class QProgressBar;
 class QPushButton;
 class QTableView;
+
+namespace Ui {
+class ExplainPanel;
+}
 
 // "Why is #12 faster than the default?": config A against config B of a layout graph, explained by
 // the model (model/infer/explain.h) on the explain thread. Shows the scores and ranks of A and B, the
@@ -84,9 +88,10 @@ private:
     void showWhatIf();
     bool selectorOf(const QString& text, tgraph::ConfigSelector* selector, QString* error) const;
 
+    std::unique_ptr<Ui::ExplainPanel> m_ui; // the form: explainpanel.ui; the widget pointers below point into it
     ExplainRequest m_context;
-    JobRunner* m_runner = nullptr;
-    JobRunner* m_whatIfRunner = nullptr;
+    JobChannel* m_channel = nullptr; // the model lane
+    JobChannel* m_whatIfChannel = nullptr;
     std::shared_ptr<const ExplainOutcome> m_outcome;
     std::shared_ptr<const WhatIfOutcome> m_whatIf;
     NodeOverlay m_overlay;

@@ -9,6 +9,7 @@
 #include "core/sim/simulator.h"
 #include "core/store/project.h"
 #include "core/store/runwriter.h"
+#include "core/train/trainingevents.h"
 #include "core/util/error.h"
 #include "core/util/progress.h"
 #include "model/facade/ensemble.h"
@@ -196,8 +197,6 @@ void storeInProject(const InferenceRequest& request, InferenceOutcome& outcome)
             { "tta", std::to_string(request.options.tta) } });
     tgraph::RunWriter writer(request.project, runId);
     tgraph::EvalMetrics eval;
-    double tauSum = 0, opaSum = 0, slowSum = 0;
-    int tauCount = 0, measured = 0;
     for (const GraphInference& g : outcome.graphs) {
         std::string graphPath = g.path;
         if (request.configSet == ConfigSetKind::Generate) {
@@ -230,19 +229,9 @@ void storeInProject(const InferenceRequest& request, InferenceOutcome& outcome)
         m.top5Slowdown = g.top5Slowdown;
         m.tileScore = std::nan("");
         eval.graphs.push_back(m);
-        ++measured;
-        if (!std::isnan(g.kendallTau)) {
-            tauSum += g.kendallTau;
-            ++tauCount;
-        }
-        opaSum += std::isnan(g.opa) ? 0 : g.opa;
-        slowSum += std::isnan(g.top5Slowdown) ? 0 : g.top5Slowdown;
     }
-    if (measured > 0) {
-        eval.meanTau = tauCount ? tauSum / tauCount : std::nan("");
-        eval.meanOpa = opaSum / measured;
-        eval.meanTop5Slowdown = slowSum / measured;
-        eval.meanTileScore = std::nan("");
+    if (!eval.graphs.empty()) {
+        tgraph::summarizeGraphs(eval, false); // as the trainer averages (docs/model.md §7.6)
         eval.seconds = outcome.seconds;
         writer.evalMetrics(eval);
     }

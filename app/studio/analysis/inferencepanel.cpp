@@ -5,13 +5,14 @@
 #include "app/studio/analysis/inferenceexport.h"
 #include "app/studio/analysis/inferenceform.h"
 #include "app/studio/analysis/inferenceresults.h"
-#include "app/studio/analysis/inferencerunner.h"
+#include "app/studio/analysis/inferencejob.h"
 #include "app/studio/analysis/storedinference.h"
-#include "widgets/common/jobprogress.h"
 #include "app/studio/common/studiolog.h"
 
 #include "widgets/analysis/predictiontablemodel.h"
 #include "widgets/common/errorbanner.h"
+#include "widgets/common/jobchannel.h"
+#include "widgets/common/jobcontrol.h"
 #include "widgets/common/formatting.h"
 
 #include <QCursor>
@@ -26,7 +27,7 @@
 
 InferencePanel::InferencePanel(QWidget* parent)
     : QWidget(parent)
-    , m_runner(new InferenceRunner(this))
+    , m_channel(new JobChannel(JobLane::Model, QStringLiteral("Inference"), this))
 {
     auto* layout = new QVBoxLayout(this);
     m_banner = new ErrorBanner(this);
@@ -62,28 +63,11 @@ InferencePanel::InferencePanel(QWidget* parent)
     connect(m_results, &InferenceResults::exportTopKRequested, this, &InferencePanel::askExportTopK);
     connect(m_results, &InferenceResults::exportKaggleRequested, this, &InferencePanel::askExportKaggle);
 
-    QProgressBar* progress = m_form->progressBar();
-    connect(m_runner, &InferenceRunner::started, this, [this, progress] {
-        progress->setRange(0, 0);
-        progress->show();
-        m_form->setBusy(true);
-    });
-    connect(m_runner, &InferenceRunner::progressChanged, this,
-        [progress](
-            const QString& label, quint64 done, quint64 total) { showJobProgress(progress, label, done, total); });
-    connect(m_runner, &InferenceRunner::finished, this, &InferencePanel::onFinished);
-    connect(m_runner, &InferenceRunner::failed, this, [this, progress](const QString& message) {
-        progress->hide();
-        m_banner->addMessage(message);
-        m_form->setBusy(isRunning());
-        Q_EMIT finished();
-    });
-    connect(m_runner, &InferenceRunner::cancelled, this, [this, progress] {
-        progress->hide();
-        Q_EMIT statusMessage(tr("Inference cancelled"));
-        m_form->setBusy(isRunning());
-        Q_EMIT finished();
-    });
+    auto* control = new JobControl(m_channel, m_form->progressBar(), m_banner, this);
+    control->setCancelledMessage(tr("Inference cancelled"));
+    connect(control, &JobControl::statusMessage, this, &InferencePanel::statusMessage);
+    connect(control, &JobControl::busyChanged, m_form, &InferenceForm::setBusy);
+    connect(control, &JobControl::stopped, this, &InferencePanel::finished);
 }
 
 InferencePanel::~InferencePanel() = default;
@@ -126,7 +110,7 @@ void InferencePanel::recheckRequest()
 
 void InferencePanel::setConfigSet(ConfigSetKind kind, int64_t count) { m_form->setConfigSet(kind, count); }
 
-bool InferencePanel::isRunning() const { return m_runner->isBusy(); }
+bool InferencePanel::isRunning() const { return m_channel->isBusy(); }
 
 void InferencePanel::run()
 {
@@ -145,14 +129,22 @@ void InferencePanel::run()
     setSettingsShown(true); // its progress bar and Cancel
     qCDebug(lcStudio) << "inference on"
                       << (request.document ? QString::fromStdString(request.document->path) : m_form->collection());
-    m_runner->start(std::move(request));
+    using Outcome = std::shared_ptr<const InferenceOutcome>;
+    m_channel->run<Outcome>(
+        [request = std::move(request)](JobProgress& progress) -> Outcome {
+            try {
+                return std::make_shared<const InferenceOutcome>(runInference(request, &progress));
+            } catch (const std::bad_alloc&) {
+                throw std::runtime_error("not enough memory for inference; lower the configs per pass");
+            }
+        },
+        [this](Outcome outcome) { onFinished(outcome); });
 }
 
-void InferencePanel::cancel() { m_runner->cancel(); }
+void InferencePanel::cancel() { m_channel->cancel(); }
 
 void InferencePanel::onFinished(const std::shared_ptr<const InferenceOutcome>& outcome)
 {
-    m_form->progressBar()->hide();
     if (!outcome->graphs.empty())
         m_banner->clearCondition(kNoResults);
     for (const std::string& p : outcome->problems)
@@ -167,8 +159,6 @@ void InferencePanel::onFinished(const std::shared_ptr<const InferenceOutcome>& o
                        .arg(QString::fromStdString(outcome->runId.substr(0, 8)),
                            QFileInfo(QString::fromStdString(outcome->project)).fileName());
     Q_EMIT statusMessage(message);
-    m_form->setBusy(isRunning());
-    Q_EMIT finished();
 }
 
 const InferenceOutcome* InferencePanel::outcome() const { return m_results->outcome().get(); }

@@ -16,7 +16,7 @@ class ErrorBanner;
 class HeatmapView;
 class InferenceForm;
 class InferenceResults;
-class InferenceRunner;
+class JobChannel;
 class PredictionTableModel;
 class QTableView;
 class QTabWidget;
@@ -116,7 +116,7 @@ private:
     void askExportTopK(int k);
     void askExportKaggle();
 
-    InferenceRunner* m_runner = nullptr;
+    JobChannel* m_channel = nullptr; // the model lane
     ErrorBanner* m_banner = nullptr;
     QToolButton* m_settingsToggle = nullptr;
     InferenceForm* m_form = nullptr;

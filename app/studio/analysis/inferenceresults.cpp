@@ -4,6 +4,7 @@
 #include "app/studio/analysis/attentionviews.h"
 
 #include "core/graph/featurenames.h"
+#include "core/metrics/averages.h"
 #include "widgets/analysis/predictiontablemodel.h"
 #include "widgets/analysis/rankscatterview.h"
 #include "widgets/analysis/taustripview.h"
@@ -148,21 +149,18 @@ void InferenceResults::showOutcome(std::shared_ptr<const InferenceOutcome> outco
             m_graphChoice->addItem(QString::fromStdString(g.name));
     }
     std::vector<GraphTau> taus;
-    double tauSum = 0;
-    int tauCount = 0;
+    int64_t tauCount = 0;
     for (const GraphInference& g : m_outcome->graphs) {
         taus.push_back({ QString::fromStdString(g.name), QString::fromStdString(g.path),
             QString::fromStdString(g.collection), g.kendallTau });
-        if (!std::isnan(g.kendallTau)) {
-            tauSum += g.kendallTau;
-            ++tauCount;
-        }
+        tauCount += std::isfinite(g.kendallTau);
     }
     m_tauStrip->setEntries(std::move(taus));
     QString summary = tr("%Ln graph(s)", nullptr, int(m_outcome->graphs.size()));
-    if (tauCount)
+    if (tauCount) // averaged as everywhere else (docs/model.md §7.6)
         summary += tr(", mean τ %1 over %2 with runtimes")
-                       .arg(Formatting::number(tauSum / tauCount, 3), Formatting::count(tauCount));
+                       .arg(Formatting::number(tgraph::meanOfDefined(m_outcome->graphs, &GraphInference::kendallTau), 3),
+                           Formatting::count(tauCount));
     summary += tr("; model: %1")
                    .arg(m_outcome->members.size() == 1
                            ? QFileInfo(QString::fromStdString(m_outcome->members.front())).fileName()

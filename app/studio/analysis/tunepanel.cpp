@@ -2,8 +2,6 @@
 #include "app/studio/analysis/tunepanel.h"
 #include "ui_tunepanel.h"
 
-#include "widgets/common/jobprogress.h"
-#include "app/studio/common/jobrunner.h"
 #include "app/studio/common/studiolog.h"
 
 #include "model/facade/autotuner.h"
@@ -12,6 +10,8 @@
 #include "widgets/common/errorbanner.h"
 #include "widgets/common/formatting.h"
 #include "widgets/common/jobchannel.h"
+#include "widgets/common/jobcontrol.h"
+#include "widgets/common/jobprogress.h"
 
 #include <QChart>
 #include <QChartView>
@@ -52,7 +52,7 @@ AxisPolicy::Request candidatesAxis(double last)
 
 TunePanel::TunePanel(QWidget* parent)
     : QWidget(parent)
-    , m_runner(new JobRunner(QStringLiteral("Tune"), this))
+    , m_channel(new JobChannel(JobLane::Model, QStringLiteral("Tune"), this))
 {
     m_ui = std::make_unique<Ui::TunePanel>();
     m_ui->setupUi(this);
@@ -155,36 +155,22 @@ TunePanel::TunePanel(QWidget* parent)
             if (current.isValid() && current.row() != m_selectedRow)
                 selectRow(current.row());
         });
-    connect(m_runner, &JobRunner::started, this, [this] {
-        m_progress->setRange(0, 0);
-        m_progress->show();
-        m_liveTimer->start();
-    });
-    connect(m_runner, &JobRunner::progressChanged, this,
-        [this](const QString& label, quint64 done, quint64 total) { showJobProgress(m_progress, label, done, total); });
-    const auto stopped = [this] {
+    auto* control = new JobControl(m_channel, m_progress, m_banner, this);
+    control->setCancelledMessage(tr("Tuning cancelled"));
+    connect(control, &JobControl::statusMessage, this, &TunePanel::statusMessage);
+    connect(control, &JobControl::busyChanged, this, [this](bool busy) {
+        if (busy) {
+            m_liveTimer->start();
+            return;
+        }
         m_liveTimer->stop();
         updateLive();
-        m_progress->hide();
         m_runButton->setEnabled(true);
         m_cancelButton->setEnabled(false);
-    };
-    connect(m_runner, &JobRunner::finished, this, [this, stopped] {
-        stopped();
-        Q_EMIT finished();
     });
-    connect(m_runner, &JobRunner::failed, this, [this, stopped](const QString& message) {
-        stopped();
-        m_banner->addMessage(message);
-        if (m_view)
+    connect(control, &JobControl::stopped, this, [this, control] {
+        if (m_view && control->lastOutcome() != JobControl::Outcome::Finished)
             showView(); // the last finished search stays on show
-        Q_EMIT finished();
-    });
-    connect(m_runner, &JobRunner::cancelled, this, [this, stopped] {
-        stopped();
-        if (m_view)
-            showView();
-        Q_EMIT statusMessage(tr("Tuning cancelled"));
         Q_EMIT finished();
     });
     m_cancelButton->setEnabled(false);
@@ -296,9 +282,9 @@ void TunePanel::setSimulate(bool simulate)
     updateVerification();
 }
 
-bool TunePanel::isRunning() const { return m_runner->isBusy(); }
+bool TunePanel::isRunning() const { return m_channel->isBusy(); }
 
-void TunePanel::cancel() { m_runner->cancel(); }
+void TunePanel::cancel() { m_channel->cancel(); }
 
 void TunePanel::browseModel()
 {
@@ -352,7 +338,7 @@ void TunePanel::run()
     m_cancelButton->setEnabled(true);
     qCDebug(lcStudio) << "tuning" << QString::fromStdString(doc->path) << m_strategy->currentText() << "budget"
                       << request.search.budget;
-    m_runner->start([this, doc, weights, request, moduleKnown, knownProblem, live = m_live](
+    m_channel->start([this, doc, weights, request, moduleKnown, knownProblem, live = m_live](
                         JobProgress& progress) -> std::function<void()> {
         const QString whyNotSimulated
             = moduleKnown ? knownProblem : QString::fromStdString(tgraph::facade::simulatorVerificationProblem(*doc));

@@ -16,7 +16,6 @@
 
 class ErrorBanner;
 class JobChannel;
-class JobRunner;
 class QCheckBox;
 class QChart;
 class QComboBox;
@@ -125,7 +124,7 @@ private:
     void updateVerification();
     tgraph::GraphDocumentPtr currentDocument() const;
 
-    JobRunner* m_runner = nullptr;
+    JobChannel* m_channel = nullptr; // the model lane
     std::vector<tgraph::GraphDocumentPtr> m_documents;
     std::shared_ptr<TuneLive> m_live;
     std::shared_ptr<const TuneView> m_view;

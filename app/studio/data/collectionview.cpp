@@ -6,6 +6,7 @@
 #include "widgets/common/errorbanner.h"
 #include "widgets/common/formatting.h"
 #include "widgets/common/jobchannel.h"
+#include "widgets/common/jobcontrol.h"
 
 #include <QHeaderView>
 #include <QLabel>
@@ -48,16 +49,11 @@ CollectionView::CollectionView(QWidget* parent)
     connect(m_model, &QAbstractItemModel::modelReset, this, &CollectionView::showProblems);
 
     m_channel = new JobChannel(JobLane::Io, tr("Check collection"), this);
-    connect(m_channel, &JobChannel::progressChanged, this,
-        [this](quint64, const QString& label, quint64 done, quint64 total) {
-            showJobProgress(m_progress, label, done, total);
-        });
-    connect(m_channel, &JobChannel::failed, this, [this](quint64, const QString& message) {
-        m_progress->hide();
-        m_banner->addMessage(message);
-        m_title->setText(tr("%1: not checked").arg(m_folder));
+    auto* control = new JobControl(m_channel, m_progress, m_banner, this);
+    connect(control, &JobControl::stopped, this, [this, control] {
+        if (control->lastOutcome() == JobControl::Outcome::Failed)
+            m_title->setText(tr("%1: not checked").arg(m_folder));
     });
-    connect(m_channel, &JobChannel::cancelled, this, [this](quint64) { m_progress->hide(); });
 }
 
 bool CollectionView::isBusy() const { return m_channel->isBusy(); }
@@ -67,12 +63,10 @@ void CollectionView::openFolder(const QString& folder)
     m_folder = folder;
     m_banner->dismiss();
     m_title->setText(tr("Checking %1…").arg(folder));
-    m_progress->show();
     const std::string path = folder.toStdString();
     m_channel->start([this, path, folder](JobProgress& progress) -> JobTracker::Continuation {
         auto check = std::make_shared<tgraph::TreeCheck>(tgraph::checkDatasetTree(path, &progress));
         return [this, check, folder] {
-            m_progress->hide();
             m_title->setText(
                 tr("%1: %2 errors, %3 warnings")
                     .arg(folder, Formatting::count(check->errors()), Formatting::count(check->warnings())));

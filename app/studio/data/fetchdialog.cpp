@@ -8,6 +8,7 @@
 #include "widgets/common/errorbanner.h"
 #include "widgets/common/formatting.h"
 #include "widgets/common/jobchannel.h"
+#include "widgets/common/jobcontrol.h"
 #include "widgets/common/windowplacement.h"
 
 #include <QDialogButtonBox>
@@ -87,17 +88,25 @@ FetchDialog::FetchDialog(QWidget* parent)
             m_ui->status->setText(
                 total > 0 ? tr("%1: %2 of %3").arg(label, Formatting::bytes(done), Formatting::bytes(total)) : label);
         });
-    connect(m_channel, &JobChannel::failed, this, [this](quint64, const QString& message) {
-        setRunning(false);
-        m_banner->addMessage(message);
-        m_ui->status->setText(tr("Stopped: nothing half-extracted was left; a partial download resumes next time."));
-        updatePlan();
-    });
-    connect(m_channel, &JobChannel::cancelled, this, [this](quint64) {
-        setRunning(false);
-        m_ui->status->setText(tr("Cancelled: a partial download resumes next time."));
-        // The worker removes what it leaves empty when it unwinds: the plan then reads the folder again.
-        QTimer::singleShot(1000, this, &FetchDialog::updatePlan);
+    // The bar stays in the dialog (it shows the last fetch's end); the control keeps the buttons
+    // and the banner.
+    auto* control = new JobControl(m_channel, nullptr, m_banner, this);
+    connect(control, &JobControl::busyChanged, this, &FetchDialog::setRunning);
+    connect(control, &JobControl::stopped, this, [this, control] {
+        switch (control->lastOutcome()) {
+        case JobControl::Outcome::Failed:
+            m_ui->status->setText(
+                tr("Stopped: nothing half-extracted was left; a partial download resumes next time."));
+            updatePlan();
+            break;
+        case JobControl::Outcome::Cancelled:
+            m_ui->status->setText(tr("Cancelled: a partial download resumes next time."));
+            // The worker removes what it leaves empty when it unwinds: the plan then reads the folder again.
+            QTimer::singleShot(1000, this, &FetchDialog::updatePlan);
+            break;
+        default:
+            break;
+        }
     });
 
     m_sizeChannel = new JobChannel(JobLane::Io, tr("Archive sizes"), this);
@@ -298,7 +307,6 @@ void FetchDialog::startFetch()
             bytes += item.transferred;
         }
         return [this, destination, done = fetchedCount, present, files, bytes] {
-            setRunning(false);
             m_ui->progress->setRange(0, 1);
             m_ui->progress->setValue(1);
             m_ui->status->setText(done == 0

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "app/studio/runs/trainingmonitor.h"
+#include "ui_trainingmonitor.h"
 
 #include "app/studio/runs/newrundialog.h"
 #include "app/studio/runs/runlogpane.h"
@@ -9,6 +10,7 @@
 #include "core/store/runcomparison.h"
 #include "widgets/common/errorbanner.h"
 #include "widgets/common/jobchannel.h"
+#include "widgets/common/jobcontrol.h"
 #include "widgets/common/windowplacement.h"
 #include "widgets/runs/runcomparisonview.h"
 #include "widgets/runs/runcomparisonwindow.h"
@@ -22,8 +24,6 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QScreen>
-#include <QHBoxLayout>
-#include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLineEdit>
 #include <QMessageBox>
@@ -31,7 +31,6 @@
 #include <QRegularExpression>
 #include <QShortcut>
 #include <QSortFilterProxyModel>
-#include <QSplitter>
 #include <QTabWidget>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -54,37 +53,21 @@ TrainingMonitor::TrainingMonitor(QWidget* parent)
     , m_compareJobs(new JobChannel(JobLane::Io, QStringLiteral("Compare"), this))
     , m_sweepJobs(new JobChannel(JobLane::Io, QStringLiteral("Sweep"), this))
 {
-    auto* layout = new QVBoxLayout(this);
-    m_banner = new ErrorBanner(this);
-    layout->addWidget(m_banner);
-    layout->addWidget(createToolbar());
+    // The widgets, texts, tooltips, layouts and splitters are in trainingmonitor.ui.
+    m_ui = std::make_unique<Ui::TrainingMonitor>();
+    m_ui->setupUi(this);
+    m_banner = m_ui->errorBanner;
+    setUpToolbar();
 
     m_proxy->setSourceModel(m_model);
     m_proxy->setSortRole(Qt::UserRole);
     m_proxy->setFilterKeyColumn(-1);
-    m_table = new QTableView;
+    m_table = m_ui->runsTable;
     m_table->setModel(m_proxy);
-    m_table->setSortingEnabled(true);
     m_table->sortByColumn(RunTableModel::Started, Qt::DescendingOrder);
-    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_table->setSelectionMode(QAbstractItemView::ExtendedSelection);
-    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_table->setAlternatingRowColors(true);
-    m_table->verticalHeader()->hide();
-    m_table->horizontalHeader()->setStretchLastSection(true);
 
-    m_curves = new RunCurvesPanel;
-    auto* bottom = new QSplitter(Qt::Horizontal);
-    bottom->addWidget(m_curves);
-    bottom->addWidget(createSidePanel());
-    bottom->setStretchFactor(0, 3);
-    bottom->setStretchFactor(1, 2);
-    auto* vertical = new QSplitter(Qt::Vertical);
-    vertical->addWidget(m_table);
-    vertical->addWidget(bottom);
-    vertical->setStretchFactor(0, 1);
-    vertical->setStretchFactor(1, 2);
-    layout->addWidget(vertical, 1);
+    m_curves = m_ui->curvesPanel;
+    setUpSidePanel();
 
     auto* deleteKey = new QShortcut(QKeySequence::Delete, m_table, nullptr, nullptr, Qt::WidgetShortcut);
     connect(deleteKey, &QShortcut::activated, this, &TrainingMonitor::deleteSelected);
@@ -93,10 +76,8 @@ TrainingMonitor::TrainingMonitor(QWidget* parent)
     connect(m_curves, &RunCurvesPanel::metricChanged, this,
         [this](const QString& metric) { m_poller->setSelection(selectedRunIds(), metric); });
     connect(m_poller, &RunPoller::snapshot, this, &TrainingMonitor::onSnapshot);
-    connect(m_compareJobs, &JobChannel::failed, this,
-        [this](quint64, const QString& message) { m_banner->addMessage(message); });
-    connect(m_sweepJobs, &JobChannel::failed, this,
-        [this](quint64, const QString& message) { m_banner->addMessage(message); });
+    new JobControl(m_compareJobs, nullptr, m_banner, this);
+    new JobControl(m_sweepJobs, nullptr, m_banner, this);
     connect(m_processes, &RunProcesses::runIdKnown, this, [this](const QString& runId) {
         if (m_followNewRun) {
             m_followNewRun = false;
@@ -114,37 +95,16 @@ TrainingMonitor::TrainingMonitor(QWidget* parent)
 
 TrainingMonitor::~TrainingMonitor() = default;
 
-QWidget* TrainingMonitor::createToolbar()
+void TrainingMonitor::setUpToolbar()
 {
-    auto* bar = new QWidget;
-    auto* row = new QHBoxLayout(bar);
-    row->setContentsMargins(0, 0, 0, 0);
-    m_newRun = new QPushButton(tr("New run…"));
-    m_newRun->setToolTip(tr("Start `tgraph train` on this project as a child process"));
-    m_stop = new QPushButton(tr("Stop"));
-    m_stop->setToolTip(tr("Graceful stop: the run finishes its step, writes a checkpoint and ends KILLED; it is "
-                          "killed if it has not stopped after 30 s"));
-    m_resume = new QPushButton(tr("Resume"));
-    m_resume->setToolTip(tr("Continue a stopped or crashed run from its latest checkpoint (same run, same steps); "
-                            "a stopped sweep goes on with its queue, its interrupted runs queued again"));
-    m_delete = new QPushButton(tr("Delete"));
-    m_delete->setToolTip(tr("Delete the selected runs with their metrics and files"));
-    m_weights = new QPushButton(tr("Open weights"));
-    m_weights->setToolTip(tr("Send the run's ensemble or best checkpoint to the inference panel"));
-    m_compare = new QPushButton(tr("Compare"));
-    m_compare->setToolTip(
-        tr("The selected runs side by side in a window of their own (metrics, tau per graph, which ranks which "
-           "graphs better, the parameters that differ)"));
-    m_sweep = new QPushButton(tr("Sweep"));
-    m_sweep->setToolTip(tr("The selected sweep (or the sweep of the selected run) in a window of its own: its runs "
-                           "grouped by configuration, parallel coordinates, curves with their spread, parameter "
-                           "importance"));
-    m_filter = new QLineEdit;
-    m_filter->setPlaceholderText(tr("Filter runs (regular expression over all columns)"));
-    m_filter->setClearButtonEnabled(true);
-    for (QPushButton* b : { m_newRun, m_stop, m_resume, m_delete, m_weights, m_compare, m_sweep })
-        row->addWidget(b);
-    row->addWidget(m_filter, 1);
+    m_newRun = m_ui->newRun;
+    m_stop = m_ui->stop;
+    m_resume = m_ui->resume;
+    m_delete = m_ui->deleteRuns;
+    m_weights = m_ui->openWeights;
+    m_compare = m_ui->compare;
+    m_sweep = m_ui->sweep;
+    m_filter = m_ui->filter;
 
     connect(m_newRun, &QPushButton::clicked, this, &TrainingMonitor::showNewRunDialog);
     connect(m_stop, &QPushButton::clicked, this, [this] { stopSelected(); });
@@ -159,18 +119,17 @@ QWidget* TrainingMonitor::createToolbar()
             re = QRegularExpression(QRegularExpression::escape(text), QRegularExpression::CaseInsensitiveOption);
         m_proxy->setFilterRegularExpression(re);
     });
-    return bar;
 }
 
-QWidget* TrainingMonitor::createSidePanel()
+void TrainingMonitor::setUpSidePanel()
 {
-    m_side = new QTabWidget;
-    m_logPane = new RunLogPane(m_processes);
+    // The panes take the monitor's processes and parameter model: the form holds their tab pages.
+    m_side = m_ui->sideTabs;
+    m_logPane = new RunLogPane(m_processes, m_ui->outputTab);
+    m_ui->outputLayout->addWidget(m_logPane);
     connect(m_logPane, &RunLogPane::fileRunChanged, m_poller, &RunPoller::setLogRun);
-    m_side->addTab(m_logPane, tr("Output"));
-
-    m_paramsView = new RunParamsView(m_params);
-    m_side->addTab(m_paramsView, tr("Parameters"));
+    m_paramsView = new RunParamsView(m_params, m_ui->parametersTab);
+    m_ui->parametersLayout->addWidget(m_paramsView);
 
     // Compare needs room (a metrics table of 15 columns, the τ strip, the pairs): a window of its
     // own instead of a tab of this side pane (docs/studio.md §2.7).
@@ -187,7 +146,6 @@ QWidget* TrainingMonitor::createSidePanel()
     m_comparison = new RunComparisonWindow(this);
     connect(m_comparison, &RunComparisonWindow::graphActivated, this,
         [this](const QString& graph) { Q_EMIT statusMessage(graph); });
-    return m_side;
 }
 
 RunCurvesView* TrainingMonitor::curves() const { return m_curves->view(); }

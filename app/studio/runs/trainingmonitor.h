@@ -26,6 +26,10 @@ class RunProcesses;
 class RunTableModel;
 class SweepView;
 
+namespace Ui {
+class TrainingMonitor;
+}
+
 // "How is my training run doing?" The runs of a project (W&B-style states, duration, key params,
 // latest metrics, best validation τ; sort, filter, multi-select), live curves of the selected
 // runs with TensorBoard smoothing, the selected run's output (live for runs started here, its
@@ -106,8 +110,8 @@ private:
     static constexpr const char* kNoProject = "no-project";
     static constexpr const char* kUnreadable = "project-unreadable";
 
-    QWidget* createToolbar();
-    QWidget* createSidePanel();
+    void setUpToolbar();
+    void setUpSidePanel();
     void onSnapshot(const std::shared_ptr<const RunSnapshot>& snapshot);
     void onSelectionChanged();
     void onProcessFinished(
@@ -119,6 +123,7 @@ private:
     const RunRow* rowOf(const QString& runId) const;
     QString runName(const QString& runId) const;
 
+    std::unique_ptr<Ui::TrainingMonitor> m_ui; // the form: trainingmonitor.ui; the widget pointers below point into it
     RunPoller* m_poller = nullptr;
     RunProcesses* m_processes = nullptr;
     RunTableModel* m_model = nullptr;
