@@ -6,6 +6,7 @@
 
 #include "widgets/common/errorbanner.h"
 #include "widgets/common/jobchannel.h"
+#include "widgets/common/jobcontrol.h"
 #include "widgets/common/jobprogress.h"
 #include "widgets/diff/diffview.h"
 
@@ -82,7 +83,6 @@ DiffPage::DiffPage(StudioSession* session, QWidget* parent)
     m_cancelButton->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
     m_cancelButton->setAutoRaise(true);
     m_cancelButton->setToolTip(tr("Stop the diff"));
-    connect(m_cancelButton, &QToolButton::clicked, this, &DiffPage::cancel);
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -109,20 +109,18 @@ DiffPage::DiffPage(StudioSession* session, QWidget* parent)
     layout->addWidget(m_view, 1);
     setBusy(false);
 
+    // The bar, Cancel, the banner's error and "cancelled" on the status line: the studio's one job
+    // control (docs/studio.md §3.7); the label says which step runs.
+    auto* control = new JobControl(m_channel, m_progress, m_banner, this);
+    control->setCancelButton(m_cancelButton);
+    control->setCancelledMessage(tr("Diff cancelled"));
+    connect(control, &JobControl::statusMessage, m_session, &StudioSession::showMessage);
+    connect(control, &JobControl::busyChanged, this, &DiffPage::setBusy);
     connect(m_channel, &JobChannel::progressChanged, this,
-        [this](quint64, const QString& label, quint64 done, quint64 total) {
-            m_progressLabel->setText(label);
-            showJobProgress(m_progress, QString(), done, total);
-        });
+        [this](quint64, const QString& label, quint64, quint64) { m_progressLabel->setText(label); });
     connect(m_channel, &JobChannel::failed, this, [this](quint64, const QString& message) {
-        setBusy(false);
         qCWarning(lcStudio).noquote() << "diff failed:" << message;
-        m_banner->addMessage(tr("Cannot compare: %1").arg(message));
         Q_EMIT diffFailed(message);
-    });
-    connect(m_channel, &JobChannel::cancelled, this, [this] {
-        setBusy(false);
-        m_session->showMessage(tr("Diff cancelled"));
     });
     connect(m_view, &DiffView::message, m_session, &StudioSession::showMessage);
     connect(m_session, &StudioSession::diffRequested, this, [this](const QString& a, const QString& b) {
@@ -149,7 +147,6 @@ void DiffPage::compare(const QString& pathA, const QString& pathB)
     m_pathB = QFileInfo(pathB).absoluteFilePath();
     m_banner->dismiss();
     m_progressLabel->setText(tr("Reading %1").arg(QFileInfo(m_pathA).fileName()));
-    showJobProgress(m_progress, QString(), 0, 0);
     setBusy(true);
     auto timer = std::make_shared<QElapsedTimer>();
     timer->start();
@@ -163,7 +160,7 @@ void DiffPage::compare(const QString& pathA, const QString& pathB)
         }
         return [this, result, timer] {
             m_view->setResult(result);
-            setBusy(false);
+            m_swapButton->setEnabled(true);
             const tgraph::HloDiff& d = result->diff;
             qCDebug(lcStudio) << "diff shown in" << timer->elapsed() << "ms";
             m_session->showMessage(d.same()
