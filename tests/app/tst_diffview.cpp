@@ -12,6 +12,7 @@
 #include "app/studio/window/mainwindow.h"
 #include "graphtestutil.h"
 #include "testutil.h"
+#include "widgets/common/errorbanner.h"
 #include "widgets/common/modebar.h"
 #include "widgets/diff/changelistmodel.h"
 #include "widgets/diff/computationdiffmodel.h"
@@ -322,6 +323,10 @@ private Q_SLOTS:
         QVERIFY(failed.wait(kDiffTimeoutMs));
         QVERIFY2(failed.front().front().toString().contains("bad.hlo"), qPrintable(failed.front().front().toString()));
         QVERIFY(!page->isBusy());
+        // Shown on the page's banner, naming the file and the place.
+        const ErrorBanner* banner = page->findChild<ErrorBanner*>();
+        QVERIFY(banner && banner->isVisibleTo(page));
+        QVERIFY2(banner->text().contains("bad.hlo") && banner->text().contains("line 5"), qPrintable(banner->text()));
         // Gzip data that are damaged: the stage reader's error, naming the file.
         const QString broken = m_dir.filePath("module_0002.m.before_optimizations.txt.gz");
         testutil::writeAll(broken, QByteArray("\x1f\x8b\x08\x00garbage", 12));
