@@ -5,6 +5,7 @@
 
 #include "core/diff/diffreport.h"
 #include "core/diff/hlodiff.h"
+#include "core/diffcost/diffcost.h"
 #include "core/hlo/hloinput.h"
 #include "core/synth/hlogen.h"
 #include "core/util/format.h"
@@ -123,6 +124,11 @@ int runDiffCase(const std::vector<std::string>& args)
     start = std::chrono::steady_clock::now();
     const size_t htmlBytes = formatHloDiffHtml(report).size();
     const double html = secondsSince(start);
+    // `tgraph diff --price`: both sides priced by the simulator (docs/diff.md §8), after the rest.
+    start = std::chrono::steady_clock::now();
+    const HloDiffCost cost = priceHloDiff(d, ma, mb);
+    const double price = secondsSince(start);
+    std::printf("price=%.6f price_delta_ns=%.3f ", price, cost.delta());
     std::printf("read=%.6f diff=%.6f json=%.6f html=%.6f instructions_a=%zu instructions_b=%zu matched=%zu "
                 "by_name=%zu changed=%zu layout=%zu removed=%zu added=%zu renamed=%zu json_bytes=%zu html_bytes=%zu "
                 "peak_rss=%llu baseline_rss=%llu\n",
@@ -177,7 +183,7 @@ int runDiffBench(const std::vector<std::string>& args)
         family.c_str(), edits.renamed, edits.layouts, edits.added, repeat);
     struct Best
     {
-        double total = 1e300, read = 0, diff = 0, json = 0, html = 0, peak = 0;
+        double total = 1e300, read = 0, diff = 0, json = 0, html = 0, peak = 0, price = 0;
         std::string report;
     };
     auto measure = [&](const std::string& b) {
@@ -187,7 +193,7 @@ int runDiffBench(const std::vector<std::string>& args)
             const double read = reportValue(report, "read"), diff = reportValue(report, "diff");
             if (read + diff < best.total)
                 best = { read + diff, read, diff, reportValue(report, "json"), reportValue(report, "html"), best.peak,
-                    report };
+                    reportValue(report, "price"), report };
             best.peak = std::max(best.peak, reportValue(report, "peak_rss"));
         }
         return best;
@@ -219,7 +225,9 @@ int runDiffBench(const std::vector<std::string>& args)
     std::printf("  read + diff       %8.3f s\n", best);
     std::printf("  JSON report       %8.3f s (%s)\n", bestJson, formatBytes(value("json_bytes")).c_str());
     std::printf("  HTML report       %8.3f s (%s)\n", bestHtml, formatBytes(value("html_bytes")).c_str());
-    std::printf("  peak RSS          %s\n", formatBytes(uint64_t(edited1.peak)).c_str());
+    std::printf("  priced (--price)  %8.3f s (the simulator on both sides; delta %.0f ns)\n", edited1.price,
+        reportValue(report, "price_delta_ns"));
+    std::printf("  peak RSS          %s (pricing included)\n", formatBytes(uint64_t(edited1.peak)).c_str());
     std::printf("\n  every instruction renamed (%zu): matched %zu (by name %zu), changed %zu, removed %zu, added %zu\n",
         all.renamed, size_t(reportValue(renamedAll.report, "matched")),
         size_t(reportValue(renamedAll.report, "by_name")), size_t(reportValue(renamedAll.report, "changed")),

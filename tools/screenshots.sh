@@ -3,8 +3,9 @@
 # main ones at 1920x1080) with results on every page, drawn offscreen by tst_studio
 # populatedPagesFitLaptopScreens (which trains a small model with `tgraph train` first), and the
 # first view of the real modules and graphs of the reference data under a German locale, drawn by
-# tst_firstview, and the Passes page on the real XLA dump folder, drawn by tst_passespage (both
-# skipped when the reference data are absent). Needs a build (tools/build.sh); takes
+# tst_firstview, the Passes page on the real XLA dump folder, drawn by tst_passespage, and a real
+# module before / after optimization on the Diff page, drawn by tst_diffview (all skipped when the
+# reference data are absent). Needs a build (tools/build.sh); takes
 # about a minute.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -12,7 +13,7 @@ build="${TGRAPH_BUILD_DIR:-$root/build}"
 shots="$(mktemp -d)"
 trap 'rm -rf "$shots"' EXIT
 
-nice -n 10 ninja -C "$build" tst_studio tst_firstview tst_passespage tgraph tgraph-model tgraph-studio >/dev/null
+nice -n 10 ninja -C "$build" tst_studio tst_firstview tst_passespage tst_diffview tgraph tgraph-model tgraph-studio >/dev/null
 export QT_QPA_PLATFORM=offscreen OMP_WAIT_POLICY=PASSIVE OPENBLAS_NUM_THREADS=1 TGRAPH_SCREENSHOT_DIR="$shots"
 "$build/bin/tst_studio" populatedPagesFitLaptopScreens >/dev/null
 if [ -n "${TGRAPH_SHARED_DIR:-}" ] || [ -d "$root/../shared/data" ]; then
@@ -22,6 +23,7 @@ if [ -n "${TGRAPH_SHARED_DIR:-}" ] || [ -d "$root/../shared/data" ]; then
         "$build/bin/tst_firstview" >/dev/null || true
     # The Passes page on the real XLA dump folder.
     TGRAPH_SHARED_DIR="${TGRAPH_SHARED_DIR:-$root/../shared}" "$build/bin/tst_passespage" realDumpFolder >/dev/null || true
+    TGRAPH_SHARED_DIR="${TGRAPH_SHARED_DIR:-$root/../shared}" "$build/bin/tst_diffview" realBeforeAfterPair >/dev/null || true
 fi
 
 mkdir -p "$root/docs/screenshots"
@@ -31,7 +33,8 @@ done
 for name in graph inference explain tune runs; do
     cp "$shots/doc-$name-1920.png" "$root/docs/screenshots/$name-1920.png"
 done
-[ -e "$shots/doc-passes.png" ] && cp "$shots/doc-passes.png" "$root/docs/screenshots/passes.png"
+if [ -e "$shots/doc-passes.png" ]; then cp "$shots/doc-passes.png" "$root/docs/screenshots/passes.png"; fi
+if [ -e "$shots/doc-diff.png" ]; then cp "$shots/doc-diff.png" "$root/docs/screenshots/diff.png"; fi
 for shot in "$shots"/firstview-*.png; do
     [ -e "$shot" ] && cp "$shot" "$root/docs/screenshots/$(basename "$shot")"
 done

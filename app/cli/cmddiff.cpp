@@ -5,6 +5,8 @@
 
 #include "core/diff/diffreport.h"
 #include "core/diff/hlodiff.h"
+#include "core/diffcost/diffcost.h"
+#include "core/diffcost/diffcostreport.h"
 #include "core/hlo/hloinput.h"
 #include "core/util/atomicfile.h"
 #include "core/util/error.h"
@@ -12,6 +14,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 
 namespace tgraph::cli {
 
@@ -111,19 +114,32 @@ int diff(const ArgParser& p)
     const HloDiff d = diffHloModules(a, b, options);
 
     HloDiffReport report { d, a, b, specA.label, specB.label, p.get<size_t>("--limit") };
+    // --price: both sides priced by the simulator (docs/diff.md §8), after the diff.
+    std::optional<HloDiffCost> cost;
+    if (p.has("--price"))
+        cost = priceHloDiff(d, a, b);
     if (p.has("--html")) {
         const std::string out = p.value("--html");
-        const std::string page = formatHloDiffHtml(report);
+        std::string page = formatHloDiffHtml(report);
+        if (cost)
+            page = insertHtmlSection(page, formatHloDiffCostHtml(report, *cost));
         writeFileAtomically(out, page);
         if (!p.has("--json") && !p.has("--text"))
-            std::printf("wrote %s: %s; matched %zu (changed %zu), removed %zu, added %zu\n", terminalText(out).c_str(),
-                d.same() ? "the same" : "different", d.matched(), d.changed.size(), d.removed.size(), d.added.size());
+            std::printf("wrote %s: %s; matched %zu (changed %zu), removed %zu, added %zu%s\n",
+                terminalText(out).c_str(), d.same() ? "the same" : "different", d.matched(), d.changed.size(),
+                d.removed.size(), d.added.size(),
+                cost ? ("; simulated cost " + formatCostDelta(cost->delta())).c_str() : "");
     }
     if (p.has("--json")) {
-        const std::string text = jsonText(hloDiffJson(report));
+        Json json = hloDiffJson(report);
+        if (cost)
+            json["price"] = hloDiffCostJson(report, *cost);
+        const std::string text = jsonText(json);
         std::fwrite(text.data(), 1, text.size(), stdout);
     } else if (p.has("--text") || !p.has("--html")) {
-        const std::string text = formatHloDiffText(report);
+        std::string text = formatHloDiffText(report);
+        if (cost)
+            text += formatHloDiffCostText(report, *cost);
         std::fwrite(text.data(), 1, text.size(), stdout);
     }
     if (std::fflush(stdout) != 0)
@@ -148,7 +164,7 @@ int runDiff(const std::vector<std::string>& args)
         "matched operands; each pair is unchanged or changed (opcode, shape, layout, operands,\n"
         "attributes, fused-into, fused-out-of), the rest removed (only in A) or added (only in B).\n"
         "docs/diff.md explains the stages, the kinds, their limits and the JSON schema.",
-        "A B [--text | --json] [--html FILE] [--exit-code] [--limit N] [--match LIST]\n"
+        "A B [--text | --json] [--html FILE] [--price] [--exit-code] [--limit N] [--match LIST]\n"
         "       [--module-a K] [--module-b K]");
     p.addPositional(
         "A", "the first module: a file, or FILE#K for module K (index from 0, or name) of a file with several");
@@ -158,6 +174,10 @@ int runDiff(const std::vector<std::string>& args)
     p.addOption("--html", "", "FILE",
         "write one self-contained HTML page (inline CSS and SVG, no script) for a bug report; written "
         "atomically");
+    p.addOption("--price", "", "",
+        "price both modules with the analytical simulator at their own layouts: per-instruction and "
+        "per-computation cost deltas (matched B - A, added +B, removed -A) and the total, in every "
+        "output; an estimate of a model, not a measurement (docs/diff.md §8, docs/simulator.md)");
     p.addOption("--exit-code", "", "",
         "exit 1 when the modules differ, 0 when they are the same, 2 on trouble (usage, bad input)");
     p.addOption("--limit", "", "N", "text and HTML: entries shown per list; 0 = all", "100", opt::size());

@@ -15,6 +15,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <cmath>
+
 using namespace tgraph;
 
 namespace {
@@ -233,6 +235,54 @@ private Q_SLOTS:
         QCOMPARE(r.exitCode, 0);
         QVERIFY(testutil::readAll(page).contains("The same"));
         QCOMPARE(QDir(m_dir.path()).entryList({ "diff.html*" }, QDir::Files), QStringList { "diff.html" });
+    }
+
+    void pricedDiff()
+    {
+        // f32[4,200]: {1,0} and {0,1} pad differently (docs/simulator.md), so the simulator prices them apart.
+        const QByteArray wide = withLayout(kSmall, "f32[4,8]{1,0}", "f32[4,200]{1,0}");
+        const QString a = m_dir.filePath("wide-a.hlo"), b = m_dir.filePath("wide-b.hlo");
+        testutil::writeAll(a, wide);
+        testutil::writeAll(b, withLayout(wide.constData(), "mul = f32[4,200]{1,0}", "mul = f32[4,200]{0,1}"));
+        auto r = runTgraph({ "diff", a, b, "--json", "--price" });
+        QVERIFY2(r.exitCode == 0, qPrintable(message(r)));
+        Json j = parseJson(r.out.toStdString(), "stdout");
+        const Json& price = j["price"];
+        QCOMPARE(price["unit"].get<std::string>(), std::string("ns"));
+        QVERIFY(price["estimate"].get<std::string>().find("not a measurement") != std::string::npos);
+        QVERIFY(price["delta"].get<double>() != 0);
+        QCOMPARE(price["delta"].get<double>(), price["b"].get<double>() - price["a"].get<double>());
+        double sum = 0;
+        QStringList names;
+        for (const Json& e : price["instructions"]) {
+            sum += e["delta"].get<double>();
+            names << QString::fromStdString(e["a"].get<std::string>());
+        }
+        QVERIFY(std::fabs(sum - price["delta"].get<double>()) < 1e-6);
+        // Only the edited instruction and its user can cost otherwise.
+        for (const QString& name : names)
+            QVERIFY2(name == "mul" || name == "add", qPrintable(name));
+        QCOMPARE(price["computations"].size(), size_t(1));
+        // Without --price: no price.
+        r = runTgraph({ "diff", a, b, "--json" });
+        QVERIFY(!parseJson(r.out.toStdString(), "stdout").contains("price"));
+        // A module against itself: nothing to price.
+        r = runTgraph({ "diff", a, a, "--json", "--price" });
+        j = parseJson(r.out.toStdString(), "stdout");
+        QCOMPARE(j["price"]["delta"].get<double>(), 0.0);
+        QCOMPARE(j["price"]["instructions"].size(), size_t(0));
+        // Text and HTML say it is an estimate.
+        r = runTgraph({ "diff", a, b, "--price" });
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(r.out.contains("Priced (estimated by the analytical simulator"));
+        QVERIFY(r.out.contains("matched  mul -> mul"));
+        const QString page = m_dir.filePath("priced.html");
+        r = runTgraph({ "diff", a, b, "--price", "--html", page });
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(r.out.contains("simulated cost "));
+        const QByteArray html = testutil::readAll(page);
+        QVERIFY(html.contains("<section class=\"price\">"));
+        QVERIFY(html.indexOf("<section class=\"price\">") < html.indexOf("<footer"));
     }
 
     void oddNamesAreEscaped()

@@ -4,13 +4,18 @@
 // consecutive modules that parse are diffed both ways, each module also against itself, and every
 // diff written as text, JSON and HTML. The invariants of docs/diff.md §3 must hold for every diff
 // (matched + removed = instructions of A, matched + added = instructions of B, one partner per
-// instruction, a module against itself unchanged); the target aborts when one does not.
+// instruction, a module against itself unchanged); the target aborts when one does not. Every diff
+// is also priced by the simulator (core/diffcost, docs/diff.md §8): the per-instruction and
+// per-computation deltas add up to the total, and a module against itself prices to 0.
 
 #include "core/diff/diffreport.h"
 #include "core/diff/hlodiff.h"
+#include "core/diffcost/diffcost.h"
+#include "core/diffcost/diffcostreport.h"
 #include "core/hlo/hlotext.h"
 #include "core/util/error.h"
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -42,6 +47,23 @@ void diffAndCheck(const tgraph::HloModule& a, const tgraph::HloModule& b, bool s
     (void)tgraph::formatHloDiffText(report);
     (void)tgraph::jsonText(tgraph::hloDiffJson(report));
     (void)tgraph::formatHloDiffHtml(report);
+
+    const tgraph::HloDiffCost cost = tgraph::priceHloDiff(d, a, b);
+    double entries = 0, rows = 0;
+    for (const tgraph::HloPricedEntry& e : tgraph::hloPricedEntries(d, cost))
+        entries += e.delta;
+    for (size_t r = 0; r < d.computations.size(); ++r)
+        rows += cost.computationDelta(r);
+    const double tolerance = 1e-6 * std::max({ 1.0, std::fabs(cost.totalA), std::fabs(cost.totalB) });
+    if (std::isfinite(cost.totalA) && std::isfinite(cost.totalB)) {
+        require(std::fabs(entries - cost.delta()) <= tolerance, "instruction deltas add up to the total");
+        require(std::fabs(rows - cost.delta()) <= tolerance, "computation deltas add up to the total");
+    }
+    if (self)
+        require(cost.delta() == 0, "a module against itself prices to 0");
+    (void)tgraph::formatHloDiffCostText(report, cost);
+    (void)tgraph::jsonText(tgraph::hloDiffCostJson(report, cost));
+    (void)tgraph::formatHloDiffCostHtml(report, cost);
 }
 
 } // namespace

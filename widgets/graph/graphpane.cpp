@@ -670,6 +670,11 @@ void GraphPane::refreshMinimap()
         m_view->minimap()->refresh();
 }
 
+void GraphPane::setNodeColors(std::vector<QColor> colors, QColor neutral)
+{
+    m_scene->setNodeColors(std::move(colors), neutral);
+}
+
 void GraphPane::setHighlighted(const std::vector<int64_t>& nodes)
 {
     m_highlighted = nodes;

@@ -82,6 +82,8 @@ public:
     void setRemovedOutside(const tgraph::GraphSource* kept);
     void setOverlay(const NodeOverlay* overlay);
     void setHighlighted(const std::vector<int64_t>& nodes);
+    // GraphScene::setNodeColors: colours by a diff's kinds instead of by opcode.
+    void setNodeColors(std::vector<QColor> colors, QColor neutral);
 
     GraphScene* scene() const { return m_scene; }
     GraphView* view() const { return m_view; }

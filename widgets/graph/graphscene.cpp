@@ -242,6 +242,43 @@ void GraphScene::setOverlay(const NodeOverlay* overlay)
     applyColors();
 }
 
+void GraphScene::setNodeColors(std::vector<QColor> colors, QColor neutral)
+{
+    m_nodeColors = std::move(colors);
+    m_neutralColor = neutral;
+    applyColors();
+}
+
+QColor GraphScene::groupColor(int32_t group) const
+{
+    const auto& groups = m_source->hierarchy.groups();
+    std::vector<std::pair<QRgb, int64_t>> counts; // few distinct colours
+    std::vector<int32_t> stack { group };
+    while (!stack.empty()) {
+        const int32_t g = stack.back();
+        stack.pop_back();
+        if (g < 0 || size_t(g) >= groups.size())
+            continue;
+        for (const int64_t node : groups[size_t(g)].nodes) {
+            if (node < 0 || size_t(node) >= m_nodeColors.size() || !m_nodeColors[size_t(node)].isValid()
+                || m_nodeColors[size_t(node)] == m_neutralColor)
+                continue;
+            const QRgb rgb = m_nodeColors[size_t(node)].rgb();
+            auto it = std::find_if(counts.begin(), counts.end(), [rgb](const auto& c) { return c.first == rgb; });
+            if (it == counts.end())
+                counts.emplace_back(rgb, 1);
+            else
+                ++it->second;
+        }
+        stack.insert(stack.end(), groups[size_t(g)].children.begin(), groups[size_t(g)].children.end());
+    }
+    if (counts.empty())
+        return m_neutralColor;
+    const auto most
+        = std::max_element(counts.begin(), counts.end(), [](const auto& x, const auto& y) { return x.second < y.second; });
+    return QColor(most->first);
+}
+
 void GraphScene::setHighlighted(const std::vector<int64_t>& nodes)
 {
     for (GraphNodeItem* item : m_items)
@@ -266,12 +303,16 @@ void GraphScene::applyColors()
             // With an overlay, a collapsed group takes the colour of its nodes' mean value, so that the
             // overlay reads at the first view too (docs/studio.md §1.2).
             fill = QColor(0xdd, 0xdd, 0xf0);
-            if (m_overlay && m_source && v.group >= 0) {
+            if (!m_nodeColors.empty() && m_source && v.group >= 0) {
+                fill = groupColor(v.group); // the diff view: the colour of the group's changes
+            } else if (m_overlay && m_source && v.group >= 0) {
                 const float mean = groupMean(m_source->hierarchy, v.group, *m_overlay);
                 fill = std::isnan(mean) ? NodeOverlay::noValueColor() : m_overlay->colorOfValue(mean);
             }
         } else if (v.kind == ViewNode::Kind::More || v.node < 0) {
             fill = QColor(0xf6, 0xf6, 0xf6);
+        } else if (size_t(v.node) < m_nodeColors.size() && m_nodeColors[size_t(v.node)].isValid()) {
+            fill = m_nodeColors[size_t(v.node)];
         } else if (m_overlay && !m_overlay->isEmpty()) {
             // Nodes outside the overlay in grey, never in their opcode's colour (which could
             // read as a value).

@@ -44,6 +44,11 @@ public:
     // Nodes outside `kept` are drawn as removed (the full graph's pane in the split view).
     void setRemovedOutside(const tgraph::GraphSource* kept);
     void setOverlay(const NodeOverlay* overlay);
+    // Colours that replace the opcode colours (a diff's kinds, docs/studio.md §10): one per
+    // full-graph node (an invalid colour keeps the usual one). A collapsed group takes the most
+    // frequent colour of its nodes other than `neutral`, so that a group holding a change reads as
+    // changed at the first view; `neutral` when all its nodes have it. Empty: the usual colours.
+    void setNodeColors(std::vector<QColor> colors, QColor neutral);
     void setHighlighted(const std::vector<int64_t>& nodes);
 
     GraphNodeItem* itemForNode(int64_t node) const;
@@ -66,6 +71,7 @@ protected:
 private:
     void onSelectionChanged();
     void applyColors();
+    QColor groupColor(int32_t group) const;
 
     tgraph::GraphDocumentPtr m_document;
     const tgraph::GraphSource* m_source = nullptr;
@@ -75,6 +81,8 @@ private:
     std::unordered_map<int64_t, GraphNodeItem*> m_itemOfNode; // Node boxes only
     const tgraph::GraphSource* m_kept = nullptr;
     const NodeOverlay* m_overlay = nullptr;
+    std::vector<QColor> m_nodeColors;
+    QColor m_neutralColor;
     int64_t m_selected = -1;
     bool m_selecting = false;
 };

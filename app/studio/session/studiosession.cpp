@@ -147,11 +147,12 @@ void StudioSession::selectConfig(const QString& graphPath, qint64 config) { Q_EM
 
 void StudioSession::requestPage(Page page) { Q_EMIT pageRequested(page); }
 
+void StudioSession::requestDiff(const QString& pathA, const QString& pathB) { Q_EMIT diffRequested(pathA, pathB); }
+
 void StudioSession::requestAnalysis(AnalysisView view) { Q_EMIT analysisRequested(view); }
 
 void StudioSession::showMessage(const QString& text) { Q_EMIT statusMessage(text); }
 
-void StudioSession::requestDiff(const QString& pathA, const QString& pathB) { Q_EMIT diffRequested(pathA, pathB); }
 
 void StudioSession::setDumpStages(const QStringList& paths) { m_dumpStages = QSet<QString>(paths.begin(), paths.end()); }
 

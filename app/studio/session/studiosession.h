@@ -20,8 +20,9 @@ class QTimer;
 namespace tgraph::studio {
 
 // The studio's pages (docs/studio.md §0): the graph canvas, the model's analyses, the training
-// runs, the checked collection folders and the passes of an XLA dump folder.
-enum class Page { Graph, Analysis, Runs, Data, Passes };
+// runs, the checked collection folders, the passes of an XLA dump folder and the diff of two
+// modules.
+enum class Page { Graph, Analysis, Runs, Data, Passes, Diff };
 // The tabs of the Analysis page.
 enum class AnalysisView { Inference, Explain, Tune };
 

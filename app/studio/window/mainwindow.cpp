@@ -11,6 +11,7 @@
 #include "app/studio/dump/dumpfollower.h"
 #include "app/studio/graph/graphloader.h"
 #include "app/studio/pages/analysispage.h"
+#include "app/studio/pages/diffpage.h"
 #include "app/studio/pages/graphspage.h"
 #include "app/studio/pages/passespage.h"
 #include "app/studio/pages/runspage.h"
@@ -54,6 +55,7 @@
 #include <algorithm>
 
 using tgraph::studio::AnalysisPage;
+using tgraph::studio::DiffPage;
 using tgraph::studio::GraphsPage;
 using tgraph::studio::PassesPage;
 using tgraph::studio::RunsPage;
@@ -134,6 +136,7 @@ void MainWindow::setupPages()
     m_analysisPage = new AnalysisPage(m_session, this);
     m_runsPage = new RunsPage(m_session, this);
     m_passesPage = new PassesPage(m_session, this);
+    m_diffPage = new DiffPage(m_session, this);
     m_collectionView = new CollectionView(this);
     m_collectionView->setObjectName(QStringLiteral("collectionView"));
     m_pages->setObjectName(QStringLiteral("studioPages"));
@@ -142,6 +145,7 @@ void MainWindow::setupPages()
     m_pages->addWidget(m_runsPage); // Page::Runs
     m_pages->addWidget(m_collectionView); // Page::Data
     m_pages->addWidget(m_passesPage); // Page::Passes
+    m_pages->addWidget(m_diffPage); // Page::Diff
 
     m_modeBar->addMode(tr("Graph"), QIcon::fromTheme(QStringLiteral("view-list-tree")),
         tr("The graph canvas, the inspector and the open graphs (Ctrl+1)"));
@@ -153,6 +157,8 @@ void MainWindow::setupPages()
         tr("A checked TpuGraphs collection folder (Ctrl+4)"));
     m_modeBar->addMode(tr("Passes"), QIcon::fromTheme(QStringLiteral("view-process-tree")),
         tr("An XLA dump folder: its modules, what each pass changed, one instruction's history (Ctrl+5)"));
+    m_modeBar->addMode(tr("Diff"), QIcon::fromTheme(QStringLiteral("view-split-left-right")),
+        tr("Two HLO modules side by side, kept in sync through their diff (Ctrl+6)"));
     connect(m_modeBar, &tgraph::widgets::ModeBar::currentChanged, this, [this](int index) { showPage(Page(index)); });
 
     connect(m_graphsPage, &GraphsPage::currentPageChanged, this, &MainWindow::onCurrentGraphChanged);
@@ -196,6 +202,14 @@ void MainWindow::setupActions()
     openDump->setObjectName(QStringLiteral("openDumpFolderAction"));
     openDump->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_D));
     openDump->setToolTip(tr("Follow an XLA dump folder (--xla_dump_to) on the Passes page"));
+    QAction* compare = file->addAction(
+        QIcon::fromTheme(QStringLiteral("view-split-left-right")), tr("&Compare Modules…"), this, [this] {
+            showPage(Page::Diff);
+            m_diffPage->chooseFiles();
+        });
+    compare->setObjectName(QStringLiteral("compareModulesAction"));
+    compare->setShortcut(QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_D));
+    compare->setToolTip(tr("Diff two HLO modules (text, protobuf, .gz / .xz dump stages) side by side"));
 
     m_recentMenu = file->addMenu(QIcon::fromTheme(QStringLiteral("document-open-recent")), tr("Open &Recent"));
     m_recentMenu->setObjectName(QStringLiteral("recentMenu"));
@@ -250,6 +264,7 @@ void MainWindow::setupActions()
         { Page::Runs, tr("&Runs Page"), Qt::Key_3 },
         { Page::Data, tr("&Data Page"), Qt::Key_4 },
         { Page::Passes, tr("&Passes Page"), Qt::Key_5 },
+        { Page::Diff, tr("D&iff Page"), Qt::Key_6 },
     };
     for (const auto& p : pages) {
         QAction* action = view->addAction(p.text, this, [this, page = p.page] { showPage(page); });
@@ -350,6 +365,7 @@ void MainWindow::setupStatusBar()
     statusBar()->addPermanentWidget(m_progressLabel);
     statusBar()->addPermanentWidget(m_progressBar);
     statusBar()->addPermanentWidget(m_cancelButton);
+    statusBar()->addPermanentWidget(m_diffPage->progressWidget()); // the Diff page's job (docs/studio.md §10)
     m_progressLabel->hide();
     m_progressBar->hide();
     m_cancelButton->hide();
@@ -794,5 +810,10 @@ void MainWindow::dropEvent(QDropEvent* event)
     if (files.isEmpty())
         return;
     event->acceptProposedAction();
+    // Two files dropped while the Diff page shows: compared, not opened (docs/studio.md §10).
+    if (currentStudioPage() == Page::Diff && files.size() == 2) {
+        m_session->requestDiff(files[0], files[1]);
+        return;
+    }
     openFiles(files);
 }

@@ -41,6 +41,7 @@ class AnalysisPage;
 class GraphsPage;
 class PassesPage;
 class RunsPage;
+class DiffPage;
 }
 
 // The studio window (docs/studio.md §0): full-window pages — Graph, Analysis, Runs, Data, Passes — picked
@@ -80,6 +81,7 @@ public:
     tgraph::studio::AnalysisPage* analysisPage() const { return m_analysisPage; }
     tgraph::studio::RunsPage* runsPage() const { return m_runsPage; }
     tgraph::studio::PassesPage* passesPage() const { return m_passesPage; }
+    tgraph::studio::DiffPage* diffPage() const { return m_diffPage; }
     QStackedWidget* pages() const { return m_pages; }
     tgraph::widgets::ModeBar* modeBar() const { return m_modeBar; }
 
@@ -165,6 +167,7 @@ private:
     tgraph::studio::AnalysisPage* m_analysisPage = nullptr;
     tgraph::studio::RunsPage* m_runsPage = nullptr;
     tgraph::studio::PassesPage* m_passesPage = nullptr;
+    tgraph::studio::DiffPage* m_diffPage = nullptr;
     CollectionView* m_collectionView = nullptr;
     FetchDialog* m_fetchDialog = nullptr;
 
