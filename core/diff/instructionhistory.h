@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-// The history of one instruction across the stages of a module (docs/diff.md §8): the stages in
+// The history of one instruction across the stages of a module (docs/diff.md §10): the stages in
 // pass order, each pair of neighbours diffed (diffHloModules), and one instruction followed
 // through the matches forward and backward from the stage it was picked in, so that it reads
 // which pass created it, changed it (and in what), fused it, renamed it or removed it.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The studio's Diff page (docs/studio.md §10): two small modules written here opened through the
+// The studio's Diff page (docs/studio.md §11): two small modules written here opened through the
 // session's requestDiff(); the change list checked against diffHloModules run in the test; the
 // sync (an instruction selected in A selects its match in B, "no match" said otherwise), the
 // filters by kind and next / previous; a module against itself (no change); a gzip-compressed

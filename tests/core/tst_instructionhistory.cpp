@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The history of one instruction across the stages of a module (core/diff/instructionhistory.h,
-// docs/diff.md §8): four stages written here as a layout pass, a fusion pass and a clean-up would
+// docs/diff.md §10): four stages written here as a layout pass, a fusion pass and a clean-up would
 // leave them; an instruction followed forward from the first stage and backward from the last
 // lands on the same positions, its events agree with the diffs of the neighbours, a created, a
 // renamed and a removed instruction, and the refusals (unknown name, stage out of range, diffs

@@ -7,7 +7,7 @@
 
 #include <vector>
 
-// The list of changes of a diff (docs/studio.md §10): every changed pair, every removed and every
+// The list of changes of a diff (docs/studio.md §11): every changed pair, every removed and every
 // added instruction, one row each (changed pairs in A's order, then removed in A's order, then
 // added in B's order), filtered by kind. Columns: kind, A's name, B's name, computation, and the
 // simulator's cost delta.

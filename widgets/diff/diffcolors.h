@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-// The diff view's colours (docs/studio.md §10): unchanged pale grey, added green, removed red, and
+// The diff view's colours (docs/studio.md §11): unchanged pale grey, added green, removed red, and
 // a changed instruction by its first kind in HloChangeKind order (opcode before shape before
 // layout ...); the legend that names them.
 

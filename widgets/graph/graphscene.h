@@ -44,7 +44,7 @@ public:
     // Nodes outside `kept` are drawn as removed (the full graph's pane in the split view).
     void setRemovedOutside(const tgraph::GraphSource* kept);
     void setOverlay(const NodeOverlay* overlay);
-    // Colours that replace the opcode colours (a diff's kinds, docs/studio.md §10): one per
+    // Colours that replace the opcode colours (a diff's kinds, docs/studio.md §11): one per
     // full-graph node (an invalid colour keeps the usual one). A collapsed group takes the most
     // frequent colour of its nodes other than `neutral`, so that a group holding a change reads as
     // changed at the first view; `neutral` when all its nodes have it. Empty: the usual colours.

@@ -16,7 +16,7 @@ namespace tgraph::studio {
 
 class StudioSession;
 
-// The Diff page (docs/studio.md §10): two HLO modules side by side in the diff view. Opened by
+// The Diff page (docs/studio.md §11): two HLO modules side by side in the diff view. Opened by
 // the session's requestDiff() (File › Compare Modules…, a dump folder's "diff with previous
 // stage"), or by dropping two files on it. Reading, diffing and pricing run in the background
 // (the io lane, channel "Diff") with progress and Cancel (progressWidget(), which the main window

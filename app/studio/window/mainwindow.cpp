@@ -365,7 +365,7 @@ void MainWindow::setupStatusBar()
     statusBar()->addPermanentWidget(m_progressLabel);
     statusBar()->addPermanentWidget(m_progressBar);
     statusBar()->addPermanentWidget(m_cancelButton);
-    statusBar()->addPermanentWidget(m_diffPage->progressWidget()); // the Diff page's job (docs/studio.md §10)
+    statusBar()->addPermanentWidget(m_diffPage->progressWidget()); // the Diff page's job (docs/studio.md §11)
     m_progressLabel->hide();
     m_progressBar->hide();
     m_cancelButton->hide();
@@ -810,7 +810,7 @@ void MainWindow::dropEvent(QDropEvent* event)
     if (files.isEmpty())
         return;
     event->acceptProposedAction();
-    // Two files dropped while the Diff page shows: compared, not opened (docs/studio.md §10).
+    // Two files dropped while the Diff page shows: compared, not opened (docs/studio.md §11).
     if (currentStudioPage() == Page::Diff && files.size() == 2) {
         m_session->requestDiff(files[0], files[1]);
         return;
