@@ -81,6 +81,20 @@ void bf16Into(const torch::Tensor& out, const torch::Tensor& a, const torch::Ten
     const Operand oa = operand(a);
     const Operand ob = operand(b);
     if (const GemmBf16 gemm = gemmBf16()) {
+        if (n <= 32 && m >= 8 * n) {
+            // A thin result (a gate's F/8-wide hidden layer): oneDNN runs C = A B at a tenth of its
+            // rate for such n, and its transpose C^T = B^T A^T (n rows, m columns) 3-4x faster.
+            auto t = torch::empty({ n, m }, out.options());
+            const int status = gemm(ob.trans == 'T' ? 'N' : 'T', oa.trans == 'T' ? 'N' : 'T', n, m, k, 1.0f,
+                bits(ob.data), ob.ld, bits(oa.data), oa.ld, 0.0f, t.data_ptr<float>(), m);
+            TORCH_CHECK(status == 0, "products: oneDNN's bf16 GEMM failed (status ", status, ")");
+            auto o = out;
+            if (accumulate)
+                o.add_(t.t());
+            else
+                o.copy_(t.t());
+            return;
+        }
         const int status = gemm(oa.trans, ob.trans, m, n, k, 1.0f, bits(oa.data), oa.ld, bits(ob.data), ob.ld,
             accumulate ? 1.0f : 0.0f, out.data_ptr<float>(), n);
         TORCH_CHECK(status == 0, "products: oneDNN's bf16 GEMM failed (status ", status, ")");

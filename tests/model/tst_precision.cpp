@@ -228,6 +228,15 @@ private Q_SLOTS:
         QVERIFY(relativeDifference(product(toBf16(a), toBf16(w).t()), product(a, w.t())) == 0.0);
         productInto(acc, a, w.t(), false);
         QVERIFY(relativeDifference(acc, product(a, w.t())) == 0.0);
+        // A thin result (a gate's hidden layer, computed transposed inside), both operand layouts.
+        const double tol = bf16GemmBackend().rfind("oneDNN", 0) == 0 ? 1e-5 : 1e-2;
+        const auto w1 = torch::randn({ 16, 512 });
+        const auto thinExact = a.to(torch::kBFloat16).to(torch::kFloat64).mm(w1.to(torch::kBFloat16).to(torch::kFloat64).t());
+        QVERIFY(relativeDifference(product(a, w1.t()), thinExact) < tol);
+        QVERIFY(relativeDifference(product(at, w1.t().contiguous()), thinExact) < tol);
+        auto thin = torch::ones({ 300, 16 });
+        productInto(thin, a, w1.t(), true);
+        QVERIFY(relativeDifference(thin, thinExact + 1.0) < tol);
         // Through autograd (a layer's forward pass with gradients): the gradients are bf16 products.
         const auto x = a.clone().requires_grad_(true);
         const auto wt = w.clone().requires_grad_(true);
