@@ -65,6 +65,7 @@
 #include <QProcess>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QRegularExpression>
 #include <QSortFilterProxyModel>
 #include <QStackedWidget>
 #include <QStandardItemModel>
@@ -487,6 +488,9 @@ private:
                 const QList<NumberToken> numbers = numbersIn(shown(index));
                 if (numbers.isEmpty() || shown(index).trimmed().size() > numbers.front().text.size() + 4)
                     continue; // not a number with at most a short unit
+                static const QRegularExpression hexId(QStringLiteral("^[0-9a-f]{8,}$"));
+                if (hexId.match(shown(index).trimmed()).hasMatch())
+                    continue; // a run id such as "93549fd8": an identifier, sorted as text on purpose
                 ++numeric;
                 textual += sortValueOf(index).typeId() == QMetaType::QString;
             }
