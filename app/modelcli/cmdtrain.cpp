@@ -17,6 +17,7 @@
 #include "model/train/checkpoint.h"
 #include "model/train/crossvalidation.h"
 #include "model/train/gloocommunicator.h"
+#include "model/train/pretrain.h"
 #include "model/runtime/torchruntime.h"
 #include "model/train/trainer.h"
 
@@ -347,6 +348,27 @@ bool readDistributed(const ArgParser& p, const CvSettings& cv, DistSettings* d, 
     return true;
 }
 
+// --pretrain-sim N [--pretrain-steps S] or --init-from WEIGHTS (docs/model.md §4.7).
+bool readPretrain(const ArgParser& p, const CvSettings& cv, const DistSettings& d, PretrainOptions* o, std::string* error)
+{
+    if (p.has("--pretrain-steps") && !p.has("--pretrain-sim"))
+        *error = "--pretrain-steps needs --pretrain-sim";
+    else if (p.has("--pretrain-sim") && p.has("--init-from"))
+        *error = "--pretrain-sim and --init-from exclude each other (both choose the run's starting weights)";
+    else if ((p.has("--pretrain-sim") || p.has("--init-from")) && p.has("--resume"))
+        *error = "--resume continues a run from its own weights: no --pretrain-sim or --init-from with it";
+    else if ((p.has("--pretrain-sim") || p.has("--init-from")) && (cv.enabled || d.distributed() || d.launchLocal))
+        *error = "--pretrain-sim and --init-from start a single run: not with --folds or data-parallel workers";
+    if (!error->empty())
+        return false;
+    if (p.has("--pretrain-sim"))
+        o->simLayouts = p.get<int64_t>("--pretrain-sim");
+    if (p.has("--pretrain-steps"))
+        o->steps = p.get<int64_t>("--pretrain-steps");
+    o->initFrom = p.value("--init-from");
+    return true;
+}
+
 // No progress bar (data-parallel workers other than rank 0, the folds of --parallel-folds,
 // --no-progress), but SIGINT/SIGTERM still stop the training.
 class QuietProgress final : public ProgressSink
@@ -553,6 +575,9 @@ int train(const ArgParser& p)
     DistSettings dist;
     if (!readDistributed(p, cv, &dist, &error))
         return usageError(kCommand, error);
+    PretrainOptions pretrain;
+    if (!readPretrain(p, cv, dist, &pretrain, &error))
+        return usageError(kCommand, error);
     if (dist.launchLocal > 0)
         return launchLocal(p, dist);
     if (cv.assemble)
@@ -747,6 +772,12 @@ int train(const ArgParser& p)
             data = TrainingData(); // each fold's process loads its own
             return trainFoldsInParallel(p, options, cv, run.get(), sink);
         }
+        if (!resume)
+            if (std::optional<Checkpoint> start
+                = startOfRun(data, options, pretrain, run ? run->dir() : p.value("--out"), &sink, &progress)) {
+                resume = std::move(start);
+                resumePath = pretrain.initFrom.empty() ? "--pretrain-sim" : pretrain.initFrom;
+            }
         return trainLoaded(p, data, options, cv, resume ? &*resume : nullptr, resumePath, run.get(), sink, progress,
             threads, comm.get());
     } catch (const WorkerLost& e) {
@@ -902,6 +933,7 @@ int runTrain(const std::vector<std::string>& args)
         "--data DIR|FILE... [--model NAME] [--steps N | --epochs E] [--configs-per-step K] [--cross-attn on|off]\n"
         "              [--folds K --train-folds 5 --keep 4] [--lr LR] [--eval-every N] [--seed S] [--threads T]\n"
         "              [--out DIR] [--resume CKPT] [--metrics-jsonl FILE] [--project P.tgproj]\n"
+        "              [--pretrain-sim N [--pretrain-steps S] | --init-from WEIGHTS]\n"
         "              [--launch-local W | --world-size W --rank R --master HOST:PORT] [--graphs-per-step G]\n"
         "              [--folds K [--parallel-folds P | --fold K | --assemble]]");
     p.addPositional("FILE...", "more training data entries after --data (directories or .npz files)");
@@ -1053,6 +1085,17 @@ int runTrain(const std::vector<std::string>& args)
         "hyper-parameters apply (from 'tgraph weights import': only its weights, the options given apply). With "
         "--project, RUN (an id, id prefix or name) continues that run from its latest checkpoint, appending to "
         "its history");
+    p.addOption("--pretrain-sim", "", "N",
+        "sim-to-real pretraining (docs/model.md §4.7): price N sampled layouts of each training graph's own HLO "
+        "module (DIR/STEM.pb, .hlo or .txt beside DIR/STEM.npz, or a tgraph synth graph's regenerated module) "
+        "with the analytical simulator, train on them first (OUT/pretrain/), then on the measured configs",
+        {}, opt::integer(2, 1000000));
+    p.addOption("--pretrain-steps", "", "S",
+        "steps of the pretraining phase (default: as many as the measured run, at least 100)", {},
+        opt::integer(1));
+    p.addOption("--init-from", "", "WEIGHTS",
+        "start from these weights (e.g. OUT/pretrain/last.npz of a pretrained run) with a new schedule; the "
+        "model options must match the weights'");
     p.addOption("--metrics-jsonl", "", "FILE", "also write every progress line and evaluation as JSON lines");
     p.addOption("--no-progress", "", "", "no progress bar on the terminal (the lines per interval stay)");
     p.addOption("--project", "", "P.tgproj",
