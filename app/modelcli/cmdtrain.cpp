@@ -18,6 +18,7 @@
 #include "model/train/crossvalidation.h"
 #include "model/train/gloocommunicator.h"
 #include "model/train/pretrain.h"
+#include "model/train/recipe.h"
 #include "model/runtime/torchruntime.h"
 #include "model/train/trainer.h"
 
@@ -369,6 +370,21 @@ bool readPretrain(const ArgParser& p, const CvSettings& cv, const DistSettings& 
     return true;
 }
 
+// `--recipe auto` (the default) picks the options for the data (docs/model.md §4.8) when no option
+// of the training math, no starting weights and no cross-validation are given.
+bool recipeApplies(const ArgParser& p, const CvSettings& cv, bool writer)
+{
+    if (p.value("--recipe") != "auto" || cv.enabled || !writer)
+        return false;
+    for (const char* o : kHyperParameterOptions)
+        if (p.has(o))
+            return false;
+    for (const char* o : { "--pretrain-sim", "--init-from", "--resume", "--world-size", "--launch-local" })
+        if (p.has(o))
+            return false;
+    return true;
+}
+
 // No progress bar (data-parallel workers other than rank 0, the folds of --parallel-folds,
 // --no-progress), but SIGINT/SIGTERM still stop the training.
 class QuietProgress final : public ProgressSink
@@ -697,6 +713,11 @@ int train(const ArgParser& p)
         return usageError(kCommand, "--config-chunk applies to layout graphs (a tile step takes a kernel's configs "
                                     "together)");
     holdOutConfigFold(data, configFolds); // before any run record: too few configs is bad input
+    if (recipeApplies(p, cv, writer)) {
+        const Recipe recipe = chooseRecipe(describeData(data));
+        applyRecipe(recipe, &options, &pretrain);
+        std::printf("recipe: %s (%s; --recipe none for the plain defaults)\n", recipe.name.c_str(), recipe.why.c_str());
+    }
     if (cv.enabled) // too few graphs for the folds: an error before any run record
         foldValidationSets(data, cv.options.folds, cv.options.foldSeed);
 
@@ -1096,6 +1117,11 @@ int runTrain(const std::vector<std::string>& args)
     p.addOption("--init-from", "", "WEIGHTS",
         "start from these weights (e.g. OUT/pretrain/last.npz of a pretrained run) with a new schedule; the "
         "model options must match the weights'");
+    p.addOption("--recipe", "", "auto|none",
+        "auto: with no option of the training math (--steps, --lr, --hidden, ...), pick the options for the data "
+        "and say which (docs/model.md §4.8: few graphs with a few hundred configs = a tuning record, else a "
+        "collection); none: the plain defaults",
+        "auto", opt::oneOf({ "auto", "none" }));
     p.addOption("--metrics-jsonl", "", "FILE", "also write every progress line and evaluation as JSON lines");
     p.addOption("--no-progress", "", "", "no progress bar on the terminal (the lines per interval stay)");
     p.addOption("--project", "", "P.tgproj",

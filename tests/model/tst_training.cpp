@@ -10,6 +10,7 @@
 #include "model/train/checkpoint.h"
 #include "model/train/crossvalidation.h"
 #include "model/train/pretrain.h"
+#include "model/train/recipe.h"
 #include "model/train/rankloss.h"
 #include "model/runtime/torchruntime.h"
 #include "model/train/trainer.h"
@@ -1128,6 +1129,41 @@ private Q_SLOTS:
         } catch (const InputError& e) {
             QVERIFY2(std::string(e.what()).find("tile") != std::string::npos, e.what());
         }
+    }
+
+    // docs/model.md §4.8: the recipe is a function of the data's description.
+    void recipeFollowsTheData()
+    {
+        DataDescription record { GraphKind::Layout, 2, 681, 1 };
+        const Recipe few = chooseRecipe(record);
+        QCOMPARE(few.name, std::string("tuning-record"));
+        QCOMPARE(few.learningRate, 3e-3);
+        QVERIFY(few.epochs > 0);
+        QVERIFY(few.why.find("2 training graphs") != std::string::npos);
+        DataDescription collection { GraphKind::Layout, 61, 10000, 0 };
+        const Recipe many = chooseRecipe(collection);
+        QCOMPARE(many.name, std::string("collection"));
+        QCOMPARE(many.learningRate, 1e-3);
+        QCOMPARE(many.epochs, 0.0);
+        QCOMPARE(many.pretrainSim, int64_t(0));
+        // One graph with a huge number of configurations is a collection's graph, not a tuning run.
+        QCOMPARE(chooseRecipe({ GraphKind::Layout, 1, kFewConfigs + 1, 1 }).name, std::string("collection"));
+        QCOMPARE(chooseRecipe({ GraphKind::Layout, kFewGraphs + 1, 100, 0 }).name, std::string("collection"));
+        QCOMPARE(chooseRecipe({ GraphKind::Tile, 2, 100, 0 }).name, std::string("collection"));
+        // A module-less record still gets the tuning-record recipe, never simulated layouts.
+        QCOMPARE(chooseRecipe({ GraphKind::Layout, 1, 112, 0 }).pretrainSim, int64_t(0));
+        TrainOptions o;
+        PretrainOptions pre;
+        applyRecipe(few, &o, &pre);
+        QCOMPARE(o.learningRate, 3e-3);
+        QCOMPARE(o.epochs, few.epochs);
+        QCOMPARE(pre.simLayouts, few.pretrainSim);
+        // describeData on a synth collection: its graphs' modules are regenerated.
+        const TrainingData data = loadCollection();
+        const DataDescription d = describeData(data);
+        QCOMPARE(d.trainGraphs, int64_t(data.indicesOf(DataSplit::Train).size()));
+        QCOMPARE(d.maxConfigs, int64_t(48));
+        QCOMPARE(d.graphsWithModule, d.trainGraphs <= kFewGraphs ? d.trainGraphs : int64_t(0));
     }
 
     // Report only (issue 6): the real module's 112 measured configurations, 5 folds over configs:
