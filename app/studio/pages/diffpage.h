@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include "app/studio/session/stagepair.h"
+
 #include "widgets/diff/diffresult.h"
 
 #include <QWidget>
 
 class DiffView;
+class ElidedLabel;
 class ErrorBanner;
 class JobChannel;
+class QAction;
 class QLabel;
 class QProgressBar;
 class QToolButton;
@@ -42,6 +46,23 @@ public:
     // bar until someone (the main window's status bar) takes it.
     QWidget* progressWidget() const { return m_progressBox; }
 
+    // The two stages of a dump-folder module compared, when the diff came from the Passes page
+    // (StudioSession::requestStageDiff); invalid otherwise. The bar above the view names the module
+    // and both stages (stageText()).
+    const StagePair& stagePair() const { return m_pair; }
+    QString stageText() const;
+    // Steps the pair along the module's stages (-1 the pass before, +1 the one after; Alt+Up and
+    // Alt+Down); nothing at the ends.
+    void stepPass(int delta);
+    QAction* previousPassAction() const { return m_previousPass; }
+    QAction* nextPassAction() const { return m_nextPass; }
+    // Back to the Passes page with B's stage selected in the timeline.
+    void showInTimeline();
+    // The history across the module's stages of the instruction selected (B's when both sides
+    // have one), asked of the Passes page through the session; false when none is selected or
+    // its side is no stage of the open dump folder (said on the status line).
+    bool showHistoryOfSelection();
+
 Q_SIGNALS:
     void diffShown(); // a new result is in the view
     void diffFailed(const QString& message);
@@ -52,6 +73,10 @@ protected:
 
 private:
     void setBusy(bool busy);
+    void setStagePair(const StagePair& pair);
+    void updateStageActions();
+    // The instruction selected on one side (name, and that side's file), when any.
+    bool selectedInstruction(bool sideB, QString* path, QString* name) const;
 
     StudioSession* m_session;
     DiffView* m_view;
@@ -65,6 +90,13 @@ private:
     QToolButton* m_cancelButton;
     QString m_pathA;
     QString m_pathB;
+    StagePair m_pair;
+    QWidget* m_stageBar;
+    ElidedLabel* m_stageLabel;
+    QAction* m_previousPass;
+    QAction* m_nextPass;
+    QAction* m_timelineAction;
+    QAction* m_historyAction;
 };
 
 } // namespace tgraph::studio
