@@ -6,11 +6,19 @@
 
 #include "widgets/common/elidedlabel.h"
 #include "widgets/common/errorbanner.h"
+#include "widgets/common/formatting.h"
 #include "widgets/common/jobchannel.h"
 #include "widgets/common/jobcontrol.h"
 #include "widgets/common/jobprogress.h"
 #include "widgets/diff/diffview.h"
 #include "widgets/graph/graphpane.h"
+
+#include "model/facade/ensemble.h"
+
+#include "core/graph/prune.h"
+#include "core/sim/ownlayouts.h"
+#include "core/util/error.h"
+#include "core/util/progress.h"
 
 #include <QAction>
 #include <QDir>
@@ -66,6 +74,8 @@ DiffPage::DiffPage(StudioSession* session, QWidget* parent)
     , m_nextPass(new QAction(tr("Next Pass"), this))
     , m_timelineAction(new QAction(tr("Show in Timeline"), this))
     , m_historyAction(new QAction(tr("History across Passes…"), this))
+    , m_modelChannel(new JobChannel(JobLane::Model, QStringLiteral("Diff scores"), this))
+    , m_modelLabel(new ElidedLabel(this))
 {
     setObjectName(QStringLiteral("diffPage"));
     setAcceptDrops(true);
@@ -154,6 +164,9 @@ DiffPage::DiffPage(StudioSession* session, QWidget* parent)
     }
     layout->addWidget(m_stageBar);
     m_stageBar->hide();
+    m_modelLabel->setObjectName(QStringLiteral("modelScoreLabel"));
+    m_modelLabel->setContentsMargins(8, 0, 8, 0);
+    layout->addWidget(m_modelLabel);
     auto* bannerMargins = new QVBoxLayout;
     bannerMargins->setContentsMargins(6, 2, 6, 0);
     bannerMargins->addWidget(m_banner);
@@ -197,7 +210,15 @@ DiffPage::DiffPage(StudioSession* session, QWidget* parent)
             });
         });
     }
+    // The layout model's scores follow the session's model (docs/diff.md §11).
+    connect(m_session, &StudioSession::sharedModelChanged, this, &DiffPage::scoreWithModel);
+    connect(m_modelChannel, &JobChannel::failed, this, [this](quint64, const QString& message) {
+        m_modelScore.reset();
+        showModelText(tr("Layout model: %1").arg(message), message);
+        Q_EMIT modelScoreShown();
+    });
     updateStageActions();
+    scoreWithModel();
 }
 
 DiffPage::~DiffPage() = default; // m_channel cancels and waits
@@ -233,6 +254,7 @@ void DiffPage::compare(const QString& pathA, const QString& pathB)
             m_view->setResult(result);
             m_swapButton->setEnabled(true);
             updateStageActions();
+            scoreWithModel();
             const tgraph::HloDiff& d = result->diff;
             qCDebug(lcStudio) << "diff shown in" << timer->elapsed() << "ms";
             m_session->showMessage(d.same()
@@ -318,6 +340,79 @@ bool DiffPage::showHistoryOfSelection()
     }
     m_session->requestHistory(path, name);
     return true;
+}
+
+QString DiffPage::modelText() const { return m_modelLabel->fullText(); }
+
+bool DiffPage::isScoring() const { return m_modelChannel->isBusy(); }
+
+void DiffPage::showModelText(const QString& text, const QString& toolTip)
+{
+    m_modelLabel->setFullText(text, toolTip);
+}
+
+void DiffPage::scoreWithModel()
+{
+    m_modelScore.reset();
+    const QStringList files = m_session->sharedModel();
+    const DiffResultPtr result = m_view->result();
+    if (files.isEmpty()) {
+        m_modelChannel->cancel();
+        showModelText(tr("Layout model's estimate: no model open (open one on the Analysis page to score both "
+                         "sides' layouts)"));
+        return;
+    }
+    if (!result) {
+        m_modelChannel->cancel();
+        showModelText(QString());
+        return;
+    }
+    QStringList names;
+    for (const QString& f : files)
+        names << QFileInfo(f).fileName();
+    showModelText(tr("Layout model (%1): scoring both sides…").arg(names.join(QStringLiteral(", "))));
+    std::vector<std::string> weights;
+    for (const QString& f : files)
+        weights.push_back(f.toStdString());
+    m_modelChannel->run<tgraph::HloDiffModelScore>(
+        [result, weights, a = m_pathA.toStdString(), b = m_pathB.toStdString()](JobProgress& progress) {
+            tgraph::ProgressScope scope(&progress, "Scoring both sides with the layout model", 3);
+            tgraph::facade::Ensemble ensemble
+                = tgraph::facade::Ensemble::load(tgraph::facade::expandWeightsArguments(weights));
+            if (ensemble.kind() != tgraph::GraphKind::Layout)
+                throw tgraph::InputError(weights.front(), "",
+                    "is a tile model; a diff's modules are scored at their own layouts, which needs a layout model");
+            scope.advanceBy(1);
+            const auto score = [&](const tgraph::HloModule& module, const std::string& file) {
+                const tgraph::LayoutGraph graph = tgraph::featurizeOwnLayouts(module, file);
+                const tgraph::PrunedGraph pruned = tgraph::pruneToConfigurable(graph, file);
+                const tgraph::GraphScores scores
+                    = ensemble.scoreLayoutGraph(pruned.graph, file, tgraph::InferenceOptions {});
+                return double(scores.scores.at(size_t(tgraph::kOwnLayoutConfig)));
+            };
+            tgraph::HloDiffModelScore out;
+            out.weights = weights;
+            out.model = ensemble.size() > 1 ? "ensemble of " + std::to_string(ensemble.size()) : "";
+            out.a = score(result->moduleA(), a);
+            scope.advanceBy(1);
+            out.b = score(result->moduleB(), b);
+            scope.advanceBy(1);
+            return out;
+        },
+        [this, names](const tgraph::HloDiffModelScore& score) {
+            m_modelScore = score;
+            const double delta = score.delta();
+            const QString verdict = delta > 0 ? tr("B slower by the model")
+                : delta < 0                   ? tr("B faster by the model")
+                                              : tr("the same by the model");
+            showModelText(tr("Layout model's estimate (%1): A %2 · B %3 · Δ %4, %5 (higher = slower; a ranking "
+                             "score, not a time)")
+                              .arg(names.join(QStringLiteral(", ")),
+                                  Formatting::number(score.a, 4), Formatting::number(score.b, 4),
+                                  Formatting::signedNumber(delta, 4), verdict),
+                QString::fromLatin1(tgraph::kHloDiffModelCaveat));
+            Q_EMIT modelScoreShown();
+        });
 }
 
 void DiffPage::chooseFiles()

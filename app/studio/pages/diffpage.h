@@ -5,7 +5,11 @@
 
 #include "widgets/diff/diffresult.h"
 
+#include "core/diffcost/diffmodelscore.h"
+
 #include <QWidget>
+
+#include <optional>
 
 class DiffView;
 class ElidedLabel;
@@ -63,7 +67,16 @@ public:
     // its side is no stage of the open dump folder (said on the status line).
     bool showHistoryOfSelection();
 
+    // The layout model's scores of both sides (docs/diff.md §11), when the session has a model
+    // (StudioSession::sharedModel, the Analysis page's) and they are computed: on the model lane,
+    // after each diff and when the model changes. modelText() is what the page says about them:
+    // the scores, "no model open", "scoring…" or the error.
+    const std::optional<tgraph::HloDiffModelScore>& modelScore() const { return m_modelScore; }
+    QString modelText() const;
+    bool isScoring() const;
+
 Q_SIGNALS:
+    void modelScoreShown(); // modelText() holds new scores or an error
     void diffShown(); // a new result is in the view
     void diffFailed(const QString& message);
 
@@ -74,6 +87,8 @@ protected:
 private:
     void setBusy(bool busy);
     void setStagePair(const StagePair& pair);
+    void scoreWithModel();
+    void showModelText(const QString& text, const QString& toolTip = QString());
     void updateStageActions();
     // The instruction selected on one side (name, and that side's file), when any.
     bool selectedInstruction(bool sideB, QString* path, QString* name) const;
@@ -97,6 +112,9 @@ private:
     QAction* m_nextPass;
     QAction* m_timelineAction;
     QAction* m_historyAction;
+    JobChannel* m_modelChannel;
+    ElidedLabel* m_modelLabel;
+    std::optional<tgraph::HloDiffModelScore> m_modelScore;
 };
 
 } // namespace tgraph::studio
