@@ -17,8 +17,8 @@ namespace tgraph::cli {
 
 namespace {
 
-double scoreSide(std::vector<model::EnsembleMember>& members, const HloModule& module, const std::string& label,
-    bool repad)
+double scoreSide(
+    std::vector<model::EnsembleMember>& members, const HloModule& module, const std::string& label, bool repad)
 {
     FeaturizeOptions options;
     options.repad = repad;

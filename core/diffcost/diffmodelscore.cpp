@@ -57,7 +57,11 @@ std::string formatHloDiffModelText(const HloDiffModelScore& s)
     out += "  model: " + terminalText(s.model) + " (" + weightsList(s) + ")" + (s.repad ? ", -1-padded features" : "")
         + "\n";
     out += "  A " + formatModelScore(s.a) + ", B " + formatModelScore(s.b) + ", delta "
-        + formatModelScore(s.delta(), true) + (s.delta() > 0 ? " (B slower by the model)" : s.delta() < 0 ? " (B faster by the model)" : "") + "\n";
+        + formatModelScore(s.delta(), true)
+        + (s.delta() > 0        ? " (B slower by the model)"
+                : s.delta() < 0 ? " (B faster by the model)"
+                                : "")
+        + "\n";
     return out;
 }
 

@@ -4,9 +4,9 @@
 // text against protobuf, the JSON (its invariants and the `layout` kind) and the HTML page (self-
 // contained, written atomically), and a real before/after pair of the dump folder (label external).
 
-#include "core/hlo/hloproto.h"
 #include "core/diffcost/diffmodelscore.h"
 #include "core/graph/graphio.h"
+#include "core/hlo/hloproto.h"
 #include "core/hlo/hlotext.h"
 #include "core/sim/ownlayouts.h"
 #include "core/synth/hlogen.h"
@@ -366,8 +366,8 @@ private Q_SLOTS:
             || testutil::readAll(html).contains("the layout model's estimate"));
 
         // A tile model does not score layouts: a clear error naming the file, exit 1.
-        r = runTgraph({ "synth", "--collection", "tile", "-o", tileData, "--graphs", "2", "--configs", "12", "--seed",
-            "3" });
+        r = runTgraph(
+            { "synth", "--collection", "tile", "-o", tileData, "--graphs", "2", "--configs", "12", "--seed", "3" });
         QVERIFY2(r.exitCode == 0, qPrintable(message(r)));
         r = runTgraph({ "train", "--data", tileData, "--steps", "2", "--threads", "1", "--eval-every", "0", "-o",
             m_dir.filePath("run-tile") });

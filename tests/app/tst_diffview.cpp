@@ -131,12 +131,13 @@ private Q_SLOTS:
             QSKIP("no tgraph-model (a build without LibTorch)");
         const QString tgraph = bin + "/tgraph";
         const QString data = m_dir.filePath("layout-data"), tileData = m_dir.filePath("tile-data");
-        auto r = testutil::run(tgraph, { "synth", "--collection", "layout", "-o", data, "--graphs", "3", "--configs",
-                                           "40", "--min-size", "200", "--max-size", "300", "--families", "mlp,resnet",
-                                           "--seed", "7" });
+        auto r = testutil::run(tgraph,
+            { "synth", "--collection", "layout", "-o", data, "--graphs", "3", "--configs", "40", "--min-size", "200",
+                "--max-size", "300", "--families", "mlp,resnet", "--seed", "7" });
         QVERIFY2(r.exitCode == 0, r.err.constData());
-        r = testutil::run(tgraph, { "train", "--data", data, "--steps", "4", "--configs-per-step", "16", "--threads",
-                                      "1", "--eval-every", "0", "-o", m_dir.filePath("run") });
+        r = testutil::run(tgraph,
+            { "train", "--data", data, "--steps", "4", "--configs-per-step", "16", "--threads", "1", "--eval-every",
+                "0", "-o", m_dir.filePath("run") });
         QVERIFY2(r.exitCode == 0, r.err.constData());
         const QString weights = m_dir.filePath("run/last.npz");
         const QByteArray text = "HloModule m\n\nENTRY main {\n"
@@ -184,11 +185,12 @@ private Q_SLOTS:
         QVERIFY(std::abs(page->modelScore()->a - cli["b"].get<double>()) < 1e-6);
 
         // A tile model: said on the page, no scores.
-        r = testutil::run(tgraph, { "synth", "--collection", "tile", "-o", tileData, "--graphs", "2", "--configs",
-                                      "12", "--seed", "3" });
+        r = testutil::run(tgraph,
+            { "synth", "--collection", "tile", "-o", tileData, "--graphs", "2", "--configs", "12", "--seed", "3" });
         QVERIFY2(r.exitCode == 0, r.err.constData());
-        r = testutil::run(tgraph, { "train", "--data", tileData, "--steps", "2", "--threads", "1", "--eval-every", "0",
-                                      "-o", m_dir.filePath("run-tile") });
+        r = testutil::run(tgraph,
+            { "train", "--data", tileData, "--steps", "2", "--threads", "1", "--eval-every", "0", "-o",
+                m_dir.filePath("run-tile") });
         QVERIFY2(r.exitCode == 0, r.err.constData());
         scored.clear();
         window.session()->setSharedModel({ m_dir.filePath("run-tile/last.npz") });

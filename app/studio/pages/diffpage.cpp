@@ -205,9 +205,8 @@ DiffPage::DiffPage(StudioSession* session, QWidget* parent)
                 return;
             const auto& document = side == DiffView::Side::A ? result->a : result->b;
             const QString name = QString::fromStdString(document->nodeName(node));
-            menu.addAction(tr("History across Passes…"), this, [this, path, name] {
-                m_session->requestHistory(path, name);
-            });
+            menu.addAction(
+                tr("History across Passes…"), this, [this, path, name] { m_session->requestHistory(path, name); });
         });
     }
     // The layout model's scores follow the session's model (docs/diff.md §11).
@@ -334,8 +333,7 @@ bool DiffPage::showHistoryOfSelection()
         return false;
     }
     if (!m_session->isDumpStage(path)) {
-        m_session->showMessage(
-            tr("%1 is not a stage of the open dump folder").arg(QDir::toNativeSeparators(path)));
+        m_session->showMessage(tr("%1 is not a stage of the open dump folder").arg(QDir::toNativeSeparators(path)));
         return false;
     }
     m_session->requestHistory(path, name);
@@ -346,10 +344,7 @@ QString DiffPage::modelText() const { return m_modelLabel->fullText(); }
 
 bool DiffPage::isScoring() const { return m_modelChannel->isBusy(); }
 
-void DiffPage::showModelText(const QString& text, const QString& toolTip)
-{
-    m_modelLabel->setFullText(text, toolTip);
-}
+void DiffPage::showModelText(const QString& text, const QString& toolTip) { m_modelLabel->setFullText(text, toolTip); }
 
 void DiffPage::scoreWithModel()
 {
@@ -407,9 +402,8 @@ void DiffPage::scoreWithModel()
                                               : tr("the same by the model");
             showModelText(tr("Layout model's estimate (%1): A %2 · B %3 · Δ %4, %5 (higher = slower; a ranking "
                              "score, not a time)")
-                              .arg(names.join(QStringLiteral(", ")),
-                                  Formatting::number(score.a, 4), Formatting::number(score.b, 4),
-                                  Formatting::signedNumber(delta, 4), verdict),
+                              .arg(names.join(QStringLiteral(", ")), Formatting::number(score.a, 4),
+                                  Formatting::number(score.b, 4), Formatting::signedNumber(delta, 4), verdict),
                 QString::fromLatin1(tgraph::kHloDiffModelCaveat));
             Q_EMIT modelScoreShown();
         });

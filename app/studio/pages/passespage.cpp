@@ -790,7 +790,8 @@ void PassesPage::onTimelineStageRequested(const QString& stagePath)
     if (showStage(stagePath))
         m_session->requestPage(Page::Passes);
     else
-        m_session->showMessage(tr("%1 is not a stage of the open dump folder").arg(QDir::toNativeSeparators(stagePath)));
+        m_session->showMessage(
+            tr("%1 is not a stage of the open dump folder").arg(QDir::toNativeSeparators(stagePath)));
 }
 
 } // namespace tgraph::studio
