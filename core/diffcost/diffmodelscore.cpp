@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/diffcost/diffmodelscore.h"
 
+#include "core/diffcost/diffcostreport.h"
+
 #include "core/util/terminaltext.h"
 
 #include <cmath>
@@ -13,24 +15,6 @@ const char* const kHloDiffModelCaveat
       "a ranking score of one module's configurations, not a time, and only indicative between two modules";
 
 namespace {
-
-std::string htmlEscaped(const std::string& raw)
-{
-    std::string out;
-    for (const char c : terminalText(raw)) {
-        if (c == '&')
-            out += "&amp;";
-        else if (c == '<')
-            out += "&lt;";
-        else if (c == '>')
-            out += "&gt;";
-        else if (c == '"')
-            out += "&quot;";
-        else
-            out += c;
-    }
-    return out;
-}
 
 std::string weightsList(const HloDiffModelScore& s)
 {
@@ -81,8 +65,8 @@ Json hloDiffModelJson(const HloDiffModelScore& s)
 std::string formatHloDiffModelHtml(const HloDiffModelScore& s)
 {
     std::string out = "<section class=\"model\">\n<h2>Scored: the layout model's estimate</h2>\n<p class=\"none\">"
-        + htmlEscaped(kHloDiffModelCaveat) + ".</p>\n";
-    out += "<p>Model " + htmlEscaped(s.model) + " (<code>" + htmlEscaped(weightsList(s)) + "</code>)"
+        + htmlText(kHloDiffModelCaveat) + ".</p>\n";
+    out += "<p>Model " + htmlText(s.model) + " (<code>" + htmlText(weightsList(s)) + "</code>)"
         + (s.repad ? ", -1-padded features" : "") + ".</p>\n";
     out += "<p>A <b>" + formatModelScore(s.a) + "</b>, B <b>" + formatModelScore(s.b) + "</b>, delta <b>"
         + formatModelScore(s.delta(), true) + "</b></p>\n</section>\n";

@@ -295,30 +295,19 @@ private Q_SLOTS:
     {
         if (!QFileInfo(testutil::binDir() + "/tgraph-model").isExecutable())
             QSKIP("no tgraph-model (a build without LibTorch)");
-        const QString data = m_dir.filePath("layout-data"), tileData = m_dir.filePath("tile-data");
-        auto r = runTgraph({ "synth", "--collection", "layout", "-o", data, "--graphs", "3", "--configs", "40",
-            "--min-size", "200", "--max-size", "300", "--families", "mlp,resnet", "--seed", "7" });
-        QVERIFY2(r.exitCode == 0, qPrintable(message(r)));
-        r = runTgraph({ "train", "--data", data, "--steps", "4", "--configs-per-step", "16", "--threads", "1",
-            "--eval-every", "0", "-o", m_dir.filePath("run") });
-        QVERIFY2(r.exitCode == 0, qPrintable(message(r)));
-        const QString weights = m_dir.filePath("run/last.npz");
-        QVERIFY(QFileInfo::exists(weights));
+        QString error;
+        const QString weights = testutil::trainSmallLayoutModel(m_dir.path(), &error);
+        QVERIFY2(!weights.isEmpty(), qPrintable(error));
 
         // A dot and a reshape (configurable), B with the dot's output layout edited.
-        const QByteArray textA = "HloModule m\n\nENTRY main {\n"
-                                 "  p0 = f32[64,128]{1,0} parameter(0)\n"
-                                 "  p1 = f32[128,256]{1,0} parameter(1)\n"
-                                 "  r = f32[128,64]{1,0} reshape(p0)\n"
-                                 "  ROOT dot = f32[64,256]{1,0} dot(p0, p1), lhs_contracting_dims={1}, "
-                                 "rhs_contracting_dims={0}\n}\n";
+        const QByteArray textA = testutil::kDotAndReshapeModule;
         QByteArray textB = textA;
         textB.replace("ROOT dot = f32[64,256]{1,0}", "ROOT dot = f32[64,256]{0,1}");
         const QString a = m_dir.filePath("model-a.hlo"), b = m_dir.filePath("model-b.hlo");
         testutil::writeAll(a, textA);
         testutil::writeAll(b, textB);
 
-        r = runTgraph({ "diff", a, b, "--json", "--weights", weights });
+        auto r = runTgraph({ "diff", a, b, "--json", "--weights", weights });
         QVERIFY2(r.exitCode == 0, qPrintable(message(r)));
         const Json json = parseJson(r.out.toStdString());
         QVERIFY(json.contains("model"));
@@ -366,13 +355,8 @@ private Q_SLOTS:
             || testutil::readAll(html).contains("the layout model's estimate"));
 
         // A tile model does not score layouts: a clear error naming the file, exit 1.
-        r = runTgraph(
-            { "synth", "--collection", "tile", "-o", tileData, "--graphs", "2", "--configs", "12", "--seed", "3" });
-        QVERIFY2(r.exitCode == 0, qPrintable(message(r)));
-        r = runTgraph({ "train", "--data", tileData, "--steps", "2", "--threads", "1", "--eval-every", "0", "-o",
-            m_dir.filePath("run-tile") });
-        QVERIFY2(r.exitCode == 0, qPrintable(message(r)));
-        const QString tile = m_dir.filePath("run-tile/last.npz");
+        const QString tile = testutil::trainSmallTileModel(m_dir.path(), &error);
+        QVERIFY2(!tile.isEmpty(), qPrintable(error));
         r = runTgraph({ "diff", a, b, "--weights", tile });
         QCOMPARE(r.exitCode, 1);
         QVERIFY2(r.err.contains(tile.toUtf8()) && r.err.contains("tile model"), qPrintable(message(r)));

@@ -130,22 +130,10 @@ private Q_SLOTS:
         if (!QFileInfo(bin + "/tgraph-model").isExecutable())
             QSKIP("no tgraph-model (a build without LibTorch)");
         const QString tgraph = bin + "/tgraph";
-        const QString data = m_dir.filePath("layout-data"), tileData = m_dir.filePath("tile-data");
-        auto r = testutil::run(tgraph,
-            { "synth", "--collection", "layout", "-o", data, "--graphs", "3", "--configs", "40", "--min-size", "200",
-                "--max-size", "300", "--families", "mlp,resnet", "--seed", "7" });
-        QVERIFY2(r.exitCode == 0, r.err.constData());
-        r = testutil::run(tgraph,
-            { "train", "--data", data, "--steps", "4", "--configs-per-step", "16", "--threads", "1", "--eval-every",
-                "0", "-o", m_dir.filePath("run") });
-        QVERIFY2(r.exitCode == 0, r.err.constData());
-        const QString weights = m_dir.filePath("run/last.npz");
-        const QByteArray text = "HloModule m\n\nENTRY main {\n"
-                                "  p0 = f32[64,128]{1,0} parameter(0)\n"
-                                "  p1 = f32[128,256]{1,0} parameter(1)\n"
-                                "  r = f32[128,64]{1,0} reshape(p0)\n"
-                                "  ROOT dot = f32[64,256]{1,0} dot(p0, p1), lhs_contracting_dims={1}, "
-                                "rhs_contracting_dims={0}\n}\n";
+        QString error;
+        const QString weights = testutil::trainSmallLayoutModel(m_dir.path(), &error);
+        QVERIFY2(!weights.isEmpty(), qPrintable(error));
+        const QByteArray text = testutil::kDotAndReshapeModule;
         QByteArray edited = text;
         edited.replace("r = f32[128,64]{1,0}", "r = f32[128,64]{0,1}");
         const QString a = m_dir.filePath("scored-a.hlo"), b = m_dir.filePath("scored-b.hlo");
@@ -166,7 +154,7 @@ private Q_SLOTS:
         window.session()->setSharedModel({ weights });
         QVERIFY(scored.wait(kDiffTimeoutMs));
         QVERIFY2(page->modelScore().has_value(), qPrintable(page->modelText()));
-        r = testutil::run(tgraph, { "diff", a, b, "--json", "--weights", weights });
+        const auto r = testutil::run(tgraph, { "diff", a, b, "--json", "--weights", weights });
         QVERIFY2(r.exitCode == 0, r.err.constData());
         const tgraph::Json cli = tgraph::parseJson(r.out.toStdString())["model"];
         QVERIFY(std::abs(page->modelScore()->a - cli["a"].get<double>()) < 1e-6);
@@ -185,15 +173,10 @@ private Q_SLOTS:
         QVERIFY(std::abs(page->modelScore()->a - cli["b"].get<double>()) < 1e-6);
 
         // A tile model: said on the page, no scores.
-        r = testutil::run(tgraph,
-            { "synth", "--collection", "tile", "-o", tileData, "--graphs", "2", "--configs", "12", "--seed", "3" });
-        QVERIFY2(r.exitCode == 0, r.err.constData());
-        r = testutil::run(tgraph,
-            { "train", "--data", tileData, "--steps", "2", "--threads", "1", "--eval-every", "0", "-o",
-                m_dir.filePath("run-tile") });
-        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QString tile = testutil::trainSmallTileModel(m_dir.path(), &error);
+        QVERIFY2(!tile.isEmpty(), qPrintable(error));
         scored.clear();
-        window.session()->setSharedModel({ m_dir.filePath("run-tile/last.npz") });
+        window.session()->setSharedModel({ tile });
         QVERIFY(scored.wait(kDiffTimeoutMs));
         QVERIFY(!page->modelScore());
         QVERIFY2(page->modelText().contains(QStringLiteral("tile model")), qPrintable(page->modelText()));

@@ -149,6 +149,17 @@ class TestPassesPage : public QObject
         return false;
     }
 
+    // The window at 1366x768, shown and active (for keys and shortcuts).
+    static bool showActive(MainWindow& window)
+    {
+        window.resize(1366, 768);
+        window.show();
+        if (!QTest::qWaitForWindowExposed(&window))
+            return false;
+        window.activateWindow();
+        return QTest::qWaitForWindowActive(&window);
+    }
+
     // A window with the folder opened as a user would (a folder path given to openFiles).
     static void openFolder(MainWindow& window, const QString& folder)
     {
@@ -238,11 +249,7 @@ private Q_SLOTS:
     void shortcutsAndModeBar()
     {
         MainWindow window;
-        window.resize(1366, 768);
-        window.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&window));
-        window.activateWindow();
-        QVERIFY(QTest::qWaitForWindowActive(&window));
+        QVERIFY(showActive(window));
         QCOMPARE(window.pageAction(MainWindow::Page::Passes)->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_5));
         QTest::keyClick(&window, Qt::Key_5, Qt::ControlModifier);
         QCOMPARE(window.currentStudioPage(), MainWindow::Page::Passes);
@@ -357,11 +364,7 @@ private Q_SLOTS:
     void diffPageSteppedAlongTheTimeline()
     {
         MainWindow window;
-        window.resize(1366, 768);
-        window.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&window));
-        window.activateWindow();
-        QVERIFY(QTest::qWaitForWindowActive(&window));
+        QVERIFY(showActive(window));
         openFolder(window, m_folder);
         PassesPage* page = window.passesPage();
         QVERIFY(selectModuleById(page, 1));
