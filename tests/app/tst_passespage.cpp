@@ -7,8 +7,8 @@
 // estimates against LayoutSimulator run here, hiding passes that changed nothing, the diff
 // requests, opening stages (the compressed one too) on the Graph page, an artifact as text, the
 // history of one instruction against traceInstruction, a folder that grows while open, the
-// 1366x768 laptop screen, and the real dump folder when present (label external; its picture for
-// docs/screenshots/passes.png).
+// 1366x768 laptop screen, and the real dump folder when present (label external; its pictures for
+// docs/screenshots/passes.png and diff-stages.png).
 
 #include "app/studio/dump/moduletablemodel.h"
 #include "app/studio/dump/passtimelinemodel.h"
@@ -719,6 +719,36 @@ private Q_SLOTS:
                         .convertToFormat(QImage::Format_Indexed8, Qt::ThresholdDither | Qt::AvoidDither)
                         .save(QDir(shots).filePath(QStringLiteral("doc-passes.png")), "PNG"));
         }
+
+        // The first pass that changed something, diffed with the stage before from the timeline:
+        // the Diff page names both stages and returns to that row.
+        int changed = -1;
+        for (int i = 1; i < timeline->rowCount() && changed < 0; ++i) {
+            const auto& f = *timeline->rows()[size_t(i)].figures;
+            if (f.added.value_or(0) + f.removed.value_or(0) + f.changed.value_or(0) > 0)
+                changed = i;
+        }
+        QVERIFY(changed > 0);
+        tgraph::studio::DiffPage* diff = window.diffPage();
+        QSignalSpy diffShown(diff, &tgraph::studio::DiffPage::diffShown);
+        page->selectStage(changed);
+        page->diffWithPrevious();
+        QVERIFY(diffShown.wait(kTimeoutMs));
+        QCOMPARE(diff->stagePair().a, changed - 1);
+        QCOMPARE(diff->stagePair().b, changed);
+        QVERIFY(diff->stageText().contains(timeline->stageLabel(changed)));
+        for (const DiffView::Side side : { DiffView::Side::A, DiffView::Side::B })
+            QTRY_VERIFY_WITH_TIMEOUT(!diff->view()->pane(side)->isLayoutPending(), kTimeoutMs);
+        QTest::qWait(100);
+        if (const QString shots = testutil::env("TGRAPH_SCREENSHOT_DIR"); !shots.isEmpty())
+            QVERIFY(window.grab()
+                        .toImage()
+                        .convertToFormat(QImage::Format_Indexed8, Qt::ThresholdDither | Qt::AvoidDither)
+                        .save(QDir(shots).filePath(QStringLiteral("doc-diff-stages.png")), "PNG"));
+        page->selectStage(0);
+        diff->showInTimeline();
+        QCOMPARE(window.currentStudioPage(), MainWindow::Page::Passes);
+        QCOMPARE(page->currentStage(), changed);
     }
 };
 
