@@ -1,8 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include "core/diffcost/diffmodelscore.h"
+
 #include <string>
 #include <vector>
+
+namespace tgraph {
+struct HloModule;
+}
 
 namespace tgraph::cli {
 
@@ -50,6 +56,18 @@ int execSibling(const std::string& executable, const std::vector<std::string>& a
 
 int runCompare(const std::vector<std::string>& args);
 int runDiff(const std::vector<std::string>& args);
+// `tgraph diff --weights`: tgraph-model sets the scorer of both sides before it runs runDiff
+// (docs/diff.md §11); without one (`tgraph` itself), runDiff hands the command to tgraph-model.
+struct DiffModelRequest
+{
+    const HloModule* a = nullptr;
+    const HloModule* b = nullptr;
+    std::string labelA, labelB; // the files as named on the command line
+    std::vector<std::string> weights;
+    bool repad = false;
+};
+using DiffModelScorer = HloDiffModelScore (*)(const DiffModelRequest& request);
+void setDiffModelScorer(DiffModelScorer scorer);
 int runData(const std::vector<std::string>& args);
 int runDump(const std::vector<std::string>& args);
 int runConvert(const std::vector<std::string>& args);
