@@ -3,6 +3,7 @@
 
 #include "core/diffcost/diffmodelscore.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,8 @@ int handleTopLevelHelp(std::vector<std::string>& args, void (*printHelp)());
 // Runs `body`, mapping tgraph::InputError to ExitBadInput, Cancelled to ExitCancelled and
 // std::bad_alloc to ExitBadInput with one line on stderr each.
 int guarded(const std::string& command, int (*body)(const ArgParser&), const ArgParser& parser);
+// The same for a body that needs more than the parsed options.
+int guarded(const std::string& command, const std::function<int()>& body);
 
 // Replaces this process by the tgraph-model executable beside it, running `args` (a model command
 // and its arguments); returns (3, with a message) only when that fails.
