@@ -18,6 +18,8 @@
 #include "model/train/checkpoint.h"
 #include "model/train/crossvalidation.h"
 #include "model/train/gloocommunicator.h"
+#include "model/train/pretrain.h"
+#include "model/train/recipe.h"
 #include "model/runtime/torchruntime.h"
 #include "model/train/trainer.h"
 
@@ -415,6 +417,15 @@ int train(const ArgParser& p, const std::vector<std::string>& args)
         return usageError(kCommand, "--config-chunk applies to layout graphs (a tile step takes a kernel's configs "
                                     "together)");
     holdOutConfigFold(data, plan.configFolds); // before any run record: too few configs is bad input
+    PretrainOptions pretrain;
+    pretrain.simLayouts = plan.pretrainSim;
+    pretrain.steps = plan.pretrainSteps;
+    pretrain.initFrom = plan.initFrom;
+    if (plan.recipe) {
+        const Recipe recipe = chooseRecipe(describeData(data));
+        applyRecipe(recipe, &options, &pretrain);
+        std::printf("recipe: %s (%s; --recipe none for the plain defaults)\n", recipe.name.c_str(), recipe.why.c_str());
+    }
     if (plan.crossValidation) // too few graphs for the folds: an error before any run record
         foldValidationSets(data, plan.folds, plan.foldSeed);
 
@@ -500,6 +511,13 @@ int train(const ArgParser& p, const std::vector<std::string>& args)
             data = TrainingData(); // each fold's process loads its own
             return trainFoldsInParallel(plan, options, run.get(), sink);
         }
+        if (!resume)
+            if (std::optional<Checkpoint> start
+                = startOfRun(data, options, pretrain, run ? run->dir() : plan.outDir, &sink, &progress)) {
+                TrainPlan started = plan; // the run starts from these weights with its own schedule
+                started.resumePath = pretrain.initFrom.empty() ? "--pretrain-sim" : pretrain.initFrom;
+                return trainLoaded(started, data, options, &*start, run.get(), sink, progress, threads, comm.get());
+            }
         return trainLoaded(
             plan, data, options, resume ? &*resume : nullptr, run.get(), sink, progress, threads, comm.get());
     } catch (const WorkerLost& e) {

@@ -142,6 +142,34 @@ bool readConfigFolds(const ArgParser& p, TrainPlan* plan, std::string* error)
     return error->empty();
 }
 
+// --pretrain-sim N [--pretrain-steps S] or --init-from WEIGHTS (docs/model.md §4.7), and whether
+// --recipe auto applies (§4.8). After readCv and readDistributed.
+bool readStart(const ArgParser& p, TrainPlan* plan, std::string* error)
+{
+    const bool start = p.has("--pretrain-sim") || p.has("--init-from");
+    if (p.has("--pretrain-steps") && !p.has("--pretrain-sim"))
+        *error = "--pretrain-steps needs --pretrain-sim";
+    else if (p.has("--pretrain-sim") && p.has("--init-from"))
+        *error = "--pretrain-sim and --init-from exclude each other (both choose the run's starting weights)";
+    else if (start && p.has("--resume"))
+        *error = "--resume continues a run from its own weights: no --pretrain-sim or --init-from with it";
+    else if (start && (plan->crossValidation || plan->distributed() || p.has("--launch-local")))
+        *error = "--pretrain-sim and --init-from start a single run: not with --folds or data-parallel workers";
+    if (!error->empty())
+        return false;
+    if (p.has("--pretrain-sim"))
+        plan->pretrainSim = p.get<int64_t>("--pretrain-sim");
+    if (p.has("--pretrain-steps"))
+        plan->pretrainSteps = p.get<int64_t>("--pretrain-steps");
+    plan->initFrom = p.value("--init-from");
+    plan->recipe = p.value("--recipe") == "auto" && !plan->crossValidation && plan->writer();
+    for (const char* o : kHyperParameterOptions)
+        plan->recipe = plan->recipe && !p.has(o);
+    for (const char* o : { "--pretrain-sim", "--init-from", "--resume", "--world-size", "--launch-local" })
+        plan->recipe = plan->recipe && !p.has(o);
+    return true;
+}
+
 // Data-parallel workers (--world-size/--rank/--master) or a local launch of them (--launch-local).
 bool readDistributed(const ArgParser& p, TrainPlanEnvironment& disk, TrainPlan* plan, std::string* error)
 {
@@ -238,7 +266,7 @@ void resolve(const ArgParser& p, const std::vector<std::string>& args, TrainPlan
 {
     std::string& error = plan.error;
     if (!readOptions(p, &plan.options, &error) || !readCv(p, &plan, &error) || !readConfigFolds(p, &plan, &error)
-        || !readDistributed(p, disk, &plan, &error))
+        || !readDistributed(p, disk, &plan, &error) || !readStart(p, &plan, &error))
         return;
     plan.threads = p.get<int>("--threads");
     plan.outDir = p.value("--out");
@@ -430,6 +458,7 @@ ArgParser trainArgumentParser()
         "--data DIR|FILE... [--model NAME] [--steps N | --epochs E] [--configs-per-step K] [--cross-attn on|off]\n"
         "              [--folds K --train-folds 5 --keep 4] [--lr LR] [--eval-every N] [--seed S] [--threads T]\n"
         "              [--out DIR] [--resume CKPT] [--metrics-jsonl FILE] [--project P.tgproj]\n"
+        "              [--pretrain-sim N [--pretrain-steps S] | --init-from WEIGHTS] [--recipe auto|none]\n"
         "              [--launch-local W | --world-size W --rank R --master HOST:PORT] [--graphs-per-step G]\n"
         "              [--folds K [--parallel-folds P | --fold K | --assemble]]");
     p.addPositional("FILE...", "more training data entries after --data (directories or .npz files)");
@@ -580,6 +609,22 @@ ArgParser trainArgumentParser()
         "hyper-parameters apply (from 'tgraph weights import': only its weights, the options given apply). With "
         "--project, RUN (an id, id prefix or name) continues that run from its latest checkpoint, appending to "
         "its history");
+    p.addOption("--pretrain-sim", "", "N",
+        "sim-to-real pretraining (docs/model.md §4.7): price N sampled layouts of each training graph's own HLO "
+        "module (DIR/STEM.pb, .hlo or .txt beside DIR/STEM.npz, or a tgraph synth graph's regenerated module) "
+        "with the analytical simulator, train on them first (OUT/pretrain/), then on the measured configs",
+        {}, opt::integer(2, 1000000));
+    p.addOption("--pretrain-steps", "", "S",
+        "steps of the pretraining phase (default: as many as the measured run, at least 100)", {},
+        opt::integer(1));
+    p.addOption("--init-from", "", "WEIGHTS",
+        "start from these weights (e.g. OUT/pretrain/last.npz of a pretrained run) with a new schedule; the "
+        "model options must match the weights'");
+    p.addOption("--recipe", "", "auto|none",
+        "auto: with no option of the training math (--steps, --lr, --hidden, ...), pick the options for the data "
+        "and say which (docs/model.md §4.8: few graphs with a few hundred configs = a tuning record, else a "
+        "collection); none: the plain defaults",
+        "auto", opt::oneOf({ "auto", "none" }));
     p.addOption("--metrics-jsonl", "", "FILE", "also write every progress line and evaluation as JSON lines");
     p.addOption("--no-progress", "", "", "no progress bar on the terminal (the lines per interval stay)");
     p.addOption("--project", "", "P.tgproj",

@@ -108,6 +108,11 @@ struct TrainPlan
     int64_t residentGraphs = 0;
     bool configsPerStepGiven = false; // ignored (with a warning) for tile data
     std::string resumePath; // the checkpoint to resume from ("" = a new run)
+    // Where a new run starts (docs/model.md §4.7): pretraining on simulated layouts, or given weights.
+    int64_t pretrainSim = 0; // --pretrain-sim N (0 = none)
+    int64_t pretrainSteps = 0; // --pretrain-steps S (0 = as many as the measured run, at least 100)
+    std::string initFrom; // --init-from WEIGHTS
+    bool recipe = false; // --recipe auto with no option of the training math: options for the data (§4.8)
     bool continuing = false; // the checkpoint holds a training state (not weights only)
 
     // Outputs.

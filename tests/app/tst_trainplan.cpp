@@ -148,6 +148,27 @@ private Q_SLOTS:
         QVERIFY(resolveWith({ "--data", "d", "--configs-per-step", "8" }).configsPerStepGiven);
     }
 
+    void startOfRunAndRecipe()
+    {
+        // The recipe (docs/model.md §4.8) applies only to a plain single run.
+        QVERIFY(resolveWith({ "--data", "d" }).recipe);
+        QVERIFY(!resolveWith({ "--data", "d", "--recipe", "none" }).recipe);
+        for (const auto& [o, v] : std::vector<std::pair<std::string, std::string>> {
+                 { "--steps", "3" }, { "--lr", "0.01" }, { "--seed", "3" }, { "--hidden", "64" } })
+            QVERIFY2(!resolveWith({ "--data", "d", o, v }).recipe, o.c_str());
+        QVERIFY(!resolveWith({ "--data", "d", "--folds", "6" }).recipe);
+        QVERIFY(!resolveWith({ "--data", "d", "--init-from", "w.npz" }).recipe);
+        const TrainPlan pretrained = resolveWith({ "--data", "d", "--pretrain-sim", "500", "--pretrain-steps", "40" });
+        QVERIFY2(pretrained.ok(), pretrained.error.c_str());
+        QCOMPARE(pretrained.pretrainSim, int64_t(500));
+        QCOMPARE(pretrained.pretrainSteps, int64_t(40));
+        QVERIFY(!pretrained.recipe);
+        const TrainPlan init = resolveWith({ "--data", "d", "--init-from", "w.npz" });
+        QVERIFY2(init.ok(), init.error.c_str());
+        QCOMPARE(init.initFrom, std::string("w.npz"));
+        QCOMPARE(init.pretrainSim, int64_t(0));
+    }
+
     void commandLineQuotesArguments()
     {
         const TrainPlan plan = resolveWith({ "--data", "my data", "--run-name", "it's", "--project", "p.tgproj" });
@@ -440,6 +461,21 @@ private Q_SLOTS:
         QTest::newRow("resume-run+name") << QStringList { "--resume", "run-1", "--project", "p", "--run-name", "n" }
                                          << "a resumed run keeps its experiment and name";
         QTest::newRow("no-data") << QStringList { "--steps", "3" } << "no training data (--data DIR|FILE...)";
+        // Where a new run starts (docs/model.md §4.7).
+        QTest::newRow("pretrain-steps-alone") << QStringList { "--data", "d", "--pretrain-steps", "5" }
+                                              << "--pretrain-steps needs --pretrain-sim";
+        QTest::newRow("pretrain+init") << QStringList { "--data", "d", "--pretrain-sim", "10", "--init-from", "w.npz" }
+                                       << "--pretrain-sim and --init-from exclude each other (both choose the run's "
+                                          "starting weights)";
+        QTest::newRow("init+resume") << QStringList { "--resume", "last.npz", "--init-from", "w.npz" }
+                                     << "--resume continues a run from its own weights: no --pretrain-sim or "
+                                        "--init-from with it";
+        const QString single = "--pretrain-sim and --init-from start a single run: not with --folds or data-parallel "
+                               "workers";
+        QTest::newRow("pretrain+folds") << QStringList { "--data", "d", "--pretrain-sim", "10", "--folds", "6" }
+                                        << single;
+        QTest::newRow("init+workers") << QStringList { "--data", "d", "--init-from", "w.npz", "--world-size", "2" }
+                                      << single;
         QTest::newRow("resume+folds") << QStringList { "--resume", "last.npz", "--folds", "6" }
                                       << "--resume continues one run; to continue a cross-validation fold, resume its "
                                          "fold-K/last.npz without --folds";
