@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# The recipe experiment (issue 42, docs/benchmarks.md §18): held-out Kendall tau on the real
+# The recipe experiment (issue 42, docs/benchmarks.md §17): held-out Kendall tau on the real
 # tuning record for training recipes, with folds over configurations (docs/model.md §4.4.1: the
 # record's and unet3d's distinct configurations cut into FOLDS folds; train on the others, rank
 # the held-out ones) x SEEDS seeds; the analytical simulator on the same held-out configurations;
 # each recipe's seed ensemble per fold; the recipe picked on the other folds (nested). Prints the
-# tables of §18 (bench/recipe_report.py).
+# tables of §17 (bench/recipe_report.py).
 #
 #   bench/recipe_experiment.sh [BUILD_DIR] [WORK_DIR]
 # Environment: SHARED (the folder with data/tpu_graphs; default $TGRAPH_SHARED_DIR, else ../shared

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: Apache-2.0
-# The tables of bench/recipe_experiment.sh (docs/benchmarks.md §18), run in its work directory:
+# The tables of bench/recipe_experiment.sh (docs/benchmarks.md §17), run in its work directory:
 # every finished run's last checkpoint and each recipe's seed ensemble per fold scored with
 # `tgraph eval` on the fold's held-out record file (heldout/fold-k/real_record.npz, written by
 # `tgraph-bench heldout`; evals/ keeps the results for a second call), the simulator from

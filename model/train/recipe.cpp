@@ -18,12 +18,12 @@ Recipe chooseRecipe(const DataDescription& d)
                 + " configs each: a collection, the paper's settings (750 epochs, lr 1e-3)";
         return r;
     }
-    // docs/benchmarks.md §18: on the real tuning record, lr 3e-3 for 75 epochs beat the defaults.
+    // docs/benchmarks.md §17: on the real tuning record, lr 3e-3 for 75 epochs beat the defaults.
     r.name = "tuning-record";
     r.learningRate = 3e-3;
     r.epochs = 75;
     r.why = std::to_string(d.trainGraphs) + " training graph" + (d.trainGraphs == 1 ? "" : "s") + " with at most "
-        + std::to_string(d.maxConfigs) + " configs: lr 3e-3, 75 epochs (docs/benchmarks.md §18)";
+        + std::to_string(d.maxConfigs) + " configs: lr 3e-3, 75 epochs (docs/benchmarks.md §17)";
     return r;
 }
 

@@ -3,7 +3,7 @@
 
 // The recipe `tgraph train --data DIR` picks when no training option is given (docs/model.md
 // §4.8): a function from a description of the data to the options, chosen by the experiment of
-// docs/benchmarks.md §18.
+// docs/benchmarks.md §17.
 
 #include "model/train/pretrain.h"
 #include "model/train/trainoptions.h"
