@@ -6,43 +6,29 @@
 #include "app/cli/commands.h"
 
 #include "model/infer/inference.h"
+#include "model/infer/ownlayoutscore.h"
 #include "model/runtime/torchruntime.h"
 
-#include "core/graph/prune.h"
 #include "core/hlo/hlomodule.h"
-#include "core/sim/ownlayouts.h"
-#include "core/util/error.h"
 
 namespace tgraph::cli {
 
 namespace {
 
-double scoreSide(
-    std::vector<model::EnsembleMember>& members, const HloModule& module, const std::string& label, bool repad)
-{
-    FeaturizeOptions options;
-    options.repad = repad;
-    const LayoutGraph graph = featurizeOwnLayouts(module, label, options);
-    const PrunedGraph pruned = pruneToConfigurable(graph, label);
-    const GraphScores scores = model::scoreLayoutGraph(members, pruned.graph, label, InferenceOptions {});
-    return double(scores.scores.at(size_t(kOwnLayoutConfig)));
-}
-
 HloDiffModelScore scoreDiff(const DiffModelRequest& request)
 {
     model::initTorchRuntime();
     std::vector<model::EnsembleMember> members = model::loadEnsemble(model::expandWeightsArguments(request.weights));
-    if (members.front().kind != GraphKind::Layout)
-        throw InputError(members.front().path, "",
-            "is a tile model; a diff's modules are scored at their own layouts, which needs a layout model");
     HloDiffModelScore out;
     out.weights = request.weights;
     out.model = members.front().modelName() + " (" + model::describe(members.front().options()) + ")";
     if (members.size() > 1)
         out.model += ", ensemble of " + std::to_string(members.size());
     out.repad = request.repad;
-    out.a = scoreSide(members, *request.a, request.labelA, request.repad);
-    out.b = scoreSide(members, *request.b, request.labelB, request.repad);
+    FeaturizeOptions options;
+    options.repad = request.repad;
+    out.a = model::scoreOwnLayouts(members, *request.a, request.labelA, options);
+    out.b = model::scoreOwnLayouts(members, *request.b, request.labelB, options);
     return out;
 }
 

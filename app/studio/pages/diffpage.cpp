@@ -15,9 +15,6 @@
 
 #include "model/facade/ensemble.h"
 
-#include "core/graph/prune.h"
-#include "core/sim/ownlayouts.h"
-#include "core/util/error.h"
 #include "core/util/progress.h"
 
 #include <QAction>
@@ -374,23 +371,13 @@ void DiffPage::scoreWithModel()
             tgraph::ProgressScope scope(&progress, "Scoring both sides with the layout model", 3);
             tgraph::facade::Ensemble ensemble
                 = tgraph::facade::Ensemble::load(tgraph::facade::expandWeightsArguments(weights));
-            if (ensemble.kind() != tgraph::GraphKind::Layout)
-                throw tgraph::InputError(weights.front(), "",
-                    "is a tile model; a diff's modules are scored at their own layouts, which needs a layout model");
             scope.advanceBy(1);
-            const auto score = [&](const tgraph::HloModule& module, const std::string& file) {
-                const tgraph::LayoutGraph graph = tgraph::featurizeOwnLayouts(module, file);
-                const tgraph::PrunedGraph pruned = tgraph::pruneToConfigurable(graph, file);
-                const tgraph::GraphScores scores
-                    = ensemble.scoreLayoutGraph(pruned.graph, file, tgraph::InferenceOptions {});
-                return double(scores.scores.at(size_t(tgraph::kOwnLayoutConfig)));
-            };
             tgraph::HloDiffModelScore out;
             out.weights = weights;
             out.model = ensemble.size() > 1 ? "ensemble of " + std::to_string(ensemble.size()) : "";
-            out.a = score(result->moduleA(), a);
+            out.a = ensemble.scoreOwnLayouts(result->moduleA(), a);
             scope.advanceBy(1);
-            out.b = score(result->moduleB(), b);
+            out.b = ensemble.scoreOwnLayouts(result->moduleB(), b);
             scope.advanceBy(1);
             return out;
         },
