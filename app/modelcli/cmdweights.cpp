@@ -71,8 +71,12 @@ std::string fixed(double value, int digits)
 // step 6 (of 6); from seed-0/best.npz"
 std::string describeMember(const Json& m)
 {
-    std::string text = (m.contains("model") ? m["model"].get<std::string>() : std::string("?")) + " ("
-        + (m.contains("options") ? m["options"].get<std::string>() : std::string()) + ")";
+    // describe() names a zoo model's family itself.
+    const std::string model = m.contains("model") && m["model"].is_string() ? m["model"].get<std::string>() : "?";
+    const std::string options
+        = m.contains("options") && m["options"].is_string() ? m["options"].get<std::string>() : std::string();
+    const bool named = options.rfind(model + ", ", 0) == 0;
+    std::string text = model + " (" + (named ? options.substr(model.size() + 2) : options) + ")";
     if (m.contains("parameters") && m["parameters"].is_number_integer())
         text += ", " + std::to_string(m["parameters"].get<int64_t>()) + " parameters";
     if (m.contains("seed") && m["seed"].is_number_unsigned())

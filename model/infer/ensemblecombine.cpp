@@ -117,6 +117,12 @@ std::string memberName(const Source& s)
     return s.prefix.empty() ? s.path : s.path + " (member " + s.prefix.substr(7, s.prefix.size() - 8) + ")";
 }
 
+// How an error about a source starts after its file is named: "" or "member K ".
+std::string memberWord(const Source& s)
+{
+    return s.prefix.empty() ? std::string() : "member " + s.prefix.substr(7, s.prefix.size() - 8) + " ";
+}
+
 } // namespace
 
 CombinedEnsemble combineWeights(
@@ -137,7 +143,7 @@ CombinedEnsemble combineWeights(
             result.kind = kind;
         else if (kind != result.kind)
             throw InputError(sources[i].path, sources[i].prefix.empty() ? std::string() : sources[i].prefix + "*",
-                memberName(sources[i]) + " holds a " + graphKindName(kind) + "-model but " + memberName(sources[0])
+                memberWord(sources[i]) + "holds a " + graphKindName(kind) + "-model but " + memberName(sources[0])
                     + " a " + graphKindName(result.kind) + "-model; an ensemble has members of one kind");
     }
 
@@ -197,7 +203,7 @@ WeightsSummary summarizeWeights(const std::string& path)
             summary.kind = kind;
         else if (kind != summary.kind)
             throw InputError(path, sources[k].prefix + "*",
-                memberName(sources[k]) + " holds a " + graphKindName(kind) + "-model but member 0 a "
+                memberWord(sources[k]) + "holds a " + graphKindName(kind) + "-model but member 0 a "
                     + graphKindName(summary.kind) + "-model; an ensemble has members of one kind");
         members.push_back(sources[k].info);
     }
