@@ -6,6 +6,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/sharedoptions.h"
 #include "app/cli/terminalprogress.h"
+#include "precisionoption.h"
 #include "projectrun.h"
 #include "workerlaunch.h"
 
@@ -14,6 +15,7 @@
 #include "core/train/trainingevents.h"
 #include "core/train/configfolds.h"
 #include "core/train/trainingset.h"
+#include "model/nn/products.h"
 #include "model/train/checkpoint.h"
 #include "model/train/crossvalidation.h"
 #include "model/train/gloocommunicator.h"
@@ -639,6 +641,8 @@ int train(const ArgParser& p)
     }
 
     const int threads = initTorchRuntime(p.get<int>("--threads"));
+    // A setting of the process like --recompute: a resumed run takes the one given (docs/model.md §10.12).
+    const std::string precision = applyPrecisionOption(p);
 
     std::unique_ptr<JsonLinesTrainingSink> jsonl;
     if (p.has("--metrics-jsonl"))
@@ -725,7 +729,8 @@ int train(const ArgParser& p)
                 { "config_fold", std::to_string(configFolds.fold) },
                 { "config_fold_seed", std::to_string(configFolds.seed) },
                 { "graphs_per_step", std::to_string(options.graphsPerStep) },
-                { "workers", std::to_string(dist.worldSize) }, { "resumed_from_checkpoint", resumePath } };
+                { "workers", std::to_string(dist.worldSize) }, { "resumed_from_checkpoint", resumePath },
+                { "precision", precision } };
             // Each model's own switches: cross-config attention is TGraph's, the reduction Kaufman's.
             if (options.model.family == ModelFamily::TGraph)
                 params.push_back({ "cross_attn", options.model.useCrossAttn ? "on" : "off" });
@@ -786,7 +791,7 @@ int trainLoaded(const ArgParser& p, const TrainingData& data, TrainOptions optio
             "--configs-per-step is ignored for tile data: every step uses all configs of a kernel (docs/model.md §5)", {} });
     sink.runEvent({ RunEventKind::Info, -1, 0,
         "LibTorch " + torchVersion() + ", " + std::to_string(threads) + " threads, " + blasName()
-            + (options.deterministic ? ", deterministic" : ""),
+            + (bf16Products() ? ", bf16 products" : ", fp32 products") + (options.deterministic ? ", deterministic" : ""),
         {} });
 
     if (cv.enabled && cv.onlyFold >= 0) {
@@ -966,6 +971,7 @@ int runTrain(const std::vector<std::string>& args)
         "recompute each layer's activations in the backward pass (same gradients, far less memory; "
         "docs/model.md §11): auto (when a layer's activation reaches 128 MiB), on or off",
         "auto", opt::oneOf({ RecomputeMode::Auto, RecomputeMode::On, RecomputeMode::Off }, recomputeModeName));
+    addPrecisionOption(p);
     p.addOption("--config-chunk", "", "K|auto|off",
         "layout steps without cross-attention in chunks of at most K configs: scores first without gradients, then "
         "forward and backward chunk by chunk with the same dropout masks (the same gradients in a chunk's memory, "

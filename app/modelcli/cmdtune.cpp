@@ -5,6 +5,8 @@
 // verifies the top-k with the simulator or a user's measuring command (model/infer/autotune.h), and writes the winners as a
 // graph file, a readable layout assignment and the search history.
 
+#include "precisionoption.h"
+
 #include "app/cli/argparser.h"
 #include "app/cli/commands.h"
 #include "app/cli/sharedoptions.h"
@@ -87,6 +89,7 @@ private:
 int tune(const ArgParser& p)
 {
     model::initTorchRuntime(p.get<int>("--threads"));
+    applyPrecisionOption(p);
     TuneOptions options;
     options.strategy = p.get<TuneStrategy>("--strategy");
     options.budget = p.get<int64_t>("--budget");
@@ -382,6 +385,7 @@ int runTune(const std::vector<std::string>& args)
     p.addOption("--experiment", "", "NAME", "project: the run's experiment", "Tune");
     p.addOption("--run-name", "", "NAME", "project: the run's name (default: run-N)");
     p.addOption("--threads", "", "T", "LibTorch threads (0 = all cores)", "0", threadsType());
+    addPrecisionOption(p);
     p.addNote("Exit codes: 0 ok, 1 bad input, 2 usage error, 130 interrupted.");
     if (const int rc = parseOrExit(p, args); rc >= 0)
         return rc;
