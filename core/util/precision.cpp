@@ -6,6 +6,8 @@
 #endif
 
 #include <cstdint>
+#include <cstdlib>
+#include <string_view>
 
 namespace tgraph {
 
@@ -63,14 +65,31 @@ CpuBf16Units detect()
 
 } // namespace
 
-CpuBf16Units cpuBf16Units()
+CpuBf16Units detectedCpuBf16Units()
 {
     static const CpuBf16Units units = detect();
     return units;
 }
 
+CpuBf16Units effectiveBf16Units(const CpuBf16Units& detected, const char* environment)
+{
+    if (!environment || std::string_view(environment) != "0")
+        return detected;
+    CpuBf16Units none;
+    none.hidden = detected.any() || detected.hidden;
+    return none;
+}
+
+CpuBf16Units cpuBf16Units()
+{
+    static const CpuBf16Units units = effectiveBf16Units(detectedCpuBf16Units(), std::getenv("TGRAPH_CPU_BF16"));
+    return units;
+}
+
 std::string describe(const CpuBf16Units& units)
 {
+    if (units.hidden)
+        return "bf16 units hidden by TGRAPH_CPU_BF16=0";
     if (units.amx && units.avx512)
         return "AMX-BF16 + AVX512-BF16";
     if (units.amx)

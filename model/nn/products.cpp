@@ -123,9 +123,31 @@ torch::Tensor bf16ProductAdd(const torch::Tensor& bias, const torch::Tensor& a, 
     return out;
 }
 
-// bias + a b in bf16 as an autograd function, for products recorded by autograd (the layers'
-// forward passes with gradients outside the fused autograd functions): its gradients are bf16
-// products too.
+// a b and bias + a b in bf16 as autograd functions, for products recorded by autograd (the layers'
+// forward passes with gradients outside the fused autograd functions, and the gradients explain
+// takes with respect to the config embeddings): their gradients are bf16 products too. Two
+// functions, not one with an optional bias: LibTorch 1.13's Function::apply reads the device of
+// every tensor argument, and an undefined one has none ("tensor does not have a device").
+class ProductFunction : public torch::autograd::Function<ProductFunction>
+{
+public:
+    static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& a, const torch::Tensor& b)
+    {
+        ctx->save_for_backward({ a, b });
+        return bf16Product(a, b);
+    }
+
+    static torch::autograd::variable_list backward(
+        torch::autograd::AutogradContext* ctx, torch::autograd::variable_list grads)
+    {
+        const auto saved = ctx->get_saved_variables();
+        const auto g = grads[0].contiguous();
+        const auto gradA = ctx->needs_input_grad(0) ? bf16Product(g, saved[1].t()) : torch::Tensor();
+        const auto gradB = ctx->needs_input_grad(1) ? bf16Product(saved[0].t(), g) : torch::Tensor();
+        return { gradA, gradB };
+    }
+};
+
 class ProductAddFunction : public torch::autograd::Function<ProductAddFunction>
 {
 public:
@@ -133,8 +155,7 @@ public:
         const torch::Tensor& a, const torch::Tensor& b)
     {
         ctx->save_for_backward({ a, b });
-        ctx->saved_data["bias"] = bias.defined();
-        return bias.defined() ? bf16ProductAdd(bias, a, b) : bf16Product(a, b);
+        return bf16ProductAdd(bias, a, b);
     }
 
     static torch::autograd::variable_list backward(
@@ -144,7 +165,7 @@ public:
         const auto g = grads[0].contiguous();
         const auto gradA = ctx->needs_input_grad(1) ? bf16Product(g, saved[1].t()) : torch::Tensor();
         const auto gradB = ctx->needs_input_grad(2) ? bf16Product(saved[0].t(), g) : torch::Tensor();
-        const auto gradBias = ctx->saved_data["bias"].toBool() && ctx->needs_input_grad(0) ? g.sum(0) : torch::Tensor();
+        const auto gradBias = ctx->needs_input_grad(0) ? g.sum(0) : torch::Tensor();
         return { gradBias, gradA, gradB };
     }
 };
@@ -184,7 +205,7 @@ std::string precisionSummary(Precision requested)
                                                     : std::string("--precision ") + precisionName(requested);
     if (resolved == Precision::Bf16) {
         why += "; " + bf16GemmBackend();
-        if (!units.any())
+        if (!units.any() && !units.hidden)
             why += ", emulated: no bf16 units";
     }
     return std::string(precisionName(resolved)) + " products (" + why + ")";
@@ -218,12 +239,14 @@ torch::Tensor product(const torch::Tensor& a, const torch::Tensor& b)
     if (!bf16Products())
         return torch::mm(a, b);
     if (recorded({}, a, b))
-        return ProductAddFunction::apply(torch::Tensor(), a, b);
+        return ProductFunction::apply(a, b);
     return bf16Product(a, b);
 }
 
 torch::Tensor productAdd(const torch::Tensor& bias, const torch::Tensor& a, const torch::Tensor& b)
 {
+    if (!bias.defined()) // a Linear without bias
+        return product(a, b);
     if (!bf16Products())
         return torch::addmm(bias, a, b);
     if (recorded(bias, a, b))

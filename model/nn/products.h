@@ -55,7 +55,7 @@ torch::Tensor toBf16(const torch::Tensor& t);
 // a (m, k) times b (k, n), float32 result. Operands are 2-d float32 (or bfloat16 in bf16 mode),
 // strided as ATen's mm accepts (transposed views of contiguous tensors are not copied).
 torch::Tensor product(const torch::Tensor& a, const torch::Tensor& b);
-// bias (n,) + a b, as torch::addmm(bias, a, b).
+// bias (n,) + a b, as torch::addmm(bias, a, b); an undefined bias (a Linear without one) gives a b.
 torch::Tensor productAdd(const torch::Tensor& bias, const torch::Tensor& a, const torch::Tensor& b);
 // out = a b, or out += a b when `accumulate`; out (m, n) float32, contiguous.
 void productInto(const torch::Tensor& out, const torch::Tensor& a, const torch::Tensor& b, bool accumulate);

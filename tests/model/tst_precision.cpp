@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // bf16 products against fp32 (docs/model.md §10.12): the setting and the CPU check, the products
-// themselves, and that the model ranks the same: scores' rank correlation, gradients' direction, a
-// short bf16 training run against the seed spread of fp32 runs, and a bf16-trained weights file
-// (float32) loaded in fp32. Runs on any CPU: without bf16 units oneDNN emulates the products, only
-// slower.
+// themselves, and that the model ranks the same: scores' rank correlation, gradients' direction,
+// explanations' node rankings, a short bf16 training run against the seed spread of fp32 runs, and
+// a bf16-trained weights file (float32) loaded in fp32. Runs on any CPU: without bf16 units oneDNN
+// emulates the products, only slower.
 
+#include "model/infer/explain.h"
 #include "model/nn/batch.h"
 #include "model/nn/fusedkernels.h"
 #include "model/nn/products.h"
@@ -137,6 +138,17 @@ private Q_SLOTS:
         QCOMPARE(resolvePrecision(Precision::Bf16, none), Precision::Bf16); // emulated, not refused
         QCOMPARE(resolvePrecision(Precision::Fp32, amx), Precision::Fp32);
         QCOMPARE(describe(none), std::string("no bf16 units"));
+        // TGRAPH_CPU_BF16=0 hides the units: auto is then fp32, as on a CPU without them.
+        const CpuBf16Units hidden = effectiveBf16Units(avx512, "0");
+        QVERIFY(!hidden.any() && hidden.hidden);
+        QCOMPARE(resolvePrecision(Precision::Auto, hidden), Precision::Fp32);
+        QCOMPARE(resolvePrecision(Precision::Bf16, hidden), Precision::Bf16);
+        QVERIFY(describe(hidden).find("TGRAPH_CPU_BF16=0") != std::string::npos);
+        QVERIFY(!effectiveBf16Units(none, "0").hidden); // nothing to hide
+        for (const char* other : { static_cast<const char*>(nullptr), "1", "", "no" }) {
+            QVERIFY(effectiveBf16Units(amx, other).amx);
+            QVERIFY(!effectiveBf16Units(amx, other).hidden);
+        }
 
         // cpuid against the kernel's view of the same CPU (Linux lists the flags it enabled).
         std::ifstream cpuinfo("/proc/cpuinfo");
@@ -149,9 +161,12 @@ private Q_SLOTS:
             }
         if (flags.empty())
             QSKIP("no /proc/cpuinfo flags to compare cpuid with");
+        const CpuBf16Units detected = detectedCpuBf16Units();
+        QCOMPARE(detected.avx512, flags.find(" avx512_bf16 ") != std::string::npos);
+        QCOMPARE(detected.amx,
+            flags.find(" amx_bf16 ") != std::string::npos && flags.find(" amx_tile ") != std::string::npos);
         const CpuBf16Units units = cpuBf16Units();
-        QCOMPARE(units.avx512, flags.find(" avx512_bf16 ") != std::string::npos);
-        QCOMPARE(units.amx, flags.find(" amx_bf16 ") != std::string::npos && flags.find(" amx_tile ") != std::string::npos);
+        QCOMPARE(units.any(), detected.any() && qgetenv("TGRAPH_CPU_BF16") != "0");
 
         // applyPrecision follows the setting; the summary names what ran.
         const ProductPrecisionScope restore(false);
@@ -245,6 +260,19 @@ private Q_SLOTS:
         QVERIFY(relativeDifference(x.grad(), torch::ones({ 300, 128 }).mm(w)) < 1e-2);
         QVERIFY(relativeDifference(wt.grad(), torch::ones({ 300, 128 }).t().mm(a)) < 1e-2);
         QVERIFY(relativeDifference(b.grad(), torch::full({ 128 }, 300.0f)) == 0.0);
+        // Without a bias (the config embeddings' product, which explain differentiates): the same
+        // gradients, and an undefined bias in productAdd means none.
+        for (const bool viaProductAdd : { false, true }) {
+            const auto x2 = a.clone().requires_grad_(true);
+            const auto out2 = viaProductAdd ? productAdd(torch::Tensor(), x2, w.t()) : product(x2, w.t());
+            QVERIFY(relativeDifference(out2, exact - bias.to(torch::kFloat64)) < 1e-3);
+            out2.sum().backward();
+            QVERIFY(relativeDifference(x2.grad(), x.grad()) == 0.0);
+        }
+        {
+            const ProductPrecisionScope fp32(false);
+            QVERIFY(relativeDifference(productAdd(torch::Tensor(), a, w.t()), torch::mm(a, w.t())) == 0.0);
+        }
     }
 
     // The scores of a few hundred configurations of a generated graph rank the same in both
@@ -283,6 +311,68 @@ private Q_SLOTS:
             (long long)g.configCount(), (long long)g.nodeCount(), tau, difference);
         QVERIFY2(difference > 0, "bf16 gave the fp32 scores: the bf16 path did not run");
         QVERIFY2(tau > 0.98, qPrintable(QString::number(tau)));
+    }
+
+    // Explanations (model/infer/explain.h) work in bf16 (the gradients with respect to the config
+    // embeddings go through a recorded bias-free product) and rank a graph's nodes as fp32's do:
+    // by share of the score difference, by counterfactual effect and by gradient x input.
+    void explanationsRankNodesTheSame_data()
+    {
+        QTest::addColumn<bool>("cross");
+        QTest::newRow("cross-attention") << true;
+        QTest::newRow("no cross-attention") << false;
+    }
+    void explanationsRankNodesTheSame()
+    {
+        QFETCH(bool, cross);
+        PrunedGraph pruned;
+        pruned.graph = modeltest::prunedSyntheticGraph(400, 30, 200, 7);
+        const LayoutGraph& g = pruned.graph;
+        torch::manual_seed(17);
+        TGraphModel m(modeltest::options(cross));
+        modeltest::randomize(*m);
+        m->eval();
+        EnsembleMember member;
+        member.path = "<memory>";
+        member.kind = GraphKind::Layout;
+        member.layout = m;
+        member.normalizer = modeltest::fitNormalizer(g.nodeFeat);
+        std::vector<EnsembleMember> members { member };
+        ExplainOptions options;
+        options.batchConfigs = 128; // A and B in different chunks
+        const Attribution fp32 = explainConfigs(members, pruned, 3, 150, "g", options);
+        Attribution bf16;
+        {
+            const ProductPrecisionScope precision(true);
+            bf16 = explainConfigs(members, pruned, 3, 150, "g", options);
+        }
+        QCOMPARE(bf16.nodeCount(), fp32.nodeCount());
+        QCOMPARE(bf16.differingNodes, fp32.differingNodes);
+        std::vector<double> shares[2], effects[2], gradients[2];
+        for (int p = 0; p < 2; ++p)
+            for (const NodeAttribution& n : (p == 0 ? fp32 : bf16).nodes) {
+                shares[p].push_back(n.difference());
+                if (n.layoutDiffers())
+                    effects[p].push_back(n.effect());
+                if (n.configurable >= 0) {
+                    double sum = 0;
+                    for (int s = 0; s < kLayoutConfigFeatures; ++s)
+                        sum += n.gradInputA[size_t(s)] - n.gradInputB[size_t(s)];
+                    gradients[p].push_back(sum);
+                }
+            }
+        QVERIFY(effects[0].size() >= 10);
+        const double tauShares = kendallTauB(shares[0], shares[1]);
+        const double tauEffects = kendallTauB(effects[0], effects[1]);
+        const double tauGradients = kendallTauB(gradients[0], gradients[1]);
+        qInfo("%lld nodes, %lld differing: Kendall tau fp32 vs bf16 of shares %.4f, effects %.4f, gradient x "
+              "input %.4f; score A %.5f vs %.5f",
+            (long long)fp32.nodeCount(), (long long)fp32.differingNodes, tauShares, tauEffects, tauGradients,
+            fp32.scoreA, bf16.scoreA);
+        QVERIFY2(bf16.scoreA != fp32.scoreA, "bf16 gave the fp32 score: the bf16 path did not run");
+        QVERIFY2(tauShares > 0.9, qPrintable(QString::number(tauShares)));
+        QVERIFY2(tauEffects > 0.9, qPrintable(QString::number(tauEffects)));
+        QVERIFY2(tauGradients > 0.9, qPrintable(QString::number(tauGradients)));
     }
 
     // One training step's gradients point the same way in both precisions (cosine per parameter),
