@@ -166,10 +166,11 @@ std::string checkScoringOptions(const ArgParser& p)
     return {};
 }
 
-void scoreFiles(const ArgParser& p, bool csvToStdout, const std::function<void(const tgraph::GraphScores&)>& onGraph)
+std::string scoreFiles(
+    const ArgParser& p, bool csvToStdout, const std::function<void(const tgraph::GraphScores&)>& onGraph)
 {
     model::initTorchRuntime(p.get<int>("--threads"));
-    applyPrecisionOption(p);
+    const std::string precision = applyPrecisionOption(p);
     model::PredictFileOptions options;
     options.inference.batchConfigs = p.get<int64_t>("--batch-configs");
     options.inference.tta = p.get<int>("--tta");
@@ -226,6 +227,7 @@ void scoreFiles(const ArgParser& p, bool csvToStdout, const std::function<void(c
         }
     for (auto& w : writers)
         w->commit();
+    return precision;
 }
 
 } // namespace tgraph::cli

@@ -14,7 +14,19 @@ int initRuntime(int threads, Precision precision)
     return count;
 }
 
-std::string productPrecision() { return model::bf16Products() ? "bf16 products" : "fp32 products"; }
+std::string productPrecision()
+{
+    if (!model::bf16Products())
+        return "fp32";
+    const CpuBf16Units units = cpuBf16Units();
+    return std::string("bf16 (") + (units.any() ? describe(units) : "emulated: no bf16 units") + ")";
+}
+
+std::string applyPrecision(Precision precision)
+{
+    model::applyPrecision(precision);
+    return productPrecision();
+}
 
 std::string runtimeVersion() { return model::torchVersion(); }
 

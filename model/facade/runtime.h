@@ -16,9 +16,13 @@ namespace tgraph::facade {
 // AMX-BF16 or AVX512-BF16, fp32 elsewhere.
 int initRuntime(int threads = 0, Precision precision = Precision::Auto);
 
-// The products' precision in use, in a few words for a status line: "bf16 products" or
-// "fp32 products".
+// The products' precision in use, in a few words for a status line and a run's parameters:
+// "bf16 (AVX512-BF16)", "bf16 (AMX-BF16 + AVX512-BF16)", "bf16 (emulated: no bf16 units)" or "fp32".
 std::string productPrecision();
+
+// Sets the products' precision from now on (any time between model calls; initRuntime sets it
+// too): resolved as `tgraph --precision` does. Returns productPrecision().
+std::string applyPrecision(Precision precision);
 
 // The LibTorch version the binary was built against ("1.13.0").
 std::string runtimeVersion();

@@ -153,7 +153,7 @@ void InferencePanel::onFinished(const std::shared_ptr<const InferenceOutcome>& o
     m_results->showOutcome(outcome, m_runDocument);
     if (!outcome->graphs.empty() && !isRunning())
         setSettingsShown(false);
-    QString message = tr("Scored %Ln graph(s) in %1 (%2)", nullptr, int(outcome->graphs.size()))
+    QString message = tr("Scored %Ln graph(s) in %1, products in %2", nullptr, int(outcome->graphs.size()))
                           .arg(Formatting::seconds(outcome->seconds, 2),
                               QString::fromStdString(tgraph::facade::productPrecision()));
     if (!outcome->runId.empty())
