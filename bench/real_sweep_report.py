@@ -7,11 +7,14 @@
 import argparse
 import datetime
 import json
-import math
 import os
 import re
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import report_stats  # noqa: E402
+from report_stats import fmt, spread  # noqa: E402
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--tgraph", required=True)
@@ -23,34 +26,8 @@ ap.add_argument("--command", default="")
 args = ap.parse_args()
 
 
-def spread(values):
-    v = [x for x in values if x is not None and not math.isnan(x)]
-    if not v:
-        return (float("nan"), float("nan"), 0)
-    m = sum(v) / len(v)
-    s = math.sqrt(sum((x - m) ** 2 for x in v) / (len(v) - 1)) if len(v) > 1 else float("nan")
-    return (m, s, len(v))
-
-
-def fmt(values, scale=1.0, digits=3):
-    m, s, n = spread(values)
-    if n == 0:
-        return "–"
-    return f"{m * scale:.{digits}f} ± {s * scale:.{digits}f}" if n > 1 else f"{m * scale:.{digits}f}"
-
-
 def evaluate(weights, data, out):
-    if not os.path.exists(out):
-        r = subprocess.run([args.tgraph, "eval", "--threads", args.threads, "--json", "--data", data]
-                           + sum((["--weights", w] for w in weights), []), capture_output=True, text=True)
-        if r.returncode != 0:
-            sys.exit(f"real_sweep_report: tgraph eval failed for {data}: {r.stderr.strip()}")
-        tmp = out + ".tmp"
-        with open(tmp, "w") as f:
-            f.write(r.stdout)
-        os.replace(tmp, out)
-    with open(out) as f:
-        return json.load(f)
+    return report_stats.evaluate(args.tgraph, args.threads, weights, data, out, "real_sweep_report")
 
 
 def graph(result, stem):

@@ -307,7 +307,7 @@ int runScaleBench(const std::vector<std::string>& args)
                 "pass uses), the GFLOP/s this machine's BLAS reaches at each shape alone, and so the time the\n"
                 "products alone need here, a floor for the pass (docs/benchmarks.md §12).\n"
                 "--precision: each phase in fp32 and then in bf16 products (both, the default), or in one\n"
-                "(auto: what this CPU's auto is; docs/model.md §10.12, docs/benchmarks.md §17).\n");
+                "(auto: what this CPU's auto is; docs/model.md §10.12, docs/benchmarks.md §18).\n");
             return a == "--help" || a == "-h" ? 0 : 2;
         }
     }

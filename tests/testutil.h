@@ -107,4 +107,48 @@ template <class Fn> void expectInputError(Fn fn, const QStringList& parts)
     QFAIL(qPrintable("no InputError for " + parts.join(", ")));
 }
 
+// A module with two configurable nodes (a reshape, then a dot) for the layout model to score.
+inline constexpr const char* kDotAndReshapeModule = "HloModule m\n\nENTRY main {\n"
+                                                    "  p0 = f32[64,128]{1,0} parameter(0)\n"
+                                                    "  p1 = f32[128,256]{1,0} parameter(1)\n"
+                                                    "  r = f32[128,64]{1,0} reshape(p0)\n"
+                                                    "  ROOT dot = f32[64,256]{1,0} dot(p0, p1), "
+                                                    "lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}\n";
+
+// A small layout model trained by `tgraph train` (a few steps on a synthetic collection) under
+// `dir`: its weights file, or "" with `error` set. Needs tgraph-model beside `tgraph`.
+inline QString trainSmallLayoutModel(const QString& dir, QString* error)
+{
+    const QString tgraph = binDir() + "/tgraph", data = dir + "/layout-data";
+    ProcessResult r = run(tgraph,
+        { "synth", "--collection", "layout", "-o", data, "--graphs", "3", "--configs", "40", "--min-size", "200",
+            "--max-size", "300", "--families", "mlp,resnet", "--seed", "7" });
+    if (r.exitCode == 0)
+        r = run(tgraph,
+            { "train", "--data", data, "--steps", "4", "--configs-per-step", "16", "--threads", "1", "--eval-every",
+                "0", "-o", dir + "/run" });
+    if (r.exitCode != 0) {
+        *error = QString::fromUtf8(r.err);
+        return {};
+    }
+    return dir + "/run/last.npz";
+}
+
+// The same for a tile model.
+inline QString trainSmallTileModel(const QString& dir, QString* error)
+{
+    const QString tgraph = binDir() + "/tgraph", data = dir + "/tile-data";
+    ProcessResult r = run(
+        tgraph, { "synth", "--collection", "tile", "-o", data, "--graphs", "2", "--configs", "12", "--seed", "3" });
+    if (r.exitCode == 0)
+        r = run(tgraph,
+            { "train", "--data", data, "--steps", "2", "--threads", "1", "--eval-every", "0", "-o",
+                dir + "/run-tile" });
+    if (r.exitCode != 0) {
+        *error = QString::fromUtf8(r.err);
+        return {};
+    }
+    return dir + "/run-tile/last.npz";
+}
+
 } // namespace testutil

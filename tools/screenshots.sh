@@ -35,6 +35,7 @@ for name in graph inference explain tune runs; do
 done
 if [ -e "$shots/doc-passes.png" ]; then cp "$shots/doc-passes.png" "$root/docs/screenshots/passes.png"; fi
 if [ -e "$shots/doc-diff.png" ]; then cp "$shots/doc-diff.png" "$root/docs/screenshots/diff.png"; fi
+if [ -e "$shots/doc-diff-stages.png" ]; then cp "$shots/doc-diff-stages.png" "$root/docs/screenshots/diff-stages.png"; fi
 for shot in "$shots"/firstview-*.png; do
     [ -e "$shot" ] && cp "$shot" "$root/docs/screenshots/$(basename "$shot")"
 done

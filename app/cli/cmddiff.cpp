@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "argparser.h"
 #include "commands.h"
+#include "sharedoptions.h"
 #include "terminalprogress.h"
 
 #include "core/diff/diffreport.h"
@@ -20,7 +21,9 @@ namespace tgraph::cli {
 
 namespace {
 
-constexpr int kDifferent = 10; // the body's "they differ" under --exit-code, mapped to 1 below
+constexpr int kDifferent = 10;
+
+DiffModelScorer g_modelScorer = nullptr; // the body's "they differ" under --exit-code, mapped to 1 below
 
 // FILE, or FILE#K when FILE#K is not itself a file and FILE is: K picks a module of the file.
 struct ModuleSpec
@@ -118,28 +121,43 @@ int diff(const ArgParser& p)
     std::optional<HloDiffCost> cost;
     if (p.has("--price"))
         cost = priceHloDiff(d, a, b);
+    // --weights: both sides at their own layouts scored by the layout model (docs/diff.md §11).
+    std::optional<HloDiffModelScore> model;
+    if (p.has("--weights")) {
+        DiffModelRequest request { &a, &b, specA.label, specB.label, p.values("--weights"), p.has("--repad"),
+            precisionOption(p) };
+        model = g_modelScorer(request);
+    }
     if (p.has("--html")) {
         const std::string out = p.value("--html");
         std::string page = formatHloDiffHtml(report);
         if (cost)
             page = insertHtmlSection(page, formatHloDiffCostHtml(report, *cost));
+        if (model)
+            page = insertHtmlSection(page, formatHloDiffModelHtml(*model));
         writeFileAtomically(out, page);
         if (!p.has("--json") && !p.has("--text"))
             std::printf("wrote %s: %s; matched %zu (changed %zu), removed %zu, added %zu%s\n",
                 terminalText(out).c_str(), d.same() ? "the same" : "different", d.matched(), d.changed.size(),
                 d.removed.size(), d.added.size(),
-                cost ? ("; simulated cost " + formatCostDelta(cost->delta())).c_str() : "");
+                (std::string(cost ? "; simulated cost " + formatCostDelta(cost->delta()) : "")
+                    + (model ? "; model score " + formatModelScore(model->delta(), true) : ""))
+                    .c_str());
     }
     if (p.has("--json")) {
         Json json = hloDiffJson(report);
         if (cost)
             json["price"] = hloDiffCostJson(report, *cost);
+        if (model)
+            json["model"] = hloDiffModelJson(*model);
         const std::string text = jsonText(json);
         std::fwrite(text.data(), 1, text.size(), stdout);
     } else if (p.has("--text") || !p.has("--html")) {
         std::string text = formatHloDiffText(report);
         if (cost)
             text += formatHloDiffCostText(report, *cost);
+        if (model)
+            text += formatHloDiffModelText(*model);
         std::fwrite(text.data(), 1, text.size(), stdout);
     }
     if (std::fflush(stdout) != 0)
@@ -148,6 +166,8 @@ int diff(const ArgParser& p)
 }
 
 } // namespace
+
+void setDiffModelScorer(DiffModelScorer scorer) { g_modelScorer = scorer; }
 
 int runDiff(const std::vector<std::string>& args)
 {
@@ -164,8 +184,8 @@ int runDiff(const std::vector<std::string>& args)
         "matched operands; each pair is unchanged or changed (opcode, shape, layout, operands,\n"
         "attributes, fused-into, fused-out-of), the rest removed (only in A) or added (only in B).\n"
         "docs/diff.md explains the stages, the kinds, their limits and the JSON schema.",
-        "A B [--text | --json] [--html FILE] [--price] [--exit-code] [--limit N] [--match LIST]\n"
-        "       [--module-a K] [--module-b K]");
+        "A B [--text | --json] [--html FILE] [--price] [--weights W ... [--repad] [--precision P]] [--exit-code]\n"
+        "       [--limit N] [--match LIST] [--module-a K] [--module-b K]");
     p.addPositional(
         "A", "the first module: a file, or FILE#K for module K (index from 0, or name) of a file with several");
     p.addPositional("B", "the second module, the same way");
@@ -178,6 +198,13 @@ int runDiff(const std::vector<std::string>& args)
         "price both modules with the analytical simulator at their own layouts: per-instruction and "
         "per-computation cost deltas (matched B - A, added +B, removed -A) and the total, in every "
         "output; an estimate of a model, not a measurement (docs/diff.md §8, docs/simulator.md)");
+    p.addOption("--weights", "", "W",
+        "score both modules at their own layouts with this layout model (weights .npz, checkpoint, "
+        "ensemble.json; repeatable for an ensemble): both scores and their difference in every output; "
+        "the model's estimate, higher = slower, not a time (docs/diff.md §11)");
+    p.addOption("--repad", "", "",
+        "with --weights: -1-pad the fixed-length node features as the released weights need (docs/model.md §2.1)");
+    addPrecisionOption(p);
     p.addOption("--exit-code", "", "",
         "exit 1 when the modules differ, 0 when they are the same, 2 on trouble (usage, bad input)");
     p.addOption("--limit", "", "N", "text and HTML: entries shown per list; 0 = all", "100", opt::size());
@@ -192,6 +219,14 @@ int runDiff(const std::vector<std::string>& args)
         return usageError("diff", "expected two modules A and B, got " + std::to_string(p.positionals().size()));
     if (p.has("--text") && p.has("--json"))
         return usageError("diff", "--text and --json exclude each other");
+    if (p.has("--repad") && !p.has("--weights"))
+        return usageError("diff", "--repad needs --weights");
+    if (p.has("--weights") && !g_modelScorer) {
+        // The layout model runs in tgraph-model (LibTorch); it runs this command with the scorer set.
+        std::vector<std::string> forward { "diff" };
+        forward.insert(forward.end(), args.begin(), args.end());
+        return execModelCommand(forward);
+    }
     const int rc = guarded("diff", diff, p);
     if (rc == kDifferent)
         return 1;

@@ -1,8 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include "core/diffcost/diffmodelscore.h"
+#include "core/util/precision.h"
+
+#include <functional>
 #include <string>
 #include <vector>
+
+namespace tgraph {
+struct HloModule;
+}
 
 namespace tgraph::cli {
 
@@ -41,6 +49,8 @@ int handleTopLevelHelp(std::vector<std::string>& args, void (*printHelp)());
 // Runs `body`, mapping tgraph::InputError to ExitBadInput, Cancelled to ExitCancelled and
 // std::bad_alloc to ExitBadInput with one line on stderr each.
 int guarded(const std::string& command, int (*body)(const ArgParser&), const ArgParser& parser);
+// The same for a body that needs more than the parsed options.
+int guarded(const std::string& command, const std::function<int()>& body);
 
 // Replaces this process by the tgraph-model executable beside it, running `args` (a model command
 // and its arguments); returns (3, with a message) only when that fails.
@@ -50,6 +60,19 @@ int execSibling(const std::string& executable, const std::vector<std::string>& a
 
 int runCompare(const std::vector<std::string>& args);
 int runDiff(const std::vector<std::string>& args);
+// `tgraph diff --weights`: tgraph-model sets the scorer of both sides before it runs runDiff
+// (docs/diff.md §11); without one (`tgraph` itself), runDiff hands the command to tgraph-model.
+struct DiffModelRequest
+{
+    const HloModule* a = nullptr;
+    const HloModule* b = nullptr;
+    std::string labelA, labelB; // the files as named on the command line
+    std::vector<std::string> weights;
+    bool repad = false;
+    Precision precision = Precision::Auto; // --precision: the model's products (docs/model.md §10.12)
+};
+using DiffModelScorer = HloDiffModelScore (*)(const DiffModelRequest& request);
+void setDiffModelScorer(DiffModelScorer scorer);
 int runData(const std::vector<std::string>& args);
 int runDump(const std::vector<std::string>& args);
 int runConvert(const std::vector<std::string>& args);

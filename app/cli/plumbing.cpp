@@ -85,8 +85,13 @@ int handleTopLevelHelp(std::vector<std::string>& args, void (*printHelp)())
 
 int guarded(const std::string& command, int (*body)(const ArgParser&), const ArgParser& parser)
 {
+    return guarded(command, [&] { return body(parser); });
+}
+
+int guarded(const std::string& command, const std::function<int()>& body)
+{
     try {
-        return body(parser);
+        return body();
     } catch (const InputError& e) {
         std::fprintf(stderr, "tgraph %s: error: %s\n", command.c_str(), e.what());
         return ExitBadInput;

@@ -11,6 +11,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/sharedoptions.h"
 #include "app/cli/terminalprogress.h"
+#include "tuneplan.h"
 
 #include "core/graph/graphio.h"
 #include "core/io/filebytes.h"
@@ -86,21 +87,14 @@ private:
     bool m_committed = false;
 };
 
-int tune(const ArgParser& p)
+int tune(const TunePlan& plan)
 {
-    model::initTorchRuntime(p.get<int>("--threads"));
-    applyPrecisionOption(p);
-    TuneOptions options;
-    options.strategy = p.get<TuneStrategy>("--strategy");
-    options.budget = p.get<int64_t>("--budget");
-    options.batch = p.get<int64_t>("--batch");
-    options.seed = p.get<uint64_t>("--seed");
-    const bool topGiven = p.has("--top-k");
-    const int64_t topK = topGiven ? p.get<int64_t>("--top-k") : 0;
-    const auto measureTimeout = p.get<std::chrono::milliseconds>("--measure-timeout");
-    const std::string input = p.positionals().front();
-    const std::string measureCommand = p.value("--measure");
-    const bool simulate = p.has("--simulate");
+    model::initTorchRuntime(plan.threads);
+    applyPrecision(plan.precision);
+    const TuneOptions& options = plan.search;
+    const std::string& input = plan.input;
+    const std::string& measureCommand = plan.measureCommand;
+    const bool simulate = plan.simulate;
 
     std::error_code ec;
     if (!fs::is_regular_file(input, ec))
@@ -110,37 +104,37 @@ int tune(const ArgParser& p)
     if (documents.empty())
         throw InputError(input, "", "holds no graph");
     std::vector<model::EnsembleMember> models
-        = model::loadEnsemble(model::expandWeightsArguments(p.values("--weights")));
-    StagedDir out(p.value("--output"));
+        = model::loadEnsemble(model::expandWeightsArguments(plan.weights));
+    StagedDir out(plan.outputDir);
     tgraph::AutotuneRequest request;
     request.search = options;
-    request.topK = topGiven ? topK : 0;
+    request.topK = plan.topK;
     request.simulate = simulate;
     request.measureCommand = measureCommand;
-    request.measureTimeoutMs = int(measureTimeout.count()); // at most a day
+    request.measureTimeoutMs = int(plan.measureTimeout.count()); // at most a day
     request.configDir = out.file("configs");
-    request.space = p.value("--space");
-    request.moduleFile = p.value("--module");
-    request.simulatorParams = p.value("--params");
+    request.space = plan.space;
+    request.moduleFile = plan.moduleFile;
+    request.simulatorParams = plan.simulatorParams;
     model::Autotuner tuner(models, documents.front(), request);
     const TuneSpace& space = tuner.space();
     const GraphDocument& doc = tuner.document();
 
     // Project run (optional): parameters, best-so-far curve, verified runtimes.
     std::unique_ptr<RunWriter> run;
-    if (p.has("--project")) {
-        Project project = Project::openOrCreate(p.value("--project"));
+    if (!plan.projectPath.empty()) {
+        Project project = Project::openOrCreate(plan.projectPath);
         RunStart start;
-        start.experiment = p.value("--experiment");
-        start.name = p.value("--run-name");
+        start.experiment = plan.experiment;
+        start.name = plan.runName;
         start.commandLine = "tgraph tune " + input;
         const std::string id = project.startRun(start);
         project.setParams(id,
             { { "kind", "tune" }, { "graph", fs::absolute(input).string() },
                 { "strategy", tuneStrategyName(options.strategy) }, { "budget", std::to_string(options.budget) },
                 { "batch", std::to_string(options.batch) }, { "seed", std::to_string(options.seed) },
-                { "space", space.origin }, { "weights", p.values("--weights").front() } });
-        run = std::make_unique<RunWriter>(p.value("--project"), id);
+                { "space", space.origin }, { "weights", plan.weights.front() } });
+        run = std::make_unique<RunWriter>(plan.projectPath, id);
     }
 
     std::fprintf(stderr,
@@ -304,7 +298,7 @@ int tune(const ArgParser& p)
                 "keep the compiler default: no %s candidate of the top-%zu is faster\n", how.c_str(), top.size());
     }
     std::printf(
-        "written: %s (top.npz, top.csv, layouts.txt, history.csv, summary.json)\n", p.value("--output").c_str());
+        "written: %s (top.npz, top.csv, layouts.txt, history.csv, summary.json)\n", plan.outputDir.c_str());
     if (run) {
         run->predictions(
             0, fs::absolute(input).string(),
@@ -335,69 +329,13 @@ int tune(const ArgParser& p)
 
 int runTune(const std::vector<std::string>& args)
 {
-    ArgParser p(kCommand,
-        "Search the layout configurations of a module (or the tile configs of a kernel) that the model predicts\n"
-        "fastest, as the XTAT autotuner does with its learned cost model: candidates are scored in batches (one\n"
-        "forward pass per member scores a batch), never twice, within a budget of model evaluations. The space:\n"
-        "an HLO module's layout choices for its configurable nodes (convolution, dot, reshape), starting from the\n"
-        "compiler default; for a .npz graph without its module, every combination of the layouts each\n"
-        "configurable node takes in the file's configs; for a tile kernel, its listed configs. With cross-config\n"
-        "attention a score depends on its batch, so the best candidates of the search are re-scored together in\n"
-        "one batch and that decides the top-k (a model trained with --cross-attn off scores batch-independently).\n"
-        "The top-k and the default are verified by the simulator (--simulate) or by your command (--measure).",
-        "MODULE|GRAPH --weights W [--strategy sa|evo|random|exhaustive] [--budget N] [--batch B] [--top-k K]\n"
-        "              [--simulate | --measure 'CMD {config_file}'] [--seed S] [-o DIR] [--project P.tgproj]");
-    p.addPositional("MODULE|GRAPH",
-        "an HLO module (text or protobuf), a layout tuning record, a TpuGraphs layout .npz or a tile .npz");
-    p.addOption("--weights", "-w", "W",
-        "the model: a weights .npz, a checkpoint or an ensemble.json (repeat for an ensemble: mean of the members' "
-        "scores)");
-    p.addOption("--strategy", "", "S", "sa (simulated annealing), evo (evolutionary), random or exhaustive", "sa",
-        opt::oneOf(
-            { TuneStrategy::Annealing, TuneStrategy::Evolutionary, TuneStrategy::Random, TuneStrategy::Exhaustive },
-            tuneStrategyName)
-            .alias("annealing", "sa")
-            .alias("evolutionary", "evo"));
-    p.addOption(
-        "--budget", "", "N", "model evaluations (candidates scored, the default included)", "2000", opt::integer(1));
-    p.addOption("--batch", "", "B", "candidates per forward pass", "64", opt::integer(1, 100000));
-    p.addOption("--top-k", "-k", "K", "configurations to keep and verify (default: 10 for layouts, 5 for tiles)", {},
-        opt::integer(1));
-    p.addOption("--simulate", "", "", "verify the top-k and the default with the cost simulator (needs the module)");
-    p.addOption("--measure", "", "CMD",
-        "verify with your command, run by /bin/sh with {config_file} replaced by a JSON file of the config (its "
-        "layout values and minor-to-major layouts per instruction); the last number it prints is the runtime in ns");
-    p.addOption("--measure-timeout", "", "SECONDS", "--measure: kill a measurement after this long", "600",
-        opt::duration(1, 86400));
-    p.addOption("--space", "", "auto|module|file",
-        "module: the module's layout choices; file: the per-node layouts of the file's configs; auto: module when "
-        "the module is known (HLO input, --module, or a tgraph synth graph), else file",
-        "auto", opt::oneOf({ "auto", "module", "file" }));
-    p.addOption("--module", "", "FILE", "the .npz graph's HLO module (text or protobuf) for the space and --simulate");
-    p.addOption("--params", "", "LIST", "simulator parameters to change, name=value[,...] (tgraph synth --explain)", {},
-        simulatorParamsType());
-    p.addOption("--seed", "", "S", "seed of the search", "1", opt::size());
-    p.addOption("--output", "-o", "DIR",
-        "results: top.npz (the top-k as a graph file, runtimes as verified), top.csv, layouts.txt, history.csv, "
-        "summary.json, configs/ (--measure)",
-        "tgraph-tune");
-    p.addOption("--project", "", "P.tgproj", "also record the search as a run of this project");
-    p.addOption("--experiment", "", "NAME", "project: the run's experiment", "Tune");
-    p.addOption("--run-name", "", "NAME", "project: the run's name (default: run-N)");
-    p.addOption("--threads", "", "T", "LibTorch threads (0 = all cores)", "0", threadsType());
-    addPrecisionOption(p);
-    p.addNote("Exit codes: 0 ok, 1 bad input, 2 usage error, 130 interrupted.");
+    ArgParser p = tuneArgumentParser();
     if (const int rc = parseOrExit(p, args); rc >= 0)
         return rc;
-    if (p.positionals().size() != 1)
-        return usageError(kCommand, p.positionals().empty() ? "missing MODULE|GRAPH" : "exactly one input expected");
-    if (p.values("--weights").empty())
-        return usageError(kCommand, "missing --weights W");
-    if (p.has("--simulate") && p.has("--measure"))
-        return usageError(kCommand, "--simulate and --measure exclude each other");
-    if (p.has("--measure") && p.value("--measure").empty())
-        return usageError(kCommand, "--measure needs a command");
-    return guarded(kCommand, tune, p);
+    const TunePlan plan = resolveTunePlan(p);
+    if (!plan.ok())
+        return usageError(kCommand, plan.error);
+    return guarded(kCommand, [&] { return tune(plan); });
 }
 
 } // namespace tgraph::cli

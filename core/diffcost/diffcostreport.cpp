@@ -99,7 +99,8 @@ EntryNames entryNames(const HloDiffReport& r, const HloPricedEntry& e)
 
 Json nameOrNull(const std::string& name) { return name.empty() ? Json(nullptr) : Json(name); }
 
-// HTML specials of text already made safe for a terminal.
+} // namespace
+
 std::string htmlText(std::string_view raw)
 {
     std::string out;
@@ -117,8 +118,6 @@ std::string htmlText(std::string_view raw)
     }
     return out;
 }
-
-} // namespace
 
 std::string formatHloDiffCostText(const HloDiffReport& r, const HloDiffCost& cost)
 {

@@ -40,5 +40,7 @@ Json hloDiffCostJson(const HloDiffReport& report, const HloDiffCost& cost);
 // A <section> for the diff's HTML page; insertHtmlSection puts it before the page's footer.
 std::string formatHloDiffCostHtml(const HloDiffReport& report, const HloDiffCost& cost);
 std::string insertHtmlSection(const std::string& page, const std::string& section);
+// Text for an HTML page: made safe for a terminal (terminalText), then & < > " escaped.
+std::string htmlText(std::string_view raw);
 
 } // namespace tgraph

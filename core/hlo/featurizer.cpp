@@ -307,11 +307,11 @@ GraphKind collectionOf(const ModuleTuningData& data)
     return GraphKind::Layout;
 }
 
-LayoutGraph featurizeLayout(
-    const ModuleTuningData& data, const std::string& file, const FeaturizeOptions& options, RunSelection* selection)
+namespace {
+
+LayoutGraph layoutGraphOf(const HloModule& m, const ModuleTuningData& data, const std::string& file,
+    const FeaturizeOptions& options, RunSelection* selection)
 {
-    requireModule(data, file);
-    const HloModule& m = data.module;
     GraphStructure s = structureOf(m, file, options);
     LayoutGraph g;
     const int64_t n = int64_t(m.instructions.size());
@@ -393,6 +393,23 @@ LayoutGraph featurizeLayout(
     setPublishedStorage(g);
     validate(g, file, 0, /*checkNodeFeatures=*/false); // features are finite by construction
     return g;
+}
+
+} // namespace
+
+LayoutGraph featurizeLayout(
+    const ModuleTuningData& data, const std::string& file, const FeaturizeOptions& options, RunSelection* selection)
+{
+    requireModule(data, file);
+    return layoutGraphOf(data.module, data, file, options, selection);
+}
+
+LayoutGraph featurizeLayout(const HloModule& module, const std::string& file, const FeaturizeOptions& options)
+{
+    if (module.computations.empty())
+        throw InputError(file, "", "holds no HLO module");
+    const ModuleTuningData none; // no runs, no configurable nodes given: the defaults
+    return layoutGraphOf(module, none, file, options, nullptr);
 }
 
 TileGraph featurizeTile(

@@ -45,6 +45,8 @@ std::vector<int64_t> defaultConfigurableNodes(const HloModule& module);
 // Errors are InputError naming `file` and the instruction or run.
 LayoutGraph featurizeLayout(const ModuleTuningData& data, const std::string& file, const FeaturizeOptions& options = {},
     RunSelection* runs = nullptr);
+// The same graph-only file of a plain module (no tuning data), without copying the module.
+LayoutGraph featurizeLayout(const HloModule& module, const std::string& file, const FeaturizeOptions& options = {});
 // A TpuGraphs tile graph (docs/formats.md §5.2): needs op_config runs with tile sizes on every run.
 TileGraph featurizeTile(const ModuleTuningData& data, const std::string& file, const FeaturizeOptions& options = {},
     RunSelection* runs = nullptr);

@@ -2,6 +2,7 @@
 #include "model/facade/ensemble.h"
 
 #include "model/facade/ensemblemembers.h"
+#include "model/infer/ownlayoutscore.h"
 
 namespace tgraph::facade {
 
@@ -58,6 +59,11 @@ tgraph::GraphScores Ensemble::scoreTileGraph(
     const TileGraph& graph, const std::string& source, const tgraph::InferenceOptions& options, ProgressScope* progress)
 {
     return model::scoreTileGraph(members().list, graph, source, options, progress);
+}
+
+double Ensemble::scoreOwnLayouts(const HloModule& module, const std::string& file)
+{
+    return model::scoreOwnLayouts(members().list, module, file);
 }
 
 tgraph::GraphScores Ensemble::predictFile(

@@ -17,6 +17,7 @@
 
 namespace tgraph {
 class ProgressScope;
+struct HloModule;
 }
 
 namespace tgraph::facade {
@@ -61,6 +62,10 @@ public:
     // A whole tile kernel, all configs in one pass per member.
     tgraph::GraphScores scoreTileGraph(const TileGraph& graph, const std::string& source,
         const tgraph::InferenceOptions& options, ProgressScope* progress = nullptr);
+    // A module scored at its own layouts (model/infer/ownlayoutscore.h, docs/diff.md §11): InputError
+    // for a tile model or a module with nothing configurable.
+    double scoreOwnLayouts(const HloModule& module, const std::string& file);
+
     // A TpuGraphs npz read, pruned as training does and scored (as `tgraph predict` without --repad).
     tgraph::GraphScores predictFile(
         const std::string& path, const tgraph::InferenceOptions& options, ProgressScope* progress = nullptr);

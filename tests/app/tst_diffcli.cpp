@@ -4,8 +4,11 @@
 // text against protobuf, the JSON (its invariants and the `layout` kind) and the HTML page (self-
 // contained, written atomically), and a real before/after pair of the dump folder (label external).
 
+#include "core/diffcost/diffmodelscore.h"
+#include "core/graph/graphio.h"
 #include "core/hlo/hloproto.h"
 #include "core/hlo/hlotext.h"
+#include "core/sim/ownlayouts.h"
 #include "core/synth/hlogen.h"
 #include "core/util/json.h"
 #include "testutil.h"
@@ -283,6 +286,118 @@ private Q_SLOTS:
         const QByteArray html = testutil::readAll(page);
         QVERIFY(html.contains("<section class=\"price\">"));
         QVERIFY(html.indexOf("<section class=\"price\">") < html.indexOf("<footer"));
+    }
+
+    // --weights: both modules at their own layouts scored by a layout model trained here; each
+    // score equals `tgraph predict` of the same module featurized in the test (the own-layout
+    // configuration, row 1); a tile model and a module without configurable nodes are refused.
+    void modelScores()
+    {
+        if (!QFileInfo(testutil::binDir() + "/tgraph-model").isExecutable())
+            QSKIP("no tgraph-model (a build without LibTorch)");
+        QString error;
+        const QString weights = testutil::trainSmallLayoutModel(m_dir.path(), &error);
+        QVERIFY2(!weights.isEmpty(), qPrintable(error));
+
+        // A dot and a reshape (configurable), B with the dot's output layout edited.
+        const QByteArray textA = testutil::kDotAndReshapeModule;
+        QByteArray textB = textA;
+        textB.replace("ROOT dot = f32[64,256]{1,0}", "ROOT dot = f32[64,256]{0,1}");
+        const QString a = m_dir.filePath("model-a.hlo"), b = m_dir.filePath("model-b.hlo");
+        testutil::writeAll(a, textA);
+        testutil::writeAll(b, textB);
+
+        auto r = runTgraph({ "diff", a, b, "--json", "--weights", weights });
+        QVERIFY2(r.exitCode == 0, qPrintable(message(r)));
+        const Json json = parseJson(r.out.toStdString());
+        QVERIFY(json.contains("model"));
+        const Json& model = json["model"];
+        QVERIFY(model["estimate"].get<std::string>().find("model's estimate") != std::string::npos);
+        QCOMPARE(model["weights"][0].get<std::string>(), weights.toStdString());
+
+        // The same modules featurized here, written as graph files and scored by `tgraph predict`.
+        const auto predicted = [&](const QByteArray& text, const QString& name) -> double {
+            const HloModule module = parseHloText(text.toStdString(), name.toStdString());
+            const LayoutGraph graph = featurizeOwnLayouts(module, name.toStdString());
+            const QString npz = m_dir.filePath(name + ".npz"), csv = m_dir.filePath(name + ".csv");
+            saveLayoutGraph(graph, npz.toStdString());
+            const auto p = runTgraph({ "predict", "--weights", weights, "--data", npz, "-o", csv });
+            if (p.exitCode != 0) {
+                qWarning() << message(p);
+                return NAN;
+            }
+            // graph,config,score,rank
+            for (const QByteArray& line : testutil::readAll(csv).split('\n')) {
+                const QList<QByteArray> cells = line.split(',');
+                if (cells.size() == 4 && cells[1] == QByteArray::number(kOwnLayoutConfig))
+                    return cells[2].toDouble();
+            }
+            return NAN;
+        };
+        const double scoreA = predicted(textA, "own-a"), scoreB = predicted(textB, "own-b");
+        QVERIFY(std::isfinite(scoreA) && std::isfinite(scoreB));
+        QVERIFY2(std::abs(model["a"].get<double>() - scoreA) < 1e-6,
+            qPrintable(QString("%1 vs %2").arg(model["a"].get<double>()).arg(scoreA)));
+        QVERIFY(std::abs(model["b"].get<double>() - scoreB) < 1e-6);
+        QVERIFY(std::abs(model["delta"].get<double>() - (model["b"].get<double>() - model["a"].get<double>())) < 1e-12);
+        // The edited layout is in B's configuration and not in A's: the scores differ.
+        QVERIFY(model["a"].get<double>() != model["b"].get<double>());
+
+        // Text and HTML say whose estimate it is.
+        r = runTgraph({ "diff", a, b, "--weights", weights });
+        QVERIFY2(r.exitCode == 0, qPrintable(message(r)));
+        QVERIFY(r.out.contains("Model scores (the learned layout model's estimate"));
+        QVERIFY(r.out.contains("delta " + QByteArray(formatModelScore(model["delta"].get<double>(), true).c_str())));
+        const QString html = m_dir.filePath("model.html");
+        r = runTgraph({ "diff", a, b, "--weights", weights, "--html", html });
+        QVERIFY2(r.exitCode == 0, qPrintable(message(r)));
+        QVERIFY(testutil::readAll(html).contains("the layout model&#39;s estimate")
+            || testutil::readAll(html).contains("the layout model's estimate"));
+
+        // A tile model does not score layouts: a clear error naming the file, exit 1.
+        const QString tile = testutil::trainSmallTileModel(m_dir.path(), &error);
+        QVERIFY2(!tile.isEmpty(), qPrintable(error));
+        r = runTgraph({ "diff", a, b, "--weights", tile });
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains(tile.toUtf8()) && r.err.contains("tile model"), qPrintable(message(r)));
+        QVERIFY(r.out.isEmpty());
+
+        // Nothing configurable: said, exit 1.
+        r = runTgraph({ "diff", m_a, m_b, "--weights", weights });
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains("no convolution, dot or reshape"), qPrintable(message(r)));
+        // --repad alone is a usage error.
+        r = runTgraph({ "diff", a, b, "--repad" });
+        QCOMPARE(r.exitCode, 2);
+    }
+
+    // The own-layout configuration written from the rules (docs/formats.md §5.1): a dot pins the two
+    // most-minor dims of output, lhs and rhs; a reshape all dims of output and input.
+    void ownLayoutRow()
+    {
+        const HloModule m = parseHloText("HloModule m\n\nENTRY main {\n"
+                                         "  p0 = f32[64,128]{0,1} parameter(0)\n"
+                                         "  p1 = f32[128,2,256]{2,0,1} parameter(1)\n"
+                                         "  r = f32[8,16,64]{1,2,0} reshape(p0)\n"
+                                         "  ROOT dot = f32[64,2,256]{1,0,2} dot(p0, p1), lhs_contracting_dims={1}, "
+                                         "rhs_contracting_dims={0}\n}\n",
+            "row.hlo");
+        const LayoutGraph g = featurizeOwnLayouts(m, "row.hlo");
+        QCOMPARE(g.configCount(), int64_t(2));
+        QCOMPARE(g.configurableCount(), int64_t(2));
+        const auto row = [&](int64_t c, int64_t k) {
+            std::vector<int> v;
+            for (int i = 0; i < 18; ++i)
+                v.push_back(int(g.nodeConfigFeat(c, k, i)));
+            return v;
+        };
+        for (int64_t k = 0; k < 2; ++k)
+            QCOMPARE(row(0, k), std::vector<int>(18, -1)); // the compiler default
+        const std::vector<int> reshape { 1, 2, 0, -1, -1, -1, 0, 1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1 };
+        const std::vector<int> dot { 1, 0, -1, -1, -1, -1, 0, 1, -1, -1, -1, -1, 2, 0, -1, -1, -1, -1 };
+        QCOMPARE(g.nodeConfigIds[0], int64_t(2)); // r, then dot: ascending node order
+        QCOMPARE(row(1, 0), reshape);
+        QCOMPARE(row(1, 1), dot);
     }
 
     void oddNamesAreEscaped()

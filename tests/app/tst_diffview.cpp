@@ -13,6 +13,7 @@
 #include "graphtestutil.h"
 #include "testutil.h"
 #include "widgets/common/errorbanner.h"
+#include "widgets/common/formatting.h"
 #include "widgets/common/modebar.h"
 #include "widgets/diff/changelistmodel.h"
 #include "widgets/diff/computationdiffmodel.h"
@@ -22,9 +23,12 @@
 #include "widgets/graph/graphpane.h"
 #include "widgets/graph/graphscene.h"
 
+#include "model/facade/runtime.h"
+
 #include "core/diff/diffreport.h"
 #include "core/diff/hlodiff.h"
 #include "core/hlo/hlotext.h"
+#include "core/util/json.h"
 
 #include <QAction>
 #include <QApplication>
@@ -117,6 +121,70 @@ private Q_SLOTS:
         action->trigger();
         QCOMPARE(window.currentStudioPage(), Page::Diff);
         QVERIFY(window.diffPage()->isVisibleTo(&window));
+    }
+
+    // With the session's model (the Analysis page's), the page shows the layout model's scores of
+    // both sides at their own layouts, equal to `tgraph diff --weights`'s (run here), labelled as
+    // the model's estimate; "no model open" without one; a tile model's error inline.
+    void modelScoresOfBothSides()
+    {
+        const QString bin = testutil::binDir();
+        if (!QFileInfo(bin + "/tgraph-model").isExecutable())
+            QSKIP("no tgraph-model (a build without LibTorch)");
+        const QString tgraph = bin + "/tgraph";
+        QString error;
+        const QString weights = testutil::trainSmallLayoutModel(m_dir.path(), &error);
+        QVERIFY2(!weights.isEmpty(), qPrintable(error));
+        const QByteArray text = testutil::kDotAndReshapeModule;
+        QByteArray edited = text;
+        edited.replace("r = f32[128,64]{1,0}", "r = f32[128,64]{0,1}");
+        const QString a = m_dir.filePath("scored-a.hlo"), b = m_dir.filePath("scored-b.hlo");
+        testutil::writeAll(a, text);
+        testutil::writeAll(b, edited);
+
+        // The page and the command agree to 1e-6 when their products run alike: both in fp32 here
+        // (the studio runs auto, docs/model.md §10.12).
+        tgraph::facade::applyPrecision(tgraph::Precision::Fp32);
+        MainWindow window;
+        DiffPage* page = window.diffPage();
+        QSignalSpy shown(page, &DiffPage::diffShown);
+        QSignalSpy scored(page, &DiffPage::modelScoreShown);
+        window.session()->setSharedModel({});
+        window.session()->requestDiff(a, b);
+        QVERIFY(shown.wait(kDiffTimeoutMs));
+        QVERIFY2(page->modelText().contains(QStringLiteral("no model open")), qPrintable(page->modelText()));
+        QVERIFY(!page->modelScore());
+
+        // A model opened: both sides scored on the model lane.
+        window.session()->setSharedModel({ weights });
+        QVERIFY(scored.wait(kDiffTimeoutMs));
+        QVERIFY2(page->modelScore().has_value(), qPrintable(page->modelText()));
+        const auto r = testutil::run(tgraph, { "diff", a, b, "--json", "--weights", weights, "--precision", "fp32" });
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const tgraph::Json cli = tgraph::parseJson(r.out.toStdString())["model"];
+        QVERIFY(std::abs(page->modelScore()->a - cli["a"].get<double>()) < 1e-6);
+        QVERIFY(std::abs(page->modelScore()->b - cli["b"].get<double>()) < 1e-6);
+        QVERIFY(page->modelScore()->a != page->modelScore()->b); // the reshape's layout moved
+        const QString line = page->modelText();
+        QVERIFY2(line.contains(QStringLiteral("Layout model's estimate")), qPrintable(line));
+        QVERIFY2(line.contains(Formatting::number(page->modelScore()->a, 4)), qPrintable(line));
+        QVERIFY2(line.contains(Formatting::number(page->modelScore()->b, 4)), qPrintable(line));
+        QVERIFY2(line.contains(Formatting::signedNumber(page->modelScore()->delta(), 4)), qPrintable(line));
+
+        // Another diff with the model still open: scored again.
+        scored.clear();
+        window.session()->requestDiff(b, a);
+        QVERIFY(scored.wait(kDiffTimeoutMs));
+        QVERIFY(std::abs(page->modelScore()->a - cli["b"].get<double>()) < 1e-6);
+
+        // A tile model: said on the page, no scores.
+        const QString tile = testutil::trainSmallTileModel(m_dir.path(), &error);
+        QVERIFY2(!tile.isEmpty(), qPrintable(error));
+        scored.clear();
+        window.session()->setSharedModel({ tile });
+        QVERIFY(scored.wait(kDiffTimeoutMs));
+        QVERIFY(!page->modelScore());
+        QVERIFY2(page->modelText().contains(QStringLiteral("tile model")), qPrintable(page->modelText()));
     }
 
     void changeListMatchesTheDiff()

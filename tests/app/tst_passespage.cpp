@@ -7,12 +7,13 @@
 // estimates against LayoutSimulator run here, hiding passes that changed nothing, the diff
 // requests, opening stages (the compressed one too) on the Graph page, an artifact as text, the
 // history of one instruction against traceInstruction, a folder that grows while open, the
-// 1366x768 laptop screen, and the real dump folder when present (label external; its picture for
-// docs/screenshots/passes.png).
+// 1366x768 laptop screen, and the real dump folder when present (label external; its pictures for
+// docs/screenshots/passes.png and diff-stages.png).
 
 #include "app/studio/dump/moduletablemodel.h"
 #include "app/studio/dump/passtimelinemodel.h"
 #include "app/studio/dump/timelinefiller.h"
+#include "app/studio/pages/diffpage.h"
 #include "app/studio/pages/passespage.h"
 #include "app/studio/session/studiosession.h"
 #include "app/studio/window/mainwindow.h"
@@ -28,6 +29,8 @@
 
 #include "widgets/common/errorbanner.h"
 #include "widgets/common/modebar.h"
+#include "widgets/diff/diffview.h"
+#include "widgets/graph/graphpane.h"
 
 #include <QAction>
 #include <QCheckBox>
@@ -146,6 +149,17 @@ class TestPassesPage : public QObject
         return false;
     }
 
+    // The window at 1366x768, shown and active (for keys and shortcuts).
+    static bool showActive(MainWindow& window)
+    {
+        window.resize(1366, 768);
+        window.show();
+        if (!QTest::qWaitForWindowExposed(&window))
+            return false;
+        window.activateWindow();
+        return QTest::qWaitForWindowActive(&window);
+    }
+
     // A window with the folder opened as a user would (a folder path given to openFiles).
     static void openFolder(MainWindow& window, const QString& folder)
     {
@@ -235,11 +249,7 @@ private Q_SLOTS:
     void shortcutsAndModeBar()
     {
         MainWindow window;
-        window.resize(1366, 768);
-        window.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&window));
-        window.activateWindow();
-        QVERIFY(QTest::qWaitForWindowActive(&window));
+        QVERIFY(showActive(window));
         QCOMPARE(window.pageAction(MainWindow::Page::Passes)->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_5));
         QTest::keyClick(&window, Qt::Key_5, Qt::ControlModifier);
         QCOMPARE(window.currentStudioPage(), MainWindow::Page::Passes);
@@ -346,6 +356,122 @@ private Q_SLOTS:
         QCOMPARE(spy.at(1).at(1).toString(), folder + kStages[5].file);
         page->diffWith(2); // itself: nothing
         QCOMPARE(spy.count(), 2);
+    }
+
+    // The Diff page opened from the timeline names the module and both stages, steps the pair
+    // along the module's stages (buttons and Alt+Up / Alt+Down, disabled at the ends), returns to
+    // the timeline with B's stage selected and offers the history of a selected instruction.
+    void diffPageSteppedAlongTheTimeline()
+    {
+        MainWindow window;
+        QVERIFY(showActive(window));
+        openFolder(window, m_folder);
+        PassesPage* page = window.passesPage();
+        QVERIFY(selectModuleById(page, 1));
+        tgraph::studio::DiffPage* diff = window.diffPage();
+        QSignalSpy shown(diff, &tgraph::studio::DiffPage::diffShown);
+        const PassTimelineModel* timeline = page->timelineModel();
+        const int n = timeline->rowCount();
+        QCOMPARE(n, int(std::size(kStages)));
+
+        // The names of the instructions a side shows, against the stage parsed here.
+        const auto names = [](const tgraph::HloModule& m) {
+            QStringList out;
+            for (const tgraph::HloInstruction& i : m.instructions)
+                out << QString::fromUtf8(i.name.data(), qsizetype(i.name.size()));
+            return out;
+        };
+        const auto expectPair = [&](int a, int b) {
+            QVERIFY(shown.wait(kTimeoutMs));
+            QCOMPARE(window.currentStudioPage(), MainWindow::Page::Diff);
+            QCOMPARE(diff->stagePair().a, a);
+            QCOMPARE(diff->stagePair().b, b);
+            QCOMPARE(diff->pathA(), timeline->stagePath(a));
+            QCOMPARE(diff->pathB(), timeline->stagePath(b));
+            const DiffResultPtr& result = diff->view()->result();
+            QVERIFY(result);
+            QCOMPARE(names(result->moduleA()), names(m_modules[size_t(a)]));
+            QCOMPARE(names(result->moduleB()), names(m_modules[size_t(b)]));
+            const QString text = diff->stageText();
+            QVERIFY2(text.contains(QStringLiteral("A: ") + timeline->stageLabel(a)), qPrintable(text));
+            QVERIFY2(text.contains(QStringLiteral("B: ") + timeline->stageLabel(b)), qPrintable(text));
+            QVERIFY2(text.contains(QStringLiteral("jit_f")), qPrintable(text));
+            QCOMPARE(diff->previousPassAction()->isEnabled(), a > 0 && b > 0);
+            QCOMPARE(diff->nextPassAction()->isEnabled(), a + 1 < n && b + 1 < n);
+            QVERIFY(diff->findChild<QWidget*>(QStringLiteral("stageBar"))->isVisible());
+        };
+
+        page->selectStage(2);
+        page->diffWithPrevious();
+        expectPair(1, 2);
+        diff->nextPassAction()->trigger();
+        expectPair(2, 3);
+        // The keys, with the focus on the page's view.
+        QCOMPARE(diff->nextPassAction()->shortcut(), QKeySequence(Qt::ALT | Qt::Key_Down));
+        diff->view()->setFocus();
+        QTest::keyClick(diff->view(), Qt::Key_Down, Qt::AltModifier);
+        expectPair(3, 4);
+        QTest::keyClick(diff->view(), Qt::Key_Up, Qt::AltModifier);
+        expectPair(2, 3);
+        diff->previousPassAction()->trigger();
+        expectPair(1, 2);
+        diff->previousPassAction()->trigger();
+        expectPair(0, 1);
+        QVERIFY(!diff->previousPassAction()->isEnabled()); // the first pair
+        diff->stepPass(-1);
+        QVERIFY(!shown.wait(300));
+        QCOMPARE(diff->stagePair().a, 0);
+
+        // Show in Timeline: B's stage selected, also when it is a pass that changed nothing and
+        // those are hidden.
+        for (int i = 0; i < 2; ++i) {
+            diff->nextPassAction()->trigger();
+            expectPair(i + 1, i + 2);
+        }
+        QVERIFY(waitForFigures(page));
+        page->hideUnchangedBox()->setChecked(true);
+        page->selectStage(0);
+        diff->findChild<QAction*>(QStringLiteral("showInTimelineAction"))->trigger();
+        QCOMPARE(window.currentStudioPage(), MainWindow::Page::Passes);
+        QCOMPARE(page->currentStage(), 3);
+        QVERIFY(!page->hideUnchangedBox()->isChecked());
+
+        // Diff with… a later stage: the pair keeps its distance; no step past the last stage.
+        page->diffWith(5);
+        expectPair(3, 5);
+        QVERIFY(!diff->nextPassAction()->isEnabled());
+        diff->previousPassAction()->trigger();
+        expectPair(2, 4);
+
+        // History across Passes of the instruction selected in B.
+        QAction* history = diff->findChild<QAction*>(QStringLiteral("diffHistoryAction"));
+        QVERIFY(history);
+        diff->view()->pane(DiffView::Side::B)->selectNode(-1, false);
+        diff->view()->pane(DiffView::Side::A)->selectNode(-1, false);
+        QVERIFY(history->isEnabled());
+        QVERIFY(!diff->showHistoryOfSelection()); // nothing selected
+        int64_t node = -1;
+        const tgraph::HloModule& b = diff->view()->result()->moduleB();
+        for (size_t i = 0; i < b.instructions.size(); ++i)
+            if (b.instructions[i].name == "multiply.1")
+                node = int64_t(i);
+        QVERIFY(node >= 0);
+        diff->view()->selectInstruction(DiffView::Side::B, node);
+        QCOMPARE(diff->view()->pane(DiffView::Side::B)->selectedNode(), node);
+        QSignalSpy traced(page, &PassesPage::historyShown);
+        history->trigger();
+        QVERIFY(traced.wait(kTimeoutMs));
+        QCOMPARE(window.currentStudioPage(), MainWindow::Page::Passes);
+        QCOMPARE(page->currentStage(), 4);
+        QVERIFY(page->historySummary()->text().contains(QStringLiteral("multiply.1")));
+
+        // Two files compared otherwise: no stages named, nothing to step.
+        window.session()->requestDiff(timeline->stagePath(0), timeline->stagePath(5));
+        QVERIFY(shown.wait(kTimeoutMs));
+        QVERIFY(!diff->stagePair().isValid());
+        QVERIFY(!diff->findChild<QWidget*>(QStringLiteral("stageBar"))->isVisible());
+        QVERIFY(!diff->nextPassAction()->isEnabled() && !diff->previousPassAction()->isEnabled());
+        QVERIFY(history->isEnabled()); // both files are still stages of the open folder
     }
 
     void stagesOpenOnTheGraphPage()
@@ -593,6 +719,36 @@ private Q_SLOTS:
                         .convertToFormat(QImage::Format_Indexed8, Qt::ThresholdDither | Qt::AvoidDither)
                         .save(QDir(shots).filePath(QStringLiteral("doc-passes.png")), "PNG"));
         }
+
+        // The first pass that changed something, diffed with the stage before from the timeline:
+        // the Diff page names both stages and returns to that row.
+        int changed = -1;
+        for (int i = 1; i < timeline->rowCount() && changed < 0; ++i) {
+            const auto& f = *timeline->rows()[size_t(i)].figures;
+            if (f.added.value_or(0) + f.removed.value_or(0) + f.changed.value_or(0) > 0)
+                changed = i;
+        }
+        QVERIFY(changed > 0);
+        tgraph::studio::DiffPage* diff = window.diffPage();
+        QSignalSpy diffShown(diff, &tgraph::studio::DiffPage::diffShown);
+        page->selectStage(changed);
+        page->diffWithPrevious();
+        QVERIFY(diffShown.wait(kTimeoutMs));
+        QCOMPARE(diff->stagePair().a, changed - 1);
+        QCOMPARE(diff->stagePair().b, changed);
+        QVERIFY(diff->stageText().contains(timeline->stageLabel(changed)));
+        for (const DiffView::Side side : { DiffView::Side::A, DiffView::Side::B })
+            QTRY_VERIFY_WITH_TIMEOUT(!diff->view()->pane(side)->isLayoutPending(), kTimeoutMs);
+        QTest::qWait(100);
+        if (const QString shots = testutil::env("TGRAPH_SCREENSHOT_DIR"); !shots.isEmpty())
+            QVERIFY(window.grab()
+                        .toImage()
+                        .convertToFormat(QImage::Format_Indexed8, Qt::ThresholdDither | Qt::AvoidDither)
+                        .save(QDir(shots).filePath(QStringLiteral("doc-diff-stages.png")), "PNG"));
+        page->selectStage(0);
+        diff->showInTimeline();
+        QCOMPARE(window.currentStudioPage(), MainWindow::Page::Passes);
+        QCOMPARE(page->currentStage(), changed);
     }
 };
 

@@ -6,13 +6,16 @@
 // (matched + removed = instructions of A, matched + added = instructions of B, one partner per
 // instruction, a module against itself unchanged); the target aborts when one does not. Every diff
 // is also priced by the simulator (core/diffcost, docs/diff.md §8): the per-instruction and
-// per-computation deltas add up to the total, and a module against itself prices to 0.
+// per-computation deltas add up to the total, and a module against itself prices to 0. Each module
+// also becomes the layout graph the layout model scores at its own layouts (core/sim/ownlayouts.h,
+// docs/diff.md §11): two configurations, the default all -1, the own layouts within -1..5.
 
 #include "core/diff/diffreport.h"
 #include "core/diff/hlodiff.h"
 #include "core/diffcost/diffcost.h"
 #include "core/diffcost/diffcostreport.h"
 #include "core/hlo/hlotext.h"
+#include "core/sim/ownlayouts.h"
 #include "core/util/error.h"
 
 #include <cmath>
@@ -66,6 +69,23 @@ void diffAndCheck(const tgraph::HloModule& a, const tgraph::HloModule& b, bool s
     (void)tgraph::formatHloDiffCostHtml(report, cost);
 }
 
+void ownLayoutsAndCheck(const tgraph::HloModule& m)
+{
+    tgraph::LayoutGraph g;
+    try {
+        g = tgraph::featurizeOwnLayouts(m, "fuzz.hlo");
+    } catch (const tgraph::InputError&) {
+        return; // nothing configurable, or the featurizer refuses the module: said, not crashed
+    }
+    require(g.configCount() == 2, "two configurations: the default and the own layouts");
+    const int64_t n = g.configurableCount() * 18;
+    for (int64_t i = 0; i < n; ++i) {
+        require(g.nodeConfigFeat.data()[i] == -1.0f, "the default configuration is all -1");
+        const float v = g.nodeConfigFeat.data()[n + i];
+        require(v >= -1.0f && v <= 5.0f && v == std::floor(v), "own layout values are integers in -1..5");
+    }
+}
+
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
@@ -86,6 +106,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
         return 0;
     }
     for (size_t k = 0; k < modules.size(); ++k) {
+        ownLayoutsAndCheck(modules[k]);
         diffAndCheck(modules[k], modules[k], true);
         if (k + 1 < modules.size()) {
             diffAndCheck(modules[k], modules[k + 1], false);

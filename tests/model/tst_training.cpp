@@ -9,6 +9,8 @@
 #include "model/nn/fusedops.h"
 #include "model/train/checkpoint.h"
 #include "model/train/crossvalidation.h"
+#include "model/train/pretrain.h"
+#include "model/train/recipe.h"
 #include "model/train/rankloss.h"
 #include "model/runtime/torchruntime.h"
 #include "model/train/trainer.h"
@@ -19,9 +21,11 @@
 #include "core/graph/graphio.h"
 #include "core/hlo/featurizer.h"
 #include "core/hlo/hloproto.h"
+#include "core/hlo/hlotextwriter.h"
 #include "core/io/npz.h"
 #include "core/metrics/metrics.h"
 #include "core/sim/simulator.h"
+#include "core/synth/simulatedlayouts.h"
 #include "core/synth/synthcollection.h"
 #include "core/train/graphcache.h"
 #include "core/train/kfold.h"
@@ -146,6 +150,13 @@ public:
     std::vector<EvalMetrics> evals;
     std::vector<RunEvent> events;
 };
+
+std::shared_ptr<const HloModule> regenerateModuleForTest(const LayoutGraph& graph, std::string* why)
+{
+    // The synth graph's module as moduleOfGraphFile finds it (regenerated from meta_synthetic).
+    std::string source;
+    return moduleOfGraphFile(graph, "/nonexistent/g.npz", &source, why);
+}
 
 } // namespace
 
@@ -975,6 +986,184 @@ private Q_SLOTS:
             e.meanOpa, randomMean, randomStd, valid.size());
         QVERIFY2(e.meanTau > randomMean + 5 * randomStd, qPrintable(QString::number(e.meanTau)));
         QVERIFY2(e.meanTau > 0.15, qPrintable(QString::number(e.meanTau)));
+    }
+
+    // docs/model.md §4.7: the simulated layouts of a graph's own module keep the graph's nodes and
+    // configurable nodes; their runtimes are the simulator's noise-free price of each row.
+    void simulatedLayoutsOfTheGraphsModule()
+    {
+        const std::string file = listDataFiles({ m_collection }).front().path;
+        const LayoutGraph graph = loadLayoutGraph(file);
+        std::string source, why;
+        const auto module = moduleOfGraphFile(graph, file, &source, &why);
+        QVERIFY2(module, why.c_str());
+        QVERIFY(source.find("regenerated") != std::string::npos);
+        const LayoutGraph sim = simulatedLayouts(graph, *module, "g.npz", 40, LayoutSampler::Default, 5);
+        QCOMPARE(sim.nodeCount(), graph.nodeCount());
+        QVERIFY(sim.nodeOpcode == graph.nodeOpcode);
+        QVERIFY(sim.nodeConfigIds == graph.nodeConfigIds);
+        QVERIFY(sim.configCount() >= 2 && sim.configCount() <= 40);
+        QVERIFY(sim.syntheticMeta.find("pretrain-sim") != std::string::npos);
+        const std::vector<int64_t> ids(graph.nodeConfigIds.data(), graph.nodeConfigIds.data() + graph.configurableCount());
+        const LayoutSimulator simulator(*module, ids);
+        std::set<int64_t> distinct;
+        for (int64_t c = 0; c < sim.configCount(); ++c) {
+            QCOMPARE(sim.configRuntime[c], std::max<int64_t>(1, std::llround(simulator.runtime(sim.nodeConfigFeat.row(c)))));
+            distinct.insert(sim.configRuntime[c]);
+        }
+        QVERIFY(distinct.size() > 1); // layouts that the simulator prices differently
+        // Another seed samples other layouts.
+        const LayoutGraph other = simulatedLayouts(graph, *module, "g.npz", 40, LayoutSampler::Default, 6);
+        QVERIFY(!(other.nodeConfigFeat == sim.nodeConfigFeat));
+    }
+
+    // A file beside the graph that is not its module is an error naming it; no module at all is
+    // an explanation, and pretraining without any module names the files.
+    void pretrainingFindsModulesOrSaysWhy()
+    {
+        const std::string dir = path("pretrain-modules");
+        fs::create_directories(dir);
+        const std::string graphFile = listDataFiles({ m_collection }).front().path;
+        LayoutGraph graph = loadLayoutGraph(graphFile);
+        graph.syntheticMeta.clear(); // a graph whose module cannot be regenerated
+        saveLayoutGraph(graph, dir + "/plain.npz");
+        std::string source, why;
+        QVERIFY(!moduleOfGraphFile(graph, dir + "/plain.npz", &source, &why));
+        QVERIFY2(why.find("plain.pb") != std::string::npos, why.c_str());
+        const TrainingData data = loadTrainingData(listDataFiles({ dir }));
+        TrainOptions o = smallOptions(3);
+        PretrainOptions pre;
+        pre.simLayouts = 20;
+        try {
+            pretrainOnSimulator(data, data.indicesOf(DataSplit::Train), o, pre, dir + "/out", nullptr, nullptr);
+            QFAIL("pretraining without any module did not fail");
+        } catch (const InputError& e) {
+            QVERIFY2(std::string(e.what()).find("plain.npz") != std::string::npos, e.what());
+        }
+        // The module of another graph beside it.
+        const LayoutGraph other = loadLayoutGraph(listDataFiles({ m_collection })[1].path);
+        std::string otherWhy;
+        const auto otherModule = regenerateModuleForTest(other, &otherWhy);
+        QVERIFY2(otherModule, otherWhy.c_str());
+        {
+            std::ofstream f(dir + "/plain.hlo");
+            f << writeHloText(*otherModule);
+        }
+        try {
+            moduleOfGraphFile(graph, dir + "/plain.npz", &source, &why);
+            QFAIL("a module that is not the graph's was accepted");
+        } catch (const InputError& e) {
+            QVERIFY2(std::string(e.what()).find("plain.hlo") != std::string::npos, e.what());
+        }
+        // Its own module as HLO text beside it is found.
+        std::string ownWhy;
+        const LayoutGraph synthGraph = loadLayoutGraph(graphFile);
+        const auto own = regenerateModuleForTest(synthGraph, &ownWhy);
+        QVERIFY2(own, ownWhy.c_str());
+        {
+            std::ofstream f(dir + "/plain.hlo");
+            f << writeHloText(*own);
+        }
+        const auto found = moduleOfGraphFile(graph, dir + "/plain.npz", &source, &why);
+        QVERIFY(found);
+        QCOMPARE(source, dir + "/plain.hlo");
+    }
+
+    // `--pretrain-sim`: after the pretraining phase the weights equal those of a separate run on
+    // the simulated files with the same seed and steps, and the measured run starts from them.
+    void pretrainedRunStartsFromTheSimulatorTrainedWeights()
+    {
+        const TrainingData data = loadCollection();
+        const auto train = data.indicesOf(DataSplit::Train);
+        const auto valid = data.indicesOf(DataSplit::Valid);
+        TrainOptions o = smallOptions(6);
+        PretrainOptions pre;
+        pre.simLayouts = 30;
+        pre.steps = 5;
+        const std::string out = path("pretrained");
+        RecordingSink events;
+        const PretrainResult r = pretrainOnSimulator(data, train, o, pre, out, &events, nullptr);
+        QCOMPARE(r.simulatedFiles.size(), train.size());
+        QVERIFY(r.withoutModule.empty());
+        QCOMPARE(r.steps, int64_t(5));
+        QVERIFY(fs::exists(r.checkpoint));
+        const auto pretrained = parameters(*r.start.layout);
+
+        // A separate run on the simulated files, same seed and steps.
+        const TrainingData simData = loadTrainingData(listDataFiles({ out + "/pretrain/sim" }));
+        QCOMPARE(simData.graphs.size(), train.size());
+        TrainOptions separate = o;
+        separate.steps = 5;
+        Trainer alone(simData, simData.allIndices(), {}, separate);
+        alone.run();
+        QVERIFY2(maxDifference(pretrained, parameters(alone.module())) < 1e-6,
+            qPrintable(QString::number(maxDifference(pretrained, parameters(alone.module())))));
+        // ... and not those of a fresh model (the phase trained).
+        Trainer fresh(data, train, valid, o);
+        QVERIFY(maxDifference(pretrained, parameters(fresh.module())) > 1e-4);
+
+        // The measured run starts from the pretrained weights, with its own schedule.
+        Trainer tuned(data, train, valid, o, &r.start);
+        QCOMPARE(maxDifference(pretrained, parameters(tuned.module())), 0.0);
+        QCOMPARE(tuned.stepsDone(), int64_t(0));
+        QCOMPARE(tuned.totalSteps(), int64_t(6));
+        tuned.run();
+        QVERIFY(maxDifference(pretrained, parameters(tuned.module())) > 0);
+
+        // --init-from the phase's weights file gives the same start; shapes are checked.
+        const Checkpoint init = initFromWeights(r.checkpoint, GraphKind::Layout, o.model);
+        QCOMPARE(maxDifference(pretrained, parameters(*init.layout)), 0.0);
+        QCOMPARE(init.totalSteps, int64_t(0));
+        ModelOptions wider = o.model;
+        wider.hidden = 128;
+        try {
+            initFromWeights(r.checkpoint, GraphKind::Layout, wider);
+            QFAIL("weights of another width were accepted");
+        } catch (const InputError& e) {
+            QVERIFY2(std::string(e.what()).find("--hidden") != std::string::npos, e.what());
+            QVERIFY2(std::string(e.what()).find("last.npz") != std::string::npos, e.what());
+        }
+        try {
+            initFromWeights(r.checkpoint, GraphKind::Tile, o.model);
+            QFAIL("layout weights were accepted for tile data");
+        } catch (const InputError& e) {
+            QVERIFY2(std::string(e.what()).find("tile") != std::string::npos, e.what());
+        }
+    }
+
+    // docs/model.md §4.8: the recipe is a function of the data's description.
+    void recipeFollowsTheData()
+    {
+        DataDescription record { GraphKind::Layout, 2, 681, 1 };
+        const Recipe few = chooseRecipe(record);
+        QCOMPARE(few.name, std::string("tuning-record"));
+        QCOMPARE(few.learningRate, 3e-3);
+        QVERIFY(few.epochs > 0);
+        QVERIFY(few.why.find("2 training graphs") != std::string::npos);
+        DataDescription collection { GraphKind::Layout, 61, 10000, 0 };
+        const Recipe many = chooseRecipe(collection);
+        QCOMPARE(many.name, std::string("collection"));
+        QCOMPARE(many.learningRate, 1e-3);
+        QCOMPARE(many.epochs, 0.0);
+        QCOMPARE(many.pretrainSim, int64_t(0));
+        // One graph with a huge number of configurations is a collection's graph, not a tuning run.
+        QCOMPARE(chooseRecipe({ GraphKind::Layout, 1, kFewConfigs + 1, 1 }).name, std::string("collection"));
+        QCOMPARE(chooseRecipe({ GraphKind::Layout, kFewGraphs + 1, 100, 0 }).name, std::string("collection"));
+        QCOMPARE(chooseRecipe({ GraphKind::Tile, 2, 100, 0 }).name, std::string("collection"));
+        // A module-less record still gets the tuning-record recipe, never simulated layouts.
+        QCOMPARE(chooseRecipe({ GraphKind::Layout, 1, 112, 0 }).pretrainSim, int64_t(0));
+        TrainOptions o;
+        PretrainOptions pre;
+        applyRecipe(few, &o, &pre);
+        QCOMPARE(o.learningRate, 3e-3);
+        QCOMPARE(o.epochs, few.epochs);
+        QCOMPARE(pre.simLayouts, few.pretrainSim);
+        // describeData on a synth collection: its graphs' modules are regenerated.
+        const TrainingData data = loadCollection();
+        const DataDescription d = describeData(data);
+        QCOMPARE(d.trainGraphs, int64_t(data.indicesOf(DataSplit::Train).size()));
+        QCOMPARE(d.maxConfigs, int64_t(48));
+        QCOMPARE(d.graphsWithModule, d.trainGraphs <= kFewGraphs ? d.trainGraphs : int64_t(0));
     }
 
     // Report only (issue 6): the real module's 112 measured configurations, 5 folds over configs:

@@ -141,12 +141,14 @@ def test_an_exception_in_the_callback_stops_the_work(model, layout_files):
 
     def callback(label, done, total):
         seen.append(done)
-        if done >= 1:
-            raise RuntimeError("enough")
+        raise RuntimeError("enough")
 
+    # The first report (at the start, never throttled) raises: no pass after it reports again,
+    # not even the last one (always reported when the work runs to the end). Raising at a later
+    # report would depend on the 50 ms throttle: on an idle machine the 48 passes take less.
     with pytest.raises(RuntimeError, match="enough"):
         model.predict(layout_files[0], batch_configs=1, progress=callback)
-    assert max(seen) < 48  # cancelled long before the 48 passes
+    assert seen == [0]
 
 
 def test_ctrl_c_cancels_the_cpp_work(model, layout_files):

@@ -287,6 +287,7 @@ PassesPage::PassesPage(StudioSession* session, QWidget* parent)
     });
     connect(m_cancel, &QToolButton::clicked, m_filler, &TimelineFiller::cancel);
     connect(m_session, &StudioSession::historyRequested, this, &PassesPage::onHistoryRequested);
+    connect(m_session, &StudioSession::timelineStageRequested, this, &PassesPage::onTimelineStageRequested);
 
     connect(m_historyChannel, &JobChannel::failed, this, [this](quint64, const QString& message) {
         m_historyView->clear();
@@ -593,11 +594,27 @@ void PassesPage::openStage(int row)
     });
 }
 
+StagePair PassesPage::stagePair(int a, int b) const
+{
+    StagePair pair;
+    const DumpIndexPtr index = m_timeline->dumpIndex();
+    const size_t module = m_timeline->module();
+    if (index && module < index->modules.size()) {
+        const tgraph::DumpModule& m = index->modules[module];
+        pair.module = tr("Module %1 %2").arg(Formatting::id(m.id), ModuleTableModel::displayName(m));
+    }
+    for (int i = 0; i < m_timeline->rowCount(); ++i)
+        pair.stages.push_back({ m_timeline->stagePath(i), m_timeline->stageLabel(i) });
+    pair.a = a;
+    pair.b = b;
+    return pair;
+}
+
 void PassesPage::diffWithPrevious()
 {
     const int row = currentStage();
     if (row > 0)
-        m_session->requestDiff(m_timeline->stagePath(row - 1), m_timeline->stagePath(row));
+        m_session->requestStageDiff(stagePair(row - 1, row));
 }
 
 void PassesPage::diffWith(int other)
@@ -606,8 +623,7 @@ void PassesPage::diffWith(int other)
     if (row < 0 || other < 0 || other >= m_timeline->rowCount() || other == row)
         return;
     // The earlier stage is A.
-    const int a = std::min(row, other), b = std::max(row, other);
-    m_session->requestDiff(m_timeline->stagePath(a), m_timeline->stagePath(b));
+    m_session->requestStageDiff(stagePair(std::min(row, other), std::max(row, other)));
 }
 
 void PassesPage::diffWithDialog()
@@ -738,12 +754,12 @@ void PassesPage::showHistory(const tgraph::InstructionHistory& history, const QS
     Q_EMIT historyShown();
 }
 
-void PassesPage::onHistoryRequested(const QString& stagePath, const QString& instruction)
+bool PassesPage::showStage(const QString& stagePath)
 {
     const QString path = m_copyOf.value(stagePath, stagePath);
     const DumpIndexPtr index = m_modules->dumpIndex();
     if (!index)
-        return;
+        return false;
     for (size_t m = 0; m < index->modules.size(); ++m)
         for (const tgraph::DumpStage& stage : index->modules[m].stages) {
             const size_t file = stage.mainFile();
@@ -752,13 +768,30 @@ void PassesPage::onHistoryRequested(const QString& stagePath, const QString& ins
             selectModule(ModuleTableModel::moduleKey(index->modules[m]));
             const int row = m_timeline->rowOfPath(path);
             if (row < 0)
-                return;
+                return false;
             m_hideUnchanged->setChecked(false);
             selectStage(row);
-            m_session->requestPage(Page::Passes);
-            traceHistory(instruction);
-            return;
+            m_timelineView->scrollTo(m_timelineView->currentIndex());
+            return true;
         }
+    return false;
+}
+
+void PassesPage::onHistoryRequested(const QString& stagePath, const QString& instruction)
+{
+    if (!showStage(stagePath))
+        return;
+    m_session->requestPage(Page::Passes);
+    traceHistory(instruction);
+}
+
+void PassesPage::onTimelineStageRequested(const QString& stagePath)
+{
+    if (showStage(stagePath))
+        m_session->requestPage(Page::Passes);
+    else
+        m_session->showMessage(
+            tr("%1 is not a stage of the open dump folder").arg(QDir::toNativeSeparators(stagePath)));
 }
 
 } // namespace tgraph::studio

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "app/studio/dump/dumpfollower.h"
+#include "app/studio/session/stagepair.h"
 
 #include <QHash>
 #include <QWidget>
@@ -83,6 +84,11 @@ public:
     void diffWithPrevious();
     void diffWith(int other);
     void diffWithDialog();
+    // Stages `a` and `b` of the module shown, with its stages, as the Diff page gets them.
+    StagePair stagePair(int a, int b) const;
+    // The module and stage whose HLO file is `stagePath` (or the decompressed copy of it) selected,
+    // passes that changed nothing shown; false when the open folder has no such stage.
+    bool showStage(const QString& stagePath);
     // The history of `instruction` (a name in the current stage) across the module's stages.
     void traceHistory(const QString& instruction);
     bool isTracing() const;
@@ -103,6 +109,7 @@ private:
     void showHistory(const tgraph::InstructionHistory& history, const QStringList& stageLabels);
     void showProgress(const QString& label, quint64 done, quint64 total);
     void onHistoryRequested(const QString& stagePath, const QString& instruction);
+    void onTimelineStageRequested(const QString& stagePath);
     // Tells the session which files are stages of the open folder.
     void publishStages();
 

@@ -147,7 +147,21 @@ void StudioSession::selectConfig(const QString& graphPath, qint64 config) { Q_EM
 
 void StudioSession::requestPage(Page page) { Q_EMIT pageRequested(page); }
 
-void StudioSession::requestDiff(const QString& pathA, const QString& pathB) { Q_EMIT diffRequested(pathA, pathB); }
+void StudioSession::requestDiff(const QString& pathA, const QString& pathB)
+{
+    m_stagePair = {};
+    Q_EMIT diffRequested(pathA, pathB);
+}
+
+void StudioSession::requestStageDiff(const StagePair& pair)
+{
+    if (!pair.isValid())
+        return;
+    m_stagePair = pair;
+    Q_EMIT diffRequested(pair.pathA(), pair.pathB());
+}
+
+void StudioSession::requestTimelineStage(const QString& stagePath) { Q_EMIT timelineStageRequested(stagePath); }
 
 void StudioSession::requestAnalysis(AnalysisView view) { Q_EMIT analysisRequested(view); }
 

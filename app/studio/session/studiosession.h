@@ -2,6 +2,7 @@
 #pragma once
 
 #include "app/studio/common/projectinfo.h"
+#include "app/studio/session/stagepair.h"
 
 #include "widgets/graph/nodeoverlay.h"
 
@@ -78,6 +79,14 @@ public:
     // Two HLO modules to compare (files or stages of a dump folder, A before B); the diff page
     // answers (docs/studio.md §10).
     void requestDiff(const QString& pathA, const QString& pathB);
+    // The same for two stages of a dump-folder module, with the module's stages (docs/studio.md
+    // §11): diffRequested(pair.pathA(), pair.pathB()) is emitted after stagePair() holds `pair`, so
+    // the diff page can name the stages and step along them. requestDiff() clears stagePair().
+    void requestStageDiff(const StagePair& pair);
+    const StagePair& stagePair() const { return m_stagePair; }
+    // The stage whose HLO file is `stagePath` selected in the pass timeline, the Passes page
+    // brought forward; the Passes page answers when that folder is open (docs/studio.md §10).
+    void requestTimelineStage(const QString& stagePath);
     // The history of one instruction across the stages of the dump-folder module that `stagePath`
     // is a stage of; the Passes page answers when that folder is open (docs/studio.md §10).
     void requestHistory(const QString& stagePath, const QString& instruction);
@@ -102,6 +111,7 @@ Q_SIGNALS:
     void statusMessage(const QString& text);
     void diffRequested(const QString& pathA, const QString& pathB);
     void historyRequested(const QString& stagePath, const QString& instruction);
+    void timelineStageRequested(const QString& stagePath);
 
 private:
     std::vector<tgraph::GraphDocumentPtr> m_documents;
@@ -112,6 +122,7 @@ private:
     QTimer* m_projectTimer = nullptr;
     std::map<QString, NodeOverlay> m_overlays;
     QSet<QString> m_dumpStages;
+    StagePair m_stagePair;
 };
 
 } // namespace tgraph::studio
