@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What a seed ensemble gives (docs/model.md §6.3, docs/benchmarks.md §18): `tgraph train --seeds N` on
+# What a seed ensemble gives (docs/model.md §6.3, docs/benchmarks.md §19): `tgraph train --seeds N` on
 # a simulated layout collection, then `tgraph eval` of each seed's best checkpoint and of the
 # OUT/ensemble.npz it wrote, on a second collection of other generated modules that training never
 # saw (all its graphs, measured). Prints one line per model (mean Kendall tau, OPA, top-5 slowdown)
