@@ -379,7 +379,7 @@ private:
 int train(const ArgParser& p, const std::vector<std::string>& args)
 {
     DiskEnvironment disk;
-    const TrainPlan plan = resolveTrainPlan(p, args, disk);
+    TrainPlan plan = resolveTrainPlan(p, args, disk); // the recipe may still make a single run seeds
     if (!plan.ok())
         return usageError(kCommand, plan.error);
     switch (plan.mode) {
@@ -436,6 +436,15 @@ int train(const ArgParser& p, const std::vector<std::string>& args)
         const Recipe recipe = chooseRecipe(describeData(data));
         applyRecipe(recipe, &options, &pretrain);
         std::printf("recipe: %s (%s; --recipe none for the plain defaults)\n", recipe.name.c_str(), recipe.why.c_str());
+        if (recipe.seeds > 1 && plan.mode == TrainMode::Single) {
+            if (plan.recipeMaySeed) {
+                plan.mode = TrainMode::Seeds;
+                plan.seeds = recipe.seeds;
+            } else
+                std::printf("recipe: one run, not the recipe's %d-seed ensemble (a project run or a resumed run is "
+                            "one run; tgraph train --out DIR makes the ensemble)\n",
+                    recipe.seeds);
+        }
     }
     if (plan.crossValidation) // too few graphs for the folds: an error before any run record
         foldValidationSets(data, plan.folds, plan.foldSeed);

@@ -405,6 +405,8 @@ void resolve(const ArgParser& p, const std::vector<std::string>& args, TrainPlan
     } else {
         plan.mode = TrainMode::Single;
     }
+    plan.recipeMaySeed = plan.recipe && plan.mode == TrainMode::Single && plan.record == RunRecord::None
+        && plan.resumePath.empty() && !plan.distributed();
 }
 
 } // namespace

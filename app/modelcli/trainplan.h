@@ -116,6 +116,9 @@ struct TrainPlan
     int64_t pretrainSteps = 0; // --pretrain-steps S (0 = as many as the measured run, at least 100)
     std::string initFrom; // --init-from WEIGHTS
     bool recipe = false; // --recipe auto with no option of the training math: options for the data (§4.8)
+    // The recipe may make the run a seed ensemble (a Single run into --out: not in a project, not a
+    // worker, not resumed); otherwise it keeps one run and says so.
+    bool recipeMaySeed = false;
     bool continuing = false; // the checkpoint holds a training state (not weights only)
 
     // Outputs.

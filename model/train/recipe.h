@@ -30,6 +30,9 @@ struct Recipe
     double learningRate = 1e-3;
     double epochs = 0; // 0 = the default length (docs/model.md §4.2)
     int64_t pretrainSim = 0; // --pretrain-sim N (0 = none)
+    // Runs with seeds S, S+1, ... whose ensemble is the result (tgraph train --seeds, docs/model.md
+    // §6.3); 1 = one run. Taken only where --seeds may be (TrainPlan::recipeMaySeed).
+    int seeds = 1;
 };
 
 // Few graphs (at most kFewGraphs) with few configurations each (at most kFewConfigs): the

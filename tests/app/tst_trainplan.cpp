@@ -156,6 +156,15 @@ private Q_SLOTS:
         // The recipe (docs/model.md §4.8) applies only to a plain single run.
         QVERIFY(resolveWith({ "--data", "d" }).recipe);
         QVERIFY(!resolveWith({ "--data", "d", "--recipe", "none" }).recipe);
+        // ... and may make it a seed ensemble only where --seeds could be given: into --out, not as a
+        // project's run (one run's history) and not when --seeds says how many.
+        QVERIFY(resolveWith({ "--data", "d" }).recipeMaySeed);
+        const TrainPlan recorded = resolveWith({ "--data", "d", "--project", "p.tgproj" });
+        QVERIFY2(recorded.ok(), recorded.error.c_str());
+        QVERIFY(recorded.recipe);
+        QVERIFY(!recorded.recipeMaySeed);
+        QVERIFY(!resolveWith({ "--data", "d", "--seeds", "2" }).recipeMaySeed);
+        QVERIFY(!resolveWith({ "--data", "d", "--recipe", "none" }).recipeMaySeed);
         for (const auto& [o, v] : std::vector<std::pair<std::string, std::string>> {
                  { "--steps", "3" }, { "--lr", "0.01" }, { "--seed", "3" }, { "--hidden", "64" } })
             QVERIFY2(!resolveWith({ "--data", "d", o, v }).recipe, o.c_str());

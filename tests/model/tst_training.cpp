@@ -1140,12 +1140,15 @@ private Q_SLOTS:
         QCOMPARE(few.learningRate, 3e-3);
         QVERIFY(few.epochs > 0);
         QVERIFY(few.why.find("2 training graphs") != std::string::npos);
+        QCOMPARE(few.seeds, 3); // §17: the 3-seed ensemble beat every single run
+        QVERIFY(few.why.find("3 seeds") != std::string::npos);
         DataDescription collection { GraphKind::Layout, 61, 10000, 0 };
         const Recipe many = chooseRecipe(collection);
         QCOMPARE(many.name, std::string("collection"));
         QCOMPARE(many.learningRate, 1e-3);
         QCOMPARE(many.epochs, 0.0);
         QCOMPARE(many.pretrainSim, int64_t(0));
+        QCOMPARE(many.seeds, 1);
         // One graph with a huge number of configurations is a collection's graph, not a tuning run.
         QCOMPARE(chooseRecipe({ GraphKind::Layout, 1, kFewConfigs + 1, 1 }).name, std::string("collection"));
         QCOMPARE(chooseRecipe({ GraphKind::Layout, kFewGraphs + 1, 100, 0 }).name, std::string("collection"));
