@@ -46,6 +46,9 @@
 #include <random>
 #include <set>
 
+using namespace tgraph::widgets;
+using namespace tgraph::studio;
+
 using namespace tgraph;
 
 namespace {

@@ -31,6 +31,8 @@
 #include <limits>
 #include <set>
 
+using namespace tgraph::widgets;
+
 using AxisPolicy::Kind;
 using AxisPolicy::Request;
 

@@ -23,6 +23,8 @@
 #include <cmath>
 #include <tuple>
 
+namespace tgraph::widgets {
+
 namespace {
 
 // A chart view whose plot area stays square (equal aspect for rank against rank): whenever the
@@ -447,3 +449,5 @@ void RankScatterView::updateSelectionMarkers()
     if (m_scoreSelection)
         m_scoreSelection->append(m_data.scores[row], scoreChartY(int64_t(row)));
 }
+
+} // namespace tgraph::widgets

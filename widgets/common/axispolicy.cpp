@@ -7,6 +7,8 @@
 
 #include <algorithm>
 
+namespace tgraph::widgets {
+
 namespace AxisPolicy {
 
 namespace {
@@ -221,3 +223,5 @@ void NiceAxis::relabel()
         append(t.label(i), t.value(i));
     setRange(t.min, t.max);
 }
+
+} // namespace tgraph::widgets

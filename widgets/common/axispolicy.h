@@ -11,6 +11,8 @@
 
 class QChart;
 
+namespace tgraph::widgets {
+
 // One axis policy for every linear chart axis of the studio (docs/studio.md §8): nice ticks (1, 2 or
 // 5 x 10^k apart), labels with just enough digits that neighbours differ, 0 printed as "0", a
 // padded range for a single value, integer ticks for steps and counts, and ranks kept within
@@ -96,3 +98,5 @@ namespace AxisPolicy {
 // (vertical ones) whenever the plot area changes; call once per chart.
 void fitToPlotArea(QChart* chart);
 } // namespace AxisPolicy
+
+} // namespace tgraph::widgets

@@ -25,6 +25,10 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+namespace tgraph::studio {
+
+using namespace tgraph::widgets;
+
 InferencePanel::InferencePanel(QWidget* parent)
     : QWidget(parent)
     , m_channel(new JobChannel(JobLane::Model, QStringLiteral("Inference"), this))
@@ -328,3 +332,5 @@ void InferencePanel::askExportKaggle()
     }
     exportKaggle(path, collection);
 }
+
+} // namespace tgraph::studio
