@@ -5,10 +5,15 @@
 
 #include "model/nn/fusedkernels.h"
 #include "model/nn/modeloptions.h"
+#include "model/nn/products.h"
 #include "model/nn/slicedscoring.h"
 #include "model/nn/tgraphmodel.h"
 
+#include "core/util/precision.h"
+
 #include <torch/torch.h>
+
+#include <cstdio>
 
 #include <algorithm>
 #include <cmath>
@@ -35,26 +40,38 @@ double bestSeconds(int repeat, const F& f)
 
 } // namespace
 
-double gemmPeak(int64_t n, int repeat)
+double gemmPeak(int64_t n, int repeat, bool bf16)
 {
-    const auto a = torch::randn({ n, n });
-    const auto b = torch::randn({ n, n });
+    const model::ProductPrecisionScope precision(bf16);
+    const auto a = bf16 ? model::toBf16(torch::randn({ n, n })) : torch::randn({ n, n });
+    const auto b = bf16 ? model::toBf16(torch::randn({ n, n })) : torch::randn({ n, n });
     auto c = torch::empty({ n, n });
-    const double s = bestSeconds(repeat, [&] { torch::mm_out(c, a, b); });
+    const double s = bestSeconds(repeat, [&] { model::productInto(c, a, b, false); });
     return 2.0 * double(n) * double(n) * double(n) / s / 1e9;
 }
 
-double gemmRate(int64_t m, int64_t k, int64_t n, int repeat)
+double gemmRate(int64_t m, int64_t k, int64_t n, int repeat, bool bf16)
 {
+    const model::ProductPrecisionScope precision(bf16);
     const auto a = torch::randn({ m, k });
-    const auto w = torch::randn({ k, n });
+    const auto w = bf16 ? model::toBf16(torch::randn({ k, n })) : torch::randn({ k, n });
     const auto bias = torch::randn({ n });
-    const double s = bestSeconds(repeat, [&] { (void)torch::addmm(bias, a, w); });
+    const double s = bestSeconds(repeat, [&] { (void)model::productAdd(bias, a, w); });
     return 2.0 * double(m) * double(k) * double(n) / s / 1e9;
 }
 
-double gateKernelRate(int64_t m, int64_t width, int64_t reduced, int repeat)
+double gateKernelRate(int64_t m, int64_t width, int64_t reduced, int repeat, bool bf16)
 {
+    if (bf16) {
+        const model::ProductPrecisionScope precision(true);
+        const auto x = torch::randn({ m, width });
+        const auto w1t = model::toBf16(torch::randn({ width, reduced }));
+        const auto b1 = torch::randn({ reduced });
+        const auto w2t = model::toBf16(torch::randn({ reduced, width }));
+        const double s = bestSeconds(
+            repeat, [&] { (void)model::product(model::productAdd(b1, x, w1t).clamp_min_(0.0), w2t); });
+        return 4.0 * double(m) * double(width) * double(reduced) / s / 1e9;
+    }
     const auto x = torch::randn({ m, width });
     const auto w1t = torch::randn({ width, reduced });
     const auto b1 = torch::randn({ reduced });
@@ -75,6 +92,21 @@ double copyBandwidth(int repeat)
     std::vector<char> to(bytes, 2);
     const double s = bestSeconds(repeat, [&] { std::memcpy(to.data(), from.data(), bytes); });
     return 2.0 * double(bytes) / s;
+}
+
+void printPrecisionHeader(const std::vector<std::string>& precisions)
+{
+    const CpuBf16Units units = cpuBf16Units();
+    std::string list;
+    for (const std::string& p : precisions)
+        list += (list.empty() ? "" : " then ") + p;
+    std::printf("precision: %s (this CPU: %s, so auto = %s; bf16 products: %s)\n", list.c_str(),
+        describe(units).c_str(), precisionName(resolvePrecision(Precision::Auto, units)),
+        model::bf16GemmBackend().c_str());
+    const double fp32 = gemmPeak(2048, 3, false);
+    const double bf16 = gemmPeak(2048, 3, true);
+    std::printf("GEMM peak (2048^3, best of 3): fp32 %.1f GFLOP/s, bf16 %.1f GFLOP/s (%.1fx)\n", fp32, bf16, bf16 / fp32);
+    std::fflush(stdout);
 }
 
 std::vector<Product> scoringProducts(bool crossAttn, int64_t hidden, int64_t blocks, int64_t nodes, int64_t configs,

@@ -7,20 +7,28 @@
 
 namespace tgraph::bench {
 
-// Best GFLOP/s of an (n x n) @ (n x n) float32 matmul on LibTorch's BLAS: this machine's GEMM peak.
-double gemmPeak(int64_t n, int repeat);
+// Best GFLOP/s of an (n x n) @ (n x n) matmul: this machine's GEMM peak, float32 on LibTorch's BLAS,
+// or with `bf16` the model's bf16 product (model/nn/products.h: bfloat16 operands, float32 results,
+// the operands' conversion not counted).
+double gemmPeak(int64_t n, int repeat, bool bf16 = false);
 
 // Best GFLOP/s of the product the model's layers run: (m x k) rows times a contiguous (k x n)
-// weight plus a bias (torch::addmm, as model/nn does), on fresh random data.
-double gemmRate(int64_t m, int64_t k, int64_t n, int repeat);
+// weight plus a bias (model::productAdd, as model/nn does), on fresh random data; with `bf16` in
+// bf16 with the rows' conversion counted, as a layer pays it.
+double gemmRate(int64_t m, int64_t k, int64_t n, int repeat, bool bf16 = false);
 
 // Best bytes per second moved (read plus written) by memcpy of a 256 MiB buffer: this machine's
 // streaming bandwidth as one thread sees it.
 double copyBandwidth(int repeat);
 
 // Best GFLOP/s of the gate's two products for m rows of F = `width` channels through R = `reduced`
-// in the scoring passes' kernel (kernels::gateProducts), NaN for shapes it has no kernel for.
-double gateKernelRate(int64_t m, int64_t width, int64_t reduced, int repeat);
+// in the scoring passes' kernel (kernels::gateProducts), NaN for shapes it has no kernel for (it
+// runs in both precisions); with `bf16` the two bf16 products a pass with gradients runs instead.
+double gateKernelRate(int64_t m, int64_t width, int64_t reduced, int repeat, bool bf16 = false);
+
+// Which precisions a bench runs ("fp32 then bf16"), this CPU's bf16 units and what auto means here,
+// what runs the bf16 products, and this machine's fp32 and bf16 GEMM peaks (2048^3), on stdout.
+void printPrecisionHeader(const std::vector<std::string>& precisions);
 
 // One kind of matrix product of a pass: `rows` rows in all, multiplied by (k x n) in calls of
 // `callRows` rows each.

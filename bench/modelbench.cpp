@@ -11,6 +11,8 @@
 #include "core/graph/prune.h"
 #include "core/synth/synthetic.h"
 #include "model/nn/batch.h"
+#include "model/nn/products.h"
+#include "core/util/precision.h"
 #include "model/runtime/cachingcpuallocator.h"
 #include "model/nn/tgraphmodel.h"
 #include "model/runtime/torchruntime.h"
@@ -132,13 +134,15 @@ void speedup(double x)
 int runModelCase(const std::vector<std::string>& args)
 {
     if (args.size() < 5) {
-        std::fprintf(stderr, "usage: tgraph-bench model-case WEIGHTS GRAPH CONFIGS REPEAT THREADS [--no-step]\n");
+        std::fprintf(stderr,
+            "usage: tgraph-bench model-case WEIGHTS GRAPH CONFIGS REPEAT THREADS [--no-step] [--bf16]\n");
         return 2;
     }
     const int64_t configs = std::stoll(args[2]);
     const int repeat = std::max(1, std::stoi(args[3]));
     model::initTorchRuntime(std::stoi(args[4]));
     const bool doStep = std::find(args.begin(), args.end(), "--no-step") == args.end();
+    model::setBf16Products(std::find(args.begin(), args.end(), "--bf16") != args.end());
 
     model::LayoutWeights w = model::loadWeightsNpz(args[0]);
     const LayoutGraph g = loadLayoutGraph(args[1]);
@@ -210,6 +214,7 @@ int runModelBench(const std::vector<std::string>& args)
     bool doStep = true;
     std::string python = "/usr/bin/python3";
     bool pythonHugePages = false; // give the Python process the same glibc tunable
+    std::vector<std::string> precisions { "fp32", "bf16" };
     const std::string script = std::string(TGRAPH_SOURCE_DIR) + "/bench/model_torch.py";
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
@@ -247,6 +252,19 @@ int runModelBench(const std::vector<std::string>& args)
             pythonRepeat = 0;
         else if (a == "--no-step")
             doStep = false;
+        else if (a == "--precision") {
+            const std::string v = next();
+            if (v == "both")
+                precisions = { "fp32", "bf16" };
+            else if (v == "fp32" || v == "bf16")
+                precisions = { v };
+            else if (v == "auto")
+                precisions = { precisionName(resolvePrecision(Precision::Auto, cpuBf16Units())) };
+            else {
+                std::fprintf(stderr, "tgraph-bench model: --precision must be both, auto, fp32 or bf16\n");
+                return 2;
+            }
+        }
         else if (a == "--quick") { // CI smoke: one small case per cross-attn setting, once
             nodeList = { 250 };
             configList = { 64 };
@@ -257,13 +275,16 @@ int runModelBench(const std::vector<std::string>& args)
                 "Usage: tgraph-bench model [--nodes 250,1000,4000] [--configs 64,128] [--cross on|off|both]\n"
                 "                          [--repeat 3] [--python-repeat R] [--python-max-nodes N] [--no-python]\n"
                 "                          [--threads T] [--python PYTHON] [--python-hugepages] [--no-step] [--quick]\n"
+                "                          [--precision both|auto|fp32|bf16]\n"
                 "Times the TGraph layout model's forward (eval, no grad) and training step (forward + hinge\n"
                 "loss + backward + AdamW) on pruned synthetic graphs, each case in a fresh process, best of\n"
                 "--repeat; the same with the PyTorch reference module (bench/model_torch.py, Debian's\n"
                 "python3-torch). GFLOP/s counts the matmul FLOPs of the plain module (training step: 3x the\n"
                 "forward), next to the GEMM peak measured here. Threads default to all cores. --quick: N = 250,\n"
                 "C = 64, one repeat (a smoke run). The C++ cases run with glibc's huge-page tunable, as\n"
-                "tgraph starts tgraph-model (core/util/childprocess.h); --python-hugepages gives Python the same.\n");
+                "tgraph starts tgraph-model (core/util/childprocess.h); --python-hugepages gives Python the same.\n"
+                "--precision: our side in fp32 and then in bf16 products (both, the default; docs/model.md §10.12),\n"
+                "each against the same float32 PyTorch run; GFLOP/s and %%peak against that precision's GEMM peak.\n");
             return a == "--help" || a == "-h" ? 0 : 2;
         }
     }
@@ -279,6 +300,8 @@ int runModelBench(const std::vector<std::string>& args)
     std::printf("tgraph-bench model: LibTorch %s, %s, %d thread%s; GEMM peak %.1f GFLOP/s (1024^3 %.1f, 2048^3 %.1f, "
                 "best of 7/3)\n",
         model::torchVersion().c_str(), model::blasName().c_str(), threads, threads == 1 ? "" : "s", peak, peak1024, peak2048);
+    printPrecisionHeader(precisions);
+    const double bf16Peak = gemmPeak(2048, 3, true);
     if (pythonRepeat > 0 && !havePython)
         std::printf("python side skipped: %s cannot import numpy and torch (install python3-torch)\n", python.c_str());
 
@@ -287,7 +310,7 @@ int runModelBench(const std::vector<std::string>& args)
     const std::string self = fs::read_symlink("/proc/self/exe").string();
     const int64_t maxConfigs = *std::max_element(configList.begin(), configList.end());
 
-    std::printf("\n%6s %6s %4s %5s | %8s %7s %5s %8s %6s | %8s %7s %5s %8s %6s | %9s %9s\n", "N", "E", "C", "cross",
+    std::printf("\n%6s %6s %4s %5s %4s | %8s %7s %5s %8s %6s | %8s %7s %5s %8s %6s | %9s %9s\n", "N", "E", "C", "cross", "prec",
         "fwd s", "GFLOP/s", "%peak", "py fwd", "x", "step s", "GFLOP/s", "%peak", "py step", "x", "RSS C++", "RSS py");
     for (const int64_t targetNodes : nodeList) {
         const LayoutGraph g = prunedGraphOfSize(targetNodes, maxConfigs, uint64_t(targetNodes));
@@ -306,11 +329,17 @@ int runModelBench(const std::vector<std::string>& args)
             for (const int64_t configs : configList) {
                 const int64_t c = std::min(configs, g.configCount());
                 // As `tgraph` starts tgraph-model: glibc's huge-page tunable (core/util/childprocess.h).
-                std::vector<std::string> argv { "env", "GLIBC_TUNABLES=" + hugePageMallocTunables(), self, "model-case",
-                    weightsPath, graphPath, std::to_string(c), std::to_string(repeat), std::to_string(threads) };
-                if (!doStep)
-                    argv.push_back("--no-step");
-                const CaseResult ours = runCase(argv);
+                std::vector<std::string> argv;
+                std::vector<CaseResult> ours;
+                for (const std::string& precision : precisions) {
+                    argv = { "env", "GLIBC_TUNABLES=" + hugePageMallocTunables(), self, "model-case", weightsPath,
+                        graphPath, std::to_string(c), std::to_string(repeat), std::to_string(threads) };
+                    if (!doStep)
+                        argv.push_back("--no-step");
+                    if (precision == "bf16")
+                        argv.push_back("--bf16");
+                    ours.push_back(runCase(argv));
+                }
                 CaseResult py;
                 if (havePython && g.nodeCount() <= pythonMaxNodes) {
                     argv = { python, script, weightsPath, graphPath, std::to_string(c), std::to_string(pythonRepeat),
@@ -322,20 +351,24 @@ int runModelBench(const std::vector<std::string>& args)
                     py = runCase(argv);
                 }
                 const double flops = forwardFlops(options, c, g.nodeCount());
-                std::printf("%6lld %6lld %4lld %5s |", (long long)g.nodeCount(), (long long)g.edgeCount(), (long long)c,
-                    cross ? "on" : "off");
-                cell(ours.forward);
-                rate(flops, ours.forward, peak);
-                cell(py.forward);
-                speedup(py.forward / ours.forward);
-                std::printf(" |");
-                cell(ours.step);
-                rate(3 * flops, ours.step, peak);
-                cell(py.step);
-                speedup(py.step / ours.step);
-                std::printf(" | %9s %9s\n", formatBytes(uint64_t(ours.peakRss)).c_str(),
-                    std::isnan(py.peakRss) ? "-" : formatBytes(uint64_t(py.peakRss)).c_str());
-                std::fflush(stdout);
+                for (size_t k = 0; k < precisions.size(); ++k) {
+                    const CaseResult& o = ours[k];
+                    const double p = precisions[k] == "bf16" ? bf16Peak : peak;
+                    std::printf("%6lld %6lld %4lld %5s %4s |", (long long)g.nodeCount(), (long long)g.edgeCount(),
+                        (long long)c, cross ? "on" : "off", precisions[k].c_str());
+                    cell(o.forward);
+                    rate(flops, o.forward, p);
+                    cell(py.forward);
+                    speedup(py.forward / o.forward);
+                    std::printf(" |");
+                    cell(o.step);
+                    rate(3 * flops, o.step, p);
+                    cell(py.step);
+                    speedup(py.step / o.step);
+                    std::printf(" | %9s %9s\n", formatBytes(uint64_t(o.peakRss)).c_str(),
+                        std::isnan(py.peakRss) ? "-" : formatBytes(uint64_t(py.peakRss)).c_str());
+                    std::fflush(stdout);
+                }
             }
         }
     }

@@ -10,6 +10,7 @@
 #include "core/util/childprocess.h"
 #include "core/util/format.h"
 #include "model/nn/modeloptions.h"
+#include "model/nn/products.h"
 #include "model/nn/slicedscoring.h"
 #include "model/runtime/cachingcpuallocator.h"
 #include "model/runtime/torchruntime.h"
@@ -95,20 +96,21 @@ std::string gib(double bytes) { return std::isnan(bytes) ? "-" : formatBytes(uin
 
 // The validation pass's matrix products, the rate of each shape measured here, the time they alone
 // need at those rates, and the pass's own time against it.
-void printProductBound(bool crossAttn, int64_t nodes, int64_t configs, int64_t batch, double passSeconds)
+void printProductBound(
+    bool crossAttn, int64_t nodes, int64_t configs, int64_t batch, double passSeconds, bool bf16)
 {
     const model::ModelOptions o;
     const std::vector<Product> products = scoringProducts(crossAttn, o.hidden, o.blocks, nodes, configs, batch);
-    const double peak = gemmPeak(2048, 3);
-    std::printf("\nvalidation products (f_in[0]'s projection left out) against this machine's GEMM: peak %.1f GFLOP/s "
-                "(2048^3)\n",
-        peak);
+    const double peak = gemmPeak(2048, 3, bf16);
+    std::printf("\n%s validation products (f_in[0]'s projection left out) against this machine's %s GEMM: peak %.1f "
+                "GFLOP/s (2048^3)\n",
+        bf16 ? "bf16" : "fp32", bf16 ? "bf16" : "fp32", peak);
     std::printf("%-18s %9s %5s %5s | %8s %9s %8s\n", "product", "rows/call", "k", "n", "TFLOP", "GFLOP/s", "s");
     double flops = 0;
     double seconds = 0;
     for (const Product& p : products) {
         const double rate
-            = p.gateKernel ? gateKernelRate(p.callRows, p.n, p.k, 5) : gemmRate(p.callRows, p.k, p.n, 5);
+            = p.gateKernel ? gateKernelRate(p.callRows, p.n, p.k, 5) : gemmRate(p.callRows, p.k, p.n, 5, bf16);
         const double s = p.flops() / rate / 1e9;
         std::printf("%-18s %9lld %5lld %5lld | %8.2f %9.1f %8.1f\n", p.what.c_str(), (long long)p.callRows,
             (long long)p.k, (long long)p.n, p.flops() / 1e12, rate, s);
@@ -148,6 +150,10 @@ int runScaleCase(const std::vector<std::string>& args)
     };
     const int threads = model::initTorchRuntime(std::stoi(get("threads", "0")));
     (void)threads;
+    const std::string precision = get("precision", "fp32");
+    if (precision != "fp32" && precision != "bf16")
+        throw std::runtime_error("scale-case: precision must be fp32 or bf16");
+    model::setBf16Products(precision == "bf16");
 
     model::TrainOptions options;
     options.configsPerStep = std::stoll(get("configs", "32"));
@@ -233,6 +239,7 @@ int runScaleBench(const std::vector<std::string>& args)
     bool doTrain = true;
     bool doEval = true;
     bool bound = true;
+    std::vector<std::string> precisions { "fp32", "bf16" };
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
         auto next = [&]() -> std::string {
@@ -268,12 +275,25 @@ int runScaleBench(const std::vector<std::string>& args)
             bound = false;
         else if (a == "--case")
             extra.push_back(next());
+        else if (a == "--precision") {
+            const std::string v = next();
+            if (v == "both")
+                precisions = { "fp32", "bf16" };
+            else if (v == "fp32" || v == "bf16")
+                precisions = { v };
+            else if (v == "auto")
+                precisions = { precisionName(resolvePrecision(Precision::Auto, cpuBf16Units())) };
+            else {
+                std::fprintf(stderr, "tgraph-bench scale: --precision must be both, auto, fp32 or bf16\n");
+                return 2;
+            }
+        }
         else {
             std::printf(
                 "Usage: tgraph-bench scale [--nodes 40000] [--configurable 3200] [--configs 4000]\n"
                 "                          [--train-configs 16,32] [--steps 4] [--eval-batch 128] [--cross on|off]\n"
                 "                          [--threads T] [--graph FILE] [--train-only | --eval-only] [--case KEY=VALUE]\n"
-                "                          [--no-bound]\n"
+                "                          [--no-bound] [--precision both|auto|fp32|bf16]\n"
                 "The TGraph layout model at TpuGraphs nlp scale through the real trainer: one generated layout\n"
                 "graph (tgraph synth's generator), training steps (forward, hinge loss, backward, AdamW) at each\n"
                 "--train-configs size and the validation pass over all of its configs (array_split chunks of\n"
@@ -285,7 +305,9 @@ int runScaleBench(const std::vector<std::string>& args)
                 "with cross-attention node slice by node slice, docs/model.md §6.1). Threads default to all cores.\n"
                 "After the validation pass, unless --no-bound: its matrix products (their FLOPs at the shapes the\n"
                 "pass uses), the GFLOP/s this machine's BLAS reaches at each shape alone, and so the time the\n"
-                "products alone need here, a floor for the pass (docs/benchmarks.md §12).\n");
+                "products alone need here, a floor for the pass (docs/benchmarks.md §12).\n"
+                "--precision: each phase in fp32 and then in bf16 products (both, the default), or in one\n"
+                "(auto: what this CPU's auto is; docs/model.md §10.12, docs/benchmarks.md §18).\n");
             return a == "--help" || a == "-h" ? 0 : 2;
         }
     }
@@ -307,6 +329,7 @@ int runScaleBench(const std::vector<std::string>& args)
     }
     std::printf("tgraph-bench scale: LibTorch %s, %s, %d thread%s, cross-attn %s%s\n", model::torchVersion().c_str(),
         model::blasName().c_str(), threads, threads == 1 ? "" : "s", cross.c_str(), extra.empty() ? "" : ",");
+    printPrecisionHeader(precisions);
     for (const auto& e : extra)
         std::printf(" %s", e.c_str());
     if (!extra.empty())
@@ -314,35 +337,57 @@ int runScaleBench(const std::vector<std::string>& args)
     std::fflush(stdout);
 
     const std::string self = fs::read_symlink("/proc/self/exe").string();
-    auto caseArgv = [&](const std::string& phase, int64_t configs) {
+    auto caseArgv = [&](const std::string& phase, int64_t configs, const std::string& precision) {
         std::vector<std::string> argv { "env", "GLIBC_TUNABLES=" + hugePageMallocTunables(), self, "scale-case",
             graphPath, phase, "configs=" + std::to_string(configs), "steps=" + std::to_string(steps),
-            "threads=" + std::to_string(threads), "eval-batch=" + std::to_string(evalBatch), "cross=" + cross };
+            "threads=" + std::to_string(threads), "eval-batch=" + std::to_string(evalBatch), "cross=" + cross,
+            "precision=" + precision };
         argv.insert(argv.end(), extra.begin(), extra.end());
         return argv;
     };
 
-    std::printf("\n%-28s %7s %6s | %8s %9s | %9s %9s %9s\n", "phase", "nodes", "C", "first s", "s/step", "base RSS",
-        "peak RSS", "load peak");
-    auto row = [](const std::string& name, const PhaseResult& r, int64_t configs) {
-        std::printf("%-28s %7.0f %6lld | %8.2f %9.2f | %9s %9s %9s\n", name.c_str(), r.nodes, (long long)configs,
-            r.first, r.mean, gib(r.baseRss).c_str(), gib(r.peak).c_str(), gib(r.loadPeak).c_str());
+    std::printf("\n%-28s %5s %7s %6s | %8s %9s %7s | %9s %9s %9s\n", "phase", "prec", "nodes", "C", "first s",
+        "s/step", "vs fp32", "base RSS", "peak RSS", "load peak");
+    auto row = [](const std::string& name, const std::string& precision, const PhaseResult& r, int64_t configs,
+                   double fp32Mean) {
+        char ratio[16] = "-";
+        if (precision != "fp32" && std::isfinite(fp32Mean) && r.mean > 0)
+            std::snprintf(ratio, sizeof ratio, "%.2fx", fp32Mean / r.mean);
+        std::printf("%-28s %5s %7.0f %6lld | %8.2f %9.2f %7s | %9s %9s %9s\n", name.c_str(), precision.c_str(),
+            r.nodes, (long long)configs, r.first, r.mean, ratio, gib(r.baseRss).c_str(), gib(r.peak).c_str(),
+            gib(r.loadPeak).c_str());
         std::fflush(stdout);
     };
+    // Each phase in every precision, one after the other (ratios measured back to back).
     if (doTrain)
-        for (const int64_t c : trainConfigs)
-            row("train step, " + std::to_string(c) + " configs", runPhase(caseArgv("train", c)), c);
-    PhaseResult eval;
+        for (const int64_t c : trainConfigs) {
+            double fp32Mean = NAN;
+            for (const std::string& precision : precisions) {
+                const PhaseResult r = runPhase(caseArgv("train", c, precision));
+                row("train step, " + std::to_string(c) + " configs", precision, r, c, fp32Mean);
+                if (precision == "fp32")
+                    fp32Mean = r.mean;
+            }
+        }
+    std::map<std::string, PhaseResult> evals;
     if (doEval) {
-        eval = runPhase(caseArgv("eval", trainConfigs.empty() ? 32 : trainConfigs.back()));
-        row("validation, all configs", eval, int64_t(eval.configs));
+        double fp32Mean = NAN;
+        for (const std::string& precision : precisions) {
+            const PhaseResult r = runPhase(caseArgv("eval", trainConfigs.empty() ? 32 : trainConfigs.back(), precision));
+            row("validation, all configs", precision, r, int64_t(r.configs), fp32Mean);
+            if (precision == "fp32")
+                fp32Mean = r.mean;
+            evals[precision] = r;
+        }
     }
     std::printf("\npeak RSS: the phase alone (VmHWM reset after loading the data and building the trainer);\n"
                 "base RSS: resident when the phase starts; load peak: loading, pruning and the trainer's set-up.\n"
                 "s/step: mean of steps 2..%lld (train) or the whole pass (validation).\n",
         (long long)steps);
     if (doEval && bound)
-        printProductBound(cross == "on", int64_t(eval.nodes), int64_t(eval.configs), evalBatch, eval.mean);
+        for (const auto& [precision, eval] : evals)
+            printProductBound(
+                cross == "on", int64_t(eval.nodes), int64_t(eval.configs), evalBatch, eval.mean, precision == "bf16");
     if (!dir.empty())
         fs::remove_all(dir);
     return 0;

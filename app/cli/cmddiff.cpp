@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "argparser.h"
 #include "commands.h"
+#include "sharedoptions.h"
 #include "terminalprogress.h"
 
 #include "core/diff/diffreport.h"
@@ -123,7 +124,8 @@ int diff(const ArgParser& p)
     // --weights: both sides at their own layouts scored by the layout model (docs/diff.md §11).
     std::optional<HloDiffModelScore> model;
     if (p.has("--weights")) {
-        DiffModelRequest request { &a, &b, specA.label, specB.label, p.values("--weights"), p.has("--repad") };
+        DiffModelRequest request { &a, &b, specA.label, specB.label, p.values("--weights"), p.has("--repad"),
+            precisionOption(p) };
         model = g_modelScorer(request);
     }
     if (p.has("--html")) {
@@ -182,7 +184,7 @@ int runDiff(const std::vector<std::string>& args)
         "matched operands; each pair is unchanged or changed (opcode, shape, layout, operands,\n"
         "attributes, fused-into, fused-out-of), the rest removed (only in A) or added (only in B).\n"
         "docs/diff.md explains the stages, the kinds, their limits and the JSON schema.",
-        "A B [--text | --json] [--html FILE] [--price] [--weights W ... [--repad]] [--exit-code]\n"
+        "A B [--text | --json] [--html FILE] [--price] [--weights W ... [--repad] [--precision P]] [--exit-code]\n"
         "       [--limit N] [--match LIST] [--module-a K] [--module-b K]");
     p.addPositional(
         "A", "the first module: a file, or FILE#K for module K (index from 0, or name) of a file with several");
@@ -202,6 +204,7 @@ int runDiff(const std::vector<std::string>& args)
         "the model's estimate, higher = slower, not a time (docs/diff.md §11)");
     p.addOption("--repad", "", "",
         "with --weights: -1-pad the fixed-length node features as the released weights need (docs/model.md §2.1)");
+    addPrecisionOption(p);
     p.addOption("--exit-code", "", "",
         "exit 1 when the modules differ, 0 when they are the same, 2 on trouble (usage, bad input)");
     p.addOption("--limit", "", "N", "text and HTML: entries shown per list; 0 = all", "100", opt::size());

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "core/diffcost/diffmodelscore.h"
+#include "core/util/precision.h"
 
 #include <functional>
 #include <string>
@@ -68,6 +69,7 @@ struct DiffModelRequest
     std::string labelA, labelB; // the files as named on the command line
     std::vector<std::string> weights;
     bool repad = false;
+    Precision precision = Precision::Auto; // --precision: the model's products (docs/model.md §10.12)
 };
 using DiffModelScorer = HloDiffModelScore (*)(const DiffModelRequest& request);
 void setDiffModelScorer(DiffModelScorer scorer);

@@ -5,6 +5,8 @@
 // layout values that differ, and, when the graph's HLO module is known, the cost simulator's own
 // per-instruction breakdown side by side (model/infer/explain.h, model/infer/explainsimulator.h).
 
+#include "precisionoption.h"
+
 #include "app/cli/argparser.h"
 #include "app/cli/commands.h"
 #include "app/cli/sharedoptions.h"
@@ -175,6 +177,7 @@ void printText(const Attribution& a, AttributionOrder order, int64_t top, const 
 int explain(const ArgParser& p)
 {
     model::initTorchRuntime(p.get<int>("--threads"));
+    applyPrecisionOption(p);
     const ConfigSelector a = configSelector(p.value("--config"));
     const ConfigSelector b = configSelector(p.value("--vs"));
     tgraph::ExplainFileOptions options;
@@ -247,6 +250,7 @@ int runExplain(const std::vector<std::string>& args)
         "configs per forward pass, as tgraph predict (array_split chunks; with cross-attn the scores depend on it)",
         "128", opt::integer(1));
     p.addOption("--threads", "", "T", "LibTorch threads (0 = all cores)", "0", threadsType());
+    addPrecisionOption(p);
     p.addOption("--repad", "", "", "re-pad node_feat layout columns 134..139 with -1 (as the model was trained)");
     p.addOption("--no-rank", "", "",
         "do not score every config for the predicted ranks of A and B (fastest / slowest still do)");

@@ -19,7 +19,7 @@ int predict(const ArgParser& p)
 {
     const bool toStdout = !p.has("--output") && !p.has("--kaggle-csv");
     int64_t graphs = 0;
-    scoreFiles(p, true, [&](const tgraph::GraphScores& g) {
+    const std::string precision = scoreFiles(p, true, [&](const tgraph::GraphScores& g) {
         ++graphs;
         if (toStdout)
             return;
@@ -36,6 +36,7 @@ int predict(const ArgParser& p)
         for (const char* option : { "--output", "--kaggle-csv" })
             if (p.has(option))
                 std::printf("wrote %s (%lld graphs)\n", p.value(option).c_str(), (long long)graphs);
+        std::printf("scored with %s\n", precision.c_str());
     }
     return ExitOk;
 }
@@ -53,7 +54,8 @@ int runPredict(const std::vector<std::string>& args)
         "with --weights-for ID=W per collection scores each collection's test split with its own model into one\n"
         "--kaggle-csv (docs/formats.md §16.5).",
         "--weights W [--weights W2 ...] --data DIR|FILE [FILE...] [--batch-configs B] [--tta N]\n"
-        "              [--threads T] [-o scores.csv|scores.npz] [--kaggle-csv OUT.csv [--collection-id ID]]\n"
+        "              [--threads T] [--precision auto|fp32|bf16] [-o scores.csv|scores.npz]\n"
+        "              [--kaggle-csv OUT.csv [--collection-id ID]]\n"
         "       | --tree DIR --weights-for ID=W [--weights-for ID=W ...] --kaggle-csv submission.csv [options]");
     addScoringOptions(p, "test");
     p.addNote("Exit codes: 0 ok, 1 bad input (nothing is written), 2 usage error, 130 interrupted.");

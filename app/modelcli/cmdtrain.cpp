@@ -6,6 +6,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/sharedoptions.h"
 #include "app/cli/terminalprogress.h"
+#include "precisionoption.h"
 #include "projectrun.h"
 #include "trainplan.h"
 #include "workerlaunch.h"
@@ -15,6 +16,7 @@
 #include "core/train/trainingevents.h"
 #include "core/train/configfolds.h"
 #include "core/train/trainingset.h"
+#include "model/nn/products.h"
 #include "model/train/checkpoint.h"
 #include "model/train/crossvalidation.h"
 #include "model/train/gloocommunicator.h"
@@ -386,6 +388,7 @@ int train(const ArgParser& p, const std::vector<std::string>& args)
     std::optional<Checkpoint>& resume = disk.loaded();
     TrainOptions options = plan.options;
     const int threads = initTorchRuntime(plan.threads);
+    const std::string precision = applyPrecision(plan.precision);
     const bool writer = plan.writer();
 
     std::unique_ptr<JsonLinesTrainingSink> jsonl;
@@ -486,7 +489,8 @@ int train(const ArgParser& p, const std::vector<std::string>& args)
             { "config_fold", std::to_string(plan.configFolds.fold) },
             { "config_fold_seed", std::to_string(plan.configFolds.seed) },
             { "graphs_per_step", std::to_string(options.graphsPerStep) },
-            { "workers", std::to_string(plan.worldSize) }, { "resumed_from_checkpoint", plan.resumePath } };
+            { "workers", std::to_string(plan.worldSize) }, { "resumed_from_checkpoint", plan.resumePath },
+            { "precision", precision } };
         // Each model's own switches: cross-config attention is TGraph's, the reduction Kaufman's.
         if (options.model.family == ModelFamily::TGraph)
             params.push_back({ "cross_attn", options.model.useCrossAttn ? "on" : "off" });
@@ -556,7 +560,7 @@ int trainLoaded(const TrainPlan& plan, const TrainingData& data, TrainOptions op
             "--configs-per-step is ignored for tile data: every step uses all configs of a kernel (docs/model.md §5)", {} });
     sink.runEvent({ RunEventKind::Info, -1, 0,
         "LibTorch " + torchVersion() + ", " + std::to_string(threads) + " threads, " + blasName()
-            + (options.deterministic ? ", deterministic" : ""),
+            + (bf16Products() ? ", bf16 products" : ", fp32 products") + (options.deterministic ? ", deterministic" : ""),
         {} });
 
     const CrossValidationOptions cv = crossValidationOptions(plan);

@@ -5,6 +5,8 @@
 // verifies the top-k with the simulator or a user's measuring command (model/infer/autotune.h), and writes the winners as a
 // graph file, a readable layout assignment and the search history.
 
+#include "precisionoption.h"
+
 #include "app/cli/argparser.h"
 #include "app/cli/commands.h"
 #include "app/cli/sharedoptions.h"
@@ -88,6 +90,7 @@ private:
 int tune(const TunePlan& plan)
 {
     model::initTorchRuntime(plan.threads);
+    applyPrecision(plan.precision);
     const TuneOptions& options = plan.search;
     const std::string& input = plan.input;
     const std::string& measureCommand = plan.measureCommand;

@@ -4,6 +4,7 @@
 // pruned as training does, scored by the layout model or ensemble.
 
 #include "app/cli/commands.h"
+#include "app/modelcli/precisionoption.h"
 
 #include "model/infer/inference.h"
 #include "model/infer/ownlayoutscore.h"
@@ -18,6 +19,7 @@ namespace {
 HloDiffModelScore scoreDiff(const DiffModelRequest& request)
 {
     model::initTorchRuntime();
+    applyPrecision(request.precision);
     std::vector<model::EnsembleMember> members = model::loadEnsemble(model::expandWeightsArguments(request.weights));
     HloDiffModelScore out;
     out.weights = request.weights;

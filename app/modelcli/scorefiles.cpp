@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "scorefiles.h"
 
+#include "precisionoption.h"
+
 #include "app/cli/argparser.h"
 #include "app/cli/sharedoptions.h"
 #include "app/cli/terminalprogress.h"
@@ -114,6 +116,7 @@ void addScoringOptions(ArgParser& p, const char* treeSplit)
         "0", opt::integer(0, 10000));
     p.addOption("--tta-seed", "", "S", "seed of the TTA permutations", "101", opt::size());
     p.addOption("--threads", "", "T", "LibTorch threads (0 = all cores)", "0", threadsType());
+    addPrecisionOption(p);
     p.addOption("--repad", "", "", "re-pad node_feat layout columns 134..139 with -1 (as the model was trained)");
     p.addOption("--output", "-o", "FILE",
         "scores as .csv (graph,config,score,rank; rank 1 = predicted fastest) or .npz (one float32 array per graph, "
@@ -163,9 +166,11 @@ std::string checkScoringOptions(const ArgParser& p)
     return {};
 }
 
-void scoreFiles(const ArgParser& p, bool csvToStdout, const std::function<void(const tgraph::GraphScores&)>& onGraph)
+std::string scoreFiles(
+    const ArgParser& p, bool csvToStdout, const std::function<void(const tgraph::GraphScores&)>& onGraph)
 {
     model::initTorchRuntime(p.get<int>("--threads"));
+    const std::string precision = applyPrecisionOption(p);
     model::PredictFileOptions options;
     options.inference.batchConfigs = p.get<int64_t>("--batch-configs");
     options.inference.tta = p.get<int>("--tta");
@@ -222,6 +227,7 @@ void scoreFiles(const ArgParser& p, bool csvToStdout, const std::function<void(c
         }
     for (auto& w : writers)
         w->commit();
+    return precision;
 }
 
 } // namespace tgraph::cli

@@ -25,8 +25,10 @@ std::string checkScoringOptions(const ArgParser& p);
 // Loads the ensemble, lists the graphs, opens the outputs (an unwritable one fails before any
 // work), scores each graph, hands it to `onGraph`, writes it to the outputs, and commits them at
 // the end. With `csvToStdout`, no -o and no --kaggle-csv, the CSV goes to stdout. InputError and
-// Cancelled propagate (outputs are then removed).
-void scoreFiles(const ArgParser& p, bool csvToStdout, const std::function<void(const tgraph::GraphScores&)>& onGraph);
+// Cancelled propagate (outputs are then removed). Returns which products ran and why
+// (model::precisionSummary).
+std::string scoreFiles(
+    const ArgParser& p, bool csvToStdout, const std::function<void(const tgraph::GraphScores&)>& onGraph);
 
 // With --tree: the collections scored, in the competition's order (tile:xla first).
 std::vector<std::string> treeCollections(const ArgParser& p);

@@ -269,6 +269,7 @@ void resolve(const ArgParser& p, const std::vector<std::string>& args, TrainPlan
         || !readDistributed(p, disk, &plan, &error) || !readStart(p, &plan, &error))
         return;
     plan.threads = p.get<int>("--threads");
+    plan.precision = precisionOption(p);
     plan.outDir = p.value("--out");
     if (plan.launchLocal > 0) {
         plan.mode = TrainMode::LaunchLocal;
@@ -523,6 +524,7 @@ ArgParser trainArgumentParser()
         "recompute each layer's activations in the backward pass (same gradients, far less memory; "
         "docs/model.md §11): auto (when a layer's activation reaches 128 MiB), on or off",
         "auto", opt::oneOf({ RecomputeMode::Auto, RecomputeMode::On, RecomputeMode::Off }, recomputeModeName));
+    addPrecisionOption(p);
     p.addOption("--config-chunk", "", "K|auto|off",
         "layout steps without cross-attention in chunks of at most K configs: scores first without gradients, then "
         "forward and backward chunk by chunk with the same dropout masks (the same gradients in a chunk's memory, "

@@ -15,6 +15,7 @@
 
 #include "core/graph/graph.h"
 #include "core/train/configfolds.h"
+#include "core/util/precision.h"
 #include "model/train/trainoptions.h"
 
 #include <chrono>
@@ -126,6 +127,9 @@ struct TrainPlan
     std::string metricsJsonl;
     bool progressBar = true;
     int threads = 0; // LibTorch threads (0 = all cores)
+    // Matrix products (--precision, docs/model.md §10.12): a setting of the process like --recompute,
+    // so a resumed run takes the one given.
+    tgraph::Precision precision = tgraph::Precision::Auto;
 
     std::string commandLine; // "tgraph train ..." for the project's run record
     // LaunchLocal: each worker's `train` arguments. ParallelFolds: the arguments common to every

@@ -65,6 +65,7 @@ ArgParser tuneArgumentParser()
     p.addOption("--experiment", "", "NAME", "project: the run's experiment", "Tune");
     p.addOption("--run-name", "", "NAME", "project: the run's name (default: run-N)");
     p.addOption("--threads", "", "T", "LibTorch threads (0 = all cores)", "0", threadsType());
+    addPrecisionOption(p);
     p.addNote("Exit codes: 0 ok, 1 bad input, 2 usage error, 130 interrupted.");
     return p;
 }
@@ -94,6 +95,7 @@ TunePlan resolveTunePlan(const ArgParser& p)
     if (p.has("--top-k"))
         plan.topK = p.get<int64_t>("--top-k");
     plan.threads = p.get<int>("--threads");
+    plan.precision = precisionOption(p);
     plan.simulate = p.has("--simulate");
     plan.measureCommand = p.value("--measure");
     plan.measureTimeout = p.get<std::chrono::milliseconds>("--measure-timeout");

@@ -9,6 +9,7 @@
 #include "app/cli/argparser.h"
 
 #include "core/tune/tunesearch.h"
+#include "core/util/precision.h"
 
 #include <chrono>
 #include <cstdint>
@@ -33,6 +34,7 @@ struct TunePlan
     TuneOptions search;
     int64_t topK = 0; // 0: the kind's default (10 layouts, 5 tiles)
     int threads = 0; // LibTorch threads (0 = all cores)
+    tgraph::Precision precision = tgraph::Precision::Auto; // --precision (docs/model.md §10.12)
 
     // Verification of the top-k and the default: the simulator, a user's command, or none.
     bool simulate = false;

@@ -21,6 +21,7 @@
 
 #include <filesystem>
 #include <mutex>
+#include <optional>
 
 namespace tgraph::python {
 
@@ -28,12 +29,13 @@ namespace {
 
 std::once_flag g_runtimeOnce;
 int g_threads = 0;
+Precision g_precision = Precision::Auto;
 bool g_runtimeStarted = false;
 
 void startRuntime()
 {
     std::call_once(g_runtimeOnce, [] {
-        g_threads = facade::initRuntime(g_threads);
+        g_threads = facade::initRuntime(g_threads, g_precision);
         g_runtimeStarted = true;
     });
 }
@@ -471,6 +473,27 @@ void bindModel(py::module_& m)
             g_threads = threads;
         },
         py::arg("threads"), "LibTorch's intra-op threads for the models (0 = every core), before the first Model.load");
+    m.def(
+        "set_precision",
+        [](const std::string& name) {
+            const std::optional<Precision> p = parsePrecision(name);
+            if (!p)
+                throw py::value_error(
+                    "precision must be 'auto', 'fp32' or 'bf16', not " + std::string(py::repr(py::str(name))));
+            g_precision = *p;
+            facade::applyPrecision(g_precision);
+        },
+        py::arg("precision"),
+        "the models' matrix products from the next call on, as tgraph --precision: 'auto' (the default: bf16 where "
+        "the CPU has AMX-BF16 or AVX512-BF16, fp32 elsewhere), 'fp32' or 'bf16'");
+    m.def(
+        "precision",
+        [] {
+            if (!g_runtimeStarted)
+                facade::applyPrecision(g_precision);
+            return facade::productPrecision();
+        },
+        "the precision the models' products run in: 'fp32', 'bf16 (AVX512-BF16)', 'bf16 (emulated: no bf16 units)'...");
     m.def("runtime_version", &facade::runtimeVersion, "the LibTorch version the module was built against");
     m.def("release_idle_memory", &facade::releaseIdleMemory, "gives the model runtime's cached idle memory back");
 }

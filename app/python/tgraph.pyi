@@ -273,6 +273,13 @@ class Model:
 def set_threads(threads: int) -> None:
     """LibTorch threads for the models (0 = every core), before the first Model.load."""
 
+def set_precision(precision: Literal["auto", "fp32", "bf16"]) -> None:
+    """The models' matrix products from the next call on, as tgraph --precision (auto: bf16 where the CPU has
+    AMX-BF16 or AVX512-BF16, fp32 elsewhere)."""
+
+def precision() -> str:
+    """What the products run in: 'fp32', 'bf16 (AVX512-BF16)', 'bf16 (emulated: no bf16 units)', ..."""
+
 def runtime_version() -> str: ...
 def release_idle_memory() -> None: ...
 

@@ -963,6 +963,27 @@ void bagSumBackward(int64_t bags, int64_t slots, int64_t width, int64_t tableRow
     });
 }
 
+namespace {
+
+TGRAPH_KERNEL_CLONES void toBf16Range(int64_t count, const float* in, uint16_t* out)
+{
+    for (int64_t i = 0; i < count; ++i) {
+        uint32_t bits;
+        std::memcpy(&bits, in + i, sizeof bits);
+        const uint32_t rounded = (bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16;
+        const bool nan = (bits & 0x7fffffffu) > 0x7f800000u;
+        out[i] = uint16_t(nan ? ((bits >> 16) | 0x40u) : rounded);
+    }
+}
+
+} // namespace
+
+void toBf16(int64_t count, const float* in, uint16_t* out)
+{
+    at::parallel_for(0, count, int64_t(1) << 16,
+        [&](int64_t begin, int64_t end) { toBf16Range(end - begin, in + begin, out + begin); });
+}
+
 bool dropoutKeeps(uint64_t seed, uint64_t row, uint32_t column, float p)
 {
     return (elementHash(rowKey(seed, row), column) >> 8) >= dropThreshold(p);

@@ -126,6 +126,10 @@ void bagSumForward(int64_t bags, int64_t slots, int64_t width, const int64_t* in
 void bagSumBackward(int64_t bags, int64_t slots, int64_t width, int64_t tableRows, const int64_t* index,
     const float* gradOut, float* gradTable);
 
+// float32 -> bfloat16 (the upper 16 bits, rounded to nearest even; NaN stays NaN) of `count`
+// floats, on LibTorch's threads: the conversion of a product's inputs (products.h), one pass.
+void toBf16(int64_t count, const float* in, uint16_t* out);
+
 // The keep decision of the dropout above for column `column` of row `row` (= node * C + config,
 // C and config counted in the whole batch) of the output (exposed for tests).
 bool dropoutKeeps(uint64_t seed, uint64_t row, uint32_t column, float p);

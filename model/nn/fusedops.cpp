@@ -3,6 +3,7 @@
 
 #include "model/nn/fusedinternal.h"
 #include "model/nn/fusedkernels.h"
+#include "model/nn/products.h"
 
 #include <ATen/CPUGeneratorImpl.h>
 
@@ -69,11 +70,14 @@ Moments momentsOf(const torch::Tensor& h)
 
 torch::Tensor gateHidden(const torch::Tensor& x, const torch::Tensor& w1, const torch::Tensor& b1)
 {
-    return torch::addmm(b1, x.view({ x.size(0) * x.size(1), x.size(2) }), w1.t()).clamp_min_(0.0);
+    return productAdd(b1, x.view({ x.size(0) * x.size(1), x.size(2) }), w1.t()).clamp_min_(0.0);
 }
 
 torch::Tensor gateLogits(const torch::Tensor& x, const torch::Tensor& w1, const torch::Tensor& b1, const torch::Tensor& w2)
 {
+    // In bf16 too: the kernel runs both thin products (R = F/8 wide) in one pass at the fp32 rate,
+    // faster here than two bf16 GEMMs, whose R-wide output runs at a tenth of their rate
+    // (docs/model.md §10.12).
     const int64_t rows = x.size(0) * x.size(1);
     const int64_t width = x.size(2);
     const auto w1t = w1.t().contiguous(); // (F, R)
@@ -98,11 +102,11 @@ void addGateProductGradients(const torch::Tensor& gradZ, const torch::Tensor& hi
     const torch::Tensor& w1, const torch::Tensor& w2, const torch::Tensor& gradX, GateProductGradients& sums)
 {
     const int64_t rows = x.size(0) * x.size(1);
-    const auto gradHidden = torch::threshold_backward(torch::mm(gradZ, w2), hidden, 0.0);
-    sums.w1.addmm_(gradHidden.t(), x.view({ rows, x.size(2) }));
+    const auto gradHidden = torch::threshold_backward(product(gradZ, w2), hidden, 0.0);
+    productInto(sums.w1, gradHidden.t(), x.view({ rows, x.size(2) }), true);
     sums.b1.add_(gradHidden.sum(0));
-    sums.w2.addmm_(gradZ.t(), hidden);
-    gradX.view({ rows, x.size(2) }).addmm_(gradHidden, w1);
+    productInto(sums.w2, gradZ.t(), hidden, true);
+    productInto(gradX.view({ rows, x.size(2) }), gradHidden, w1, true);
 }
 
 } // namespace fused
@@ -163,7 +167,7 @@ public:
         const int64_t c = h.size(1);
         const int64_t w = weightL.size(0);
         const auto weight = torch::cat({ weightL, weightR }, 0); // (2W, in)
-        const auto combined = torch::mm(h.view({ n * c, h.size(2) }), weight.t()); // (N C, 2W)
+        const auto combined = product(h.view({ n * c, h.size(2) }), weight.t()); // (N C, 2W)
         const auto bias = biasL.contiguous();
         auto out = torch::empty({ n, c, w }, h.options());
         kernels::sageMeanForward(
@@ -188,8 +192,8 @@ public:
         kernels::sageMeanBackward(
             edgeLists(e), c, w, gradOut.data_ptr<float>(), gradCombined.data_ptr<float>(), gradBias.data_ptr<float>());
         const auto h2 = h.view({ n * c, h.size(2) });
-        const auto gradWeight = torch::mm(gradCombined.t(), h2); // (2W, in)
-        const auto gradH = torch::mm(gradCombined, weight).view(h.sizes());
+        const auto gradWeight = product(gradCombined.t(), h2); // (2W, in)
+        const auto gradH = product(gradCombined, weight).view(h.sizes());
         return { gradH, gradWeight.narrow(0, 0, w), gradWeight.narrow(0, w, w), gradBias, torch::Tensor() };
     }
 };
@@ -210,7 +214,7 @@ public:
         const int64_t c = x.size(1);
         const int64_t f = x.size(2);
         const auto hidden = fused::gateHidden(x, w1, b1);
-        const auto z = torch::mm(hidden, w2.t()).view({ n, c, f });
+        const auto z = product(hidden, w2.t()).view({ n, c, f });
         const auto b2 = b2In.contiguous();
         const bool hasResidual = residualIn.has_value() && residualIn->defined();
         const bool hasTemperature = temperatureIn.has_value() && temperatureIn->defined();

@@ -2,6 +2,7 @@
 #include "model/nn/layers.h"
 
 #include "model/nn/fusedops.h"
+#include "model/nn/products.h"
 #include "model/nn/recomputedblock.h"
 #include "model/nn/recomputedinput.h"
 #include "model/nn/recomputedlayer.h"
@@ -187,6 +188,13 @@ LinearActNormImpl::LinearActNormImpl(int64_t in, int64_t out, bool crossAttn)
 
 torch::Tensor LinearActNormImpl::forward(const torch::Tensor& x, LayerAttention* attention)
 {
+    if (useFusedKernels(x) && x.dim() == 3) {
+        // f_in[1]'s Linear in the process's precision (products.h); the composed path keeps ATen's.
+        const auto& w = linear->weight;
+        return afterLinear(
+            productAdd(linear->bias, x.reshape({ -1, x.size(2) }), w.t()).view({ x.size(0), x.size(1), w.size(0) }),
+            attention);
+    }
     return afterLinear(linear(x), attention);
 }
 

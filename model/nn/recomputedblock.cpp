@@ -3,6 +3,7 @@
 
 #include "model/nn/fusedinternal.h"
 #include "model/nn/fusedkernels.h"
+#include "model/nn/products.h"
 
 #include <algorithm>
 
@@ -54,7 +55,7 @@ torch::Tensor blockEta(const torch::Tensor& h, const Moments& m, const torch::Te
     auto eta = torch::empty({ n, c, w }, h.options());
     for (int64_t c0 = 0; c0 < c; c0 += chunk) {
         const int64_t k = std::min(chunk, c - c0);
-        const auto combined = torch::mm(normalizedChunk(h, m, c0, k), weight.t());
+        const auto combined = product(normalizedChunk(h, m, c0, k), weight.t());
         if (k == c) {
             kernels::sageMeanForward(edges, k, w, combined.data_ptr<float>(), biasL.data_ptr<float>(), eta.data_ptr<float>());
             break;
@@ -92,7 +93,7 @@ public:
         const Moments moments = momentsOf(h);
         const auto eta = blockEta(h, moments, torch::cat({ p[LinL], p[LinR] }, 0), p[BiasL], lists, holder->chunk);
         const auto hidden = gateHidden(eta, p[W1], p[B1]);
-        const auto z = torch::mm(hidden, p[W2].t()).view(eta.sizes());
+        const auto z = product(hidden, p[W2].t()).view(eta.sizes());
         const uint64_t seed = holder->dropout > 0.0 ? fused::drawSeed() : 0;
         const kernels::GateActivation a = tail(eta, z, h, p, *holder, seed);
         auto out = torch::empty({ h.size(0), h.size(1), a.outWidth() }, h.options());
@@ -153,7 +154,7 @@ public:
             hidden = gateHidden(eta, p[W1], p[B1]);
         }
         if (!z.defined())
-            z = torch::mm(hidden, p[W2].t()).view(eta.sizes());
+            z = product(hidden, p[W2].t()).view(eta.sizes());
 
         // The tail and the gate's products, a few nodes at a time (the cross-config attention is
         // per node): the kernel writes the residual's gradient over the incoming one and z's
@@ -196,8 +197,8 @@ public:
             kernels::sageMeanBackward(
                 lists, k, w, gradOut.data_ptr<float>(), gradCombined.data_ptr<float>(), gradBiasPart.data_ptr<float>());
             gradBiasL.add_(gradBiasPart);
-            gradWeight.addmm_(gradCombined.t(), xn);
-            const auto gradXn = torch::mm(gradCombined, weight);
+            productInto(gradWeight, gradCombined.t(), xn, true);
+            const auto gradXn = product(gradCombined, weight);
             kernels::normalizeColumnsBackward(n, k * in, gradXn.data_ptr<float>(), xn.data_ptr<float>(),
                 moments.invStd.data_ptr<float>() + c0 * in, grad.data_ptr<float>() + c0 * in, c * in, true);
         }

@@ -3,6 +3,7 @@
 
 #include "model/nn/fusedinternal.h"
 #include "model/nn/fusedkernels.h"
+#include "model/nn/products.h"
 
 namespace tgraph::model {
 
@@ -43,7 +44,7 @@ kernels::GateActivation tailOf(const LayerState& s, const Gate& g)
 void gate(LayerState& s, const Gate& g)
 {
     s.hidden = fused::gateHidden(s.xn, g.w1, g.b1);
-    s.z = torch::mm(s.hidden, g.w2.t()).view(s.xn.sizes());
+    s.z = product(s.hidden, g.w2.t()).view(s.xn.sizes());
 }
 
 // Instance norm of u (in place when `own`), then the gate's products.
@@ -129,7 +130,7 @@ torch::Tensor linearOf(const torch::Tensor& h, const Parameters& p)
 {
     const int64_t n = h.size(0);
     const int64_t c = h.size(1);
-    return torch::addmm(p.bias, h.view({ n * c, h.size(2) }), p.weight.t()).view({ n, c, p.weight.size(0) });
+    return productAdd(p.bias, h.view({ n * c, h.size(2) }), p.weight.t()).view({ n, c, p.weight.size(0) });
 }
 
 class RecomputedInputFunction : public torch::autograd::Function<RecomputedInputFunction>
@@ -196,12 +197,12 @@ public:
         first.moments = moments("mean0", "invStd0");
         gate(first, p.first);
         torch::Tensor h1 = tailForward(first, p.first);
-        const auto gradWeight = torch::mm(gradU.t(), h1.view({ n * c, h1.size(2) }));
+        const auto gradWeight = product(gradU.t(), h1.view({ n * c, h1.size(2) }));
         const auto gradBias = gradU.sum(0);
         h1 = torch::Tensor();
         // h1's gradient, written over the incoming gradient (both (N, C, H)).
         torch::Tensor gradH1 = grad.view({ n * c, grad.size(2) });
-        torch::mm_out(gradH1, gradU, p.weight);
+        productInto(gradH1, gradU, p.weight, false);
         GateGradients g1;
         const torch::Tensor gradProjected = layerBackward(first, p.first, grad, &g1);
 

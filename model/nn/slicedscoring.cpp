@@ -3,6 +3,7 @@
 
 #include "model/nn/fusedinternal.h"
 #include "model/nn/fusedkernels.h"
+#include "model/nn/products.h"
 
 #include <algorithm>
 #include <atomic>
@@ -94,7 +95,9 @@ void runBlock(float* buffer, int64_t configs, int64_t hidden, const Slices& slic
     const int64_t row = configs * hidden;
     const ColumnStats stats = statsOf(n, row, buffer);
     const SageConvImpl& conv = *block.conv;
-    const auto weight = torch::cat({ conv.lin_l->weight, conv.lin_r->weight }, 1).t().contiguous(); // (2H, W)
+    // (2H, W), in bf16 converted once for all slices (products.h)
+    const auto weightF = torch::cat({ conv.lin_l->weight, conv.lin_r->weight }, 1).t().contiguous();
+    const auto weight = bf16Products() ? toBf16(weightF) : weightF;
     const int64_t width = weight.size(1);
     const torch::Tensor temperature = block.cross_attn ? block.cross_attn->temperature : torch::Tensor();
     const kernels::EdgeLists lists = fused::edgeLists(edges);
@@ -120,7 +123,7 @@ void runBlock(float* buffer, int64_t configs, int64_t hidden, const Slices& slic
         auto input = floats({ s, configs, 2 * hidden });
         kernels::sageInputRows(lists, first, first + s, configs, hidden, rowOf.data(), stats.mean.data(),
             stats.invStd.data(), input.data_ptr<float>());
-        const auto eta = torch::addmm(conv.lin_l->bias, input.view({ s * configs, 2 * hidden }), weight)
+        const auto eta = productAdd(conv.lin_l->bias, input.view({ s * configs, 2 * hidden }), weight)
                              .view({ s, configs, width });
         auto out = floats({ s, configs, hidden });
         gatedTail(eta, *block.attn, temperature, buffer + first * row, block.residualAfterActivation(),
@@ -194,12 +197,13 @@ torch::Tensor pooledEmbeddingsBySlices(const GraphEncoder& encoder, const Projec
     // f_in[1]: its Linear slice by slice into the compact front (a slice's outputs cover only input
     // rows already read), then the rest of the layer.
     const auto& linear2 = *encoder.linear2->linear;
-    const auto weight2 = linear2.weight.t().contiguous(); // (H, W)
+    const auto weight2F = linear2.weight.t().contiguous(); // (H, W)
+    const auto weight2 = bf16Products() ? toBf16(weight2F) : weight2F;
     for (int64_t t = 0; t < slices.count(); ++t) {
         const int64_t first = slices.begin(t);
         const int64_t s = slices.end(t) - first;
         const auto input = torch::from_blob(buffer + first * rowOut, { s * configs, hidden }, torch::kFloat32);
-        const auto q = torch::addmm(linear2.bias, input, weight2);
+        const auto q = productAdd(linear2.bias, input, weight2);
         copyFloats(buffer + first * rowIn, q.data_ptr<float>(), s * rowIn);
     }
     expandInputLayer(buffer, configs, width, hidden, slices, *encoder.linear2);

@@ -2,6 +2,7 @@
 #include "model/nn/tgraphmodel.h"
 
 #include "model/nn/fusedops.h"
+#include "model/nn/products.h"
 #include "model/nn/recomputedlayer.h"
 #include "model/nn/slicedscoring.h"
 
@@ -126,7 +127,7 @@ torch::Tensor TGraphModelImpl::Projector::rows(
     torch::Tensor configPart; // (C * m, W)
     if (configEmbeddings) {
         // Given embeddings (C, Nc, 18, 4) flattened to the 72 config columns of X0.
-        configPart = torch::mm(
+        configPart = product(
             configEmbeddings->index_select(1, slotIndex).reshape({ c * m, kConfigWidth }), m_configWeight.t());
     } else {
         // Sum over the 18 slots of projected[k, token]: an embedding bag over a flat (18 * 8, W) table.

@@ -272,8 +272,15 @@ private Q_SLOTS:
         panel.setDocuments({ doc }, doc);
         panel.setModelFiles({ m_weights });
         panel.setStoreInProject(project);
+        QSignalSpy status(&panel, &InferencePanel::statusMessage);
         QVERIFY(runAndWait(panel));
         QVERIFY2(panel.banner()->messages().isEmpty(), qPrintable(panel.banner()->text()));
+        // The status line says which products ran (docs/model.md §10.12).
+        const QString precision = QString::fromStdString(facade::productPrecision());
+        QVERIFY(precision == "fp32" || precision.startsWith("bf16 ("));
+        QVERIFY(!status.isEmpty());
+        QVERIFY2(status.last().at(0).toString().contains(", products in " + precision),
+            qPrintable(status.last().at(0).toString()));
         const InferenceOutcome* out = panel.outcome();
         QVERIFY(out);
         QCOMPARE(out->graphs.size(), size_t(1));
@@ -380,6 +387,7 @@ private Q_SLOTS:
             QCOMPARE(int64_t(p.predictions(out->runId, 0, graphs.front()).size()), doc->configCount());
             QCOMPARE(p.graphMetrics(out->runId, 0).size(), size_t(1));
             QCOMPARE(p.findRun(out->runId)->status, RunStatus::Finished);
+            QCOMPARE(QString::fromStdString(p.params(out->runId).at("precision")), precision);
         }
         InferencePanel reopened;
         QVERIFY(reopened.openStoredRun(project, QString::fromStdString(out->runId)));

@@ -23,6 +23,8 @@
 #include "widgets/graph/graphpane.h"
 #include "widgets/graph/graphscene.h"
 
+#include "model/facade/runtime.h"
+
 #include "core/diff/diffreport.h"
 #include "core/diff/hlodiff.h"
 #include "core/hlo/hlotext.h"
@@ -143,6 +145,9 @@ private Q_SLOTS:
         testutil::writeAll(a, text);
         testutil::writeAll(b, edited);
 
+        // The page and the command agree to 1e-6 when their products run alike: both in fp32 here
+        // (the studio runs auto, docs/model.md §10.12).
+        tgraph::facade::applyPrecision(tgraph::Precision::Fp32);
         MainWindow window;
         DiffPage* page = window.diffPage();
         QSignalSpy shown(page, &DiffPage::diffShown);
@@ -157,7 +162,7 @@ private Q_SLOTS:
         window.session()->setSharedModel({ weights });
         QVERIFY(scored.wait(kDiffTimeoutMs));
         QVERIFY2(page->modelScore().has_value(), qPrintable(page->modelText()));
-        const auto r = testutil::run(tgraph, { "diff", a, b, "--json", "--weights", weights });
+        const auto r = testutil::run(tgraph, { "diff", a, b, "--json", "--weights", weights, "--precision", "fp32" });
         QVERIFY2(r.exitCode == 0, r.err.constData());
         const tgraph::Json cli = tgraph::parseJson(r.out.toStdString())["model"];
         QVERIFY(std::abs(page->modelScore()->a - cli["a"].get<double>()) < 1e-6);

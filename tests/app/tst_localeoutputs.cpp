@@ -135,7 +135,10 @@ Outcome TestLocaleOutputs::tg(const QString& locale, const QString& dir, const Q
 void TestLocaleOutputs::session(const QString& locale, const QString& dir)
 {
     QVERIFY(QDir().mkpath(dir));
-    const QStringList one { QStringLiteral("--threads"), QStringLiteral("1") };
+    // One thread; fp32 products (the outputs are compared byte for byte between the locales, so
+    // both sessions must run the same path whatever `auto` means on this CPU; docs/model.md §10.12).
+    const QStringList one { QStringLiteral("--threads"), QStringLiteral("1"), QStringLiteral("--precision"),
+        QStringLiteral("fp32") };
     QCOMPARE(TG_OK({ "gen-hlo", "--family", "resnet", "--size", "200", "-o", "module.hlo" }).exitCode, 0);
     QCOMPARE(TG_OK({ "convert", "module.hlo", "-o", "module.npz" }).exitCode, 0);
     QCOMPARE(TG_OK({ "synth", "--collection", "layout", "-o", "collection", "--graphs", "4", "--configs", "24",
@@ -163,7 +166,7 @@ void TestLocaleOutputs::session(const QString& locale, const QString& dir)
     const QString graph = QStringLiteral("collection/valid/")
         + QDir(dir + QStringLiteral("/collection/valid")).entryList({ QStringLiteral("*.npz") }, QDir::Files, QDir::Name)
               .value(0);
-    const Outcome explain = TG_OK({ "explain", graph, "--weights", weights, "--json" });
+    const Outcome explain = TG_OK(QStringList { "explain", graph, "--weights", weights, "--json" } + one);
     QCOMPARE(explain.exitCode, 0);
     {
         QFile f(dir + QStringLiteral("/explain.json"));

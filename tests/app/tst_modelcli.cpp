@@ -9,6 +9,7 @@
 #include "core/metrics/metrics.h"
 #include "core/io/npz.h"
 #include "core/store/project.h"
+#include "core/util/precision.h"
 #include "testutil.h"
 
 #include <QDirIterator>
@@ -27,17 +28,32 @@ using namespace tgraph;
 
 namespace {
 
+// bf16 predict against the float32 PyTorch module on this test's 6-step models and graphs
+// (bf16Parity): measured (AVX512-BF16, oneDNN 2.6.3) lowest tau 0.9947, largest difference 5.1e-3 of
+// a graph's score range; the bounds keep a margin for other CPUs and oneDNN's emulation.
+constexpr double kBf16MinTau = 0.98;
+constexpr double kBf16MaxSpread = 0.02;
+
 QString tgraphExe() { return testutil::binDir() + "/tgraph"; }
 
 // Model commands run with one LibTorch thread unless a case says otherwise: CTest runs tests side by
 // side on small machines, where OpenMP threads of several processes contending for the same cores
 // make every step many times slower.
+//
+// Model commands run the fp32 products unless a case names a --precision: the figures they are
+// checked against (the PyTorch module, other commands' scores, trained rankings) are float32, and
+// `auto` would mean bf16 on CPUs with bf16 units (docs/model.md §10.12). The bf16 path has its own
+// cases (bf16Parity, precisionOption).
 testutil::ProcessResult tg(QStringList args)
 {
     static const QStringList threaded { "train", "predict", "eval" };
+    static const QStringList model { "train", "predict", "eval", "explain", "tune" };
     if (!args.isEmpty() && threaded.contains(args.front()) && !args.contains("--threads"))
         args << "--threads"
              << "1";
+    if (!args.isEmpty() && model.contains(args.front()) && !args.contains("--precision"))
+        args << "--precision"
+             << "fp32";
     return testutil::run(tgraphExe(), args);
 }
 
@@ -660,6 +676,89 @@ private Q_SLOTS:
             qInfo("%s: max relative difference %.3g over %zu graphs", cases[i].name, worst, a.size());
             QVERIFY2(worst < 1e-4, qPrintable(QString(cases[i].name) + ": " + QString::number(worst)));
         }
+    }
+
+    // The bf16 path against the same PyTorch reference (float32): `tgraph predict --precision bf16`
+    // ranks every graph's configs as the reference does, within bf16's rounding of the scores.
+    void bf16Parity()
+    {
+        QString why;
+        if (!testutil::havePythonModules({ "numpy", "torch" }, &why))
+            QSKIP(qPrintable(why + " (install python3-torch)"));
+        const QStringList data = graphs(m_layout, "valid") + graphs(m_layout, "train").mid(0, 2);
+        QStringList reference { testutil::toolsDir() + "/tgraph_predict_reference.py" };
+        QDir().mkpath(path("bf16"));
+        const QStringList weights[] = { { m_weightsOn }, { m_weightsOff } };
+        for (int i = 0; i < 2; ++i) {
+            QStringList args { "predict", "--precision", "bf16", "--batch-configs", "20", "-o",
+                path("bf16/ours-%1.npz").arg(i), "--weights", weights[i].front() };
+            for (const QString& f : data)
+                args << "--data" << f;
+            const auto r = tg(args);
+            VERIFY_OK(r);
+            QVERIFY2(r.out.contains("scored with bf16 products (--precision bf16"), r.out.constData());
+            if (i)
+                reference << "--";
+            reference << path("bf16/ref-%1.npz").arg(i) << "20" << weights[i].front() << data;
+        }
+        VERIFY_OK(testutil::run(testutil::python(), reference));
+        for (int i = 0; i < 2; ++i) {
+            const ScoreMap ours = readScoresNpz(path("bf16/ours-%1.npz").arg(i));
+            const ScoreMap ref = readScoresNpz(path("bf16/ref-%1.npz").arg(i));
+            QCOMPARE(ours.size(), ref.size());
+            double worstTau = 1;
+            double worstSpread = 0; // largest difference over the graph's score range
+            for (const auto& [name, a] : ours) {
+                const std::vector<float>& b = ref.at(name);
+                QCOMPARE(a.size(), b.size());
+                const std::vector<double> x(a.begin(), a.end());
+                const std::vector<double> y(b.begin(), b.end());
+                worstTau = std::min(worstTau, kendallTauB(x, y));
+                const auto [lo, hi] = std::minmax_element(y.begin(), y.end());
+                double diff = 0;
+                for (size_t k = 0; k < x.size(); ++k)
+                    diff = std::max(diff, std::abs(x[k] - y[k]));
+                worstSpread = std::max(worstSpread, diff / std::max(*hi - *lo, 1e-6));
+            }
+            qInfo("%s, bf16 against the fp32 reference: lowest Kendall tau %.4f, largest difference %.2e of the "
+                  "score range",
+                i ? "cross-attn off" : "cross-attn on", worstTau, worstSpread);
+            QVERIFY2(worstSpread > 0, "bf16 gave the reference's scores: the bf16 path did not run");
+            QVERIFY2(worstTau > kBf16MinTau, qPrintable(QString::number(worstTau)));
+            QVERIFY2(worstSpread < kBf16MaxSpread, qPrintable(QString::number(worstSpread)));
+        }
+    }
+
+    // --precision in --help and in what ran: auto says what it picks on this CPU and why, and
+    // TGRAPH_CPU_BF16=0 makes auto the fp32 path (bit for bit --precision fp32's scores).
+    void precisionOption()
+    {
+        for (const char* command : { "predict", "eval", "explain", "tune", "train" }) {
+            const auto help = testutil::run(tgraphExe(), { command, "--help" });
+            const QString text = QString::fromUtf8(help.out + help.err).simplified();
+            QVERIFY2(text.contains("--precision") && text.contains("AVX512-BF16") && text.contains("TGRAPH_CPU_BF16=0"),
+                qPrintable(QString(command) + ": " + text));
+        }
+        const QStringList args { "predict", "--weights", m_weightsOn, "--data", graphs(m_layout, "valid").front(),
+            "--batch-configs", "20", "-o" };
+        qputenv("TGRAPH_CPU_BF16", "0");
+        const auto help = testutil::run(tgraphExe(), { "predict", "--help" });
+        const auto hidden = tg(args + QStringList { path("auto-hidden.npz"), "--precision", "auto" });
+        qunsetenv("TGRAPH_CPU_BF16");
+        QVERIFY2(QString::fromUtf8(help.out + help.err).simplified().contains("TGRAPH_CPU_BF16=0, so fp32"),
+            help.out.constData());
+        VERIFY_OK(hidden);
+        QVERIFY2(hidden.out.contains("scored with fp32 products (auto: bf16 units hidden by TGRAPH_CPU_BF16=0")
+                || hidden.out.contains("scored with fp32 products (auto: no bf16 units"),
+            hidden.out.constData());
+        VERIFY_OK(tg(args + QStringList { path("fp32.npz") }));
+        QCOMPARE(testutil::readAll(path("auto-hidden.npz")), testutil::readAll(path("fp32.npz")));
+        // Without the variable auto follows the CPU, and says so.
+        const auto automatic = tg(args + QStringList { path("auto.npz"), "--precision", "auto" });
+        VERIFY_OK(automatic);
+        QVERIFY2(automatic.out.contains(cpuBf16Units().any() ? "scored with bf16 products (auto: "
+                                                             : "scored with fp32 products (auto: no bf16 units"),
+            automatic.out.constData());
     }
 
     // Weights files with a missing, extra or mis-shaped key, of another architecture or with an op

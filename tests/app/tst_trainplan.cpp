@@ -118,7 +118,8 @@ private Q_SLOTS:
     {
         const TrainPlan plan = resolveWith(
             { "--data", "d", "more.npz", "--steps", "30", "--lr", "0.01", "--seed", "5", "--out", "o", "--threads", "3",
-                "--kind", "tile", "--resident-graphs", "4", "--metrics-jsonl", "m.jsonl", "--no-progress" });
+                "--kind", "tile", "--resident-graphs", "4", "--metrics-jsonl", "m.jsonl", "--no-progress", "--precision",
+                "bf16" });
         QVERIFY2(plan.ok(), plan.error.c_str());
         QCOMPARE(plan.mode, TrainMode::Single);
         QCOMPARE(plan.dataEntries, (std::vector<std::string> { "d", "more.npz" }));
@@ -127,6 +128,7 @@ private Q_SLOTS:
         QCOMPARE(plan.options.seed, uint64_t(5));
         QCOMPARE(plan.outDir, std::string("o"));
         QCOMPARE(plan.threads, 3);
+        QCOMPARE(plan.precision, tgraph::Precision::Bf16);
         QVERIFY(plan.kind && *plan.kind == GraphKind::Tile);
         QCOMPARE(plan.residentGraphs, int64_t(4));
         QCOMPARE(plan.metricsJsonl, std::string("m.jsonl"));
@@ -137,12 +139,13 @@ private Q_SLOTS:
         QCOMPARE(plan.commandLine,
             std::string("tgraph train --data d more.npz --steps 30 --lr 0.01 --seed 5 --out o "
                         "--threads 3 --kind tile --resident-graphs 4 --metrics-jsonl m.jsonl "
-                        "--no-progress"));
+                        "--no-progress --precision bf16"));
         // Defaults: the model's own width, a progress bar, the default --out.
         const TrainPlan defaults = resolveWith({ "--data", "d", "--model", "kaufman" });
         QVERIFY2(defaults.ok(), defaults.error.c_str());
         QCOMPARE(defaults.options.model.hidden, int64_t(128));
         QVERIFY(defaults.progressBar);
+        QCOMPARE(defaults.precision, tgraph::Precision::Auto);
         QCOMPARE(defaults.outDir, std::string("tgraph-run"));
         QVERIFY(!defaults.configsPerStepGiven);
         QVERIFY(resolveWith({ "--data", "d", "--configs-per-step", "8" }).configsPerStepGiven);

@@ -32,7 +32,7 @@ private Q_SLOTS:
         const TunePlan plan = resolveWith({ "m.hlo", "-w", "a.npz", "--weights", "b.npz", "--strategy", "evolutionary",
             "--budget", "77", "--batch", "9", "--top-k", "3", "--measure", "run {config_file}", "--measure-timeout",
             "5", "--space", "file", "--module", "m.pb", "--seed", "11", "-o", "out", "--project", "p.tgproj",
-            "--experiment", "e", "--run-name", "n", "--threads", "2" });
+            "--experiment", "e", "--run-name", "n", "--threads", "2", "--precision", "fp32" });
         QVERIFY2(plan.ok(), plan.error.c_str());
         QCOMPARE(plan.input, std::string("m.hlo"));
         QCOMPARE(plan.weights, (std::vector<std::string> { "a.npz", "b.npz" }));
@@ -51,6 +51,7 @@ private Q_SLOTS:
         QCOMPARE(plan.experiment, std::string("e"));
         QCOMPARE(plan.runName, std::string("n"));
         QCOMPARE(plan.threads, 2);
+        QCOMPARE(plan.precision, tgraph::Precision::Fp32);
     }
 
     void defaults()
@@ -68,6 +69,7 @@ private Q_SLOTS:
         QVERIFY(plan.projectPath.empty());
         QCOMPARE(plan.experiment, std::string("Tune"));
         QCOMPARE(plan.measureTimeout, std::chrono::milliseconds(600000));
+        QCOMPARE(plan.precision, tgraph::Precision::Auto);
     }
 
     void refused_data()

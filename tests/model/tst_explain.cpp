@@ -655,26 +655,33 @@ private Q_SLOTS:
             QSKIP("needs the model of dominantNodeRanksFirst");
         const QString graph = QString::fromStdString(m_dominated.npz);
         const QString weights = QString::fromStdString(m_weights);
-        const QStringList common { "explain", graph, "--weights", weights, "--threads", "1" };
+        // fp32 products, as the in-process cases above (`auto` would be bf16 on CPUs with bf16 units).
+        const QStringList common { "explain", graph, "--weights", weights, "--threads", "1", "--precision", "fp32" };
 
-        testutil::ProcessResult r = testutil::run(tgraphExe(),
-            common
+        // The table's first row names the dominant node, in fp32 and in bf16 (docs/model.md §10.12:
+        // explain's gradients go through the bf16 products too).
+        for (const char* precision : { "fp32", "bf16" }) {
+            QStringList args = common
                 + QStringList { "--config", "fastest", "--vs", "slowest", "--module",
-                    QString::fromStdString(m_dominated.hlo), "--top", "5" });
-        QVERIFY2(r.exitCode == 0 && !r.crashed, r.err.constData());
-        const QString text = QString::fromUtf8(r.out);
-        QVERIFY2(text.contains("share A") && text.contains("effect") && text.contains("predicted fastest"),
-            qPrintable(text));
-        // The first table row names the dominant node.
-        const QStringList lines = text.split('\n');
-        qsizetype header = -1;
-        for (qsizetype i = 0; i < lines.size(); ++i)
-            if (lines[i].startsWith("rank"))
-                header = i;
-        QVERIFY(header >= 0 && header + 1 < lines.size());
-        QVERIFY2(lines[header + 1].contains(QString::fromStdString(m_dominated.dominantName)),
-            qPrintable(lines[header + 1]));
-        QVERIFY(text.contains("simulator (module"));
+                      QString::fromStdString(m_dominated.hlo), "--top", "5" };
+            args.replace(args.indexOf("--precision") + 1, precision);
+            const testutil::ProcessResult r = testutil::run(tgraphExe(), args);
+            QVERIFY2(r.exitCode == 0 && !r.crashed, r.err.constData());
+            const QString text = QString::fromUtf8(r.out);
+            QVERIFY2(text.contains("share A") && text.contains("effect") && text.contains("predicted fastest"),
+                qPrintable(text));
+            const QStringList lines = text.split('\n');
+            qsizetype header = -1;
+            for (qsizetype i = 0; i < lines.size(); ++i)
+                if (lines[i].startsWith("rank"))
+                    header = i;
+            QVERIFY(header >= 0 && header + 1 < lines.size());
+            QVERIFY2(lines[header + 1].contains(QString::fromStdString(m_dominated.dominantName)),
+                qPrintable(QString(precision) + ": " + lines[header + 1]));
+            QVERIFY(text.contains("simulator (module"));
+        }
+
+        testutil::ProcessResult r;
 
         r = testutil::run(tgraphExe(), common + QStringList { "--config", "slowest", "--vs", "default", "--json" });
         QVERIFY2(r.exitCode == 0 && !r.crashed, r.err.constData());
@@ -711,8 +718,9 @@ private Q_SLOTS:
             m_tileWeights = path("tile.npz");
             saveTileWeightsNpz(tile, modeltest::fitNormalizer(kernel.nodeFeat), m_tileWeights);
         }
-        r = testutil::run(
-            tgraphExe(), { "explain", graph, "--weights", QString::fromStdString(m_tileWeights), "--threads", "1" });
+        r = testutil::run(tgraphExe(),
+            { "explain", graph, "--weights", QString::fromStdString(m_tileWeights), "--threads", "1", "--precision",
+                "fp32" });
         QCOMPARE(r.exitCode, 1);
         QCOMPARE(r.err.count('\n'), 1);
         QVERIFY2(r.err.contains(QString::fromStdString(m_tileWeights).toUtf8()) && r.err.contains("tile-model"),

@@ -8,6 +8,7 @@
 #include "model/nn/fusedkernels.h"
 #include "model/nn/fusedops.h"
 #include "model/nn/layers.h"
+#include "model/nn/products.h"
 #include "model/nn/recompute.h"
 #include "model/nn/recomputedblock.h"
 #include "model/nn/recomputedinput.h"
@@ -1465,6 +1466,9 @@ private Q_SLOTS:
         if (!testutil::havePythonModules({ "numpy", "torch" }, &why))
             QSKIP(qPrintable("parity test skipped: " + testutil::python()
                 + " cannot import numpy and torch (install python3-numpy python3-torch)"));
+        // The reference runs float32: so do our products here, whatever the process was set to
+        // (docs/model.md §10.12; the bf16 path is compared in tst_precision).
+        const ProductPrecisionScope fp32(false);
         const LayoutGraph g = smallSyntheticGraph(16, 9);
         QVERIFY2(g.nodeCount() >= 20 && g.nodeCount() <= 80, qPrintable(QString::number(g.nodeCount())));
         const Normalizer norm = fitNormalizer(g.nodeFeat);

@@ -4,7 +4,9 @@
 CTest runs them as `tst_python` with PYTHONPATH naming the build's python/ folder and
 TGRAPH_BIN_DIR its bin/; every input is generated here by the `tgraph` of that build (synthetic
 collections, a generated HLO module, a short training run), so the parity tests compare the
-module with the command line on the same files.
+module with the command line on the same files. Both sides run the fp32 products (the module's
+set_precision, the command line's --precision fp32), whatever `auto` means on the CPU; the bf16
+path is compared on its own (test_model.py).
 """
 
 import os
@@ -25,8 +27,13 @@ def bin_dir() -> Path:
     return Path(tgraph.__file__).resolve().parent.parent / "bin"
 
 
+# Commands that run the model, and so take --precision (docs/model.md §10.12).
+MODEL_COMMANDS = {"train", "predict", "eval", "explain", "tune"}
+
+
 class Cli:
-    """The command line of the same build, run as a child process."""
+    """The command line of the same build, run as a child process; model commands in fp32 unless
+    the arguments name a --precision."""
 
     def __init__(self):
         self.exe = bin_dir() / "tgraph"
@@ -34,6 +41,8 @@ class Cli:
             raise RuntimeError(f"no tgraph executable at {self.exe} (set TGRAPH_BIN_DIR)")
 
     def run(self, *args, check=True, cwd=None):
+        if args and args[0] in MODEL_COMMANDS and "--precision" not in args:
+            args = (*args, "--precision", "fp32")
         env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_WAIT_POLICY="PASSIVE")
         r = subprocess.run([str(self.exe), *map(str, args)], capture_output=True, text=True, env=env, cwd=cwd)
         if check and r.returncode != 0:
@@ -48,8 +57,10 @@ def cli():
 
 @pytest.fixture(scope="session", autouse=True)
 def one_thread():
-    # The tests' reference runs use --threads 1; so do the module's models (before any load).
+    # The tests' reference runs use --threads 1 and fp32 products; so do the module's models
+    # (threads before any load).
     tgraph.set_threads(1)
+    tgraph.set_precision("fp32")
 
 
 @pytest.fixture(scope="session")

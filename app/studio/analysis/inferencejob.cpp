@@ -13,6 +13,7 @@
 #include "core/util/error.h"
 #include "core/util/progress.h"
 #include "model/facade/ensemble.h"
+#include "model/facade/runtime.h"
 #include "widgets/common/formatting.h"
 
 #include <algorithm>
@@ -198,7 +199,7 @@ void storeInProject(const InferenceRequest& request, InferenceOutcome& outcome)
         { { "kind", "inference" }, { "weights", weights }, { "config_set", set },
             { "sample_count", std::to_string(request.sampleCount) }, { "seed", std::to_string(request.seed) },
             { "batch_configs", std::to_string(request.options.batchConfigs) },
-            { "tta", std::to_string(request.options.tta) } });
+            { "tta", std::to_string(request.options.tta) }, { "precision", tgraph::facade::productPrecision() } });
     tgraph::RunWriter writer(request.project, runId);
     tgraph::EvalMetrics eval;
     for (const GraphInference& g : outcome.graphs) {

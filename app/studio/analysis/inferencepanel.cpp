@@ -8,6 +8,7 @@
 #include "app/studio/analysis/inferencejob.h"
 #include "app/studio/analysis/storedinference.h"
 #include "app/studio/common/studiolog.h"
+#include "model/facade/runtime.h"
 
 #include "widgets/analysis/predictiontablemodel.h"
 #include "widgets/common/errorbanner.h"
@@ -156,8 +157,9 @@ void InferencePanel::onFinished(const std::shared_ptr<const InferenceOutcome>& o
     m_results->showOutcome(outcome, m_runDocument);
     if (!outcome->graphs.empty() && !isRunning())
         setSettingsShown(false);
-    QString message = tr("Scored %Ln graph(s) in %1", nullptr, int(outcome->graphs.size()))
-                          .arg(Formatting::seconds(outcome->seconds, 2));
+    QString message = tr("Scored %Ln graph(s) in %1, products in %2", nullptr, int(outcome->graphs.size()))
+                          .arg(Formatting::seconds(outcome->seconds, 2),
+                              QString::fromStdString(tgraph::facade::productPrecision()));
     if (!outcome->runId.empty())
         message += tr("; stored as run %1 in %2")
                        .arg(QString::fromStdString(outcome->runId.substr(0, 8)),
