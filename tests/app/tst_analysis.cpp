@@ -777,8 +777,13 @@ private Q_SLOTS:
             for (QGraphicsItem* item : panel.chart()->scene()->items())
                 if (auto* text = dynamic_cast<QGraphicsTextItem*>(item); text && text->isVisible())
                     drawn << text->toPlainText();
+            QStringList labels;
+            for (QAbstractAxis* axis : panel.chart()->axes())
+                if (auto* nice = qobject_cast<NiceAxis*>(axis); nice && nice->isVisible())
+                    labels << nice->titleText() + ": " + nice->categoriesLabels().join(' ');
             for (const QString& text : drawn)
-                QVERIFY2(!text.endsWith(QStringLiteral("...")), qPrintable(drawn.join(" | ")));
+                QVERIFY2(!text.endsWith(QStringLiteral("...")),
+                    qPrintable(QStringLiteral("drawn: %1; axes: %2").arg(drawn.join(" | "), labels.join("; "))));
             for (QAbstractAxis* axis : panel.chart()->axes())
                 if (auto* nice = qobject_cast<NiceAxis*>(axis); nice && nice->isVisible())
                     for (const QString& label : nice->categoriesLabels())

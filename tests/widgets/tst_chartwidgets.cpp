@@ -309,7 +309,7 @@ private Q_SLOTS:
         checkTicks(fine);
         QCOMPARE(fine.interval, 0.00002);
         QCOMPARE(fine.decimals, 5);
-        // Four decimals or more below 0.1: the labels count in thousandths.
+        // Labels longer than five characters below 0.1: they count in thousandths.
         QCOMPARE(fine.exponent, -3);
         QCOMPARE(fine.label(0), QStringLiteral("8.62"));
         QCOMPARE(fine.factor(), QStringLiteral("×10⁻³"));
@@ -344,7 +344,12 @@ private Q_SLOTS:
         QVERIFY(t.labels().contains(QStringLiteral("22.4")));
         // Smaller still: millionths; three decimals or numbers from 0.1 on stay as they are.
         QCOMPARE(AxisPolicy::ticks(request(0.00012, 0.00019, 6)).factor(), QStringLiteral("×10⁻⁶"));
-        QCOMPARE(AxisPolicy::ticks(request(0.012, 0.019, 6)).exponent, 0);
+        QCOMPARE(AxisPolicy::ticks(request(0.012, 0.019, 6)).exponent, 0); // "0.012": five characters
+        // Negative scores of the Tune chart read "−0...." at every tick: "−0.073" needs six.
+        const AxisPolicy::Ticks negative = AxisPolicy::ticks(request(-0.0731, -0.0629, 11));
+        checkTicks(negative);
+        QCOMPARE(negative.exponent, -3);
+        QVERIFY2(negative.labels().contains(QStringLiteral("−70")), qPrintable(negative.labels().join(' ')));
         QCOMPARE(AxisPolicy::ticks(request(0.5001, 0.5009, 6)).exponent, 0);
 
         // The axis says the factor in its title, whichever way the title was set.

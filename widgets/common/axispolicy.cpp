@@ -19,8 +19,9 @@ constexpr double kSnap = 1e-9;
 // Above this many digits after the point, and from this magnitude on, labels are scientific.
 constexpr int kMaxDecimals = 6;
 constexpr double kMaxFixed = 1e7;
-// From this many decimals on, labels of numbers below kMaxScaled count in a factor 10^-3k.
-constexpr int kScaledDecimals = 4;
+// Labels of numbers below kMaxScaled that would be longer than kMaxPlainChars characters
+// ("0.0224", "−0.073") count in a factor 10^-3k instead.
+constexpr int kMaxPlainChars = 5;
 constexpr double kMaxScaled = 0.1;
 
 // The smallest 1, 2 or 5 x 10^k that is at least `raw` (> 0).
@@ -168,9 +169,13 @@ Ticks ticks(const Request& request)
     if (t.decimals > kMaxDecimals || magnitude >= kMaxFixed) {
         t.decimals = -1;
         t.significant = int(std::floor(std::log10(magnitude) + kSnap)) - stepExponent + 1;
-    } else if (t.decimals >= kScaledDecimals && magnitude > 0 && magnitude < kMaxScaled) {
+    } else if (magnitude > 0 && magnitude < kMaxScaled) {
+        qsizetype longest = 0;
+        for (int i = 0; i < t.count; ++i)
+            longest = std::max(longest, t.label(i).size());
         // 0.0224 -> 22.4 x 10^-3: the largest magnitude gets one to three digits before the point.
-        t.exponent = 3 * int(std::floor(std::floor(std::log10(magnitude) + kSnap) / 3.0));
+        if (longest > kMaxPlainChars)
+            t.exponent = 3 * int(std::floor(std::floor(std::log10(magnitude) + kSnap) / 3.0));
     }
 
     // The margin: beyond the data and the bounds, never inside them.

@@ -49,9 +49,9 @@ struct Ticks
     int count = 6; // ticks from the first on, all within [min, max]
     int decimals = 1; // digits after the point in fixed notation; -1: scientific
     int significant = 0; // significant digits when scientific
-    // The labels count in units of 10^exponent (a multiple of 3; 0: plain numbers). Small numbers
-    // whose labels would need four or more decimals (0.0224, 0.0226) are labelled "22.4", "22.6"
-    // with the factor "×10⁻³" in the axis title, so the labels stay short enough for a narrow chart.
+    // The labels count in units of 10^exponent (a multiple of 3; 0: plain numbers). Numbers below
+    // 0.1 whose labels would be longer than five characters (0.0224, −0.073) are labelled "22.4",
+    // "−73" with the factor "×10⁻³" in the axis title, so the labels fit a narrow chart.
     int exponent = 0;
 
     // Tick i's value: an integer multiple of the interval, exactly 0 at the multiple 0.
