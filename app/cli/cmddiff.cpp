@@ -200,7 +200,7 @@ int runDiff(const std::vector<std::string>& args)
         "output; an estimate of a model, not a measurement (docs/diff.md §8, docs/simulator.md)");
     p.addOption("--weights", "", "W",
         "score both modules at their own layouts with this layout model (weights .npz, checkpoint, "
-        "ensemble.json; repeatable for an ensemble): both scores and their difference in every output; "
+        "ensemble .npz or .json; repeatable for an ensemble): both scores and their difference in every output; "
         "the model's estimate, higher = slower, not a time (docs/diff.md §11)");
     p.addOption("--repad", "", "",
         "with --weights: -1-pad the fixed-length node features as the released weights need (docs/model.md §2.1)");

@@ -10,7 +10,9 @@ const std::vector<Command>& modelCommandSummaries()
     // (tst_cli compares both help texts).
     static const std::vector<Command> list = {
         { "train", "train a cost model (TGraph or the zoo's --model), one run or k-fold ensemble, resumable", nullptr },
-        { "weights", "export a checkpoint's weights / import weights as a checkpoint", nullptr },
+        { "weights",
+            "export / import a checkpoint's weights, combine models into an ensemble file, show a file's models",
+            nullptr },
         { "predict", "score every configuration of graphs with a model or ensemble (CSV, npz, Kaggle format)",
             nullptr },
         { "eval", "score graphs with measured runtimes: Kendall tau, OPA, top-k slowdown per graph and mean", nullptr },

@@ -225,8 +225,8 @@ int runExplain(const std::vector<std::string>& args)
         "a TpuGraphs layout graph .npz, or a layout tuning record / HLO module with >= 2 configurations (its module "
         "gives the simulator's side); pruned as in training, node ids are the file's");
     p.addOption("--weights", "-w", "W",
-        "a weights .npz or a checkpoint (tgraph train), or the ensemble.json of tgraph train --folds; repeat for an "
-        "ensemble (means over members)");
+        "a weights .npz or a checkpoint (tgraph train), an ensemble file (tgraph weights combine, train --seeds) or "
+        "the ensemble.json of tgraph train --folds; repeat for an ensemble (means over members)");
     p.addOption("--config", "", "A", "config to explain: an index, fastest or slowest (predicted), or default",
         "fastest", configSelectorType());
     p.addOption("--vs", "", "B",

@@ -11,18 +11,19 @@
 #include "trainplan.h"
 #include "workerlaunch.h"
 
+#include "core/train/configfolds.h"
+#include "core/train/trainingevents.h"
+#include "core/train/trainingset.h"
 #include "core/util/error.h"
 #include "core/util/progress.h"
-#include "core/train/trainingevents.h"
-#include "core/train/configfolds.h"
-#include "core/train/trainingset.h"
+#include "model/infer/ensemblecombine.h"
 #include "model/nn/products.h"
+#include "model/runtime/torchruntime.h"
 #include "model/train/checkpoint.h"
 #include "model/train/crossvalidation.h"
 #include "model/train/gloocommunicator.h"
 #include "model/train/pretrain.h"
 #include "model/train/recipe.h"
-#include "model/runtime/torchruntime.h"
 #include "model/train/trainer.h"
 
 #include <chrono>
@@ -215,6 +216,8 @@ void printCrossValidation(const CrossValidationResult& r, const std::string& out
     for (const std::string& e : r.ensemble)
         std::printf("  %s\n", (fs::path(outDir) / e).string().c_str());
     std::printf("manifest: %s\n", r.manifest.c_str());
+    if (!r.ensembleFile.empty())
+        std::printf("ensemble file: %s\n", r.ensembleFile.c_str());
     for (const FoldResult& f : r.folds)
         if (f.diverged)
             std::fprintf(stderr, "tgraph train: warning: fold %d %s\n", f.fold, f.message.c_str());
@@ -312,6 +315,11 @@ void reportLoaded(const TrainingData& data, TrainingSink& sink)
 
 int trainLoaded(const TrainPlan& plan, const TrainingData& data, TrainOptions options, const Checkpoint* resume,
     ProjectRun* run, TrainingSink& sink, ProgressSink& progress, int threads, Communicator* comm);
+int trainOneRun(const TrainPlan& plan, const TrainingData& data, const TrainOptions& options, const Checkpoint* resume,
+    ProjectRun* run, TrainingSink& sink, ProgressSink& progress, Communicator* comm, OutputDir* outDir,
+    TrainResult* result);
+int trainSeeds(const TrainPlan& plan, const TrainingData& data, const TrainOptions& options, TrainingSink& sink,
+    ProgressSink& progress, OutputDir& out);
 
 // The facts on disk of a real `tgraph train`; keeps the checkpoint it read for the run.
 class DiskEnvironment final : public TrainPlanEnvironment
@@ -591,6 +599,19 @@ int trainLoaded(const TrainPlan& plan, const TrainingData& data, TrainOptions op
         return r.ensemble.empty() ? ExitBadInput : ExitOk;
     }
 
+    if (plan.mode == TrainMode::Seeds)
+        return trainSeeds(plan, data, options, sink, progress, *outDir);
+    TrainResult result;
+    return trainOneRun(plan, data, options, resume, run, sink, progress, comm, writer ? &*outDir : nullptr, &result);
+}
+
+// One run (a single run, a resumed one, or one of --seeds) into `outDir` (null for a worker other
+// than rank 0); its result in *result.
+int trainOneRun(const TrainPlan& plan, const TrainingData& data, const TrainOptions& options, const Checkpoint* resume,
+    ProjectRun* run, TrainingSink& sink, ProgressSink& progress, Communicator* comm, OutputDir* outDir,
+    TrainResult* result)
+{
+    const bool writer = outDir != nullptr;
     std::vector<size_t> trainGraphs = data.indicesOf(DataSplit::Train);
     std::vector<size_t> validGraphs = data.indicesOf(DataSplit::Valid);
     if (options.folds > 0) {
@@ -619,7 +640,7 @@ int trainLoaded(const TrainPlan& plan, const TrainingData& data, TrainOptions op
     }
     OutputDir& out = *outDir;
     trainer.setOutputDir(out.path());
-    TrainResult r;
+    TrainResult& r = *result;
     try {
         r = trainer.run();
     } catch (const Cancelled&) {
@@ -658,6 +679,66 @@ int trainLoaded(const TrainPlan& plan, const TrainingData& data, TrainOptions op
     }
     if (run)
         run->finish(RunStatus::Finished);
+    return ExitOk;
+}
+
+// --seeds N: runs with seeds S..S+N-1 into OUT/seed-K/, one after another, then OUT/ensemble.npz of
+// their best checkpoints (docs/model.md §6.3).
+int trainSeeds(const TrainPlan& plan, const TrainingData& data, const TrainOptions& options, TrainingSink& sink,
+    ProgressSink& progress, OutputDir& out)
+{
+    struct SeedRun
+    {
+        uint64_t seed = 0;
+        std::string checkpoint;
+        TrainResult result;
+    };
+    std::vector<SeedRun> runs;
+    for (int k = 0; k < plan.seeds; ++k) {
+        TrainOptions seeded = options;
+        seeded.seed = options.seed + uint64_t(k);
+        const std::string dir = (fs::path(out.path()) / ("seed-" + std::to_string(k))).string();
+        std::printf("\nseed run %d of %d: seed %llu into %s\n", k + 1, plan.seeds, (unsigned long long)seeded.seed,
+            dir.c_str());
+        std::fflush(stdout);
+        OutputDir seedDir(dir);
+        out.keep();
+        SeedRun r;
+        r.seed = seeded.seed;
+        const int rc = trainOneRun(plan, data, seeded, nullptr, nullptr, sink, progress, nullptr, &seedDir, &r.result);
+        if (rc == ExitCancelled)
+            return rc;
+        const std::string best = (fs::path(dir) / "best.npz").string();
+        if (r.result.diverged)
+            std::fprintf(stderr, "tgraph train: warning: seed %llu diverged; it is left out of the ensemble\n",
+                (unsigned long long)r.seed);
+        else if (r.result.counters.bestStep >= 0 && fs::exists(best))
+            r.checkpoint = best;
+        else if (!r.result.lastCheckpoint.empty())
+            r.checkpoint = r.result.lastCheckpoint; // no validation graphs: no best checkpoint
+        runs.push_back(std::move(r));
+    }
+    std::vector<std::string> members;
+    std::printf("\nseeds: %d runs\n", plan.seeds);
+    for (const SeedRun& r : runs) {
+        if (r.checkpoint.empty())
+            std::printf("  seed %llu: no checkpoint\n", (unsigned long long)r.seed);
+        else if (r.result.counters.bestStep >= 0)
+            std::printf("  seed %llu: best mean tau %.4f at step %lld: %s\n", (unsigned long long)r.seed,
+                r.result.counters.bestTau, (long long)r.result.counters.bestStep, r.checkpoint.c_str());
+        else
+            std::printf(
+                "  seed %llu: no validation, latest state: %s\n", (unsigned long long)r.seed, r.checkpoint.c_str());
+        if (!r.checkpoint.empty())
+            members.push_back(r.checkpoint);
+    }
+    if (members.empty()) {
+        std::fprintf(stderr, "tgraph train: error: no seed run produced a checkpoint\n");
+        return ExitBadInput;
+    }
+    const std::string file = (fs::path(out.path()) / "ensemble.npz").string();
+    const CombinedEnsemble e = combineWeights(members, file, "tgraph train --seeds " + std::to_string(plan.seeds));
+    std::printf("ensemble of %zu members: %s\n", e.info["members"].size(), file.c_str());
     return ExitOk;
 }
 

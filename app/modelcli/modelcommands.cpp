@@ -17,7 +17,9 @@ const std::vector<Command>& modelCommands()
     static const std::vector<Command> list = {
         { "train", "train a cost model (TGraph or the zoo's --model), one run or k-fold ensemble, resumable",
             runTrain },
-        { "weights", "export a checkpoint's weights / import weights as a checkpoint", runWeights },
+        { "weights",
+            "export / import a checkpoint's weights, combine models into an ensemble file, show a file's models",
+            runWeights },
         { "predict", "score every configuration of graphs with a model or ensemble (CSV, npz, Kaggle format)",
             runPredict },
         { "eval", "score graphs with measured runtimes: Kendall tau, OPA, top-k slowdown per graph and mean", runEval },

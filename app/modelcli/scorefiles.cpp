@@ -103,8 +103,8 @@ void addScoringOptions(ArgParser& p, const char* treeSplit)
 {
     p.addPositional("FILE...", "more graphs after --data (directories or .npz files)");
     p.addOption("--weights", "-w", "W",
-        "a weights .npz or a checkpoint (tgraph train), or the ensemble.json of tgraph train --folds; repeat for an "
-        "ensemble (mean of raw scores)");
+        "a weights .npz or a checkpoint (tgraph train), an ensemble file (tgraph weights combine, train --seeds) or "
+        "the ensemble.json of tgraph train --folds; repeat for an ensemble (mean of raw scores)");
     p.addOption(
         "--data", "", "DIR|FILE", "a TpuGraphs .npz graph, or a directory of them (sorted by name); repeatable");
     p.addOption("--batch-configs", "-b", "B",

@@ -170,6 +170,31 @@ bool readStart(const ArgParser& p, TrainPlan* plan, std::string* error)
     return true;
 }
 
+// --seeds N (docs/model.md §6.3): N single runs that differ in their seed, then their ensemble.
+// After readCv, readDistributed and readStart. Not in a project: a project run is one run's
+// history (`tgraph sweep --seeds` records seeds as runs of a project; `tgraph weights combine`
+// makes their ensemble).
+bool readSeeds(const ArgParser& p, TrainPlan* plan, std::string* error)
+{
+    if (!p.has("--seeds"))
+        return true;
+    if (plan->crossValidation)
+        *error = "--seeds and --folds exclude each other (--folds makes an ensemble of its folds)";
+    else if (p.has("--resume"))
+        *error = "--resume continues one run: no --seeds with it (resume a seed's OUT/seed-K/last.npz alone)";
+    else if (plan->distributed() || p.has("--launch-local"))
+        *error = "--seeds trains its runs one after another in one process: not with data-parallel workers";
+    else if (p.has("--pretrain-sim") || p.has("--init-from"))
+        *error = "--pretrain-sim and --init-from start a single run: not with --seeds";
+    else if (p.has("--project") || p.has("--queued-run"))
+        *error = "--seeds writes OUT/seed-K/ and OUT/ensemble.npz: give --out DIR, not --project (tgraph sweep "
+                 "--seeds records seeds as runs of a project)";
+    if (!error->empty())
+        return false;
+    plan->seeds = p.get<int>("--seeds");
+    return true;
+}
+
 // Data-parallel workers (--world-size/--rank/--master) or a local launch of them (--launch-local).
 bool readDistributed(const ArgParser& p, TrainPlanEnvironment& disk, TrainPlan* plan, std::string* error)
 {
@@ -266,7 +291,7 @@ void resolve(const ArgParser& p, const std::vector<std::string>& args, TrainPlan
 {
     std::string& error = plan.error;
     if (!readOptions(p, &plan.options, &error) || !readCv(p, &plan, &error) || !readConfigFolds(p, &plan, &error)
-        || !readDistributed(p, disk, &plan, &error) || !readStart(p, &plan, &error))
+        || !readDistributed(p, disk, &plan, &error) || !readStart(p, &plan, &error) || !readSeeds(p, &plan, &error))
         return;
     plan.threads = p.get<int>("--threads");
     plan.precision = precisionOption(p);
@@ -375,6 +400,8 @@ void resolve(const ArgParser& p, const std::vector<std::string>& args, TrainPlan
         plan.mode = TrainMode::OneFold;
     } else if (plan.crossValidation) {
         plan.mode = TrainMode::CrossValidation;
+    } else if (plan.seeds > 0) {
+        plan.mode = TrainMode::Seeds;
     } else {
         plan.mode = TrainMode::Single;
     }
@@ -397,6 +424,8 @@ const char* trainModeName(TrainMode mode)
         return "one-fold";
     case TrainMode::CrossValidation:
         return "cross-validation";
+    case TrainMode::Seeds:
+        return "seeds";
     case TrainMode::Single:
         return "single";
     }
@@ -455,9 +484,12 @@ ArgParser trainArgumentParser()
         "slowdown per graph and mean; OUT/best.npz keeps the best mean tau, OUT/last.npz the latest state.\n"
         "Checkpoints are weights files that 'tgraph predict' reads, plus the training state for --resume.\n"
         "With --folds K: K-fold cross-validation at graph level over train+valid graphs (paper protocol:\n"
-        "--folds 20 --train-folds 5 --keep 4), OUT/fold-K/{best,last}.npz and OUT/ensemble.json.",
+        "--folds 20 --train-folds 5 --keep 4), OUT/fold-K/{best,last}.npz, OUT/ensemble.json and the same\n"
+        "ensemble as one file, OUT/ensemble.npz. With --seeds N: N runs with seeds S..S+N-1 into OUT/seed-K/\n"
+        "and OUT/ensemble.npz of their best checkpoints ('tgraph predict --weights OUT/ensemble.npz').",
         "--data DIR|FILE... [--model NAME] [--steps N | --epochs E] [--configs-per-step K] [--cross-attn on|off]\n"
-        "              [--folds K --train-folds 5 --keep 4] [--lr LR] [--eval-every N] [--seed S] [--threads T]\n"
+        "              [--folds K --train-folds 5 --keep 4 | --seeds N] [--lr LR] [--eval-every N] [--seed S]\n"
+        "              [--threads T]\n"
         "              [--out DIR] [--resume CKPT] [--metrics-jsonl FILE] [--project P.tgproj]\n"
         "              [--pretrain-sim N [--pretrain-steps S] | --init-from WEIGHTS] [--recipe auto|none]\n"
         "              [--launch-local W | --world-size W --rank R --master HOST:PORT] [--graphs-per-step G]\n"
@@ -571,8 +603,13 @@ ArgParser trainArgumentParser()
         opt::integer(0, 999));
     p.addOption("--config-fold-seed", "", "S", "with --config-folds: seed of the split of each graph's configs", "0",
         opt::size(std::numeric_limits<uint32_t>::max()));
-    p.addOption("--seed", "", "S", "seed of initialization, dropout, config sampling and graph order (fold k: S+k)",
-        "42", opt::size());
+    p.addOption("--seed", "", "S",
+        "seed of initialization, dropout, config sampling and graph order (fold k, --seeds run k: S+k)", "42",
+        opt::size());
+    p.addOption("--seeds", "", "N",
+        "a seed ensemble (docs/model.md §6.3): N runs with seeds S, S+1, ... into OUT/seed-K/, one after another, "
+        "then OUT/ensemble.npz of their best checkpoints (the last where a run has no validation graphs)",
+        {}, opt::integer(1, 1000));
     p.addOption("--threads", "", "T", "LibTorch threads (0 = all cores; --launch-local: cores / workers each)", "0",
         threadsType());
     p.addOption("--launch-local", "", "W",

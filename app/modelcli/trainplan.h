@@ -33,6 +33,7 @@ enum class TrainMode {
     ParallelFolds, // --folds K --parallel-folds P: each fold a child process, then the ensemble
     OneFold, // --folds K --fold k: fold k alone into OUT/fold-k/
     CrossValidation, // --folds K: the folds one after another, then the ensemble
+    Seeds, // --seeds N: N runs with seeds S..S+N-1 into OUT/seed-K/, one after another, then OUT/ensemble.npz
     Single, // one run: new or resumed, alone or as a data-parallel worker (--world-size)
 };
 const char* trainModeName(TrainMode mode);
@@ -91,6 +92,7 @@ struct TrainPlan
     int parallelFolds = 0; // ParallelFolds: folds at a time
     std::string attachRun; // OneFold: record it as a fold of this project run
     ConfigFoldOptions configFolds;
+    int seeds = 0; // Seeds: runs (0 = --seeds not given)
 
     // Data-parallel workers.
     int launchLocal = 0; // LaunchLocal: workers to start

@@ -30,8 +30,8 @@ ArgParser tuneArgumentParser()
     p.addPositional("MODULE|GRAPH",
         "an HLO module (text or protobuf), a layout tuning record, a TpuGraphs layout .npz or a tile .npz");
     p.addOption("--weights", "-w", "W",
-        "the model: a weights .npz, a checkpoint or an ensemble.json (repeat for an ensemble: mean of the members' "
-        "scores)");
+        "the model: a weights .npz, a checkpoint, an ensemble file or an ensemble.json (repeat for an ensemble: mean "
+        "of the members' scores)");
     p.addOption("--strategy", "", "S", "sa (simulated annealing), evo (evolutionary), random or exhaustive", "sa",
         opt::oneOf(
             { TuneStrategy::Annealing, TuneStrategy::Evolutionary, TuneStrategy::Random, TuneStrategy::Exhaustive },

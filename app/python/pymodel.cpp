@@ -424,8 +424,9 @@ void bindModel(py::module_& m)
         });
 
     py::class_<Model, std::shared_ptr<Model>>(m, "Model",
-        "A TGraph model or an ensemble (weights .npz files, checkpoints, an ensemble.json of\n"
-        "tgraph train --folds; every model kind model/facade loads), all of one kind (layout or tile).\n"
+        "A TGraph model or an ensemble (weights .npz files, checkpoints, ensemble files of tgraph\n"
+        "weights combine or train --seeds, an ensemble.json of tgraph train --folds; every model kind\n"
+        "model/facade loads), all of one kind (layout or tile).\n"
         "Calls release the GIL; one call at a time per Model (others wait).")
         .def_static("load", &Model::load, py::arg("weights"),
             "Loads a weights file / checkpoint path, or a list of them (an ensemble: the mean of raw scores).")

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "model/infer/inference.h"
 
+#include "model/nn/ensemblefile.h"
 #include "model/nn/weights.h"
 
 #include "core/graph/graphio.h"
@@ -134,20 +135,32 @@ std::vector<EnsembleMember> loadEnsemble(const std::vector<std::string>& paths)
     if (paths.empty())
         throw InputError("", "--weights", "no weights file given");
     std::vector<EnsembleMember> members;
-    for (const std::string& path : paths) {
+    const auto add = [&](const std::string& path, const std::string& prefix, const std::string& name) {
         EnsembleMember m;
-        m.path = path;
-        AnyWeights w = loadAnyWeightsNpz(path);
+        m.path = name;
+        AnyWeights w = loadAnyWeightsNpz(path, prefix);
         m.kind = w.kind;
         m.layout = w.layout;
         m.tile = w.tile;
         m.zoo = w.zoo;
         m.normalizer = w.normalizer;
         if (!members.empty() && members.front().kind != m.kind)
-            throw InputError(path, "",
-                std::string("holds a ") + graphKindName(m.kind) + "-model but " + members.front().path + " a "
+            throw InputError(path, prefix.empty() ? std::string() : prefix + "*",
+                std::string(prefix.empty() ? "" : "member " + prefix.substr(7, prefix.size() - 8) + " ") + "holds a "
+                    + graphKindName(m.kind) + "-model but " + members.front().path + " a "
                     + graphKindName(members.front().kind) + "-model; an ensemble has members of one kind");
         members.push_back(std::move(m));
+    };
+    for (const std::string& path : paths) {
+        NpzReader npz(path);
+        if (!isEnsembleFile(npz)) {
+            add(path, {}, path);
+            continue;
+        }
+        // An ensemble file (docs/formats.md §12): each of its members counts as one.
+        const EnsembleFileIndex index = readEnsembleIndex(npz);
+        for (int64_t k = 0; k < index.members; ++k)
+            add(path, ensembleMemberPrefix(k), path + " (member " + std::to_string(k) + ")");
     }
     return members;
 }

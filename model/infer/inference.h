@@ -39,11 +39,12 @@ struct EnsembleMember
 };
 
 // Loads each file through loadWeightsNpz / loadTileWeightsNpz, telling layout from tile by its
-// keys (a tile-model file has head.0.weight). InputError (naming the file) for an unreadable or
-// invalid file, no files, or members of different kinds. Models are in eval mode.
+// keys (a tile-model file has head.0.weight); an ensemble file (model/nn/ensemblefile.h) gives each
+// of its N members, named "FILE (member K)". InputError (naming the file, and the member) for an
+// unreadable or invalid file, no files, or members of different kinds. Models are in eval mode.
 std::vector<EnsembleMember> loadEnsemble(const std::vector<std::string>& paths);
 
-// `--weights` arguments to member files: a weights .npz or checkpoint as is; an ensemble.json
+// `--weights` arguments to member files: a weights .npz, checkpoint or ensemble file as is; an ensemble.json
 // written by `tgraph train --folds` (its "ensemble" list, relative to the file) expands to its
 // checkpoints. InputError naming the manifest when it cannot be read.
 std::vector<std::string> expandWeightsArguments(const std::vector<std::string>& arguments);

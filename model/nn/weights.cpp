@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "model/nn/weights.h"
+#include "model/nn/ensemblefile.h"
 #include "model/nn/weightsfile.h"
 
 #include "core/util/error.h"
@@ -85,9 +86,9 @@ void loadInto(WeightsFile& file, const NamedTensors& arrays, const ModelOptions&
     file.refuseUnknownKeys(parameters, options, kind);
 }
 
-template <class Weights> Weights loadWeights(const std::string& path, bool tile)
+template <class Weights> Weights loadWeights(const std::string& path, bool tile, const std::string& prefix = {})
 {
-    WeightsFile file(path);
+    WeightsFile file(path, prefix);
     const ModelOptions options = declaredTGraphModel(file, tile);
     Weights w;
     w.model = decltype(w.model)(options);
@@ -157,7 +158,10 @@ void addWeightArrays(NpzWriter& writer, const ZooModel& model, const Normalizer&
     addZooArrays(writer, model, normalizer);
 }
 
-bool isZooWeights(const std::string& path) { return NpzReader(path).contains(kMetaModel); }
+bool isZooWeights(const std::string& path, const std::string& prefix)
+{
+    return NpzReader(path).contains(prefix + kMetaModel);
+}
 
 torch::nn::Module& AnyWeights::module() const
 {
@@ -175,36 +179,44 @@ const ModelOptions& AnyWeights::options() const
     return kind == GraphKind::Layout ? layout->options() : tile->options();
 }
 
-GraphKind weightsKind(const std::string& path)
+GraphKind weightsKind(const std::string& path, const std::string& prefix)
 {
     NpzReader npz(path);
-    if (npz.contains(kMetaModel)) {
-        if (!npz.contains(kMetaTile))
-            throw InputError(path, kMetaTile, "missing (needed by a zoo-model weights file)");
-        const NdArray<int64_t> tile = npz.read<int64_t>(kMetaTile);
+    if (prefix.empty())
+        refuseEnsembleFile(npz);
+    if (npz.contains(prefix + kMetaModel)) {
+        if (!npz.contains(prefix + kMetaTile))
+            throw InputError(path, prefix + kMetaTile, "missing (needed by a zoo-model weights file)");
+        if (npz.header(prefix + kMetaTile).elementCount() != 1)
+            throw InputError(path, prefix + kMetaTile, "should be a 0-d integer");
+        const NdArray<int64_t> tile = npz.read<int64_t>(prefix + kMetaTile);
         return tile.size() == 1 && tile[0] == 1 ? GraphKind::Tile : GraphKind::Layout;
     }
-    if (npz.contains("head.0.weight"))
+    if (npz.contains(prefix + "head.0.weight"))
         return GraphKind::Tile;
-    if (npz.contains("classifier.weight"))
+    if (npz.contains(prefix + "classifier.weight"))
         return GraphKind::Layout;
+    if (!prefix.empty())
+        throw InputError(path, prefix + "*",
+            "member " + prefix.substr(7, prefix.size() - 8)
+                + " is neither a layout-model (classifier.weight) nor a tile-model (head.0.weight) model");
     throw InputError(path, "",
         "neither a layout-model (classifier.weight) nor a tile-model (head.0.weight) weights file or checkpoint");
 }
 
-AnyWeights loadAnyWeightsNpz(const std::string& path)
+AnyWeights loadAnyWeightsNpz(const std::string& path, const std::string& prefix)
 {
     AnyWeights any;
-    any.kind = weightsKind(path);
-    if (isZooWeights(path)) {
-        WeightsFile file(path);
+    any.kind = weightsKind(path, prefix);
+    if (isZooWeights(path, prefix)) {
+        WeightsFile file(path, prefix);
         any.zoo = loadZoo(file, &any.normalizer);
     } else if (any.kind == GraphKind::Layout) {
-        LayoutWeights w = loadWeightsNpz(path);
+        LayoutWeights w = loadWeights<LayoutWeights>(path, false, prefix);
         any.layout = w.model;
         any.normalizer = std::move(w.normalizer);
     } else {
-        TileWeights w = loadTileWeightsNpz(path);
+        TileWeights w = loadWeights<TileWeights>(path, true, prefix);
         any.tile = w.model;
         any.normalizer = std::move(w.normalizer);
     }

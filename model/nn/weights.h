@@ -75,14 +75,16 @@ void addWeightArrays(NpzWriter& writer, const TileModel& model, const Normalizer
 LayoutWeights loadWeightsNpz(const std::string& path);
 TileWeights loadTileWeightsNpz(const std::string& path);
 
-// Layout or tile, from the keys of a weights file or checkpoint (InputError when neither).
-GraphKind weightsKind(const std::string& path);
+// Layout or tile, from the keys of a weights file or checkpoint, or of the member of an ensemble file
+// whose keys start with `prefix` (ensemblefile.h); InputError when neither, and for an ensemble file
+// given without a prefix.
+GraphKind weightsKind(const std::string& path, const std::string& prefix = {});
 
 // A weights file or checkpoint of either kind (weightsKind), loaded with all the checks above.
 void saveZooWeightsNpz(const ZooModel& model, const Normalizer& normalizer, const std::string& path);
 void addWeightArrays(NpzWriter& writer, const ZooModel& model, const Normalizer& normalizer);
-// Whether the file holds a zoo model (has meta.model).
-bool isZooWeights(const std::string& path);
+// Whether the file (the member under `prefix`) holds a zoo model (has meta.model).
+bool isZooWeights(const std::string& path, const std::string& prefix = {});
 
 struct AnyWeights
 {
@@ -94,6 +96,7 @@ struct AnyWeights
     torch::nn::Module& module() const;
     const ModelOptions& options() const;
 };
-AnyWeights loadAnyWeightsNpz(const std::string& path);
+// With `prefix` "member.K.": member K of an ensemble file (ensemblefile.h), checked the same way.
+AnyWeights loadAnyWeightsNpz(const std::string& path, const std::string& prefix = {});
 
 } // namespace tgraph::model

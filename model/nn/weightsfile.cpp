@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "model/nn/weightsfile.h"
+#include "model/nn/ensemblefile.h"
 
 #include "core/util/error.h"
 #include "core/util/format.h"
@@ -32,7 +33,7 @@ ModelOptions commonOptions(WeightsFile& file, const char* kind)
     options.opTableSize = file.shapeOfRank("embedding_op.weight", 2)[0];
     options.blocks = file.blockCount();
     if (options.opTableSize < 1)
-        throw InputError(file.path(), "embedding_op.weight", "the opcode table has no rows");
+        throw InputError(file.path(), file.place("embedding_op.weight"), "the opcode table has no rows");
     return options;
 }
 
@@ -40,7 +41,7 @@ void checkWidth(const WeightsFile& file, const std::string& key, const ModelOpti
 {
     const int64_t width = options.layerWidth();
     if (options.hidden < 1 || (options.useCrossAttn && options.hidden % 2) || width % kGateReduction)
-        throw InputError(file.path(), key,
+        throw InputError(file.path(), file.place(key),
             "width " + std::to_string(options.hidden) + " is not a usable model width (layers of "
                 + std::to_string(width) + " channels must be a multiple of " + std::to_string(kGateReduction) + ")");
 }
@@ -55,13 +56,13 @@ void checkModelFits(const WeightsFile& file, const std::string& key, const Model
     const std::string model = "a model of width " + std::to_string(options.hidden)
         + (options.blocks > 0 ? " with " + std::to_string(options.blocks) + " blocks" : std::string());
     if (needed > file.arrayBytes())
-        throw InputError(file.path(), key,
+        throw InputError(file.path(), file.place(key),
             model + " has at least " + std::to_string(minParameters) + " parameters (" + formatBytes(needed)
                 + ") but the file holds only " + formatBytes(file.arrayBytes()) + " of arrays");
     const uint64_t budget = memoryBudgetBytes();
     if (needed > budget)
-        throw InputError(file.path(), key, model + " needs at least " + formatBytes(needed) + ", more than "
-                + describeMemoryBudget(budget));
+        throw InputError(file.path(), file.place(key),
+            model + " needs at least " + formatBytes(needed) + ", more than " + describeMemoryBudget(budget));
 }
 
 // Lower bound of a TGraph layout or tile model's parameters: its opcode table and, after the first,
@@ -76,41 +77,47 @@ uint64_t minTGraphParameters(const ModelOptions& options)
 void refuseZooFile(WeightsFile& file, const char* kind)
 {
     if (file.contains(kMetaModel))
-        throw InputError(file.path(), kMetaModel,
+        throw InputError(file.path(), file.place(kMetaModel),
             "this is a '" + file.text(kMetaModel, "zoo") + "' model's weights file, not a TGraph " + kind
                 + "-model one");
 }
 
 } // namespace
 
-WeightsFile::WeightsFile(const std::string& path)
+WeightsFile::WeightsFile(const std::string& path, std::string prefix)
     : m_npz(path)
+    , m_prefix(std::move(prefix))
 {
+    if (m_prefix.empty())
+        refuseEnsembleFile(m_npz);
     for (const std::string& key : m_npz.keys())
-        m_keys.insert(key);
+        if (key.size() > m_prefix.size() && key.compare(0, m_prefix.size(), m_prefix) == 0)
+            m_keys.insert(key.substr(m_prefix.size()));
 }
 
 uint64_t WeightsFile::arrayBytes() const
 {
     uint64_t total = 0;
     for (const ZipMember& m : m_npz.members())
-        total += m.uncompressedSize;
+        if (m.name.compare(0, m_prefix.size(), m_prefix) == 0)
+            total += m.uncompressedSize;
     return total;
 }
 
 void WeightsFile::require(const std::string& key, const char* kind) const
 {
     if (!contains(key))
-        throw InputError(path(), key, std::string("missing (needed by a ") + kind + "-model weights file)");
+        throw InputError(path(), place(key), std::string("missing (needed by a ") + kind + "-model weights file)");
 }
 
-std::vector<int64_t> WeightsFile::shape(const std::string& key) { return m_npz.header(key).shape; }
+std::vector<int64_t> WeightsFile::shape(const std::string& key) { return m_npz.header(place(key)).shape; }
 
 std::vector<int64_t> WeightsFile::shapeOfRank(const std::string& key, size_t rank)
 {
     auto s = shape(key);
     if (s.size() != rank)
-        throw InputError(path(), key, "shape " + shapeToString(s) + " should have " + std::to_string(rank) + " axes");
+        throw InputError(
+            path(), place(key), "shape " + shapeToString(s) + " should have " + std::to_string(rank) + " axes");
     return s;
 }
 
@@ -118,9 +125,9 @@ bool WeightsFile::flag(const std::string& key, bool fallback)
 {
     if (!contains(key))
         return fallback;
-    const NdArray<int64_t> v = m_npz.read<int64_t>(key);
+    const NdArray<int64_t> v = m_npz.read<int64_t>(place(key));
     if (v.size() != 1 || (v[0] != 0 && v[0] != 1))
-        throw InputError(path(), key, "should be a 0-d integer 0 or 1, got shape " + shapeToString(v.shape()));
+        throw InputError(path(), place(key), "should be a 0-d integer 0 or 1, got shape " + shapeToString(v.shape()));
     return v[0] == 1;
 }
 
@@ -133,7 +140,7 @@ int64_t WeightsFile::blockCount() const
         const size_t end = key.find('.', 6);
         const std::string index = key.substr(6, end == std::string::npos ? std::string::npos : end - 6);
         if (index.empty() || index.size() > 4 || index.find_first_not_of("0123456789") != std::string::npos)
-            throw InputError(path(), key, "unexpected key: block keys are convs.<index>.<name>");
+            throw InputError(path(), place(key), "unexpected key: block keys are convs.<index>.<name>");
         blocks = std::max<int64_t>(blocks, std::stoll(index) + 1);
     }
     return blocks;
@@ -142,16 +149,16 @@ int64_t WeightsFile::blockCount() const
 int64_t WeightsFile::integer(const std::string& key, const char* kind)
 {
     require(key, kind);
-    const NdArray<int64_t> v = m_npz.read<int64_t>(key);
+    const NdArray<int64_t> v = m_npz.read<int64_t>(place(key));
     if (v.size() != 1)
-        throw InputError(path(), key, "should be a 0-d integer, got shape " + shapeToString(v.shape()));
+        throw InputError(path(), place(key), "should be a 0-d integer, got shape " + shapeToString(v.shape()));
     return v[0];
 }
 
 std::string WeightsFile::text(const std::string& key, const char* kind)
 {
     require(key, kind);
-    const NdArray<uint8_t> v = m_npz.read<uint8_t>(key);
+    const NdArray<uint8_t> v = m_npz.read<uint8_t>(place(key));
     return std::string(v.data(), v.data() + v.size());
 }
 
@@ -159,15 +166,15 @@ Normalizer WeightsFile::normalizer()
 {
     require(kNormalizerMean, "layout- or tile");
     require(kNormalizerStd, "layout- or tile");
-    const NdArray<double> mean = m_npz.read<double>(kNormalizerMean);
-    const NdArray<double> stddev = m_npz.read<double>(kNormalizerStd);
+    const NdArray<double> mean = m_npz.read<double>(place(kNormalizerMean));
+    const NdArray<double> stddev = m_npz.read<double>(place(kNormalizerStd));
     const std::vector<int64_t> columns { Normalizer::kColumns };
     for (const auto& [key, a] : { std::pair { &kNormalizerMean, &mean }, std::pair { &kNormalizerStd, &stddev } }) {
         if (a->shape() != columns)
-            throw InputError(path(), *key, "shape " + shapeToString(a->shape()) + " should be (134,)");
+            throw InputError(path(), place(*key), "shape " + shapeToString(a->shape()) + " should be (134,)");
         for (int64_t c = 0; c < a->size(); ++c)
             if (!std::isfinite((*a)[c]) || (a == &stddev && !((*a)[c] > 0)))
-                throw InputError(path(), *key + "[" + std::to_string(c) + "]",
+                throw InputError(path(), place(*key + "[" + std::to_string(c) + "]"),
                     a == &stddev ? "must be finite and > 0" : "is not finite");
     }
     std::array<double, Normalizer::kColumns> m {}, s {};
@@ -180,18 +187,18 @@ NdArray<float> WeightsFile::parameter(
     const std::string& name, const std::vector<int64_t>& expected, const ModelOptions& options, const char* kind)
 {
     if (!contains(name))
-        throw InputError(path(), name,
+        throw InputError(path(), place(name),
             "missing; the " + std::string(kind) + " model (" + describe(options) + ") needs shape "
                 + shapeToString(expected));
     const auto stored = shape(name);
     if (stored != expected)
-        throw InputError(path(), name,
+        throw InputError(path(), place(name),
             "shape " + shapeToString(stored) + " does not match the model's " + shapeToString(expected) + " ("
                 + describe(options) + ")");
-    NdArray<float> values = m_npz.read<float>(name);
+    NdArray<float> values = m_npz.read<float>(place(name));
     for (int64_t i = 0; i < values.size(); ++i)
         if (!std::isfinite(values[i]))
-            throw InputError(path(), name, "element " + std::to_string(i) + " is not finite");
+            throw InputError(path(), place(name), "element " + std::to_string(i) + " is not finite");
     return values;
 }
 
@@ -203,11 +210,12 @@ void WeightsFile::refuseUnknownKeys(
         known.insert({ kMetaCrossAttn, kMetaResidualAfter, kMetaBidirectional });
     else
         known.insert({ kMetaModel, kMetaTile, kMetaHidden, kMetaReduction });
-    // A checkpoint (checkpoint.h) also holds the training state, under its own prefixes.
-    const bool checkpoint = contains(kCheckpointVersionKey);
+    // A checkpoint (checkpoint.h) also holds the training state, under its own prefixes; a member
+    // of an ensemble file holds weights only.
+    const bool checkpoint = m_prefix.empty() && contains(kCheckpointVersionKey);
     for (const std::string& key : m_keys)
         if (!known.count(key) && !parameters.count(key) && !(checkpoint && isTrainingStateKey(key)))
-            throw InputError(path(), key,
+            throw InputError(path(), place(key),
                 "unexpected key: not a parameter of the " + std::string(kind) + " model (" + describe(options) + ")");
 }
 
@@ -219,7 +227,7 @@ ModelOptions declaredTGraphModel(WeightsFile& file, bool tile)
     const bool otherKind
         = tile ? file.contains("classifier.weight") && !file.contains("head.0.weight") : file.contains("head.0.weight");
     if (otherKind)
-        throw InputError(file.path(), tile ? "classifier.weight" : "head.0.weight",
+        throw InputError(file.path(), file.place(tile ? "classifier.weight" : "head.0.weight"),
             std::string("this is a ") + (tile ? "layout" : "tile") + "-model weights file, not a " + kind
                 + "-model one");
     ModelOptions options = commonOptions(file, kind);
@@ -236,11 +244,11 @@ ModelOptions declaredZooModel(WeightsFile& file, bool* tile)
     ModelOptions options;
     const std::string family = file.text(kMetaModel, kind);
     if (!parseModelFamily(family, &options.family) || options.family == ModelFamily::TGraph)
-        throw InputError(file.path(), kMetaModel,
+        throw InputError(file.path(), file.place(kMetaModel),
             "unknown model '" + family + "' (this build knows tpugraphs-baseline, kaufman, tpgnn)");
     const int64_t tileFlag = file.integer(kMetaTile, kind);
     if (tileFlag != 0 && tileFlag != 1)
-        throw InputError(file.path(), kMetaTile, "should be 0 (layout model) or 1 (tile model)");
+        throw InputError(file.path(), file.place(kMetaTile), "should be 0 (layout model) or 1 (tile model)");
     *tile = tileFlag == 1;
     options.hidden = file.integer(kMetaHidden, kind);
     if (options.hidden < 4 || options.hidden > 65536)
@@ -249,15 +257,16 @@ ModelOptions declaredZooModel(WeightsFile& file, bool* tile)
     if (options.family == ModelFamily::Kaufman) {
         const std::string reduction = file.text(kMetaReduction, kind);
         if (!parseNodeReduction(reduction, &options.reduction))
-            throw InputError(file.path(), kMetaReduction,
+            throw InputError(file.path(), file.place(kMetaReduction),
                 "unknown reduction '" + reduction + "' (mean-max, per-node, lstm, transformer)");
         if (options.reduction == NodeReduction::Transformer && options.hidden % 4)
-            throw InputError(file.path(), kMetaHidden, "the transformer reduction needs a width divisible by 4");
+            throw InputError(
+                file.path(), file.place(kMetaHidden), "the transformer reduction needs a width divisible by 4");
     }
     file.require("op_embedding.weight", kind);
     options.opTableSize = file.shapeOfRank("op_embedding.weight", 2)[0];
     if (options.opTableSize < 1)
-        throw InputError(file.path(), "op_embedding.weight", "the opcode table has no rows");
+        throw InputError(file.path(), file.place("op_embedding.weight"), "the opcode table has no rows");
     // Every zoo model has at least one H x H layer besides its opcode table.
     checkModelFits(file, kMetaHidden, options,
         uint64_t(options.opTableSize) * uint64_t(kOpEmbedding) + uint64_t(options.hidden) * uint64_t(options.hidden));

@@ -37,13 +37,19 @@ inline const std::string kMetaReduction = "meta.reduction";
 inline constexpr const char* kCheckpointVersionKey = "checkpoint.version";
 inline constexpr const char* kCheckpointPrefixes[] = { "optimizer.", "scheduler.", "rng.", "train.", "checkpoint." };
 
+// One model's arrays: a whole weights file or checkpoint, or (with `prefix` "member.K.") one member
+// of an ensemble file (ensemblefile.h), whose keys are then read without their prefix and named with
+// it in errors. Without a prefix an ensemble file is refused (it is no single model's file).
 class WeightsFile
 {
 public:
-    explicit WeightsFile(const std::string& path);
+    explicit WeightsFile(const std::string& path, std::string prefix = {});
 
     const std::string& path() const { return m_npz.path(); }
-    // Bytes of array data the file declares (members' uncompressed sizes).
+    const std::string& prefix() const { return m_prefix; }
+    // The key as stored in the file (with the member's prefix), for messages.
+    std::string place(const std::string& key) const { return m_prefix + key; }
+    // Bytes of array data the file (the member) declares (its arrays' uncompressed sizes).
     uint64_t arrayBytes() const;
     bool contains(const std::string& key) const { return m_keys.count(key) > 0; }
     const std::set<std::string>& keys() const { return m_keys; }
@@ -65,12 +71,13 @@ public:
     NdArray<float> parameter(
         const std::string& name, const std::vector<int64_t>& expected, const ModelOptions& options, const char* kind);
     // Refuses a key that is none of `parameters` (the model's), the normalizer's, the family's meta
-    // keys, or (in a checkpoint) training state.
+    // keys, or (in a checkpoint, never in an ensemble's member) training state.
     void refuseUnknownKeys(const std::set<std::string>& parameters, const ModelOptions& options, const char* kind) const;
 
 private:
     NpzReader m_npz;
-    std::set<std::string> m_keys;
+    std::string m_prefix;
+    std::set<std::string> m_keys; // without the prefix
 };
 
 // The TGraph layout (tile false) or tile model a weights file declares, checked: not a zoo file nor

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "model/train/crossvalidation.h"
+#include "model/infer/ensemblecombine.h"
 
 #include "core/io/filebytes.h"
 #include "core/train/kfold.h"
@@ -193,6 +194,14 @@ CrossValidationResult assembleEnsemble(std::vector<FoldResult> folds, const Trai
         sink->runEvent({ RunEventKind::Info, -1, 0,
             "ensemble of " + std::to_string(result.ensemble.size()) + " folds written to " + result.manifest,
             result.manifest });
+    // The same ensemble as one file (docs/formats.md §12), beside the manifest.
+    if (!result.ensemble.empty()) {
+        result.ensembleFile = (fs::path(outDir) / "ensemble.npz").string();
+        combineWeights({ result.manifest }, result.ensembleFile, "tgraph train --folds " + std::to_string(cv.folds));
+        if (sink)
+            sink->runEvent(
+                { RunEventKind::Info, -1, 0, "the ensemble as one file: " + result.ensembleFile, result.ensembleFile });
+    }
     return result;
 }
 

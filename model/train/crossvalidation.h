@@ -12,7 +12,7 @@
 // machines), after which assembleEnsemble picks the best folds from their fold.json files.
 //
 // Output directory: fold-K/best.npz, fold-K/last.npz and fold-K/fold.json (its FoldResult) per
-// trained fold, and ensemble.json:
+// trained fold, ensemble.json and ensemble.npz (the same ensemble as one file), where ensemble.json is:
 //   {"folds": 20, "fold_seed": 123, "keep": 4, "seed": 42,
 //    "trained": [{"fold": 0, "seed": 42, "best_tau": 0.41, "best_step": 400, "steps": 400,
 //                 "diverged": false, "kept": true, "checkpoint": "fold-0/best.npz",
@@ -56,6 +56,7 @@ struct CrossValidationResult
     std::vector<FoldResult> folds; // in training order
     std::vector<std::string> ensemble; // checkpoint paths relative to the output dir, best first
     std::string manifest; // path of ensemble.json
+    std::string ensembleFile; // path of ensemble.npz, the same ensemble as one file ("" when empty)
 };
 
 // The held-out graphs (indices into data.graphs) of each fold, for all K folds.
@@ -74,7 +75,8 @@ void writeFoldResult(const std::string& path, const FoldResult& fold);
 FoldResult readFoldResult(const std::string& path);
 
 // Picks the `keep` best folds by validation mean tau (a fold without a checkpoint is never kept)
-// and writes OUT/ensemble.json.
+// and writes OUT/ensemble.json and OUT/ensemble.npz (the kept checkpoints as one ensemble file,
+// model/infer/ensemblecombine.h).
 CrossValidationResult assembleEnsemble(std::vector<FoldResult> folds, const TrainOptions& options,
     const CrossValidationOptions& cv, const std::string& outDir, TrainingSink* sink);
 // The same from the fold.json files of folds 0..trainFolds-1 in OUT (InputError naming the first

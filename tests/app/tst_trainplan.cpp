@@ -512,6 +512,24 @@ private Q_SLOTS:
                "cannot be cut into chunks of configs)";
         QTest::newRow("weights-no-files")
             << QStringList { "--resume", "cross.npz" } << "the checkpoint lists no data files: give --data";
+        // --seeds N: single runs one after another into OUT/seed-K/, then their ensemble.
+        const QString seedsProject = "--seeds writes OUT/seed-K/ and OUT/ensemble.npz: give --out DIR, not --project "
+                                     "(tgraph sweep --seeds records seeds as runs of a project)";
+        QTest::newRow("seeds+folds") << QStringList { "--data", "d", "--seeds", "3", "--folds",
+            "6" } << "--seeds and --folds exclude each other (--folds makes an ensemble of its folds)";
+        QTest::newRow("seeds+resume") << QStringList { "--resume", "last.npz", "--seeds", "2" }
+                                      << "--resume continues one run: no --seeds with it (resume a seed's "
+                                         "OUT/seed-K/last.npz alone)";
+        QTest::newRow("seeds+world-size") << QStringList { "--data", "d", "--seeds", "2", "--world-size", "2", "--rank",
+            "1" } << "--seeds trains its runs one after another in one process: not with data-parallel workers";
+        QTest::newRow("seeds+launch-local") << QStringList { "--data", "d", "--seeds", "2", "--launch-local",
+            "2" } << "--seeds trains its runs one after another in one process: not with data-parallel workers";
+        QTest::newRow("seeds+init-from") << QStringList { "--data", "d", "--seeds", "2", "--init-from", "w.npz" }
+                                         << "--pretrain-sim and --init-from start a single run: not with --seeds";
+        QTest::newRow("seeds+project") << QStringList { "--data", "d", "--seeds", "2", "--project", "p.tgproj" }
+                                       << seedsProject;
+        QTest::newRow("seeds+queued-run")
+            << QStringList { "--data", "d", "--seeds", "2", "--queued-run", "r", "--out", "o" } << seedsProject;
     }
 
     void refusedCombinations()
@@ -530,6 +548,29 @@ private Q_SLOTS:
         const TrainPlan plan = resolveWith(argv, disk);
         QCOMPARE(QString::fromStdString(plan.error), error);
         QVERIFY(!plan.ok());
+    }
+
+    void seedEnsemble()
+    {
+        const TrainPlan plan
+            = resolveWith({ "--data", "d", "--seeds", "3", "--seed", "7", "--steps", "5", "--out", "o" });
+        QVERIFY2(plan.ok(), plan.error.c_str());
+        QCOMPARE(plan.mode, TrainMode::Seeds);
+        QCOMPARE(plan.seeds, 3);
+        QCOMPARE(plan.options.seed, uint64_t(7)); // the first run's; run k takes 7 + k
+        QCOMPARE(plan.outDir, std::string("o"));
+        QCOMPARE(plan.record, RunRecord::None);
+        QVERIFY(!plan.crossValidation);
+        // Without --seeds a plain run; the recipe applies to the seeds' runs as to a single run.
+        QCOMPARE(resolveWith({ "--data", "d" }).seeds, 0);
+        QCOMPARE(resolveWith({ "--data", "d" }).mode, TrainMode::Single);
+        QVERIFY(resolveWith({ "--data", "d", "--seeds", "2" }).recipe);
+        // --check-options stays what it is.
+        QCOMPARE(resolveWith({ "--data", "d", "--seeds", "2", "--check-options" }).mode, TrainMode::CheckOptions);
+        // Folds over configurations give every seed's run a validation set: allowed.
+        const TrainPlan configFolds = resolveWith({ "--data", "d", "--seeds", "2", "--config-folds", "4" });
+        QVERIFY2(configFolds.ok(), configFolds.error.c_str());
+        QCOMPARE(configFolds.mode, TrainMode::Seeds);
     }
 
     void crossAttentionOfWeightsIsCheckedAgainstTheOption()
@@ -561,14 +602,15 @@ private Q_SLOTS:
     void modeNamesAreDistinct()
     {
         std::set<std::string> names;
-        for (TrainMode m : { TrainMode::CheckOptions, TrainMode::LaunchLocal, TrainMode::Assemble,
-                 TrainMode::ParallelFolds, TrainMode::OneFold, TrainMode::CrossValidation, TrainMode::Single })
+        for (TrainMode m :
+            { TrainMode::CheckOptions, TrainMode::LaunchLocal, TrainMode::Assemble, TrainMode::ParallelFolds,
+                TrainMode::OneFold, TrainMode::CrossValidation, TrainMode::Seeds, TrainMode::Single })
             names.insert(trainModeName(m));
-        QCOMPARE(names.size(), size_t(7));
+        QCOMPARE(names.size(), size_t(8));
         for (RunRecord r : { RunRecord::None, RunRecord::Start, RunRecord::Resume, RunRecord::AdoptQueued,
                  RunRecord::ContinueQueued, RunRecord::AttachFold })
             names.insert(runRecordName(r));
-        QCOMPARE(names.size(), size_t(13));
+        QCOMPARE(names.size(), size_t(14));
     }
 };
 

@@ -38,7 +38,8 @@ with zipfile.ZipFile(sys.argv[1]) as z:
 PY
 
 # weights: TGraph layout (cross-attention on and off) and tile models, and a zoo model, of the
-# smallest widths, each trained for one step, exported by `tgraph weights export`.
+# smallest widths, each trained for one step, exported by `tgraph weights export`; and an ensemble
+# file of the two layout models, made by `tgraph weights combine`.
 train --data "$work/layout-stored.npz" --steps 1 --hidden 16 --out "$work/w1"
 train --data "$work/layout-stored.npz" --steps 1 --hidden 16 --cross-attn off --out "$work/w2"
 train --data "$work/tile/train" --steps 1 --hidden 16 --out "$work/w3"
@@ -47,6 +48,9 @@ tg weights export "$work/w1/last.npz" -o "$corpus/weights/made-layout.npz"
 tg weights export "$work/w2/last.npz" -o "$corpus/weights/made-layout-nocross.npz"
 tg weights export "$work/w3/last.npz" -o "$corpus/weights/made-tile.npz"
 tg weights export "$work/w4/last.npz" -o "$corpus/weights/made-tpgnn.npz"
+# an ensemble file of two of them (docs/formats.md §12)
+tg weights combine "$corpus/weights/made-layout.npz" "$corpus/weights/made-layout-nocross.npz" \
+    -o "$corpus/weights/made-ensemble.npz"
 
 # project: two runs (one evaluated on a validation graph, with a best checkpoint), their params,
 # tags, metrics, artifacts and graph metrics. Kept as written (WAL, 4 KiB pages) and rewritten with

@@ -211,3 +211,14 @@ def test_the_gil_is_released_while_scoring(model, layout_files):
     t.join()
     # Holding the GIL, the C++ call would have left the other thread no turn at all.
     assert during > 1000, (during, seconds)
+
+
+def test_an_ensemble_file_counts_as_its_members(cli, tmp_path, model, weights, layout_files):
+    # The same model twice in one file (`tgraph weights combine`): two members whose mean is the model.
+    ensemble = tmp_path / "ensemble.npz"
+    cli.run("weights", "combine", weights, weights, "-o", ensemble)
+    both = tgraph.Model.load(ensemble)
+    assert len(both) == 2
+    assert len(tgraph.Model.load([ensemble, weights])) == 3
+    single = model.predict(layout_files[0])
+    assert np.allclose(both.predict(layout_files[0]), single, rtol=0, atol=1e-6)

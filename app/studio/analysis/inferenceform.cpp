@@ -21,7 +21,7 @@ InferenceForm::InferenceForm(QWidget* parent)
     , m_ui(std::make_unique<Ui::InferenceForm>())
 {
     m_ui->setupUi(this);
-    m_ui->model->lineEdit()->setPlaceholderText(tr("weights .npz, checkpoint or ensemble.json"));
+    m_ui->model->lineEdit()->setPlaceholderText(tr("weights or ensemble .npz, checkpoint, or ensemble.json"));
     m_ui->configSet->addItem(tr("All configs of the file"), int(ConfigSetKind::All));
     m_ui->configSet->addItem(tr("Sampled subset"), int(ConfigSetKind::Sample));
     m_ui->configSet->addItem(tr("Generated candidates (HLO module, simulated)"), int(ConfigSetKind::Generate));
@@ -232,7 +232,7 @@ bool InferenceForm::makeRequest(InferenceRequest* request, QString* problem, QSt
     *request = {};
     request->weights = weights();
     if (request->weights.empty()) {
-        *problem = tr("Choose a model first: a weights .npz, a checkpoint or an ensemble.json");
+        *problem = tr("Choose a model first: a weights or ensemble .npz, a checkpoint or an ensemble.json");
         return false;
     }
     for (int i = 0; i < m_ui->members->count(); ++i)

@@ -63,7 +63,7 @@ TunePanel::TunePanel(QWidget* parent)
     m_banner = m_ui->errorBanner;
     m_graph = m_ui->graph;
     m_model = m_ui->model;
-    m_model->lineEdit()->setPlaceholderText(tr("weights .npz, checkpoint or ensemble.json"));
+    m_model->lineEdit()->setPlaceholderText(tr("weights or ensemble .npz, checkpoint, or ensemble.json"));
     m_strategy = m_ui->strategy;
     for (const auto s : { tgraph::TuneStrategy::Annealing, tgraph::TuneStrategy::Evolutionary,
              tgraph::TuneStrategy::Random, tgraph::TuneStrategy::Exhaustive })
@@ -311,7 +311,8 @@ void TunePanel::run()
     for (const QString& w : m_model->currentText().split(QLatin1Char(';'), Qt::SkipEmptyParts))
         weights.push_back(w.trimmed().toStdString());
     if (weights.empty()) {
-        m_banner->showCondition(kNoModel, tr("Choose a model (a weights .npz, a checkpoint or an ensemble.json)"),
+        m_banner->showCondition(kNoModel,
+            tr("Choose a model (a weights or ensemble .npz, a checkpoint or an ensemble.json)"),
             ErrorBanner::Severity::Error);
         return;
     }
