@@ -23,6 +23,9 @@
 #include <string>
 #include <vector>
 
+using namespace tgraph::widgets;
+using namespace tgraph::studio;
+
 using namespace tgraph;
 
 namespace {

@@ -41,7 +41,7 @@ inline QString generatedHlo(const QDir& dir, const std::string& family, int64_t 
     return path;
 }
 
-inline bool waitForLayout(GraphPane* pane)
+inline bool waitForLayout(tgraph::widgets::GraphPane* pane)
 {
     return QTest::qWaitFor(
         [pane] { return !pane->isLayoutPending() && pane->scene()->viewLayout(); }, kLayoutTimeoutMs);

@@ -7,8 +7,10 @@ between the markers `<!-- rooms:begin -->` and `<!-- rooms:end -->` lists each r
 may use directly; what those may use is allowed too (the closure). A `#include "room/..."` of a room
 outside that closure is a back-edge and fails the check, as do a room missing from the table, a
 cycle in the table, Qt or LibTorch headers where the layer forbids them, a LibTorch header
-reached from widgets/, app/studio/, app/python/ or tests/widgets/ through any chain of project headers, and a
-model/ header other than model/facade's included there.
+reached from widgets/, app/studio/, app/python/ or tests/widgets/ through any chain of project headers, a
+model/ header other than model/facade's included there, and a class, struct, enum or helper namespace
+defined outside its layer's namespace (tgraph::widgets under widgets/, tgraph::studio under
+app/studio/).
 
 Usage: check-layers.py [--root DIR] [--self-test]
 Exit status 0 when the tree obeys the table, 1 with one line per problem otherwise.
@@ -36,6 +38,12 @@ FORBIDDEN = {
 TORCH_FREE_PREFIXES = ('widgets/', 'app/studio/', 'app/python/', 'tests/widgets/')
 # The only model/ room those may include: the torch-free facade (its closure in the table is wider).
 MODEL_FACADE = 'model/facade/'
+# The namespace each of these folders declares its types in (docs/architecture.md, one namespace per
+# layer of the Qt side); forward declarations of other classes may stand anywhere.
+ROOM_NAMESPACES = (('widgets/', 'tgraph::widgets'), ('app/studio/', 'tgraph::studio'))
+CODE_RE = re.compile(r'''//[^\n]*|/\*.*?\*/|R"([^(\s]*)\(.*?\)\1"|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'|^[ \t]*#[^\n]*''',
+                     re.S | re.M)
+WORD_RE = re.compile(r'[A-Za-z_]\w*|::|[{};()<>,=]')
 
 
 def read_table(root):
@@ -122,6 +130,47 @@ def includes_of(root, path, cache):
     return cache[path]
 
 
+def outside_namespace(text, namespace):
+    """(line, what) for every type or helper namespace `text` defines outside `namespace`."""
+    blanked = CODE_RE.sub(lambda m: re.sub(r'[^\n]', ' ', m.group(0)), text)
+    words = [(m.group(0), blanked.count('\n', 0, m.start()) + 1) for m in WORD_RE.finditer(blanked)]
+    found = []
+    stack = []  # per open brace: the namespace it opens, or None for any other brace
+
+    def inside():
+        names = [n for n in stack if n is not None]
+        return None not in stack and '::'.join(names).startswith(namespace)
+
+    i = 0
+    while i < len(words):
+        w, line = words[i]
+        if w == 'namespace':
+            j, name = i + 1, ''
+            while j < len(words) and words[j][0] not in ('{', ';', '='):
+                name += words[j][0]
+                j += 1
+            if j < len(words) and words[j][0] == '{':
+                if None not in stack and name and not name.startswith('tgraph') and not inside():
+                    found.append((line, f'namespace {name}'))
+                stack.append(name)
+                i = j + 1
+                continue
+        elif w == '{':
+            stack.append(None)
+        elif w == '}':
+            if stack:
+                stack.pop()
+        elif w in ('class', 'struct', 'union', 'enum') and None not in stack and not inside():
+            j = i + 1
+            while j < len(words) and words[j][0] not in ('{', ';', '(', ')', '>', ',', '='):
+                j += 1
+            if j < len(words) and words[j][0] == '{':
+                name = next((x for x, _ in words[i + 1:j] if x not in ('class', 'struct', 'final', ':', '::')), '?')
+                found.append((line, f'{w} {name}'))
+        i += 1
+    return found
+
+
 def check(root):
     problems = []
     allowed = read_table(root)
@@ -154,6 +203,17 @@ def check(root):
             if dep not in reach.get(room, set()):
                 problems.append(f'{path}:{line}: room {room} includes "{target}" of room {dep}, which it may not use '
                                 f'(docs/architecture.md: {room} may use {", ".join(sorted(allowed[room])) or "nothing"})')
+
+    # The Qt side's types live in their layer's namespace.
+    for path in files:
+        for prefix, namespace in ROOM_NAMESPACES:
+            if path.startswith(prefix):
+                try:
+                    text = open(os.path.join(root, path), encoding='utf-8', errors='replace').read()
+                except OSError:
+                    continue
+                for line, what in outside_namespace(text, namespace):
+                    problems.append(f'{path}:{line}: {what} is declared outside namespace {namespace}')
 
     # LibTorch must not be reachable from the torch-free parts, through any chain of project headers.
     torch_chain = {}
@@ -224,6 +284,13 @@ def self_test():
         if not any('widgets/w/v.cpp:1: includes "model/m/m.h"' in p for p in bad):
             return [f'self-test: a model header other than model/facade reached from widgets was not refused: {bad}']
         os.remove(os.path.join(tmp, 'widgets/w/v.cpp'))
+        write('widgets/w/x.h', '#pragma once\nclass QLabel;\nnamespace tgraph {\nclass Core;\n}\n'
+              'namespace tgraph::widgets {\nclass Y : public Z\n{\n};\n}\nclass X\n{\n};\n')
+        bad = check(tmp)
+        if not any('widgets/w/x.h:11: class X is declared outside namespace tgraph::widgets' in p for p in bad) \
+                or any('class Y' in p or 'QLabel' in p or 'Core' in p for p in bad):
+            return [f'self-test: a widget class at global scope was not refused alone: {bad}']
+        os.remove(os.path.join(tmp, 'widgets/w/x.h'))
         write('core/c/c.h', '#pragma once\n')  # a folder that is no room
         bad = check(tmp)
         if not any('core/c/c.h' in p and 'not a room' in p for p in bad):

@@ -21,6 +21,9 @@
 #include <string>
 #include <unistd.h>
 
+using namespace tgraph::widgets;
+using namespace tgraph::studio;
+
 namespace {
 
 void setupParser(QCommandLineParser& parser)

@@ -26,15 +26,19 @@
 
 #include <QAbstractAxis>
 #include <QChart>
+#include <QChartView>
 #include <QCheckBox>
 #include <QDir>
 #include <QFile>
+#include <QGraphicsScene>
+#include <QGraphicsTextItem>
 #include <QLabel>
 #include <QLineSeries>
 #include <QPushButton>
 #include <QScatterSeries>
 #include <QScopeGuard>
 #include <QSignalSpy>
+#include <QSplitter>
 #include <QStandardItemModel>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -45,6 +49,9 @@
 #include <cmath>
 #include <random>
 #include <set>
+
+using namespace tgraph::widgets;
+using namespace tgraph::studio;
 
 using namespace tgraph;
 
@@ -754,6 +761,34 @@ private Q_SLOTS:
         QVERIFY(candidates && candidates->min() == 0 && candidates->max() >= 192);
         for (const QString& label : candidates->categoriesLabels())
             QVERIFY2(!label.contains('.'), qPrintable(candidates->categoriesLabels().join(' ')));
+        // At the chart's minimum width, the score axis (scores near 0.02, in thousandths) and the
+        // runtime axis beside it show every label whole; it once read "0.02..." at every tick.
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        auto* chartView = panel.findChild<QChartView*>();
+        QVERIFY(chartView);
+        auto* splitter = qobject_cast<QSplitter*>(chartView->parentWidget());
+        QVERIFY(splitter);
+        splitter->setSizes({ chartView->minimumWidth(), 4000 });
+        QTest::qWait(150);
+        QCOMPARE(chartView->width(), chartView->minimumWidth());
+        {
+            QStringList drawn;
+            for (QGraphicsItem* item : panel.chart()->scene()->items())
+                if (auto* text = dynamic_cast<QGraphicsTextItem*>(item); text && text->isVisible())
+                    drawn << text->toPlainText();
+            QStringList labels;
+            for (QAbstractAxis* axis : panel.chart()->axes())
+                if (auto* nice = qobject_cast<NiceAxis*>(axis); nice && nice->isVisible())
+                    labels << nice->titleText() + ": " + nice->categoriesLabels().join(' ');
+            for (const QString& text : drawn)
+                QVERIFY2(!text.endsWith(QStringLiteral("...")),
+                    qPrintable(QStringLiteral("drawn: %1; axes: %2").arg(drawn.join(" | "), labels.join("; "))));
+            for (QAbstractAxis* axis : panel.chart()->axes())
+                if (auto* nice = qobject_cast<NiceAxis*>(axis); nice && nice->isVisible())
+                    for (const QString& label : nice->categoriesLabels())
+                        QVERIFY2(drawn.contains(label), qPrintable(label + " not drawn whole: " + drawn.join(" | ")));
+        }
         QCOMPARE(panel.tableModel()->item(1, 3)->text(), Formatting::durations([&] {
             std::vector<double> all;
             for (const TuneView::Row& row : v->rows)

@@ -22,6 +22,9 @@
 #include <QTemporaryDir>
 #include <QTreeWidget>
 
+using namespace tgraph::widgets;
+using namespace tgraph::studio;
+
 using namespace testutil;
 
 class TestDataStudio : public QObject

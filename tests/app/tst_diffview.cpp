@@ -47,6 +47,9 @@
 
 #include <zlib.h>
 
+using namespace tgraph::widgets;
+using namespace tgraph::studio;
+
 using tgraph::studio::DiffPage;
 using tgraph::studio::Page;
 using Side = DiffView::Side;

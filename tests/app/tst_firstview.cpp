@@ -30,6 +30,9 @@
 #include <algorithm>
 #include <set>
 
+using namespace tgraph::widgets;
+using namespace tgraph::studio;
+
 namespace {
 
 constexpr int kLoadTimeoutMs = 120000;

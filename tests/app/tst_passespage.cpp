@@ -56,6 +56,9 @@
 
 #include <optional>
 
+using namespace tgraph::widgets;
+using namespace tgraph::studio;
+
 using tgraph::studio::ModuleTableModel;
 using tgraph::studio::PassesPage;
 using tgraph::studio::PassTimelineModel;

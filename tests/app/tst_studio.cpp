@@ -78,6 +78,9 @@
 #include <functional>
 #include <set>
 
+using namespace tgraph::widgets;
+using namespace tgraph::studio;
+
 using Field = GraphSummaryView::Field;
 
 namespace {

@@ -83,6 +83,9 @@
 #include <map>
 #include <set>
 
+using namespace tgraph::widgets;
+using namespace tgraph::studio;
+
 namespace {
 
 constexpr int kWaitMs = 60000;

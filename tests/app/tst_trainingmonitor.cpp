@@ -37,6 +37,9 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 
+using namespace tgraph::widgets;
+using namespace tgraph::studio;
+
 using namespace tgraph;
 
 namespace {

@@ -10,6 +10,7 @@
 #include "widgets/analysis/rankscatterview.h"
 #include "widgets/analysis/taustripview.h"
 #include "widgets/common/axispolicy.h"
+#include "widgets/common/chartstyle.h"
 #include "widgets/common/formatting.h"
 #include "widgets/runs/runcomparisonview.h"
 #include "widgets/runs/runcurvesview.h"
@@ -20,9 +21,11 @@
 #include <QChart>
 #include <QChartView>
 #include <QGraphicsScene>
+#include <QGraphicsTextItem>
 #include <QGraphicsView>
 #include <QImage>
 #include <QLineSeries>
+#include <QScatterSeries>
 #include <QSet>
 #include <QTabWidget>
 #include <QTest>
@@ -30,6 +33,8 @@
 #include <cmath>
 #include <limits>
 #include <set>
+
+using namespace tgraph::widgets;
 
 using AxisPolicy::Kind;
 using AxisPolicy::Request;
@@ -106,6 +111,59 @@ RunCurve curve(const QString& label, tgraph::MetricSeries s)
     c.runId = label.toStdString();
     c.series = std::move(s);
     return c;
+}
+
+// The texts a chart draws (axis labels and titles, legend, title), as Qt Charts lays them out:
+// a text too wide for its place is cut to "...".
+QStringList drawnTexts(QChart* chart)
+{
+    QStringList texts;
+    for (QGraphicsItem* item : chart->scene()->items())
+        if (auto* text = dynamic_cast<QGraphicsTextItem*>(item); text && text->isVisible() && chart->isAncestorOf(item))
+            texts << text->toPlainText();
+    return texts;
+}
+
+// Every label of every visible NiceAxis of `chart` is drawn whole, and no drawn text is cut.
+void checkLabelsDrawnWhole(QChart* chart)
+{
+    const QStringList drawn = drawnTexts(chart);
+    for (const QString& text : drawn)
+        QVERIFY2(!text.endsWith(QStringLiteral("...")), qPrintable(drawn.join(" | ")));
+    for (QAbstractAxis* axis : chart->axes())
+        if (auto* nice = qobject_cast<NiceAxis*>(axis); nice && nice->isVisible())
+            for (const QString& label : nice->categoriesLabels())
+                QVERIFY2(drawn.contains(label), qPrintable(label + " not drawn whole in: " + drawn.join(" | ")));
+}
+
+// Every marker of every scatter series of `chart` lies inside the plot area, whole.
+void checkMarkersInside(QChart* chart)
+{
+    const QRectF area = chart->plotArea();
+    QVERIFY(area.width() > 0 && area.height() > 0);
+    int checked = 0;
+    for (QAbstractSeries* s : chart->series()) {
+        auto* scatter = qobject_cast<QScatterSeries*>(s);
+        if (!scatter || !scatter->isVisible())
+            continue;
+        const double r = scatter->markerSize() / 2;
+        for (const QPointF& p : scatter->points()) {
+            const QPointF at = chart->mapToPosition(p, scatter);
+            QVERIFY2(area.adjusted(r, r, -r, -r).contains(at),
+                qPrintable(QStringLiteral("%1 (%2, %3) at (%4, %5) is cut by the plot area (%6, %7) - (%8, %9)")
+                               .arg(scatter->name())
+                               .arg(p.x())
+                               .arg(p.y())
+                               .arg(at.x())
+                               .arg(at.y())
+                               .arg(area.left())
+                               .arg(area.top())
+                               .arg(area.right())
+                               .arg(area.bottom())));
+            ++checked;
+        }
+    }
+    QVERIFY(checked > 0);
 }
 
 // The tau strip of one graph as drawn: its bar set, its axes, and the bar's pixels.
@@ -228,6 +286,21 @@ private Q_SLOTS:
         QCOMPARE(single.min, 0.0);
         QVERIFY(single.max > 0);
         QCOMPARE(single.label(0), QStringLiteral("0"));
+        // A margin: the range reaches beyond both bounds, the ticks stay within them.
+        r.margin = 35;
+        const AxisPolicy::Ticks padded = AxisPolicy::ticks(r);
+        checkTicks(padded);
+        QCOMPARE(padded.min, -35.0);
+        QCOMPARE(padded.max, 1181.0 + 35);
+        QCOMPARE(padded.labels(), t.labels());
+        // Unbounded: the margin only widens a range that ends at the data.
+        Request open = request(0, 50, 6, Kind::Integer);
+        open.margin = 2;
+        const AxisPolicy::Ticks wide = AxisPolicy::ticks(open);
+        QCOMPARE(wide.min, -2.0);
+        QCOMPARE(wide.max, 52.0);
+        QCOMPARE(wide.label(0), QStringLiteral("0"));
+        QCOMPARE(wide.value(wide.count - 1), 50.0);
     }
 
     void labelsCarryJustEnoughDigits()
@@ -236,7 +309,11 @@ private Q_SLOTS:
         checkTicks(fine);
         QCOMPARE(fine.interval, 0.00002);
         QCOMPARE(fine.decimals, 5);
-        QCOMPARE(fine.label(0), QStringLiteral("0.00862"));
+        // Labels longer than five characters below 0.1: they count in thousandths.
+        QCOMPARE(fine.exponent, -3);
+        QCOMPARE(fine.label(0), QStringLiteral("8.62"));
+        QCOMPARE(fine.factor(), QStringLiteral("×10⁻³"));
+        QCOMPARE(fine.format(0.00862), QStringLiteral("0.00862")); // tooltips say the number itself
         const AxisPolicy::Ticks tiny = AxisPolicy::ticks(request(1e-9, 5e-9, 5));
         checkTicks(tiny);
         QVERIFY(tiny.label(1).contains('e')); // scientific below 1e-6 steps
@@ -252,6 +329,82 @@ private Q_SLOTS:
             const double b = a + std::ldexp(double((i * 104729) % 997 + 1), (i % 37) - 25);
             checkTicks(AxisPolicy::ticks(request(a, b, 2 + i % 10, i % 3 ? Kind::Real : Kind::Integer)));
         }
+    }
+
+    // The Tune chart's best score once read "0.02..." at every tick: scores between 0.0223 and
+    // 0.0233 need four decimals, too wide for a score axis beside a runtime axis in a narrow chart.
+    void smallNumbersCountInAFactor()
+    {
+        const AxisPolicy::Ticks t = AxisPolicy::ticks(request(0.02232, 0.02326, 9));
+        checkTicks(t);
+        QCOMPARE(t.exponent, -3);
+        QCOMPARE(t.factor(), QStringLiteral("×10⁻³"));
+        for (const QString& label : t.labels())
+            QVERIFY2(label.size() <= 4, qPrintable(t.labels().join(' ')));
+        QVERIFY(t.labels().contains(QStringLiteral("22.4")));
+        // Smaller still: millionths; three decimals or numbers from 0.1 on stay as they are.
+        QCOMPARE(AxisPolicy::ticks(request(0.00012, 0.00019, 6)).factor(), QStringLiteral("×10⁻⁶"));
+        QCOMPARE(AxisPolicy::ticks(request(0.012, 0.019, 6)).exponent, 0); // "0.012": five characters
+        // Negative scores of the Tune chart read "−0...." at every tick: "−0.073" needs six.
+        const AxisPolicy::Ticks negative = AxisPolicy::ticks(request(-0.0731, -0.0629, 11));
+        checkTicks(negative);
+        QCOMPARE(negative.exponent, -3);
+        QVERIFY2(negative.labels().contains(QStringLiteral("−70")), qPrintable(negative.labels().join(' ')));
+        QCOMPARE(AxisPolicy::ticks(request(0.5001, 0.5009, 6)).exponent, 0);
+
+        // The axis says the factor in its title, whichever way the title was set.
+        NiceAxis axis;
+        axis.setTitleText(QStringLiteral("score"));
+        axis.setRequest(request(0.02232, 0.02326, 9));
+        QCOMPARE(axis.titleText(), QStringLiteral("score (×10⁻³)"));
+        QCOMPARE(axis.plainTitle(), QStringLiteral("score"));
+        static_cast<QAbstractAxis&>(axis).setTitleText(QStringLiteral("best score"));
+        QCOMPARE(axis.titleText(), QStringLiteral("best score (×10⁻³)"));
+        axis.setRequest(request(10, 12, 6));
+        QCOMPARE(axis.titleText(), QStringLiteral("best score"));
+
+        // As the Tune panel draws it at its minimum width (320 pixels): the score on the left, the
+        // runtime on the right, every label whole.
+        QChartView view;
+        QChart* chart = view.chart();
+        ChartStyle::setUp(chart);
+        chart->setTitle(QStringLiteral("Best so far (lower score = faster)"));
+        auto* score = new QLineSeries;
+        score->setName(QStringLiteral("predicted score"));
+        auto* runtime = new QLineSeries;
+        runtime->setName(QStringLiteral("simulated runtime"));
+        for (int i = 0; i < 8; ++i) {
+            score->append(32.0 * (i + 1), 0.02326 - 0.00013 * i);
+            runtime->append(32.0 * (i + 1), 10.0 + 0.3 * i);
+        }
+        chart->addSeries(score);
+        chart->addSeries(runtime);
+        auto* x = new NiceAxis;
+        x->setTitleText(QStringLiteral("candidates scored"));
+        auto* y = new NiceAxis;
+        y->setTitleText(QStringLiteral("score"));
+        auto* r = new NiceAxis;
+        r->setTitleText(QStringLiteral("runtime, ms"));
+        chart->addAxis(x, Qt::AlignBottom);
+        chart->addAxis(y, Qt::AlignLeft);
+        chart->addAxis(r, Qt::AlignRight);
+        for (QLineSeries* s : { score, runtime })
+            s->attachAxis(x);
+        score->attachAxis(y);
+        runtime->attachAxis(r);
+        Request candidates = request(0, 256, 6, Kind::Integer);
+        candidates.lowerBound = 0;
+        x->setRequest(candidates);
+        y->setRequest(request(0.02232 - 0.00005, 0.02326 + 0.00005, 6));
+        r->setRequest(request(9.9, 12.2, 6));
+        view.resize(320, 420);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QTest::qWait(100); // the axes re-tick to the plot area (queued), then the chart lays out again
+        QVERIFY(y->length() > 0);
+        checkLabelsDrawnWhole(chart);
+        QVERIFY(y->titleText().contains(QStringLiteral("×10⁻³")));
+        saveScreenshot(view, QStringLiteral("tune-chart-narrow.png"));
     }
 
     void niceAxisLabelsAreTheTicks()
@@ -336,8 +489,9 @@ private Q_SLOTS:
         for (const Qt::Orientation o : { Qt::Horizontal, Qt::Vertical }) {
             NiceAxis* axis = niceAxis(chart, o);
             QVERIFY(axis);
-            QCOMPARE(axis->min(), 0.0);
-            QCOMPARE(axis->max(), double(n - 1));
+            // A margin beyond ranks 0 and C - 1, labels within them.
+            QVERIFY(axis->min() < 0 && axis->min() > -0.1 * n);
+            QVERIFY(axis->max() > n - 1 && axis->max() < 1.1 * n);
             const QStringList labels = axisLabels(axis);
             QVERIFY(labels.size() >= 3);
             QCOMPARE(labels.first(), QStringLiteral("0"));
@@ -360,6 +514,39 @@ private Q_SLOTS:
         QVERIFY(runtime->titleText().contains("ms"));
         QVERIFY(axisLabels(runtime).size() >= 2);
         QVERIFY(runtime->min() <= 910.0 && runtime->max() >= 910.0 + 1181e-3);
+    }
+
+    // The rank scatter once cut the markers of the slowest and fastest configs at its edges: every
+    // marker lies whole inside the plot, for a few configs and for many, in both charts.
+    void rankScatterMarkersStayWhole()
+    {
+        for (const int n : { 57, 1182 }) {
+            std::vector<double> scores(static_cast<size_t>(n)), runtimes(static_cast<size_t>(n));
+            for (int i = 0; i < n; ++i) {
+                scores[size_t(i)] = double((i * 7919) % n) / n;
+                runtimes[size_t(i)] = 9.1e8 + 1000.0 * ((i * 104729) % n);
+            }
+            RankScatterView view;
+            view.resize(560, 520);
+            view.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&view));
+            view.setData(makeRankScatterData("g", scores, runtimes));
+            QTest::qWait(100);
+            checkMarkersInside(view.rankChart());
+            if (QTest::currentTestFailed())
+                return;
+            view.tabs()->setCurrentIndex(1);
+            QTest::qWait(100);
+            checkMarkersInside(view.scoreChart());
+            if (QTest::currentTestFailed())
+                return;
+            // Without runtimes the score chart's y axis is the predicted rank.
+            view.setData(makeRankScatterData("g", scores, {}));
+            QTest::qWait(100);
+            checkMarkersInside(view.scoreChart());
+            if (QTest::currentTestFailed())
+                return;
+        }
     }
 
     // One graph draws its bar and its axes as several do (docs/studio.md §5.3), read back from the

@@ -22,6 +22,8 @@
 #include <cmath>
 #include <limits>
 
+using namespace tgraph::widgets;
+
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();

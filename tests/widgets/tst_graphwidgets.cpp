@@ -49,6 +49,8 @@
 
 #include <set>
 
+using namespace tgraph::widgets;
+
 using namespace tgraph;
 
 using graphtest::kLayoutTimeoutMs;

@@ -29,6 +29,8 @@
 #include <new>
 #include <stdexcept>
 
+using namespace tgraph::widgets;
+
 namespace {
 
 constexpr int kTimeoutMs = 10000;

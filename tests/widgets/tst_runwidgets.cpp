@@ -51,6 +51,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+using namespace tgraph::widgets;
+using namespace tgraph::studio;
+
 using namespace tgraph;
 
 namespace {

@@ -7,6 +7,8 @@
 #include <cmath>
 #include <limits>
 
+namespace tgraph::widgets {
+
 namespace AttributionOverlay {
 
 NodeOverlay make(const tgraph::Attribution& attribution, int64_t nodeCount, Quantity quantity)
@@ -33,3 +35,5 @@ NodeOverlay make(const tgraph::Attribution& attribution, int64_t nodeCount, Quan
 }
 
 } // namespace AttributionOverlay
+
+} // namespace tgraph::widgets

@@ -5,6 +5,8 @@
 
 #include "core/results/attribution.h"
 
+namespace tgraph::widgets {
+
 // Graph overlays of an explanation (config A vs B) on the diverging map, blue where a node favours
 // A and red where it favours B, values per full-graph node id (`nodeCount` = the file's nodes).
 namespace AttributionOverlay {
@@ -17,3 +19,5 @@ enum class Quantity {
 NodeOverlay make(const tgraph::Attribution& attribution, int64_t nodeCount, Quantity quantity);
 
 } // namespace AttributionOverlay
+
+} // namespace tgraph::widgets

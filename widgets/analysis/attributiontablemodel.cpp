@@ -10,6 +10,8 @@
 
 #include <cmath>
 
+namespace tgraph::widgets {
+
 namespace {
 
 QString number(double v) { return Formatting::significant(v, 4); }
@@ -243,3 +245,5 @@ QVariant AttributionTableModel::headerData(int section, Qt::Orientation orientat
         = { "#", "Node", "Name", "Opcode", "Share A", "Share B", "A − B", "Effect", "Sim. effect", "Layout A | B" };
     return section >= 0 && section < ColumnCount ? tr(names[section]) : QVariant();
 }
+
+} // namespace tgraph::widgets

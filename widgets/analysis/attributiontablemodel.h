@@ -8,6 +8,8 @@
 #include <memory>
 #include <vector>
 
+namespace tgraph::widgets {
+
 // The explain view's ranked node list: why config A scores differently from config B, one row per
 // node of the model's (pruned) graph in the chosen order (counterfactual effect first, or share
 // difference). Columns: rank, node (the file's node id), instruction name, opcode, share A, share B,
@@ -52,3 +54,5 @@ private:
     double m_maxEffect = 0; // largest |effect| and |A − B| shown, for the tint
     double m_maxDifference = 0;
 };
+
+} // namespace tgraph::widgets

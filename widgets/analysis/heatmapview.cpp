@@ -11,6 +11,8 @@
 #include <algorithm>
 #include <cmath>
 
+namespace tgraph::widgets {
+
 namespace {
 constexpr double kLabelWidth = 90;
 constexpr double kTitleHeight = 28;
@@ -301,3 +303,5 @@ void HeatmapView::mousePressEvent(QMouseEvent* event)
         Q_EMIT cellClicked(row, column);
     QWidget::mousePressEvent(event);
 }
+
+} // namespace tgraph::widgets

@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <vector>
 
+namespace tgraph::widgets {
+
 // A matrix of values as the heatmap draws it: rows (layers) x columns (channels or configs).
 struct HeatmapData
 {
@@ -87,3 +89,5 @@ private:
     HeatmapData m_data;
     std::pair<double, double> m_range { 0, 1 };
 };
+
+} // namespace tgraph::widgets

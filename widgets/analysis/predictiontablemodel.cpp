@@ -8,6 +8,8 @@
 
 #include <algorithm>
 
+namespace tgraph::widgets {
+
 PredictionTableModel::PredictionTableModel(QObject* parent)
     : QAbstractTableModel(parent)
 { }
@@ -124,3 +126,5 @@ QVariant PredictionTableModel::headerData(int section, Qt::Orientation orientati
         return section - FirstExtra < m_extraNames.size() ? m_extraNames[section - FirstExtra] : QVariant();
     }
 }
+
+} // namespace tgraph::widgets

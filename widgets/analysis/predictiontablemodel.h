@@ -8,6 +8,8 @@
 
 #include <vector>
 
+namespace tgraph::widgets {
+
 // The inference result table: one row per config in predicted order (row 0 = predicted fastest)
 // with its predicted rank, config index, score, true runtime and true rank when measured, and
 // optional extra columns per config (the 18 layout values of a selected node, or the 24 tile
@@ -41,3 +43,5 @@ private:
     std::vector<float> m_extra;
     QStringList m_runtimeText; // per row of m_data, Formatting::durations of the runtimes
 };
+
+} // namespace tgraph::widgets

@@ -10,6 +10,8 @@
 #include <numeric>
 #include <stdexcept>
 
+namespace tgraph::widgets {
+
 namespace {
 
 std::vector<int64_t> ascendingOrder(const std::vector<double>& values)
@@ -84,3 +86,5 @@ RankScatterData makeRankScatterData(
     }
     return d;
 }
+
+} // namespace tgraph::widgets

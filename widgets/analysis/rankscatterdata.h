@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <vector>
 
+namespace tgraph::widgets {
+
 struct RankScatterData
 {
     QString graph;
@@ -40,3 +42,5 @@ struct RankScatterData
 // or mismatched lengths.
 RankScatterData makeRankScatterData(const QString& graph, std::vector<double> scores, std::vector<double> runtimes,
     std::vector<int64_t> configIds = {});
+
+} // namespace tgraph::widgets

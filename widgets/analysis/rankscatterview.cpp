@@ -23,6 +23,8 @@
 #include <cmath>
 #include <tuple>
 
+namespace tgraph::widgets {
+
 namespace {
 
 // A chart view whose plot area stays square (equal aspect for rank against rank): whenever the
@@ -97,6 +99,10 @@ private:
     bool m_pending = false;
     static constexpr int kBase = 10;
 };
+
+// How far a rank axis of `n` configs reaches beyond ranks 0 and n - 1: 3 % of the ranks, at least
+// half a rank, like the score axis' pad (a marker is 7 pixels wide).
+double rankMargin(int64_t n) { return std::max(0.5, 0.03 * double(std::max<int64_t>(n - 1, 1))); }
 
 QChart* newChart()
 {
@@ -214,13 +220,15 @@ void RankScatterView::fillRankChart()
     m_rankSelection->setPen(QPen(Qt::black, 2));
 
     // Ranks as the axis policy has them: whole numbers at nice steps within [0, C - 1], the same on
-    // both axes so that the square plot keeps y = x on its diagonal.
+    // both axes so that the square plot keeps y = x on its diagonal; the axes reach a margin beyond
+    // 0 and C - 1, so the markers of the fastest and slowest configs stay whole.
     AxisPolicy::Request ranks;
     ranks.kind = AxisPolicy::Kind::Integer;
     ranks.lo = 0;
     ranks.hi = double(n - 1);
     ranks.lowerBound = 0;
     ranks.upperBound = double(n - 1);
+    ranks.margin = rankMargin(n);
     auto* x = new NiceAxis;
     x->setTitleText(tr("true rank (0 = fastest)"));
     auto* y = new NiceAxis;
@@ -317,6 +325,7 @@ void RankScatterView::fillScoreChart()
             yRequest.hi = yhi;
             yRequest.lowerBound = 0;
             yRequest.upperBound = double(std::max<int64_t>(0, n - 1));
+            yRequest.margin = rankMargin(n);
         }
         y = niceY;
     }
@@ -447,3 +456,5 @@ void RankScatterView::updateSelectionMarkers()
     if (m_scoreSelection)
         m_scoreSelection->append(m_data.scores[row], scoreChartY(int64_t(row)));
 }
+
+} // namespace tgraph::widgets

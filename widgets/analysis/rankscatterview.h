@@ -15,6 +15,8 @@ class QLabel;
 class QScatterSeries;
 class QTabWidget;
 
+namespace tgraph::widgets {
+
 // The rank scatter of one graph (docs/studio.md §5): tab "Rank" draws x = true rank (0 =
 // fastest) against y = predicted rank with the y = x diagonal at equal aspect, the true top-5 and
 // the predicted top-5 highlighted and the metrics in the title; tab "Runtime vs score" draws
@@ -74,3 +76,5 @@ private:
     double m_scoreUnit = 1; // ns per unit of the score chart's runtime axis
     bool m_scoreLog = false; // the score chart's runtime axis is logarithmic
 };
+
+} // namespace tgraph::widgets

@@ -17,6 +17,8 @@
 #include <algorithm>
 #include <cmath>
 
+namespace tgraph::widgets {
+
 namespace {
 
 QString collectionOf(const GraphTau& entry)
@@ -144,3 +146,5 @@ void TauStripView::rebuild()
         line->attachAxis(y);
     }
 }
+
+} // namespace tgraph::widgets

@@ -10,6 +10,8 @@
 class QChart;
 class QChartView;
 
+namespace tgraph::widgets {
+
 // One graph's result in a collection-wide evaluation.
 struct GraphTau
 {
@@ -46,3 +48,5 @@ private:
     std::vector<size_t> m_order;
     QChartView* m_view = nullptr;
 };
+
+} // namespace tgraph::widgets

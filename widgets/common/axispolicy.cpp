@@ -7,6 +7,8 @@
 
 #include <algorithm>
 
+namespace tgraph::widgets {
+
 namespace AxisPolicy {
 
 namespace {
@@ -17,6 +19,10 @@ constexpr double kSnap = 1e-9;
 // Above this many digits after the point, and from this magnitude on, labels are scientific.
 constexpr int kMaxDecimals = 6;
 constexpr double kMaxFixed = 1e7;
+// Labels of numbers below kMaxScaled that would be longer than kMaxPlainChars characters
+// ("0.0224", "−0.073") count in a factor 10^-3k instead.
+constexpr int kMaxPlainChars = 5;
+constexpr double kMaxScaled = 0.1;
 
 // The smallest 1, 2 or 5 x 10^k that is at least `raw` (> 0).
 double niceStep(double raw)
@@ -59,7 +65,26 @@ QString Ticks::format(double v) const
     return Formatting::number(v, decimals);
 }
 
-QString Ticks::label(int i) const { return firstIndex + i == 0 ? QStringLiteral("0") : format(value(i)); }
+QString Ticks::label(int i) const
+{
+    if (firstIndex + i == 0)
+        return QStringLiteral("0");
+    if (exponent != 0 && decimals >= 0)
+        return Formatting::number(value(i) / std::pow(10.0, exponent), std::max(0, decimals + exponent));
+    return format(value(i));
+}
+
+QString Ticks::factor() const
+{
+    if (exponent == 0)
+        return {};
+    // Superscript digits and minus, so the factor reads as one short word.
+    static const QString superscripts = QStringLiteral("⁰¹²³⁴⁵⁶⁷⁸⁹");
+    QString power;
+    for (const QChar c : QString::number(std::abs(exponent)))
+        power += superscripts[c.digitValue()];
+    return QStringLiteral("×10") + (exponent < 0 ? QStringLiteral("⁻") : QString()) + power;
+}
 
 QStringList Ticks::labels() const
 {
@@ -88,6 +113,8 @@ Ticks ticks(const Request& request)
     };
     lo = clampToBounds(lo);
     hi = clampToBounds(hi);
+    const double dataLo = lo;
+    const double dataHi = hi;
     const bool integer = request.kind == Kind::Integer;
     // A single value (or values equal to within rounding): a range around it.
     const double scale = std::max(std::abs(lo), std::abs(hi));
@@ -142,6 +169,19 @@ Ticks ticks(const Request& request)
     if (t.decimals > kMaxDecimals || magnitude >= kMaxFixed) {
         t.decimals = -1;
         t.significant = int(std::floor(std::log10(magnitude) + kSnap)) - stepExponent + 1;
+    } else if (magnitude > 0 && magnitude < kMaxScaled) {
+        qsizetype longest = 0;
+        for (int i = 0; i < t.count; ++i)
+            longest = std::max(longest, t.label(i).size());
+        // 0.0224 -> 22.4 x 10^-3: the largest magnitude gets one to three digits before the point.
+        if (longest > kMaxPlainChars)
+            t.exponent = 3 * int(std::floor(std::floor(std::log10(magnitude) + kSnap) / 3.0));
+    }
+
+    // The margin: beyond the data and the bounds, never inside them.
+    if (request.margin > 0 && std::isfinite(request.margin)) {
+        t.min = std::min(t.min, dataLo - request.margin);
+        t.max = std::max(t.max, dataHi + request.margin);
     }
     return t;
 }
@@ -174,7 +214,27 @@ NiceAxis::NiceAxis(QObject* parent)
     : QCategoryAxis(parent)
 {
     setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
+    // A title set from outside is the plain title; the axis adds the factor to it.
+    connect(this, &QAbstractAxis::titleTextChanged, this, [this](const QString& text) {
+        if (text == composedTitle())
+            return;
+        m_title = text;
+        retitle();
+    });
     relabel();
+}
+
+QString NiceAxis::composedTitle() const
+{
+    const QString factor = m_ticks.factor();
+    return factor.isEmpty() || m_title.isEmpty() ? m_title : QStringLiteral("%1 (%2)").arg(m_title, factor);
+}
+
+void NiceAxis::retitle()
+{
+    const QString text = composedTitle();
+    if (titleText() != text)
+        setTitleText(text);
 }
 
 void NiceAxis::setRequest(const AxisPolicy::Request& request)
@@ -210,8 +270,9 @@ void NiceAxis::relabel()
     const AxisPolicy::Ticks t = AxisPolicy::ticks(request);
     const bool same = t.min == m_ticks.min && t.max == m_ticks.max && t.interval == m_ticks.interval
         && t.firstIndex == m_ticks.firstIndex && t.count == m_ticks.count && t.decimals == m_ticks.decimals
-        && categoriesLabels().size() == t.count;
+        && t.exponent == m_ticks.exponent && categoriesLabels().size() == t.count;
     m_ticks = t;
+    retitle();
     if (same && min() == t.min && max() == t.max)
         return;
     for (const QString& label : categoriesLabels())
@@ -221,3 +282,5 @@ void NiceAxis::relabel()
         append(t.label(i), t.value(i));
     setRange(t.min, t.max);
 }
+
+} // namespace tgraph::widgets

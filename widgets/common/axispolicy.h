@@ -11,10 +11,13 @@
 
 class QChart;
 
+namespace tgraph::widgets {
+
 // One axis policy for every linear chart axis of the studio (docs/studio.md §8): nice ticks (1, 2 or
-// 5 x 10^k apart), labels with just enough digits that neighbours differ, 0 printed as "0", a
-// padded range for a single value, integer ticks for steps and counts, and ranks kept within
-// [0, C - 1].
+// 5 x 10^k apart), labels with just enough digits that neighbours differ, 0 printed as "0", small
+// numbers labelled in a common factor ("22.4" with "×10⁻³" in the title, not "0.0224"), a padded
+// range for a single value, integer ticks for steps and counts, ranks kept within [0, C - 1] and an
+// optional margin that keeps markers at the ends whole.
 namespace AxisPolicy {
 
 enum class Kind {
@@ -32,6 +35,9 @@ struct Request
     double lowerBound = std::numeric_limits<double>::quiet_NaN();
     double upperBound = std::numeric_limits<double>::quiet_NaN();
     int maxTicks = 6; // at least 2
+    // The axis reaches this far (in data units) beyond the data and the bounds, so that markers
+    // drawn at the extremes stay whole; the ticks stay within the data and the bounds.
+    double margin = 0;
 };
 
 struct Ticks
@@ -43,13 +49,19 @@ struct Ticks
     int count = 6; // ticks from the first on, all within [min, max]
     int decimals = 1; // digits after the point in fixed notation; -1: scientific
     int significant = 0; // significant digits when scientific
+    // The labels count in units of 10^exponent (a multiple of 3; 0: plain numbers). Numbers below
+    // 0.1 whose labels would be longer than five characters (0.0224, −0.073) are labelled "22.4",
+    // "−73" with the factor "×10⁻³" in the axis title, so the labels fit a narrow chart.
+    int exponent = 0;
 
     // Tick i's value: an integer multiple of the interval, exactly 0 at the multiple 0.
     double value(int i) const;
-    // Tick i's label; "0" for the tick at 0.
+    // Tick i's label, in units of 10^exponent; "0" for the tick at 0.
     QString label(int i) const;
     QStringList labels() const;
-    // A number in this axis' format (tooltips next to the axis).
+    // The factor the labels count in, for the axis title: "×10⁻³"; empty when exponent is 0.
+    QString factor() const;
+    // A number in this axis' format, not scaled (tooltips next to the axis).
     QString format(double value) const;
 };
 
@@ -66,8 +78,10 @@ constexpr double kVerticalSpacing = 36;
 // A linear chart axis that follows AxisPolicy: give it the data range (setRequest) and it labels
 // itself at nice ticks, as many as its length on screen holds. The labels are its categories
 // (QCategoryAxis, positioned on their values), so what the chart prints is exactly
-// AxisPolicy::Ticks::labels(), read back with categoriesLabels() and endValue().
-// AxisPolicy::fitToPlotArea(chart) re-ticks a chart's NiceAxis objects when its plot area resizes.
+// AxisPolicy::Ticks::labels(), read back with categoriesLabels() and endValue(). When the labels
+// count in a factor (Ticks::exponent), the axis adds it to the title set with setTitleText:
+// "score (×10⁻³)". AxisPolicy::fitToPlotArea(chart) re-ticks a chart's NiceAxis objects when its
+// plot area resizes.
 class NiceAxis : public QCategoryAxis
 {
     Q_OBJECT
@@ -83,9 +97,15 @@ public:
     void setLength(double pixels);
     double length() const { return m_length; }
 
+    // The title as set, without the factor.
+    const QString& plainTitle() const { return m_title; }
+
 private:
     void relabel();
+    QString composedTitle() const;
+    void retitle();
 
+    QString m_title;
     AxisPolicy::Request m_request;
     AxisPolicy::Ticks m_ticks;
     double m_length = -1; // unknown: the Request's maxTicks applies
@@ -96,3 +116,5 @@ namespace AxisPolicy {
 // (vertical ones) whenever the plot area changes; call once per chart.
 void fitToPlotArea(QChart* chart);
 } // namespace AxisPolicy
+
+} // namespace tgraph::widgets

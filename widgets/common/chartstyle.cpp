@@ -11,6 +11,8 @@
 
 #include <iterator>
 
+namespace tgraph::widgets {
+
 namespace ChartStyle {
 
 QColor category(size_t index)
@@ -44,3 +46,5 @@ void setUp(QChart* chart)
 }
 
 } // namespace ChartStyle
+
+} // namespace tgraph::widgets

@@ -7,6 +7,8 @@
 
 class QChart;
 
+namespace tgraph::widgets {
+
 // What the studio's Qt Charts views share.
 namespace ChartStyle {
 
@@ -19,3 +21,5 @@ void clear(QChart* chart);
 void setUp(QChart* chart);
 
 } // namespace ChartStyle
+
+} // namespace tgraph::widgets

@@ -5,6 +5,8 @@
 #include <array>
 #include <cmath>
 
+namespace tgraph::widgets {
+
 namespace {
 
 template <size_t N> QColor interpolate(const std::array<QColor, N>& stops, double t)
@@ -58,3 +60,5 @@ double divergingHalfRange(double largest, double reference)
 }
 
 } // namespace ColorMaps
+
+} // namespace tgraph::widgets

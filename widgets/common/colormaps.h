@@ -5,6 +5,8 @@
 
 #include <utility>
 
+namespace tgraph::widgets {
+
 // The studio's colour maps, shared by the heatmaps, the colour bars and the graph overlays.
 namespace ColorMaps {
 
@@ -34,3 +36,5 @@ constexpr double kDivergingNoise = 1e-5;
 double divergingHalfRange(double largest, double reference);
 
 } // namespace ColorMaps
+
+} // namespace tgraph::widgets

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <functional>
 
+namespace tgraph::widgets {
+
 namespace DistinctNames {
 
 namespace {
@@ -216,3 +218,5 @@ QStringList shorten(const QStringList& names, const QFontMetrics& metrics, int m
 }
 
 } // namespace DistinctNames
+
+} // namespace tgraph::widgets

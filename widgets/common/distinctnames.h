@@ -6,6 +6,8 @@
 
 class QFontMetrics;
 
+namespace tgraph::widgets {
+
 // Shortens a list of names shown side by side (legends, tabs, table cells) so that they stay
 // distinct: what all of them share is elided, what tells them apart is kept (docs/studio.md §9).
 //
@@ -26,3 +28,5 @@ QStringList shorten(const QStringList& names, int maxCharacters);
 QStringList shorten(const QStringList& names, const QFontMetrics& metrics, int maxPixels);
 
 } // namespace DistinctNames
+
+} // namespace tgraph::widgets

@@ -4,6 +4,8 @@
 #include <QEvent>
 #include <QFontMetrics>
 
+namespace tgraph::widgets {
+
 namespace {
 constexpr int kMinimumCharacters = 8;
 }
@@ -81,3 +83,5 @@ void ElidedLabel::elide()
         tip = m_toolTip.isEmpty() ? m_fullText : m_fullText + QStringLiteral("\n\n") + m_toolTip;
     setToolTip(tip);
 }
+
+} // namespace tgraph::widgets

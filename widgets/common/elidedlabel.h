@@ -3,6 +3,8 @@
 
 #include <QLabel>
 
+namespace tgraph::widgets {
+
 // A plain-text label that shortens each of its lines to the width it is given
 // ("cluster_0__XlaCo…ResourceArgs_0_.v42") and shows the whole text in its tooltip while a line is
 // shortened. Its minimum width is a few characters, so a long name never makes a window wider
@@ -33,3 +35,5 @@ private:
     QString m_toolTip;
     Qt::TextElideMode m_mode;
 };
+
+} // namespace tgraph::widgets

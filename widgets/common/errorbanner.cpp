@@ -7,6 +7,8 @@
 #include <QStyle>
 #include <QToolButton>
 
+namespace tgraph::widgets {
+
 ErrorBanner::ErrorBanner(QWidget* parent)
     : QFrame(parent)
     , m_icon(new QLabel(this))
@@ -140,3 +142,5 @@ void ErrorBanner::paintEvent(QPaintEvent* event)
     painter.setBrush(fill);
     painter.drawRoundedRect(QRectF(rect()).adjusted(0.5, 0.5, -0.5, -0.5), 4, 4);
 }
+
+} // namespace tgraph::widgets

@@ -7,6 +7,8 @@
 class QLabel;
 class QToolButton;
 
+namespace tgraph::widgets {
+
 // An inline, dismissable message strip (like KMessageWidget) placed above the content it is
 // about. It collects the messages shown since it was last dismissed, newest last, and hides
 // itself when the user closes it. Never modal.
@@ -62,3 +64,5 @@ private:
     QStringList m_conditions; // of each message; empty for an event's message
     Severity m_severity = Severity::Warning;
 };
+
+} // namespace tgraph::widgets

@@ -3,6 +3,8 @@
 
 #include <QWidget>
 
+namespace tgraph::widgets {
+
 FlowLayout::FlowLayout(QWidget* parent, int horizontalSpacing, int verticalSpacing)
     : QLayout(parent)
     , m_hSpacing(horizontalSpacing)
@@ -90,3 +92,5 @@ int FlowLayout::arrange(const QRect& rect, bool apply) const
     }
     return y + rowHeight - rect.y() + m.bottom();
 }
+
+} // namespace tgraph::widgets

@@ -4,6 +4,8 @@
 #include <QLayout>
 #include <QList>
 
+namespace tgraph::widgets {
+
 // Lays its items out left to right and starts a new row where the next one does not fit, like
 // words in a paragraph: a legend of many entries takes two rows in a narrow window instead of
 // making the window wide. Its minimum width is that of its widest item (docs/studio.md §9).
@@ -32,3 +34,5 @@ private:
     int m_hSpacing;
     int m_vSpacing;
 };
+
+} // namespace tgraph::widgets

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cmath>
 
+namespace tgraph::widgets {
+
 namespace Formatting {
 
 namespace {
@@ -287,3 +289,5 @@ QString shape(const std::vector<int64_t>& dims)
 }
 
 } // namespace Formatting
+
+} // namespace tgraph::widgets

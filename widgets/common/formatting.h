@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+namespace tgraph::widgets {
+
 // Text for every number a person reads in the studio (docs/studio.md §8.4). Each function formats
 // through the current QLocale, so the decimal mark and the digit grouping always follow the user's
 // locale together ("215,029" and "240.3" in English, "215.029" and "240,3" in German); negative
@@ -78,3 +80,5 @@ QString bytes(uint64_t value);
 QString shape(const std::vector<int64_t>& dims);
 
 } // namespace Formatting
+
+} // namespace tgraph::widgets

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "widgets/common/jobchannel.h"
 
+namespace tgraph::widgets {
+
 JobChannel::JobChannel(JobLane lane, const QString& name, QObject* parent, JobTracker* tracker)
     : QObject(parent)
     , m_tracker(tracker ? tracker : JobTracker::instance())
@@ -27,3 +29,5 @@ void JobChannel::cancel()
     if (m_tracker && m_current)
         m_tracker->cancel(m_current);
 }
+
+} // namespace tgraph::widgets

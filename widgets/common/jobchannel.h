@@ -10,6 +10,8 @@
 #include <functional>
 #include <memory>
 
+namespace tgraph::widgets {
+
 // One user's series of background jobs in one lane of a JobTracker (a panel's inference runs, a
 // graph pane's layouts, the project poller's reads). At most one job is current: start() cancels
 // the one before, cancel() drops it, and only the current job's signals reach the user. Destroying
@@ -59,3 +61,5 @@ private:
     const QString m_name;
     quint64 m_current = 0; // kept by the tracker
 };
+
+} // namespace tgraph::widgets

@@ -8,6 +8,8 @@
 #include <QAbstractButton>
 #include <QProgressBar>
 
+namespace tgraph::widgets {
+
 JobControl::JobControl(JobChannel* channel, QProgressBar* bar, ErrorBanner* banner, QObject* parent)
     : QObject(parent)
     , m_channel(channel)
@@ -75,3 +77,5 @@ void JobControl::onStopped(Outcome outcome)
     Q_EMIT busyChanged(busy);
     Q_EMIT stopped();
 }
+
+} // namespace tgraph::widgets

@@ -5,10 +5,13 @@
 #include <QPointer>
 #include <QString>
 
-class ErrorBanner;
-class JobChannel;
 class QAbstractButton;
 class QProgressBar;
+
+namespace tgraph::widgets {
+
+class ErrorBanner;
+class JobChannel;
 
 // The one progress / cancel / error control of a panel's background jobs (docs/studio.md §3.7):
 // bound to a JobChannel, it shows the running job on a progress bar ("label 12/40", busy while
@@ -54,3 +57,5 @@ private:
     QString m_lastError;
     Outcome m_lastOutcome = Outcome::None;
 };
+
+} // namespace tgraph::widgets

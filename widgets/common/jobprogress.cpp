@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <climits>
 
+namespace tgraph::widgets {
+
 void JobProgress::begin(std::string_view label, uint64_t total)
 {
     const std::lock_guard lock(m_mutex);
@@ -43,3 +45,5 @@ void showJobProgress(QProgressBar* bar, const QString& label, quint64 done, quin
     if (total)
         bar->setValue(int(std::min<quint64>(std::min(done, total), INT_MAX)));
 }
+
+} // namespace tgraph::widgets

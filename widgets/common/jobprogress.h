@@ -13,6 +13,8 @@
 
 class QProgressBar;
 
+namespace tgraph::widgets {
+
 // The ProgressSink of one background job (see JobTracker). The worker thread reports into it; the
 // GUI thread polls snapshot() on a timer (no signal per update) and asks the job to stop with cancel().
 class JobProgress final : public tgraph::ProgressSink
@@ -59,3 +61,5 @@ private:
 
 // Shows a job's progress on a bar: "label 12/40", or busy (no total) when the total is unknown.
 void showJobProgress(QProgressBar* bar, const QString& label, quint64 done, quint64 total);
+
+} // namespace tgraph::widgets

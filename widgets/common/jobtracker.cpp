@@ -17,6 +17,8 @@
 #include <new>
 #include <vector>
 
+namespace tgraph::widgets {
+
 Q_LOGGING_CATEGORY(lcJobs, "tgraph.jobs", QtWarningMsg)
 
 struct JobTracker::State
@@ -297,3 +299,5 @@ void JobTracker::poll()
         if (r.channel && r.channel->m_current == r.job)
             Q_EMIT r.channel->progressChanged(r.job, r.snapshot.label, r.snapshot.done, r.snapshot.total);
 }
+
+} // namespace tgraph::widgets

@@ -14,8 +14,11 @@
 #include <memory>
 #include <set>
 
-class JobChannel;
 class QTimer;
+
+namespace tgraph::widgets {
+
+class JobChannel;
 
 // The lanes background work runs in. Each lane has its own threads; a job waits in its lane until
 // one is free, and its progress reads "Waiting for ..." meanwhile.
@@ -100,3 +103,5 @@ private:
     std::map<quint64, Job> m_jobs; // queued or running
     std::set<JobChannel*> m_channels;
 };
+
+} // namespace tgraph::widgets

@@ -14,6 +14,8 @@
 
 #include <algorithm>
 
+namespace tgraph::widgets {
+
 namespace {
 constexpr const char* kFullName = "legendFullName";
 // A note is kept only while the name beside it has at least this many characters of room.
@@ -106,3 +108,5 @@ void LegendNames::fit()
             series[i]->setName(label);
     }
 }
+
+} // namespace tgraph::widgets

@@ -9,6 +9,8 @@
 class QAbstractSeries;
 class QChart;
 
+namespace tgraph::widgets {
+
 // The legend entries of a chart, kept distinct at any width (docs/studio.md §9): Qt Charts cuts a
 // legend label at its end when the row is full, so "sweep-a / c0-s42" and "sweep-a / c0-s43" both
 // read "sweep-a / c0-s4…". LegendNames shortens the names with DistinctNames::shorten to the room
@@ -36,3 +38,5 @@ private:
     QStringList m_names;
     QStringList m_notes;
 };
+
+} // namespace tgraph::widgets

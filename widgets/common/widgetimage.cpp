@@ -9,6 +9,8 @@
 #include <QSvgGenerator>
 #include <QWidget>
 
+namespace tgraph::widgets {
+
 namespace WidgetImage {
 
 bool save(QWidget* widget, const QString& path, const QString& title, QString* error)
@@ -47,3 +49,5 @@ bool save(QWidget* widget, const QString& path, const QString& title, QString* e
 }
 
 } // namespace WidgetImage
+
+} // namespace tgraph::widgets

@@ -5,6 +5,8 @@
 
 class QWidget;
 
+namespace tgraph::widgets {
+
 // Saves what a widget shows as SVG (by the path's suffix) or PNG, through QSaveFile: the file
 // appears whole or not at all (docs/formats.md, "Writing files").
 namespace WidgetImage {
@@ -12,3 +14,5 @@ namespace WidgetImage {
 bool save(QWidget* widget, const QString& path, const QString& title, QString* error);
 
 } // namespace WidgetImage
+
+} // namespace tgraph::widgets

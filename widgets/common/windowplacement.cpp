@@ -6,6 +6,8 @@
 #include <QScreen>
 #include <QWidget>
 
+namespace tgraph::widgets {
+
 namespace WindowPlacement {
 
 namespace {
@@ -122,3 +124,5 @@ void placeWhenShown(QWidget* window)
 }
 
 } // namespace WindowPlacement
+
+} // namespace tgraph::widgets

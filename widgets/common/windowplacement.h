@@ -7,6 +7,8 @@
 
 class QWidget;
 
+namespace tgraph::widgets {
+
 // Where the studio's own windows and dialogs open (docs/studio.md §9): on the screen of their
 // parent, centred on the parent's window, moved inside the screen's available geometry (no title
 // bar above its top, no edge past a task bar) and never larger than it. The window manager may
@@ -34,3 +36,5 @@ void keepOnScreen(QWidget* window);
 void placeWhenShown(QWidget* window);
 
 } // namespace WindowPlacement
+
+} // namespace tgraph::widgets

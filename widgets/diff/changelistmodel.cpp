@@ -10,6 +10,8 @@
 
 #include <cmath>
 
+namespace tgraph::widgets {
+
 using tgraph::HloChangeKind;
 
 QString costDeltaText(double ns)
@@ -217,3 +219,5 @@ QVariant ChangeListModel::headerData(int section, Qt::Orientation orientation, i
                   "model, not a measurement (docs/diff.md §8)");
     return {};
 }
+
+} // namespace tgraph::widgets

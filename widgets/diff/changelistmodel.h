@@ -7,6 +7,8 @@
 
 #include <vector>
 
+namespace tgraph::widgets {
+
 // The list of changes of a diff (docs/studio.md §11): every changed pair, every removed and every
 // added instruction, one row each (changed pairs in A's order, then removed in A's order, then
 // added in B's order), filtered by kind. Columns: kind, A's name, B's name, computation, and the
@@ -66,3 +68,5 @@ private:
 
 // "+1.25 µs", "−870 ns", "0 ns": a cost delta as people read it (Formatting::duration with a sign).
 QString costDeltaText(double ns);
+
+} // namespace tgraph::widgets

@@ -4,6 +4,8 @@
 #include "widgets/common/formatting.h"
 #include "widgets/diff/changelistmodel.h"
 
+namespace tgraph::widgets {
+
 ComputationDiffModel::ComputationDiffModel(QObject* parent)
     : QAbstractTableModel(parent)
 { }
@@ -90,3 +92,5 @@ QVariant ComputationDiffModel::headerData(int section, Qt::Orientation orientati
                   "(docs/diff.md §8)");
     return {};
 }
+
+} // namespace tgraph::widgets

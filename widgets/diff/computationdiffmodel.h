@@ -5,6 +5,8 @@
 
 #include <QAbstractTableModel>
 
+namespace tgraph::widgets {
+
 // One row per pair of computations (tgraph::HloDiff::computations): A's and B's computation,
 // their sizes, unchanged / changed / removed / added / moved instructions, and the simulator's
 // cost of each side and its delta.
@@ -38,3 +40,5 @@ public:
 private:
     DiffResultPtr m_result;
 };
+
+} // namespace tgraph::widgets

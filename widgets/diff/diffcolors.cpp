@@ -8,6 +8,8 @@
 #include <QPainter>
 #include <QPixmap>
 
+namespace tgraph::widgets {
+
 namespace DiffColors {
 
 QColor unchanged() { return QColor(0xe0, 0xe0, 0xe0); }
@@ -96,3 +98,5 @@ DiffLegend::DiffLegend(QWidget* parent)
             tr("Matched, changed: coloured by its first kind in this order"));
     }
 }
+
+} // namespace tgraph::widgets

@@ -13,6 +13,8 @@
 
 #include <vector>
 
+namespace tgraph::widgets {
+
 namespace DiffColors {
 
 QColor unchanged();
@@ -34,3 +36,5 @@ class DiffLegend : public QWidget
 public:
     explicit DiffLegend(QWidget* parent = nullptr);
 };
+
+} // namespace tgraph::widgets

@@ -12,6 +12,8 @@
 
 #include <filesystem>
 
+namespace tgraph::widgets {
+
 namespace {
 
 tgraph::DumpCompression compressionOf(const std::string& name)
@@ -122,3 +124,5 @@ DiffResultPtr computeDiff(const std::string& pathA, const std::string& pathB, tg
     tgraph::GraphDocumentPtr b = openDiffSide(pathB, progress);
     return computeDiff(std::move(a), std::move(b), progress);
 }
+
+} // namespace tgraph::widgets

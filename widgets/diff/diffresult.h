@@ -15,6 +15,8 @@ namespace tgraph {
 class ProgressSink;
 }
 
+namespace tgraph::widgets {
+
 struct DiffResult
 {
     tgraph::GraphDocumentPtr a;
@@ -38,3 +40,5 @@ DiffResultPtr computeDiff(const std::string& pathA, const std::string& pathB, tg
 // The same for two documents already open (each must have its module).
 DiffResultPtr computeDiff(
     tgraph::GraphDocumentPtr a, tgraph::GraphDocumentPtr b, tgraph::ProgressSink* progress = nullptr);
+
+} // namespace tgraph::widgets

@@ -25,6 +25,8 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+namespace tgraph::widgets {
+
 using Side = DiffView::Side;
 
 namespace {
@@ -466,3 +468,5 @@ void DiffView::onComputationActivated(int row)
     m_syncing = false;
     setSyncText(a >= 0 ? describe(Side::A, a) : b >= 0 ? describe(Side::B, b) : QString());
 }
+
+} // namespace tgraph::widgets

@@ -7,17 +7,20 @@
 
 #include <map>
 
-class ChangeListModel;
-class ComputationDiffModel;
-class DiffLegend;
-class ElidedLabel;
-class GraphPane;
 class QAction;
 class QLabel;
 class QSplitter;
 class QTabWidget;
 class QTableView;
 class QToolButton;
+
+namespace tgraph::widgets {
+
+class ChangeListModel;
+class ComputationDiffModel;
+class DiffLegend;
+class ElidedLabel;
+class GraphPane;
 
 // Two HLO modules side by side as graphs, kept in sync through the diff's matching (docs/studio.md
 // §10): selecting an instruction on one side selects and centres its match on the other (or says
@@ -94,3 +97,5 @@ private:
     QAction* m_previous = nullptr;
     bool m_syncing = false;
 };
+
+} // namespace tgraph::widgets

@@ -9,6 +9,8 @@
 #include <limits>
 #include <stdexcept>
 
+namespace tgraph::widgets {
+
 ArrayTableModel::ArrayTableModel(QObject* parent)
     : QAbstractTableModel(parent)
 { }
@@ -104,3 +106,5 @@ QVariant ArrayTableModel::headerData(int section, Qt::Orientation orientation, i
     }
     return {};
 }
+
+} // namespace tgraph::widgets

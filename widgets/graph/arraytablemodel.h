@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+namespace tgraph::widgets {
+
 // The arrays of a graph file as stored: name, dtype, shape, element count and uncompressed size.
 // Rows keep archive order; SortRole gives raw values for a QSortFilterProxyModel.
 class ArrayTableModel : public QAbstractTableModel
@@ -40,3 +42,5 @@ private:
     };
     std::vector<Row> m_rows;
 };
+
+} // namespace tgraph::widgets

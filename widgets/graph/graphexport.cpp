@@ -11,6 +11,8 @@
 
 #include <algorithm>
 
+namespace tgraph::widgets {
+
 namespace {
 
 using GraphExport::kGap;
@@ -121,3 +123,5 @@ bool writePng(const QList<Panel>& panels, const QString& path, QString* error)
 }
 
 } // namespace GraphExport
+
+} // namespace tgraph::widgets

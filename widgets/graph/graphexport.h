@@ -7,6 +7,8 @@
 
 class QGraphicsScene;
 
+namespace tgraph::widgets {
+
 // Renders whole graph scenes (side by side, each under its title) to an image or an SVG file.
 namespace GraphExport {
 
@@ -29,3 +31,5 @@ bool writeSvg(const QList<Panel>& panels, const QString& path, QString* error);
 bool writePng(const QList<Panel>& panels, const QString& path, QString* error);
 
 } // namespace GraphExport
+
+} // namespace tgraph::widgets

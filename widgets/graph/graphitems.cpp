@@ -8,6 +8,8 @@
 
 #include <cmath>
 
+namespace tgraph::widgets {
+
 namespace {
 
 // Labels from this zoom on, where a node's 10 pt title is 6 pt on screen: smaller text is noise.
@@ -241,3 +243,5 @@ void GraphClusterItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* 
     painter->drawText(strip, Qt::AlignLeft | Qt::AlignVCenter,
         painter->fontMetrics().elidedText(m_title, Qt::ElideMiddle, int(strip.width())));
 }
+
+} // namespace tgraph::widgets

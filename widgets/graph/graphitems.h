@@ -8,6 +8,8 @@
 
 #include <cstdint>
 
+namespace tgraph::widgets {
+
 // One box of a graph view: an instruction, a collapsed group, a "N more" marker or an alias.
 // Draws with level of detail: a plain box when small on screen, labels only when readable.
 class GraphNodeItem : public QGraphicsItem
@@ -100,3 +102,5 @@ private:
     QString m_title;
     int m_depth;
 };
+
+} // namespace tgraph::widgets

@@ -21,6 +21,8 @@
 #include <QSpinBox>
 #include <QToolButton>
 
+namespace tgraph::widgets {
+
 namespace {
 
 constexpr size_t kMaxMatches = 100000;
@@ -401,3 +403,5 @@ bool GraphPage::exportPng(const QString& path, QString* error) const
 QByteArray GraphPage::saveSplitterState() const { return m_splitter->saveState(); }
 
 void GraphPage::restoreSplitterState(const QByteArray& state) { m_splitter->restoreState(state); }
+
+} // namespace tgraph::widgets

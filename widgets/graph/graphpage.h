@@ -10,9 +10,6 @@
 
 #include <memory>
 
-class GraphPane;
-class GraphSummaryView;
-class OverlayColorBar;
 class QComboBox;
 class QLabel;
 class QLineEdit;
@@ -20,6 +17,12 @@ class QSpinBox;
 class QSplitter;
 class QTabWidget;
 class QToolButton;
+
+namespace tgraph::widgets {
+
+class GraphPane;
+class GraphSummaryView;
+class OverlayColorBar;
 
 namespace Ui {
 class GraphPage;
@@ -123,3 +126,5 @@ private:
     int m_historyIndex = -1;
     bool m_navigating = false;
 };
+
+} // namespace tgraph::widgets

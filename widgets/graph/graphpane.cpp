@@ -21,6 +21,8 @@
 #include <algorithm>
 #include <limits>
 
+namespace tgraph::widgets {
+
 using Formatting::count;
 using tgraph::GraphSource;
 using tgraph::ViewNode;
@@ -680,3 +682,5 @@ void GraphPane::setHighlighted(const std::vector<int64_t>& nodes)
     m_highlighted = nodes;
     m_scene->setHighlighted(nodes);
 }
+
+} // namespace tgraph::widgets

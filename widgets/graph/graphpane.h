@@ -10,12 +10,15 @@
 #include <functional>
 
 class QMenu;
+class QLabel;
+class QTimer;
+
+namespace tgraph::widgets {
+
 class GraphScene;
 class GraphView;
 class NodeOverlay;
 class ElidedLabel;
-class QLabel;
-class QTimer;
 
 // One graph drawing of a document's full or pruned graph, with a title giving its node and edge
 // counts. Never lays out more than kMaxViewNodes boxes: big graphs start as collapsed
@@ -143,3 +146,5 @@ private:
     QTimer* m_placeholderTimer = nullptr;
     int m_pendingNodes = 0;
 };
+
+} // namespace tgraph::widgets

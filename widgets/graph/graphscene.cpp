@@ -17,6 +17,8 @@
 #include <cmath>
 #include <limits>
 
+namespace tgraph::widgets {
+
 using tgraph::ViewNode;
 
 namespace {
@@ -456,3 +458,5 @@ void GraphScene::contextMenuEvent(QGraphicsSceneContextMenuEvent* event)
         }
     QGraphicsScene::contextMenuEvent(event);
 }
+
+} // namespace tgraph::widgets

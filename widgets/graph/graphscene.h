@@ -12,6 +12,8 @@
 #include <unordered_map>
 #include <vector>
 
+namespace tgraph::widgets {
+
 class GraphNodeItem;
 class GraphEdgeItem;
 
@@ -86,3 +88,5 @@ private:
     int64_t m_selected = -1;
     bool m_selecting = false;
 };
+
+} // namespace tgraph::widgets

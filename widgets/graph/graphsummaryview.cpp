@@ -21,6 +21,8 @@
 
 #include <array>
 
+namespace tgraph::widgets {
+
 namespace {
 
 struct FieldInfo
@@ -297,3 +299,5 @@ void GraphSummaryView::setSummary(const tgraph::GraphSummary& summary)
     m_opcodeModel->setHistogram(summary.opcodeHistogram, summary.configurableOpcodes, summary.nodes);
     m_arrayModel->setArrays(summary.arrays);
 }
+
+} // namespace tgraph::widgets

@@ -5,13 +5,16 @@
 
 #include <QWidget>
 
-class ArrayTableModel;
-class OpcodeTableModel;
-class ElidedLabel;
 class QLabel;
 class QLineEdit;
 class QSortFilterProxyModel;
 class QTableView;
+
+namespace tgraph::widgets {
+
+class ArrayTableModel;
+class OpcodeTableModel;
+class ElidedLabel;
 
 // The facts about one graph file (tgraph::GraphSummary): counts, runtimes, duplicates, the
 // arrays as stored and a sortable, filterable opcode histogram.
@@ -68,3 +71,5 @@ private:
     QTableView* m_arrayTable = nullptr;
     QLabel* m_opcodeCount = nullptr;
 };
+
+} // namespace tgraph::widgets

@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <cmath>
 
+namespace tgraph::widgets {
+
 namespace {
 
 constexpr double kMinZoom = 0.01;
@@ -327,3 +329,5 @@ void GraphMinimap::mouseMoveEvent(QMouseEvent* event)
     if (event->buttons() & Qt::LeftButton)
         moveTo(event->position());
 }
+
+} // namespace tgraph::widgets

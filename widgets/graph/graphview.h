@@ -5,6 +5,8 @@
 #include <QPixmap>
 #include <QVariantAnimation>
 
+namespace tgraph::widgets {
+
 class GraphMinimap;
 
 // Zoom (wheel, anchored under the mouse), pan (drag), fit to view, a minimap for big drawings
@@ -93,3 +95,5 @@ private:
     GraphView* m_view;
     QPixmap m_thumbnail;
 };
+
+} // namespace tgraph::widgets

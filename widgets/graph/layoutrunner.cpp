@@ -5,6 +5,8 @@
 
 #include "widgets/common/jobchannel.h"
 
+namespace tgraph::widgets {
+
 LayoutRunner::LayoutRunner(QObject* parent)
     : QObject(parent)
     , m_channel(new JobChannel(JobLane::Layout, QStringLiteral("Layout"), this))
@@ -34,3 +36,5 @@ void LayoutRunner::cancel() { m_channel->cancel(); }
 bool LayoutRunner::isBusy() const { return m_channel->isBusy(); }
 
 quint64 LayoutRunner::currentRequest() const { return m_channel->currentJob(); }
+
+} // namespace tgraph::widgets

@@ -9,6 +9,8 @@
 
 #include <memory>
 
+namespace tgraph::widgets {
+
 class JobChannel;
 
 // A view graph together with its Graphviz layout: what a graph scene draws.
@@ -47,3 +49,5 @@ private:
     JobChannel* m_channel = nullptr;
     tgraph::LayoutOptions m_options;
 };
+
+} // namespace tgraph::widgets

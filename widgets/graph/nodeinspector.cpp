@@ -16,6 +16,8 @@
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
+namespace tgraph::widgets {
+
 namespace {
 
 constexpr int kMaxLinks = 40;
@@ -276,3 +278,5 @@ void NodeInspector::fillConfigs()
                     number(values[t * 6 + size_t(k)]) });
     }
 }
+
+} // namespace tgraph::widgets

@@ -8,11 +8,14 @@
 #include <map>
 #include <string>
 
-class ElidedLabel;
 class QLabel;
 class QPlainTextEdit;
 class QSpinBox;
 class QTreeWidget;
+
+namespace tgraph::widgets {
+
+class ElidedLabel;
 
 // Everything about one node: name, opcode, shape and layout, its HLO instruction, the 140
 // features by group (docs/formats.md §4), the 18 config values of the shown configuration for
@@ -69,3 +72,5 @@ private:
     QLabel* m_configNote = nullptr;
     std::map<std::string, int64_t> m_selectedConfig; // per graph file: the configuration selected for it
 };
+
+} // namespace tgraph::widgets

@@ -15,6 +15,8 @@
 #include <cmath>
 #include <limits>
 
+namespace tgraph::widgets {
+
 QColor NodeOverlay::colorAt(double t)
 {
     // A perceptually ordered map (viridis-like), interpolated between five stops.
@@ -235,3 +237,5 @@ void OverlayColorBar::paintEvent(QPaintEvent*)
         p.drawText(parts.missing.adjusted(side + 2 * kMargin, 0, 0, 0), Qt::AlignVCenter | Qt::AlignLeft, tr("no value"));
     }
 }
+
+} // namespace tgraph::widgets

@@ -16,6 +16,8 @@ namespace tgraph {
 struct GraphDocument;
 }
 
+namespace tgraph::widgets {
+
 // A value per node (a feature column, later attribution scores) that the graph views show as
 // node colours with a colour bar. Shared by the graph view and the analysis views.
 struct NodeOverlay
@@ -96,3 +98,5 @@ private:
     bool m_missing = false;
     QColor m_equalColor;
 };
+
+} // namespace tgraph::widgets

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <array>
 
+namespace tgraph::widgets {
+
 namespace OpcodePalette {
 
 namespace {
@@ -106,3 +108,5 @@ QColor configurableBorder() { return QColor(0xd0, 0x10, 0x60); }
 QColor prunedTint() { return QColor(0xf4, 0xf4, 0xf4); }
 
 } // namespace OpcodePalette
+
+} // namespace tgraph::widgets

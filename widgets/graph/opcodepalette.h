@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+namespace tgraph::widgets {
+
 // The graph views' colours for XLA opcodes, grouped into families the way XLA's Graphviz dumps
 // colour them (convolutions and dots stand out, data movement is muted). A legend lists them.
 namespace OpcodePalette {
@@ -35,3 +37,5 @@ QColor configurableBorder();
 QColor prunedTint();
 
 } // namespace OpcodePalette
+
+} // namespace tgraph::widgets

@@ -7,6 +7,8 @@
 
 #include <unordered_map>
 
+namespace tgraph::widgets {
+
 OpcodeTableModel::OpcodeTableModel(QObject* parent)
     : QAbstractTableModel(parent)
 { }
@@ -107,3 +109,5 @@ QVariant OpcodeTableModel::headerData(int section, Qt::Orientation orientation, 
     }
     return {};
 }
+
+} // namespace tgraph::widgets

@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+namespace tgraph::widgets {
+
 // The opcode histogram of a graph: one row per opcode present, with its share of the nodes and
 // how many of its nodes are configurable. Numbers are displayed formatted; SortRole gives the
 // raw values for a QSortFilterProxyModel.
@@ -39,3 +41,5 @@ private:
     std::vector<Row> m_rows;
     int64_t m_totalNodes = 0;
 };
+
+} // namespace tgraph::widgets

@@ -15,6 +15,8 @@
 #include <charconv>
 #include <cmath>
 
+namespace tgraph::widgets {
+
 namespace {
 
 bool toNumber(const std::string& text, double* value)
@@ -377,3 +379,5 @@ void ParallelCoordinatesView::mouseReleaseEvent(QMouseEvent*)
     }
     m_dragAxis = -1;
 }
+
+} // namespace tgraph::widgets

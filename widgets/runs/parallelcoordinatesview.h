@@ -10,6 +10,8 @@
 #include <optional>
 #include <vector>
 
+namespace tgraph::widgets {
+
 // A sweep's runs as a parallel-coordinates plot (docs/studio.md §2.8): one vertical axis per
 // swept parameter and one for the metric (the run's last valid tau), one line per finished run
 // coloured by the metric (viridis). Numeric parameters are placed by value (log10 when positive
@@ -83,3 +85,5 @@ private:
     double m_dragFrom = 0;
     bool m_dragged = false;
 };
+
+} // namespace tgraph::widgets

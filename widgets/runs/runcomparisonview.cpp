@@ -22,6 +22,8 @@
 #include <cmath>
 #include <filesystem>
 
+namespace tgraph::widgets {
+
 namespace {
 
 using Formatting::number;
@@ -251,3 +253,5 @@ void RunComparisonView::fillPairs()
     }
     m_pairs->resizeColumnsToContents();
 }
+
+} // namespace tgraph::widgets

@@ -12,6 +12,8 @@ class QChartView;
 class QLabel;
 class QTableWidget;
 
+namespace tgraph::widgets {
+
 // Training runs side by side (core/store/runcomparison.h), the studio's Compare view: the metrics table
 // (model, loss, tau, OPA, top-1/5 slowdown, APE, parameters, time per step, inference time per
 // 128 configs, peak memory), a strip chart of every run's Kendall tau per graph (graphs ordered
@@ -48,3 +50,5 @@ private:
     QChartView* m_chartView = nullptr;
     QTableWidget* m_pairs = nullptr;
 };
+
+} // namespace tgraph::widgets

@@ -13,6 +13,8 @@
 
 #include <algorithm>
 
+namespace tgraph::widgets {
+
 RunComparisonWindow::RunComparisonWindow(QWidget* parent)
     : QDialog(parent, Qt::Window)
     , m_view(new RunComparisonView)
@@ -61,3 +63,5 @@ void RunComparisonWindow::showInFront()
     raise();
     activateWindow();
 }
+
+} // namespace tgraph::widgets

@@ -10,6 +10,9 @@
 
 class QLabel;
 class QTabWidget;
+
+namespace tgraph::widgets {
+
 class RunComparisonView;
 class RunParamsView;
 
@@ -51,3 +54,5 @@ private:
     QTabWidget* m_tabs = nullptr;
     bool m_sized = false;
 };
+
+} // namespace tgraph::widgets

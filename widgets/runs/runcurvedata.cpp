@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 
+namespace tgraph::widgets {
+
 namespace RunCurveData {
 
 bool higherIsBetter(const std::string& key)
@@ -82,3 +84,5 @@ Range unite(const Range& range, const Range& other)
 }
 
 } // namespace RunCurveData
+
+} // namespace tgraph::widgets

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+namespace tgraph::widgets {
+
 // One metric history of one run, as the curves chart draws it.
 struct RunCurve
 {
@@ -43,3 +45,5 @@ Range valueRange(const std::vector<double>& values, bool ignoreOutliers, bool po
 Range unite(const Range& range, const Range& other);
 
 } // namespace RunCurveData
+
+} // namespace tgraph::widgets

@@ -15,6 +15,8 @@
 #include <cmath>
 #include <utility>
 
+namespace tgraph::widgets {
+
 namespace {
 
 // What the trainer logs (core/store/runwriter.cpp), most wanted first.
@@ -109,3 +111,5 @@ void RunCurvesPanel::setMetric(const QString& contextKey)
     addMetrics({ contextKey });
     m_metric->setCurrentIndex(m_metric->findData(contextKey));
 }
+
+} // namespace tgraph::widgets

@@ -8,6 +8,9 @@ class QCheckBox;
 class QComboBox;
 class QLabel;
 class QSlider;
+
+namespace tgraph::widgets {
+
 class RunCurvesView;
 
 // The curves chart with TensorBoard's controls above it: the metric ("context/key"), the x axis
@@ -40,3 +43,5 @@ private:
     QCheckBox* m_outliers = nullptr;
     RunCurvesView* m_view = nullptr;
 };
+
+} // namespace tgraph::widgets

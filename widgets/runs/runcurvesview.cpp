@@ -22,6 +22,8 @@
 #include <algorithm>
 #include <cmath>
 
+namespace tgraph::widgets {
+
 namespace {
 
 std::string identityOf(const RunCurve& curve)
@@ -304,3 +306,5 @@ void RunCurvesView::showPointTip(const RunCurve& curve, const QPointF& point, bo
                 smoothed ? tr(" (smoothed %1)").arg(Formatting::significant(point.y(), 5)) : QString()),
         m_view);
 }
+
+} // namespace tgraph::widgets

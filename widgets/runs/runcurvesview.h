@@ -15,6 +15,8 @@ class QChartView;
 class QLineSeries;
 class QScatterSeries;
 
+namespace tgraph::widgets {
+
 // Metric curves of the selected runs, TensorBoard-style: per run the smoothed line (debiased EMA,
 // widgets/runs/smoothing.h) over its raw series drawn faintly behind, a star on its best value (the
 // lowest loss, the highest tau / OPA), x = step, seconds since the run started or wall time,
@@ -79,3 +81,5 @@ private:
     bool m_drawnLogY = false;
     int m_rebuilds = 0;
 };
+
+} // namespace tgraph::widgets

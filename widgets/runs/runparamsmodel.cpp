@@ -12,6 +12,8 @@
 #include <algorithm>
 #include <cmath>
 
+namespace tgraph::widgets {
+
 namespace {
 
 // A value as the table shows it: numbers with up to 12 significant digits, strings unquoted.
@@ -214,3 +216,5 @@ QVariant RunParamsModel::headerData(int section, Qt::Orientation orientation, in
         return tr("Parameter");
     return section - 1 < int(m_runs.size()) ? m_runs[size_t(section - 1)].name : QVariant();
 }
+
+} // namespace tgraph::widgets

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+namespace tgraph::widgets {
+
 // The parameters of one or more runs side by side (column 0 the key, then one column per run),
 // JSON-valued parameters (the trainer's "hparams") flattened to dotted keys. Keys whose values
 // differ between the runs are bold and tinted; "only differences" hides the others: the run
@@ -54,3 +56,5 @@ private:
     std::set<std::string> m_differing;
     bool m_onlyDifferences = false;
 };
+
+} // namespace tgraph::widgets

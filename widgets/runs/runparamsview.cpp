@@ -9,6 +9,8 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
+namespace tgraph::widgets {
+
 RunParamsView::RunParamsView(RunParamsModel* model, QWidget* parent)
     : QWidget(parent)
     , m_model(model)
@@ -49,3 +51,5 @@ void RunParamsView::update()
     if (empty.isEmpty())
         m_table->resizeColumnToContents(0);
 }
+
+} // namespace tgraph::widgets

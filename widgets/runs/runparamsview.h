@@ -6,6 +6,9 @@
 class QCheckBox;
 class QLabel;
 class QTableView;
+
+namespace tgraph::widgets {
+
 class RunParamsModel;
 
 // The parameters of the selected runs (RunParamsModel) with "Only parameters that differ"; when
@@ -30,3 +33,5 @@ private:
     QTableView* m_table = nullptr;
     QLabel* m_note = nullptr;
 };
+
+} // namespace tgraph::widgets

@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <set>
 
+namespace tgraph::widgets {
+
 namespace {
 
 // Run durations as W&B shows them: "45s", "12m 3s", "2h 5m".
@@ -257,3 +259,5 @@ QVariant RunTableModel::headerData(int section, Qt::Orientation orientation, int
     static_assert(std::size(names) == ColumnCount);
     return tr(names[section]);
 }
+
+} // namespace tgraph::widgets

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+namespace tgraph::widgets {
+
 // One run as the runs table shows it: the project's record plus what a poll read about it.
 struct RunRow
 {
@@ -79,3 +81,5 @@ private:
     std::vector<RunRow> m_runs;
     int64_t m_nowMs = 0;
 };
+
+} // namespace tgraph::widgets

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 
+namespace tgraph::widgets {
+
 std::vector<double> debiasedEma(const std::vector<double>& values, double weight)
 {
     const double w = std::isnan(weight) ? 0.0 : std::clamp(weight, 0.0, 0.999);
@@ -23,3 +25,5 @@ std::vector<double> debiasedEma(const std::vector<double>& values, double weight
     }
     return out;
 }
+
+} // namespace tgraph::widgets

@@ -3,6 +3,8 @@
 
 #include <vector>
 
+namespace tgraph::widgets {
+
 // TensorBoard's scalar smoothing (vz_line_chart2 line-chart.ts, resmoothDataset;
 // docs/studio.md §2.1): an exponential moving average debiased like Adam's moments, so that the
 // first points are not pulled towards 0. With weight w, for the k-th finite value v_k
@@ -14,3 +16,5 @@
 std::vector<double> debiasedEma(const std::vector<double>& values, double weight);
 
 constexpr double kDefaultSmoothing = 0.6;
+
+} // namespace tgraph::widgets

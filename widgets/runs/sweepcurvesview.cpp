@@ -15,6 +15,8 @@
 #include <algorithm>
 #include <cmath>
 
+namespace tgraph::widgets {
+
 SweepCurvesView::SweepCurvesView(QWidget* parent)
     : QChartView(new QChart, parent)
 {
@@ -128,3 +130,5 @@ void SweepCurvesView::rebuild()
                                  : tr("%1: mean over seeds, band %2")
                                        .arg(m_metric, m_band == Band::StdDev ? tr("± std") : tr("min to max")));
 }
+
+} // namespace tgraph::widgets

@@ -10,6 +10,8 @@
 class QAreaSeries;
 class QLineSeries;
 
+namespace tgraph::widgets {
+
 // A sweep's curves, one per configuration (docs/studio.md §2.8): the mean over its runs at each
 // step as a line and the spread as a band of the same colour, mean ± std (or min..max with
 // setBand(MinMax)); a step logged by one run only has no std, so the band shrinks to the line there.
@@ -38,3 +40,5 @@ private:
     std::vector<QLineSeries*> m_means;
     std::vector<QAreaSeries*> m_bands;
 };
+
+} // namespace tgraph::widgets

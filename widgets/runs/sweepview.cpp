@@ -19,6 +19,8 @@
 #include <cmath>
 #include <set>
 
+namespace tgraph::widgets {
+
 namespace {
 
 QString meanStd(const tgraph::SpreadStat& s)
@@ -219,3 +221,5 @@ int SweepView::visibleConfigurations() const
         n += m_configTable->isRowHidden(row) ? 0 : 1;
     return n;
 }
+
+} // namespace tgraph::widgets

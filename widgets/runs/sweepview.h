@@ -9,11 +9,14 @@
 
 #include <vector>
 
-class ParallelCoordinatesView;
 class QCheckBox;
 class QLabel;
 class QStandardItemModel;
 class QTableView;
+
+namespace tgraph::widgets {
+
+class ParallelCoordinatesView;
 class SweepCurvesView;
 
 // What the Sweep view shows, read from the project in one go (off the GUI thread: readSweepView).
@@ -70,3 +73,5 @@ private:
     QStandardItemModel* m_configModel = nullptr;
     QStandardItemModel* m_importanceModel = nullptr;
 };
+
+} // namespace tgraph::widgets

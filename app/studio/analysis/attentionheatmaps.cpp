@@ -10,6 +10,10 @@
 #include <functional>
 #include <limits>
 
+namespace tgraph::studio {
+
+using namespace tgraph::widgets;
+
 using tgraph::AttentionMaps;
 using tgraph::LayerAttention;
 
@@ -159,3 +163,5 @@ NodeOverlay nodeAttentionOverlay(const AttentionMaps& maps, NodeAttention quanti
     }
     return overlay;
 }
+
+} // namespace tgraph::studio

@@ -11,18 +11,20 @@
 #include <cstdint>
 #include <vector>
 
+namespace tgraph::studio {
+
 // "f_in 1", "f_in 2", "block 1", ... for the layer prefixes "linear", "linear2", "convs.0", ...
 QString attentionLayerLabel(const std::string& layer);
 
 // Rows = layers, columns = channels; channel-gate values (0..1, viridis over the fixed range) of
 // config row `row`, or the mean over all config rows when row < 0.
-HeatmapData channelGateHeatmap(const tgraph::AttentionMaps& maps, int64_t row);
+widgets::HeatmapData channelGateHeatmap(const tgraph::AttentionMaps& maps, int64_t row);
 // Gate of row `a` minus gate of row `b` (diverging, symmetric range).
-HeatmapData channelGateDifference(const tgraph::AttentionMaps& maps, int64_t a, int64_t b);
+widgets::HeatmapData channelGateDifference(const tgraph::AttentionMaps& maps, int64_t a, int64_t b);
 // One layer's cross-config softmax weights: rows = the layer's channels, columns = config rows in
 // `columnOrder` (e.g. by true runtime, fastest first), named by `columnNames`. Empty data when the
 // model has no cross-config attention.
-HeatmapData crossConfigHeatmap(const tgraph::AttentionMaps& maps, size_t layer,
+widgets::HeatmapData crossConfigHeatmap(const tgraph::AttentionMaps& maps, size_t layer,
     const std::vector<int64_t>& columnOrder, const QStringList& columnNames);
 
 // Per-node attention for the graph view (LayerAttention::nodeGate / nodeCross): the channel gate,
@@ -32,5 +34,7 @@ HeatmapData crossConfigHeatmap(const tgraph::AttentionMaps& maps, size_t layer,
 // (empty = the same ids); the file's other `nodeCount` nodes have no value. Empty when the maps
 // hold no per-node values (too many configs x nodes, or cross weights of a model without them).
 enum class NodeAttention { Gate, Cross };
-NodeOverlay nodeAttentionOverlay(const tgraph::AttentionMaps& maps, NodeAttention quantity, int layer, int64_t a,
+widgets::NodeOverlay nodeAttentionOverlay(const tgraph::AttentionMaps& maps, NodeAttention quantity, int layer, int64_t a,
     int64_t b, const std::vector<int64_t>& modelNodeIds, int64_t nodeCount);
+
+} // namespace tgraph::studio

@@ -18,6 +18,10 @@
 
 #include <algorithm>
 
+namespace tgraph::studio {
+
+using namespace tgraph::widgets;
+
 AttentionViews::AttentionViews(QObject* parent)
     : QObject(parent)
 {
@@ -230,3 +234,5 @@ void AttentionViews::updateNodeOverlay(
     if ((wasShown || !m_nodeOverlay.isEmpty()) && g)
         Q_EMIT nodeOverlayChanged();
 }
+
+} // namespace tgraph::studio

@@ -12,9 +12,14 @@
 #include <cstdint>
 #include <memory>
 
-class HeatmapView;
 class QComboBox;
+
+namespace tgraph::widgets {
+class HeatmapView;
 struct RankScatterData;
+}
+
+namespace tgraph::studio {
 
 // The inference panel's attention tabs: the channel-gate heatmap (of the selected config, the mean
 // over configs, fastest − slowest, or selected − pinned) with the ensemble member and the per-node
@@ -29,15 +34,15 @@ public:
 
     QWidget* channelPage() const { return m_channelPage; }
     QWidget* crossPage() const { return m_crossPage; }
-    HeatmapView* channelHeatmap() const { return m_channelMap; }
-    HeatmapView* crossHeatmap() const { return m_crossMap; }
+    widgets::HeatmapView* channelHeatmap() const { return m_channelMap; }
+    widgets::HeatmapView* crossHeatmap() const { return m_crossMap; }
 
     // The graph `graph` of `outcome` (its members name the member choice); fills the choices and
     // keeps the overlay choice when the new graph has it. Call update() afterwards.
     void setGraph(std::shared_ptr<const InferenceOutcome> outcome, int graph);
     // Draws the heatmaps and the overlay for the shown result's rows (the table's) and the
     // selected and pinned configs (ids; -1 = none).
-    void update(const RankScatterData& rows, int64_t selectedConfig, int64_t pinnedConfig);
+    void update(const widgets::RankScatterData& rows, int64_t selectedConfig, int64_t pinnedConfig);
 
     // 0 = selected config, 1 = mean over configs, 2 = fastest − slowest, 3 = selected − pinned.
     int mode() const;
@@ -47,7 +52,7 @@ public:
     void setNodeOverlay(int index);
     int nodeOverlayChoices() const;
     bool nodeOverlayActive() const;
-    const NodeOverlay& nodeOverlay() const { return m_nodeOverlay; }
+    const widgets::NodeOverlay& nodeOverlay() const { return m_nodeOverlay; }
 
 Q_SIGNALS:
     void choicesChanged(); // mode, member, layer or overlay changed: update() is due
@@ -60,14 +65,16 @@ private:
 
     std::shared_ptr<const InferenceOutcome> m_outcome;
     int m_graph = -1;
-    NodeOverlay m_nodeOverlay;
+    widgets::NodeOverlay m_nodeOverlay;
 
     QPointer<QWidget> m_channelPage; // owned by the tab widget that shows them
     QPointer<QWidget> m_crossPage;
-    HeatmapView* m_channelMap = nullptr;
-    HeatmapView* m_crossMap = nullptr;
+    widgets::HeatmapView* m_channelMap = nullptr;
+    widgets::HeatmapView* m_crossMap = nullptr;
     QComboBox* m_mode = nullptr;
     QComboBox* m_member = nullptr;
     QComboBox* m_crossLayer = nullptr;
     QComboBox* m_nodeOverlayChoice = nullptr;
 };
+
+} // namespace tgraph::studio

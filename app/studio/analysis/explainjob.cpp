@@ -9,6 +9,8 @@
 #include <charconv>
 #include <cmath>
 
+namespace tgraph::studio {
+
 using tgraph::InputError;
 
 ExplainSession::~ExplainSession() = default;
@@ -166,3 +168,5 @@ bool parseTensorLayout(const std::string& text, float* six, std::string* error)
     }
     return true;
 }
+
+} // namespace tgraph::studio

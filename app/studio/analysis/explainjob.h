@@ -22,6 +22,8 @@ namespace tgraph {
 class ProgressSink;
 }
 
+namespace tgraph::studio {
+
 struct ExplainRequest
 {
     std::vector<std::string> weights; // weights .npz, checkpoints or ensemble.json files (an ensemble)
@@ -97,3 +99,5 @@ WhatIfOutcome runWhatIf(ExplainSession& session, const tgraph::Attribution& attr
 // "1,0" (minor-to-major dims of one tensor, at most 6) or "default" / "" (all -1) into 6 values;
 // false with `error` set for anything else.
 bool parseTensorLayout(const std::string& text, float* six, std::string* error);
+
+} // namespace tgraph::studio

@@ -25,6 +25,10 @@
 #include <cmath>
 #include <utility>
 
+namespace tgraph::studio {
+
+using namespace tgraph::widgets;
+
 namespace {
 
 const char* const kFastest = "predicted fastest";
@@ -453,7 +457,7 @@ void ExplainPanel::runWhatIf(int base, const QString& out, const QString& in, co
     m_whatIfChannel->run<Result>(
         [outcome, row, node, values](JobProgress&) -> Result {
             return std::make_shared<const WhatIfOutcome>(
-                ::runWhatIf(*outcome->session, *outcome->attribution, row, node, values));
+                tgraph::studio::runWhatIf(*outcome->session, *outcome->attribution, row, node, values));
         },
         [this, outcome](Result result) {
             if (outcome != m_outcome)
@@ -499,3 +503,5 @@ void ExplainPanel::updateControls()
     m_cancelButton->setEnabled(busy);
     m_whatIfButton->setEnabled(m_outcome && m_whatIfNode >= 0 && !m_whatIfChannel->isBusy());
 }
+
+} // namespace tgraph::studio

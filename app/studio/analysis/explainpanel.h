@@ -9,11 +9,6 @@
 
 #include <memory>
 
-class AttributionTableModel;
-class ErrorBanner;
-class GraphPane;
-class JobChannel;
-class OverlayColorBar;
 class QCheckBox;
 class QComboBox;
 class QLabel;
@@ -21,6 +16,16 @@ class QLineEdit;
 class QProgressBar;
 class QPushButton;
 class QTableView;
+
+namespace tgraph::widgets {
+class AttributionTableModel;
+class ErrorBanner;
+class GraphPane;
+class JobChannel;
+class OverlayColorBar;
+}
+
+namespace tgraph::studio {
 
 namespace Ui {
 class ExplainPanel;
@@ -56,14 +61,14 @@ public:
     const ExplainOutcome* outcome() const { return m_outcome.get(); }
     const WhatIfOutcome* whatIf() const { return m_whatIf.get(); }
     // The overlay for the graph views (empty when none is chosen).
-    const NodeOverlay& overlay() const { return m_overlay; }
+    const widgets::NodeOverlay& overlay() const { return m_overlay; }
     void setOverlayQuantity(int index); // 0 = none, 1 = share A − B, 2 = counterfactual effect
     void setOrder(tgraph::AttributionOrder order);
 
-    ErrorBanner* banner() const { return m_banner; }
-    AttributionTableModel* tableModel() const { return m_table; }
+    widgets::ErrorBanner* banner() const { return m_banner; }
+    widgets::AttributionTableModel* tableModel() const { return m_table; }
     QTableView* tableView() const { return m_tableView; }
-    GraphPane* graphPane() const { return m_graph; }
+    widgets::GraphPane* graphPane() const { return m_graph; }
     QLabel* summary() const { return m_summary; }
     QLabel* whatIfResult() const { return m_whatIfResult; }
 
@@ -90,15 +95,15 @@ private:
 
     std::unique_ptr<Ui::ExplainPanel> m_ui; // the form: explainpanel.ui; the widget pointers below point into it
     ExplainRequest m_context;
-    JobChannel* m_channel = nullptr; // the model lane
-    JobChannel* m_whatIfChannel = nullptr;
+    widgets::JobChannel* m_channel = nullptr; // the model lane
+    widgets::JobChannel* m_whatIfChannel = nullptr;
     std::shared_ptr<const ExplainOutcome> m_outcome;
     std::shared_ptr<const WhatIfOutcome> m_whatIf;
-    NodeOverlay m_overlay;
+    widgets::NodeOverlay m_overlay;
     qint64 m_whatIfNode = -1;
     int m_whatIfBaseShown = 0; // 0 = A, 1 = B: the config the last what-if edited
 
-    ErrorBanner* m_banner = nullptr;
+    widgets::ErrorBanner* m_banner = nullptr;
     QComboBox* m_configA = nullptr;
     QComboBox* m_configB = nullptr;
     QPushButton* m_runButton = nullptr;
@@ -108,10 +113,10 @@ private:
     QComboBox* m_order = nullptr;
     QCheckBox* m_differingOnly = nullptr;
     QComboBox* m_overlayChoice = nullptr;
-    AttributionTableModel* m_table = nullptr;
+    widgets::AttributionTableModel* m_table = nullptr;
     QTableView* m_tableView = nullptr;
-    GraphPane* m_graph = nullptr;
-    OverlayColorBar* m_colorBar = nullptr;
+    widgets::GraphPane* m_graph = nullptr;
+    widgets::OverlayColorBar* m_colorBar = nullptr;
     QLabel* m_whatIfNodeLabel = nullptr;
     QComboBox* m_whatIfBase = nullptr;
     QLineEdit* m_whatIfOut = nullptr;
@@ -120,3 +125,5 @@ private:
     QPushButton* m_whatIfButton = nullptr;
     QLabel* m_whatIfResult = nullptr;
 };
+
+} // namespace tgraph::studio

@@ -9,6 +9,10 @@
 
 #include <algorithm>
 
+namespace tgraph::studio {
+
+using namespace tgraph::widgets;
+
 bool writeTopKCsv(const RankScatterData& result, const QString& path, int k, QString* error)
 {
     QSaveFile file(path);
@@ -71,3 +75,5 @@ QString proposedKaggleCollection(const InferenceOutcome& outcome)
         ? QStringLiteral("tile:xla")
         : QStringLiteral("layout:xla:default");
 }
+
+} // namespace tgraph::studio

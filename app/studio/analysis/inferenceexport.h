@@ -8,11 +8,15 @@
 
 #include <QString>
 
+namespace tgraph::widgets {
 struct RankScatterData;
+}
+
+namespace tgraph::studio {
 
 // graph,rank,config,score,runtime_ns of the first `k` rows of `result` in predicted order (rank 1 =
 // predicted fastest; runtime 0 when not measured), written atomically. False with `error` set.
-bool writeTopKCsv(const RankScatterData& result, const QString& path, int k, QString* error);
+bool writeTopKCsv(const widgets::RankScatterData& result, const QString& path, int k, QString* error);
 
 // ID,TopConfigs of every graph of `outcome` (config ids, not rows). `collectionId` is used for every
 // graph when set, else each graph's own (GraphInference::collection). False with `error` set (a
@@ -23,3 +27,5 @@ bool writeKaggleCsv(const InferenceOutcome& outcome, const QString& path, const 
 // and the id to propose.
 bool kaggleNeedsCollection(const InferenceOutcome& outcome);
 QString proposedKaggleCollection(const InferenceOutcome& outcome);
+
+} // namespace tgraph::studio

@@ -12,6 +12,10 @@
 
 #include <algorithm>
 
+namespace tgraph::studio {
+
+using namespace tgraph::widgets;
+
 InferenceForm::InferenceForm(QWidget* parent)
     : QWidget(parent)
     , m_ui(std::make_unique<Ui::InferenceForm>())
@@ -260,3 +264,5 @@ bool InferenceForm::makeRequest(InferenceRequest* request, QString* problem, QSt
     request->project = m_ui->store->currentData().toString().toStdString();
     return true;
 }
+
+} // namespace tgraph::studio

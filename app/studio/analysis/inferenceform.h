@@ -14,6 +14,8 @@
 
 class QProgressBar;
 
+namespace tgraph::studio {
+
 namespace Ui {
 class InferenceForm;
 }
@@ -77,3 +79,5 @@ private:
     std::vector<tgraph::GraphDocumentPtr> m_documents;
     bool m_busy = false;
 };
+
+} // namespace tgraph::studio

@@ -24,6 +24,10 @@
 #include <numeric>
 #include <random>
 
+namespace tgraph::studio {
+
+using namespace tgraph::widgets;
+
 using tgraph::GraphKind;
 using tgraph::InputError;
 using tgraph::NdArray;
@@ -316,3 +320,5 @@ InferenceOutcome runInference(const InferenceRequest& request, tgraph::ProgressS
         storeInProject(request, outcome);
     return outcome;
 }
+
+} // namespace tgraph::studio

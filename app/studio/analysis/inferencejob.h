@@ -21,6 +21,8 @@ namespace tgraph {
 class ProgressSink;
 }
 
+namespace tgraph::studio {
+
 enum class ConfigSetKind {
     All, // every config of the file
     Sample, // a seeded uniform sample without replacement
@@ -89,3 +91,5 @@ std::vector<int64_t> sampleConfigRows(int64_t configs, int64_t count, uint64_t s
 // Runs the request (see InferenceRequest). InputError naming the file for bad models or graphs;
 // tgraph::Cancelled when `progress` is cancelled (nothing is stored then).
 InferenceOutcome runInference(const InferenceRequest& request, tgraph::ProgressSink* progress);
+
+} // namespace tgraph::studio

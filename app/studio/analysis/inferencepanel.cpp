@@ -26,6 +26,10 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+namespace tgraph::studio {
+
+using namespace tgraph::widgets;
+
 InferencePanel::InferencePanel(QWidget* parent)
     : QWidget(parent)
     , m_channel(new JobChannel(JobLane::Model, QStringLiteral("Inference"), this))
@@ -330,3 +334,5 @@ void InferencePanel::askExportKaggle()
     }
     exportKaggle(path, collection);
 }
+
+} // namespace tgraph::studio

@@ -12,17 +12,23 @@
 #include <memory>
 #include <vector>
 
-class ErrorBanner;
-class HeatmapView;
-class InferenceForm;
-class InferenceResults;
-class JobChannel;
-class PredictionTableModel;
 class QTableView;
 class QTabWidget;
 class QToolButton;
+
+namespace tgraph::widgets {
+class ErrorBanner;
+class HeatmapView;
+class JobChannel;
+class PredictionTableModel;
 class RankScatterView;
 class TauStripView;
+}
+
+namespace tgraph::studio {
+
+class InferenceForm;
+class InferenceResults;
 
 // "Does the model rank this graph right, and which config does it think is fastest?": pick a
 // model (weights, checkpoint, ensemble.json or a project run's ensemble), a graph open in the
@@ -77,7 +83,7 @@ public:
     // model has it). The overlay follows the heatmap's mode (selected, mean, differences).
     void setNodeOverlay(int index);
     int nodeOverlayChoices() const;
-    const NodeOverlay& nodeOverlay() const;
+    const widgets::NodeOverlay& nodeOverlay() const;
     bool nodeOverlayActive() const;
     // Selects a config as a click in the table or the scatter does.
     void selectConfigById(int64_t config);
@@ -86,12 +92,12 @@ public:
     // the graph and the config set it scored (or, before any result, the chosen graph and model).
     ExplainRequest explainContext() const;
 
-    ErrorBanner* banner() const { return m_banner; }
-    RankScatterView* scatter() const;
-    TauStripView* tauStrip() const;
-    HeatmapView* channelHeatmap() const;
-    HeatmapView* crossHeatmap() const;
-    PredictionTableModel* tableModel() const;
+    widgets::ErrorBanner* banner() const { return m_banner; }
+    widgets::RankScatterView* scatter() const;
+    widgets::TauStripView* tauStrip() const;
+    widgets::HeatmapView* channelHeatmap() const;
+    widgets::HeatmapView* crossHeatmap() const;
+    widgets::PredictionTableModel* tableModel() const;
     QTableView* tableView() const;
     QTabWidget* viewTabs() const;
 
@@ -116,8 +122,8 @@ private:
     void askExportTopK(int k);
     void askExportKaggle();
 
-    JobChannel* m_channel = nullptr; // the model lane
-    ErrorBanner* m_banner = nullptr;
+    widgets::JobChannel* m_channel = nullptr; // the model lane
+    widgets::ErrorBanner* m_banner = nullptr;
     QToolButton* m_settingsToggle = nullptr;
     InferenceForm* m_form = nullptr;
     InferenceResults* m_results = nullptr;
@@ -128,3 +134,5 @@ private:
     static constexpr const char* kIncompleteRequest = "incomplete-request";
     static constexpr const char* kNoResults = "no-results";
 };
+
+} // namespace tgraph::studio

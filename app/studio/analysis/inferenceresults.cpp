@@ -30,6 +30,10 @@
 #include <algorithm>
 #include <cmath>
 
+namespace tgraph::studio {
+
+using namespace tgraph::widgets;
+
 InferenceResults::InferenceResults(QWidget* parent)
     : QWidget(parent)
     , m_attention(new AttentionViews(this))
@@ -290,3 +294,5 @@ void InferenceResults::fillExplainMenu(QMenu* menu)
     add(tr("Why is the predicted fastest faster than the predicted slowest?"), QStringLiteral("fastest"),
         QStringLiteral("slowest"));
 }
+
+} // namespace tgraph::studio

@@ -10,16 +10,22 @@
 #include <cstdint>
 #include <memory>
 
-class AttentionViews;
-class PredictionTableModel;
 class QComboBox;
 class QLabel;
 class QMenu;
 class QSortFilterProxyModel;
 class QTableView;
 class QTabWidget;
+
+namespace tgraph::widgets {
+class PredictionTableModel;
 class RankScatterView;
 class TauStripView;
+}
+
+namespace tgraph::studio {
+
+class AttentionViews;
 
 // The inference panel's results: a summary line, the graph of the outcome shown, the table of its
 // configs in predicted order (with a node's 18 layout values or the tile's 24 as extra columns),
@@ -47,9 +53,9 @@ public:
     void pinConfig(int64_t config); // B of "selected − pinned"
 
     AttentionViews* attention() const { return m_attention; }
-    RankScatterView* scatter() const { return m_scatter; }
-    TauStripView* tauStrip() const { return m_tauStrip; }
-    PredictionTableModel* tableModel() const { return m_table; }
+    widgets::RankScatterView* scatter() const { return m_scatter; }
+    widgets::TauStripView* tauStrip() const { return m_tauStrip; }
+    widgets::PredictionTableModel* tableModel() const { return m_table; }
     QTableView* tableView() const { return m_tableView; }
     QTabWidget* viewTabs() const { return m_viewTabs; }
 
@@ -75,11 +81,13 @@ private:
     QLabel* m_summary = nullptr;
     QComboBox* m_graphChoice = nullptr;
     QComboBox* m_nodeChoice = nullptr;
-    PredictionTableModel* m_table = nullptr;
+    widgets::PredictionTableModel* m_table = nullptr;
     QSortFilterProxyModel* m_proxy = nullptr;
     QTableView* m_tableView = nullptr;
     QTabWidget* m_viewTabs = nullptr;
-    RankScatterView* m_scatter = nullptr;
-    TauStripView* m_tauStrip = nullptr;
+    widgets::RankScatterView* m_scatter = nullptr;
+    widgets::TauStripView* m_tauStrip = nullptr;
     AttentionViews* m_attention = nullptr;
 };
+
+} // namespace tgraph::studio

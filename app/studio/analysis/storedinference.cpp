@@ -10,6 +10,8 @@
 
 #include <cmath>
 
+namespace tgraph::studio {
+
 StoredRunChoices storedRunChoices(const QStringList& projectPaths)
 {
     StoredRunChoices choices;
@@ -103,3 +105,5 @@ std::shared_ptr<const InferenceOutcome> readStoredInference(
         *runName = QString::fromStdString(run->name);
     return outcome;
 }
+
+} // namespace tgraph::studio

@@ -13,6 +13,8 @@
 #include <memory>
 #include <vector>
 
+namespace tgraph::studio {
+
 // One run a project offers.
 struct StoredRunChoice
 {
@@ -38,3 +40,5 @@ StoredRunChoices storedRunChoices(const QStringList& projectPaths);
 // predictions.
 std::shared_ptr<const InferenceOutcome> readStoredInference(
     const QString& projectPath, const QString& runId, QString* runName = nullptr);
+
+} // namespace tgraph::studio

@@ -33,6 +33,10 @@
 #include <cmath>
 #include <limits>
 
+namespace tgraph::studio {
+
+using namespace tgraph::widgets;
+
 namespace {
 
 constexpr int kLivePollMs = 200;
@@ -571,3 +575,5 @@ ExplainRequest TunePanel::explainContext() const
     request.b.index = 0;
     return request;
 }
+
+} // namespace tgraph::studio

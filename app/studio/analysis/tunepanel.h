@@ -14,8 +14,6 @@
 #include <mutex>
 #include <vector>
 
-class ErrorBanner;
-class JobChannel;
 class QCheckBox;
 class QChart;
 class QComboBox;
@@ -27,7 +25,14 @@ class QSpinBox;
 class QStandardItemModel;
 class QTableView;
 class QTimer;
+
+namespace tgraph::widgets {
+class ErrorBanner;
+class JobChannel;
 class NiceAxis;
+}
+
+namespace tgraph::studio {
 
 namespace Ui {
 class TunePanel;
@@ -101,11 +106,11 @@ public:
     const TuneView* result() const { return m_view.get(); }
     // Selects a row of the top-k table (0 = the default): overlay and explain follow it.
     void selectRow(int row);
-    const NodeOverlay& overlay() const { return m_overlay; }
+    const widgets::NodeOverlay& overlay() const { return m_overlay; }
     // The explain view's request for the selected row against the default.
     ExplainRequest explainContext() const;
 
-    ErrorBanner* banner() const { return m_banner; }
+    widgets::ErrorBanner* banner() const { return m_banner; }
     QChart* chart() const { return m_chart; }
     QStandardItemModel* tableModel() const { return m_table; }
     QLabel* summary() const { return m_summary; }
@@ -124,24 +129,24 @@ private:
     void updateVerification();
     tgraph::GraphDocumentPtr currentDocument() const;
 
-    JobChannel* m_channel = nullptr; // the model lane
+    widgets::JobChannel* m_channel = nullptr; // the model lane
     std::vector<tgraph::GraphDocumentPtr> m_documents;
     std::shared_ptr<TuneLive> m_live;
     std::shared_ptr<const TuneView> m_view;
     tgraph::GraphDocumentPtr m_viewDocument;
     size_t m_livePoints = 0;
     int m_selectedRow = -1;
-    NodeOverlay m_overlay;
+    widgets::NodeOverlay m_overlay;
     bool m_simulateWanted = true; // the user's choice, applied when the graph's module is known
     std::map<const tgraph::GraphDocument*, QString> m_simulatorProblems; // per open document
-    JobChannel* m_moduleCheck = nullptr; // looks for a synth graph's module (io lane)
+    widgets::JobChannel* m_moduleCheck = nullptr; // looks for a synth graph's module (io lane)
     const tgraph::GraphDocument* m_checking = nullptr; // the document it looks at
     // The banner's conditions (ErrorBanner::showCondition): withdrawn when their cause goes.
     static constexpr const char* kNoGraph = "no-graph";
     static constexpr const char* kNoModel = "no-model";
 
     std::unique_ptr<Ui::TunePanel> m_ui; // the form: tunepanel.ui; the widget pointers below point into it
-    ErrorBanner* m_banner = nullptr;
+    widgets::ErrorBanner* m_banner = nullptr;
     QComboBox* m_graph = nullptr;
     QComboBox* m_model = nullptr;
     QComboBox* m_strategy = nullptr;
@@ -158,10 +163,12 @@ private:
     QChart* m_chart = nullptr;
     QLineSeries* m_scoreSeries = nullptr;
     QLineSeries* m_runtimeSeries = nullptr;
-    NiceAxis* m_xAxis = nullptr;
-    NiceAxis* m_scoreAxis = nullptr;
-    NiceAxis* m_runtimeAxis = nullptr;
+    widgets::NiceAxis* m_xAxis = nullptr;
+    widgets::NiceAxis* m_scoreAxis = nullptr;
+    widgets::NiceAxis* m_runtimeAxis = nullptr;
     QStandardItemModel* m_table = nullptr;
     QTableView* m_tableView = nullptr;
     QTimer* m_liveTimer = nullptr;
 };
+
+} // namespace tgraph::studio

@@ -6,6 +6,8 @@
 
 #include <QString>
 
+namespace tgraph::studio {
+
 bool isProjectFile(const std::string& path)
 {
     const QString name = QString::fromStdString(path);
@@ -29,3 +31,5 @@ ProjectInfoPtr readProjectInfo(const std::string& path)
     info->runs = project.runs();
     return info;
 }
+
+} // namespace tgraph::studio

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+namespace tgraph::studio {
+
 // What the studio's sidebar shows of an opened project file (.tgproj): its experiments and runs.
 struct ProjectInfo
 {
@@ -20,3 +22,5 @@ using ProjectInfoPtr = std::shared_ptr<const ProjectInfo>;
 bool isProjectFile(const std::string& path);
 // Reads a project (read-only, never modifying it). Throws InputError naming the file.
 ProjectInfoPtr readProjectInfo(const std::string& path);
+
+} // namespace tgraph::studio

@@ -4,6 +4,8 @@
 #include <QFileInfo>
 #include <QSettings>
 
+namespace tgraph::studio {
+
 namespace {
 const QString kKey = QStringLiteral("RecentFiles/files");
 }
@@ -63,3 +65,5 @@ void RecentFiles::store(const QStringList& files)
         settings.setValue(kKey, limited);
     Q_EMIT changed();
 }
+
+} // namespace tgraph::studio

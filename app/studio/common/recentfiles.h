@@ -4,6 +4,8 @@
 #include <QObject>
 #include <QStringList>
 
+namespace tgraph::studio {
+
 // The most recently opened files (and dump folders), newest first, kept in QSettings. Those that no longer exist
 // are dropped whenever the list is read.
 class RecentFiles : public QObject
@@ -28,3 +30,5 @@ private:
     static QStringList load();
     void store(const QStringList& files);
 };
+
+} // namespace tgraph::studio

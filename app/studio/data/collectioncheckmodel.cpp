@@ -4,6 +4,8 @@
 #include <QBrush>
 #include <QColor>
 
+namespace tgraph::studio {
+
 CollectionCheckModel::CollectionCheckModel(QObject* parent)
     : QAbstractTableModel(parent)
 { }
@@ -73,3 +75,5 @@ QVariant CollectionCheckModel::headerData(int section, Qt::Orientation orientati
         QT_TR_NOOP("Dup. configs"), QT_TR_NOOP("Errors"), QT_TR_NOOP("Warnings") };
     return section >= 0 && section < ColumnCount ? tr(names[section]) : QVariant();
 }
+
+} // namespace tgraph::studio

@@ -8,6 +8,8 @@
 
 #include <QAbstractTableModel>
 
+namespace tgraph::studio {
+
 class CollectionCheckModel : public QAbstractTableModel
 {
     Q_OBJECT
@@ -41,3 +43,5 @@ public:
 private:
     tgraph::TreeCheck m_check;
 };
+
+} // namespace tgraph::studio

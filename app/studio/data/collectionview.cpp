@@ -17,6 +17,10 @@
 
 #include <memory>
 
+namespace tgraph::studio {
+
+using namespace tgraph::widgets;
+
 CollectionView::CollectionView(QWidget* parent)
     : QWidget(parent)
     , m_model(new CollectionCheckModel(this))
@@ -92,3 +96,5 @@ void CollectionView::showProblems()
     if (m_problems->count() == 0)
         m_problems->addItem(tr("No problem in %1.").arg(QString::fromStdString(collections[size_t(row)].id)));
 }
+
+} // namespace tgraph::studio

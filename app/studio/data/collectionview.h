@@ -7,13 +7,19 @@
 
 #include <QWidget>
 
-class CollectionCheckModel;
-class ErrorBanner;
-class JobChannel;
 class QLabel;
 class QListWidget;
 class QProgressBar;
 class QTableView;
+
+namespace tgraph::widgets {
+class ErrorBanner;
+class JobChannel;
+}
+
+namespace tgraph::studio {
+
+class CollectionCheckModel;
 
 class CollectionView : public QWidget
 {
@@ -30,7 +36,7 @@ public:
     CollectionCheckModel* model() const { return m_model; }
     QTableView* table() const { return m_table; }
     QListWidget* problems() const { return m_problems; }
-    ErrorBanner* errorBanner() const { return m_banner; }
+    widgets::ErrorBanner* errorBanner() const { return m_banner; }
 
 Q_SIGNALS:
     void checked(const QString& folder); // the table shows `folder`
@@ -39,11 +45,13 @@ private:
     void showProblems();
 
     QString m_folder;
-    ErrorBanner* m_banner = nullptr;
+    widgets::ErrorBanner* m_banner = nullptr;
     QLabel* m_title = nullptr;
     QProgressBar* m_progress = nullptr;
     QTableView* m_table = nullptr;
     QListWidget* m_problems = nullptr;
     CollectionCheckModel* m_model = nullptr;
-    JobChannel* m_channel = nullptr;
+    widgets::JobChannel* m_channel = nullptr;
 };
+
+} // namespace tgraph::studio

@@ -21,6 +21,10 @@
 
 #include <memory>
 
+namespace tgraph::studio {
+
+using namespace tgraph::widgets;
+
 namespace {
 
 constexpr int kPlanDelayMs = 300; // after the last keystroke in the destination or mirror
@@ -340,3 +344,5 @@ void FetchDialog::setRunning(bool running)
              m_ui->collections, m_ui->train, m_ui->valid, m_ui->test, m_ui->destination, m_ui->browse, m_ui->mirror })
         w->setEnabled(!running);
 }
+
+} // namespace tgraph::studio

@@ -15,15 +15,21 @@
 
 #include <memory>
 
-namespace Ui {
-class FetchDialog;
-}
-class ErrorBanner;
-class JobChannel;
 class QLabel;
 class QPushButton;
 class QTimer;
 class QTreeWidget;
+
+namespace tgraph::widgets {
+class ErrorBanner;
+class JobChannel;
+}
+
+namespace tgraph::studio {
+
+namespace Ui {
+class FetchDialog;
+}
 
 class FetchDialog : public QDialog
 {
@@ -42,7 +48,7 @@ public:
 
     bool isRunning() const;
     QString statusText() const;
-    ErrorBanner* errorBanner() const { return m_banner; }
+    widgets::ErrorBanner* errorBanner() const { return m_banner; }
     // What the fetch would do: one row per archive (archive, size, what happens) and its summary.
     QTreeWidget* planView() const;
     QString planSummary() const;
@@ -75,12 +81,14 @@ private:
     };
 
     std::unique_ptr<Ui::FetchDialog> m_ui;
-    ErrorBanner* m_banner = nullptr;
+    widgets::ErrorBanner* m_banner = nullptr;
     QPushButton* m_fetchButton = nullptr;
     QPushButton* m_cancelButton = nullptr;
-    JobChannel* m_channel = nullptr;
-    JobChannel* m_sizeChannel = nullptr; // the HEAD requests, beside the fetch in the io lane
+    widgets::JobChannel* m_channel = nullptr;
+    widgets::JobChannel* m_sizeChannel = nullptr; // the HEAD requests, beside the fetch in the io lane
     QTimer* m_planTimer = nullptr; // an update after the typing stops
     QString m_sizesMirror; // the mirror m_sizes were asked of (or are being asked of)
     QHash<QString, Size> m_sizes; // by archive name
 };
+
+} // namespace tgraph::studio

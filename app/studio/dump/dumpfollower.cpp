@@ -14,6 +14,8 @@
 
 namespace tgraph::studio {
 
+using namespace tgraph::widgets;
+
 bool looksLikeDumpFolder(const QString& folder)
 {
     // Names alone, no stat: a folder of thousands of files is decided in a few milliseconds.

@@ -8,11 +8,14 @@
 
 #include <memory>
 
-class JobChannel;
 class QTimer;
 
 namespace tgraph {
 class DumpFolder;
+}
+
+namespace tgraph::widgets {
+class JobChannel;
 }
 
 namespace tgraph::studio {
@@ -55,7 +58,7 @@ Q_SIGNALS:
     void failed(const QString& message);
 
 private:
-    JobChannel* m_channel = nullptr;
+    widgets::JobChannel* m_channel = nullptr;
     QTimer* m_timer = nullptr;
     std::shared_ptr<tgraph::DumpFolder> m_folder;
     DumpIndexPtr m_index;

@@ -7,6 +7,8 @@
 
 namespace tgraph::studio {
 
+using namespace tgraph::widgets;
+
 ModuleTableModel::ModuleTableModel(QObject* parent)
     : QAbstractTableModel(parent)
 { }

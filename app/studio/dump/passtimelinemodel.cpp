@@ -14,6 +14,8 @@
 
 namespace tgraph::studio {
 
+using namespace tgraph::widgets;
+
 namespace {
 
 QString escaped(const std::string& text) { return QString::fromStdString(tgraph::terminalText(text)); }

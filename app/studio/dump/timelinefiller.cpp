@@ -12,6 +12,8 @@
 
 namespace tgraph::studio {
 
+using namespace tgraph::widgets;
+
 namespace {
 
 std::string cacheKey(const std::string& previousKey, const std::string& key) { return previousKey + '\x1f' + key; }

@@ -11,7 +11,9 @@
 #include <string>
 #include <utility>
 
+namespace tgraph::widgets {
 class JobChannel;
+}
 
 namespace tgraph::studio {
 
@@ -46,7 +48,7 @@ private:
     void startRow(int row);
 
     PassTimelineModel* m_model;
-    JobChannel* m_channel;
+    widgets::JobChannel* m_channel;
     std::map<std::string, StageFigures> m_cache; // by previousKey + '\x1f' + key
     // The module read last (the stage before the next one, in pass order) and its key.
     std::shared_ptr<const tgraph::HloModule> m_lastModule;

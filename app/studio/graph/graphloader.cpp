@@ -11,6 +11,10 @@
 #include <stdexcept>
 #include <utility>
 
+namespace tgraph::studio {
+
+using namespace tgraph::widgets;
+
 namespace {
 
 // The one-line message for the error banner; it always names the file.
@@ -112,3 +116,5 @@ void GraphLoader::startNext()
     qCDebug(lcStudio) << "job" << job << "loads" << m_currentPath;
     Q_EMIT jobStarted(m_currentPath, int(m_queue.size()));
 }
+
+} // namespace tgraph::studio

@@ -9,7 +9,11 @@
 #include <QObject>
 #include <QStringList>
 
+namespace tgraph::widgets {
 class JobChannel;
+}
+
+namespace tgraph::studio {
 
 // Loads graph files into GraphDocuments (graph, module, pruned graph, hierarchy, summary) off the
 // GUI thread, one at a time, in the order asked: a channel of the io lane of the studio's
@@ -52,8 +56,10 @@ private:
     // After a job: the next file, or idle() when none is left.
     void goOn();
 
-    JobChannel* m_channel = nullptr;
+    widgets::JobChannel* m_channel = nullptr;
     QStringList m_queue;
     QString m_currentPath;
     QElapsedTimer m_elapsed;
 };
+
+} // namespace tgraph::studio

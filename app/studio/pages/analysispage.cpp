@@ -18,6 +18,8 @@
 
 namespace tgraph::studio {
 
+using namespace tgraph::widgets;
+
 namespace {
 
 // Each configurable node of `document`: how many of its 18 layout values configuration `config`

@@ -5,15 +5,19 @@
 
 #include <QWidget>
 
-class ExplainPanel;
-class GraphPane;
-class InferencePanel;
 class QLabel;
 class QSplitter;
 class QTabWidget;
-class TunePanel;
+
+namespace tgraph::widgets {
+class GraphPane;
+}
 
 namespace tgraph::studio {
+
+class ExplainPanel;
+class InferencePanel;
+class TunePanel;
 
 // The Analysis page (docs/studio.md §0, §5): the model's views of a graph, Inference, Explain and
 // Tune, as tabs that take the whole page, beside a graph pane (at least 300 pixels wide) that
@@ -37,7 +41,7 @@ public:
     TunePanel* tunePanel() const { return m_tune; }
     QTabWidget* viewTabs() const { return m_views; }
     // The side pane: the analysed graph with the current overlay.
-    GraphPane* graphPane() const { return m_pane; }
+    widgets::GraphPane* graphPane() const { return m_pane; }
     QWidget* graphPaneContainer() const { return m_paneBox; }
     QSplitter* splitter() const { return m_splitter; }
 
@@ -61,7 +65,7 @@ private:
     ExplainPanel* m_explain = nullptr;
     TunePanel* m_tune = nullptr;
     QWidget* m_paneBox = nullptr;
-    GraphPane* m_pane = nullptr;
+    widgets::GraphPane* m_pane = nullptr;
     QString m_panePath;
 };
 

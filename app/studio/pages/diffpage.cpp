@@ -37,6 +37,8 @@
 
 namespace tgraph::studio {
 
+using namespace tgraph::widgets;
+
 namespace {
 
 const QString kLastDirKey = QStringLiteral("DiffPage/lastDir");

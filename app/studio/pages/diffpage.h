@@ -11,14 +11,17 @@
 
 #include <optional>
 
-class DiffView;
-class ElidedLabel;
-class ErrorBanner;
-class JobChannel;
 class QAction;
 class QLabel;
 class QProgressBar;
 class QToolButton;
+
+namespace tgraph::widgets {
+class DiffView;
+class ElidedLabel;
+class ErrorBanner;
+class JobChannel;
+}
 
 namespace tgraph::studio {
 
@@ -36,7 +39,7 @@ public:
     explicit DiffPage(StudioSession* session, QWidget* parent = nullptr);
     ~DiffPage() override;
 
-    DiffView* view() const { return m_view; }
+    widgets::DiffView* view() const { return m_view; }
     // Reads both files and shows their diff (the page does not come forward by itself).
     void compare(const QString& pathA, const QString& pathB);
     void cancel();
@@ -94,9 +97,9 @@ private:
     bool selectedInstruction(bool sideB, QString* path, QString* name) const;
 
     StudioSession* m_session;
-    DiffView* m_view;
-    ErrorBanner* m_banner;
-    JobChannel* m_channel;
+    widgets::DiffView* m_view;
+    widgets::ErrorBanner* m_banner;
+    widgets::JobChannel* m_channel;
     QToolButton* m_openButton;
     QToolButton* m_swapButton;
     QWidget* m_progressBox;
@@ -107,13 +110,13 @@ private:
     QString m_pathB;
     StagePair m_pair;
     QWidget* m_stageBar;
-    ElidedLabel* m_stageLabel;
+    widgets::ElidedLabel* m_stageLabel;
     QAction* m_previousPass;
     QAction* m_nextPass;
     QAction* m_timelineAction;
     QAction* m_historyAction;
-    JobChannel* m_modelChannel;
-    ElidedLabel* m_modelLabel;
+    widgets::JobChannel* m_modelChannel;
+    widgets::ElidedLabel* m_modelLabel;
     std::optional<tgraph::HloDiffModelScore> m_modelScore;
 };
 

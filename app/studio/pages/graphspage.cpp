@@ -26,6 +26,8 @@
 
 namespace tgraph::studio {
 
+using namespace tgraph::widgets;
+
 namespace {
 
 constexpr int kListPanel = 0;

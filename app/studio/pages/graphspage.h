@@ -5,14 +5,17 @@
 
 #include <QWidget>
 
-class GraphPage;
-class GraphSummaryView;
-class NodeInspector;
 class QAction;
 class QSplitter;
 class QStackedWidget;
 class QTabWidget;
 class QTreeWidget;
+
+namespace tgraph::widgets {
+class GraphPage;
+class GraphSummaryView;
+class NodeInspector;
+}
 
 namespace tgraph::studio {
 
@@ -37,14 +40,14 @@ public:
     void closeTab(int index);
 
     QTabWidget* tabWidget() const { return m_tabs; }
-    GraphPage* graphPage(int index) const;
-    GraphPage* currentPage() const;
+    widgets::GraphPage* graphPage(int index) const;
+    widgets::GraphPage* currentPage() const;
     // The tab showing the graph read from `path` (a document's path); nullptr when none does.
-    GraphPage* pageForPath(const QString& path) const;
-    int indexOfPage(const GraphPage* page) const;
+    widgets::GraphPage* pageForPath(const QString& path) const;
+    int indexOfPage(const widgets::GraphPage* page) const;
     std::vector<tgraph::GraphDocumentPtr> documents() const;
 
-    NodeInspector* inspector() const { return m_inspector; }
+    widgets::NodeInspector* inspector() const { return m_inspector; }
     QTreeWidget* sidebar() const { return m_sidebar; }
     QSplitter* splitter() const { return m_splitter; }
     // Fold or unfold the side panels (View menu; the fold state is part of saveState()).
@@ -60,7 +63,7 @@ public:
     void updateSidebar();
 
 Q_SIGNALS:
-    void currentPageChanged(GraphPage* page);
+    void currentPageChanged(widgets::GraphPage* page);
     void countChanged(int tabs);
     void openRequested(); // the empty state's Open button
 
@@ -79,11 +82,11 @@ private:
     QStackedWidget* m_centre = nullptr;
     QTabWidget* m_tabs = nullptr;
     QTreeWidget* m_sidebar = nullptr;
-    NodeInspector* m_inspector = nullptr;
+    widgets::NodeInspector* m_inspector = nullptr;
     QAction* m_graphListAction = nullptr;
     QAction* m_inspectorAction = nullptr;
     std::vector<int> m_panelWidths; // widths of the side panels before they were folded
-    GraphPage* m_connected = nullptr;
+    widgets::GraphPage* m_connected = nullptr;
     bool m_inspectorFoldedByUser = false; // else it unfolds when a node is selected
 };
 

@@ -50,6 +50,8 @@
 
 namespace tgraph::studio {
 
+using namespace tgraph::widgets;
+
 namespace {
 
 constexpr int kProgressSteps = 1000;

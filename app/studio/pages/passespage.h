@@ -9,9 +9,6 @@
 
 #include <memory>
 
-class ElidedLabel;
-class ErrorBanner;
-class JobChannel;
 class QCheckBox;
 class QCompleter;
 class QLabel;
@@ -29,6 +26,12 @@ class QTreeWidget;
 
 namespace tgraph {
 struct InstructionHistory;
+}
+
+namespace tgraph::widgets {
+class ElidedLabel;
+class ErrorBanner;
+class JobChannel;
 }
 
 namespace tgraph::studio {
@@ -121,8 +124,8 @@ private:
     PassTimelineFilter* m_timelineFilter;
     TimelineFiller* m_filler;
 
-    ErrorBanner* m_banner = nullptr;
-    ElidedLabel* m_title = nullptr;
+    widgets::ErrorBanner* m_banner = nullptr;
+    widgets::ElidedLabel* m_title = nullptr;
     QLineEdit* m_moduleFilter = nullptr;
     QTableView* m_moduleView = nullptr;
     QListWidget* m_artifacts = nullptr;
@@ -144,9 +147,9 @@ private:
     QTreeWidget* m_historyView = nullptr;
     QSplitter* m_splitter = nullptr;
 
-    JobChannel* m_namesChannel;
-    JobChannel* m_historyChannel;
-    JobChannel* m_fileChannel;
+    widgets::JobChannel* m_namesChannel;
+    widgets::JobChannel* m_historyChannel;
+    widgets::JobChannel* m_fileChannel;
     std::unique_ptr<QTemporaryDir> m_copies; // decompressed stages opened on the Graph page
     QHash<QString, QString> m_copyOf; // copy -> the stage file it was made from
     QString m_selectedModule; // key, kept while the folder is listed again

@@ -13,6 +13,8 @@
 
 namespace tgraph::studio {
 
+using namespace tgraph::widgets;
+
 RunsPage::RunsPage(StudioSession* session, QWidget* parent)
     : QWidget(parent)
     , m_session(session)

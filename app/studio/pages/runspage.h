@@ -3,9 +3,9 @@
 
 #include <QWidget>
 
-class TrainingMonitor;
-
 namespace tgraph::studio {
+
+class TrainingMonitor;
 
 class StudioSession;
 

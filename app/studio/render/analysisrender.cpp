@@ -22,6 +22,10 @@
 #include <QTabWidget>
 #include <QVBoxLayout>
 
+namespace tgraph::studio {
+
+using namespace tgraph::widgets;
+
 bool isAnalysisView(const QString& view)
 {
     static const QStringList views { QStringLiteral("scatter"), QStringLiteral("scatter-score"),
@@ -199,3 +203,5 @@ bool renderAnalysis(const AnalysisRenderRequest& request, QString* error)
     delete widget;
     return ok;
 }
+
+} // namespace tgraph::studio

@@ -4,6 +4,10 @@
 #include <QString>
 #include <QStringList>
 
+class QWidget;
+
+namespace tgraph::studio {
+
 // `tgraph render --view scatter|tau-strip|attention|cross-attention|curves`: the inference panel's views
 // drawn offscreen to PNG or SVG, for reports and tests. The results come from running the model
 // (`weights` on `input`: a graph file, or for tau-strip a collection directory) or from an
@@ -32,5 +36,6 @@ bool isAnalysisView(const QString& view);
 bool renderAnalysis(const AnalysisRenderRequest& request, QString* error);
 
 // Writes `widget` (resized to width x height) as PNG or SVG.
-class QWidget;
 bool writeWidgetImage(QWidget* widget, const QString& output, int width, int height, QString* error);
+
+} // namespace tgraph::studio

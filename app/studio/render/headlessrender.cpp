@@ -15,6 +15,10 @@
 #include <QFileInfo>
 #include <QTimer>
 
+namespace tgraph::studio {
+
+using namespace tgraph::widgets;
+
 namespace {
 
 constexpr int kLayoutTimeoutMs = 120000;
@@ -184,3 +188,5 @@ bool renderGraph(const RenderRequest& request, RenderResult* result, QString* er
     qCDebug(lcStudio) << "rendered" << result->nodesDrawn << "nodes of" << request.input << "to" << request.output;
     return true;
 }
+
+} // namespace tgraph::studio

@@ -10,6 +10,12 @@
 #include <cstdint>
 #include <map>
 
+namespace tgraph::widgets {
+class GraphPane;
+}
+
+namespace tgraph::studio {
+
 // `tgraph-studio --render FILE -o OUT.png|svg`: draws a graph with the studio's own widgets
 // offscreen, for reports and for tests.
 struct RenderRequest
@@ -40,5 +46,6 @@ bool renderGraph(const RenderRequest& request, RenderResult* result, QString* er
 
 // Runs a local event loop until every pane has drawn its layout (or one failed: false with
 // `failure` set, also after two minutes).
-class GraphPane;
-bool waitForGraphLayouts(const QList<GraphPane*>& panes, QString* failure);
+bool waitForGraphLayouts(const QList<widgets::GraphPane*>& panes, QString* failure);
+
+} // namespace tgraph::studio

@@ -16,6 +16,10 @@
 #include <algorithm>
 #include <memory>
 
+namespace tgraph::studio {
+
+using namespace tgraph::widgets;
+
 bool parseCurveXAxis(const QString& name, CurveXAxis* axis)
 {
     if (name == QStringLiteral("step"))
@@ -124,3 +128,5 @@ bool renderRunCurves(const QString& projectPath, const QStringList& runIdsOrName
         QCoreApplication::processEvents();
     return WidgetImage::save(&view, outputPngOrSvg, QStringLiteral("TGraph Studio: training curves"), error);
 }
+
+} // namespace tgraph::studio

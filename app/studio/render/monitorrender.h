@@ -6,12 +6,14 @@
 #include <QString>
 #include <QStringList>
 
+namespace tgraph::studio {
+
 // How `renderRunCurves` draws: the training monitor's curves chart and its controls.
 struct RunCurvesRenderOptions
 {
     QString metric = QStringLiteral("train/loss"); // context/key: valid/tau, valid/opa, train/lr, ...
     double smoothing = 0.6; // TensorBoard's debiased EMA weight, 0..0.999
-    CurveXAxis xAxis = CurveXAxis::Step;
+    widgets::CurveXAxis xAxis = widgets::CurveXAxis::Step;
     bool logY = false;
     bool ignoreOutliers = false;
     int width = 1000;
@@ -26,7 +28,7 @@ bool renderSweep(const QString& projectPath, const QString& sweep, const QString
     int width, int height, QString* error);
 
 // "step", "relative" or "wall" (as `--x` would take them); false for anything else.
-bool parseCurveXAxis(const QString& name, CurveXAxis* axis);
+bool parseCurveXAxis(const QString& name, widgets::CurveXAxis* axis);
 
 // The training monitor's curves of project runs (ids, unique id prefixes or names; none: every
 // run of the project, oldest first; a cross-validation run draws its folds) drawn offscreen into a
@@ -36,3 +38,5 @@ bool parseCurveXAxis(const QString& name, CurveXAxis* axis);
 // QApplication (the offscreen platform does).
 bool renderRunCurves(const QString& projectPath, const QStringList& runIdsOrNames, const QString& outputPngOrSvg,
     QString* error, const RunCurvesRenderOptions& options = {});
+
+} // namespace tgraph::studio

@@ -22,6 +22,10 @@
 #include <algorithm>
 #include <initializer_list>
 
+namespace tgraph::studio {
+
+using namespace tgraph::widgets;
+
 namespace {
 
 // The kind of the first data file ("layout" / "tile"), or InputError naming the problem.
@@ -295,3 +299,5 @@ void NewRunDialog::updateCommand()
     m_ui->problem->setVisible(!why.isEmpty());
     m_ui->buttons->button(QDialogButtonBox::Ok)->setEnabled(why.isEmpty());
 }
+
+} // namespace tgraph::studio

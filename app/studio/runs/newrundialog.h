@@ -6,6 +6,8 @@
 
 #include <memory>
 
+namespace tgraph::studio {
+
 namespace Ui {
 class NewRunDialog;
 }
@@ -56,3 +58,5 @@ private:
     QString m_kind;
     QString m_dataProblem;
 };
+
+} // namespace tgraph::studio

@@ -9,6 +9,10 @@
 #include <QScrollBar>
 #include <QVBoxLayout>
 
+namespace tgraph::studio {
+
+using namespace tgraph::widgets;
+
 RunLogPane::RunLogPane(RunProcesses* processes, QWidget* parent)
     : QWidget(parent)
     , m_processes(processes)
@@ -112,3 +116,5 @@ void RunLogPane::onOutputLine(const QString& runId, const QString& line)
     if (atEnd)
         bar->setValue(bar->maximum());
 }
+
+} // namespace tgraph::studio

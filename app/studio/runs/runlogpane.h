@@ -5,6 +5,9 @@
 
 class QLabel;
 class QPlainTextEdit;
+
+namespace tgraph::studio {
+
 class RunProcesses;
 
 // The output of one run: for a run trained by this studio its process's stdout/stderr, live; for
@@ -42,3 +45,5 @@ private:
     bool m_fromFile = false;
     QString m_fileText;
 };
+
+} // namespace tgraph::studio

@@ -16,6 +16,10 @@
 #include <set>
 #include <utility>
 
+namespace tgraph::studio {
+
+using namespace tgraph::widgets;
+
 namespace {
 
 using tgraph::LatestMetric;
@@ -255,3 +259,5 @@ void RunPoller::startPoll()
         return [this, s] { Q_EMIT snapshot(s); };
     });
 }
+
+} // namespace tgraph::studio

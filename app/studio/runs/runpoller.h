@@ -10,17 +10,22 @@
 #include <memory>
 #include <vector>
 
-class JobChannel;
 class QTimer;
+
+namespace tgraph::widgets {
+class JobChannel;
+}
+
+namespace tgraph::studio {
 
 // What one poll of a project read: its runs with their latest metrics, the curves of the
 // selected runs for one metric, and the tail of one run's log.
 struct RunSnapshot
 {
     QString project;
-    std::vector<RunRow> runs; // top-level runs, newest first (cross-validation folds count in their run)
+    std::vector<widgets::RunRow> runs; // top-level runs, newest first (cross-validation folds count in their run)
     // Per selected run its history of the metric; a cross-validation run adds one per fold.
-    std::vector<RunCurve> curves;
+    std::vector<widgets::RunCurve> curves;
     QStringList missingRuns; // selected runs the project does not have
     QStringList metricKeys; // "context/key" of every metric the selected runs logged
     QString logRunId;
@@ -65,7 +70,7 @@ private:
     void changed();
     void startPoll();
 
-    JobChannel* m_channel = nullptr;
+    widgets::JobChannel* m_channel = nullptr;
     QTimer* m_timer = nullptr;
     QString m_project;
     QStringList m_runIds;
@@ -73,3 +78,5 @@ private:
     QString m_logRun;
     bool m_again = false; // poll once more when the running poll ends
 };
+
+} // namespace tgraph::studio

@@ -9,6 +9,8 @@
 
 #include <algorithm>
 
+namespace tgraph::studio {
+
 using tgraph::app::TrainingProcess;
 
 RunProcesses::RunProcesses(QObject* parent)
@@ -179,3 +181,5 @@ int RunProcesses::activeCount() const
 }
 
 QStringList RunProcesses::output(const QString& runId) const { return m_output.value(runId); }
+
+} // namespace tgraph::studio

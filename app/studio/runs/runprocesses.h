@@ -17,6 +17,8 @@ namespace tgraph::app {
 class TrainingProcess;
 }
 
+namespace tgraph::studio {
+
 // The training processes the studio started: `tgraph train` runs, new or resumed, as child
 // processes (several may run at once), and `tgraph runs stop` for runs started elsewhere on this
 // machine. Keeps each run's stdout/stderr lines (like Hotspot's PerfRecord::recordingOutput) and
@@ -85,3 +87,5 @@ private:
     QHash<QString, QStringList> m_output;
     QSet<QString> m_trained; // runs a `tgraph train` of ours ran
 };
+
+} // namespace tgraph::studio

@@ -37,6 +37,10 @@
 
 #include <algorithm>
 
+namespace tgraph::studio {
+
+using namespace tgraph::widgets;
+
 namespace {
 
 enum SideTab { OutputTab, ParamsTab };
@@ -562,3 +566,5 @@ void TrainingMonitor::compareSelected()
             };
         });
 }
+
+} // namespace tgraph::studio

@@ -7,24 +7,30 @@
 
 #include <memory>
 
-class ErrorBanner;
-class JobChannel;
 class QLineEdit;
 class QPlainTextEdit;
 class QPushButton;
 class QSortFilterProxyModel;
 class QTabWidget;
 class QTableView;
+
+namespace tgraph::widgets {
+class ErrorBanner;
+class JobChannel;
 class RunComparisonView;
 class RunComparisonWindow;
 class RunCurvesPanel;
 class RunCurvesView;
 class RunParamsModel;
 class RunParamsView;
-class RunLogPane;
-class RunProcesses;
 class RunTableModel;
 class SweepView;
+}
+
+namespace tgraph::studio {
+
+class RunLogPane;
+class RunProcesses;
 
 namespace Ui {
 class TrainingMonitor;
@@ -64,7 +70,7 @@ public:
     // The sweep of the selection: the selected run when it is a sweep, else its parent when that
     // is one; empty otherwise.
     QString sweepOfSelection() const;
-    static bool isSweep(const RunRow& row); // a `tgraph sweep` parent run
+    static bool isSweep(const widgets::RunRow& row); // a `tgraph sweep` parent run
     // Shows runs that may be child runs (a sweep's runs, a cross-validation's folds: no row of
     // their own): rows are selected; for child runs the selected parent row stays, and the curves
     // and the log pane show the child runs.
@@ -81,16 +87,16 @@ public:
     // checkpoint leads out of the project's data folder (Project::runDir, Project::dataPath).
     static QString weightsOf(const tgraph::Project& project, const tgraph::RunRecord& run);
 
-    RunTableModel* runsModel() const { return m_model; }
-    RunCurvesView* curves() const;
-    RunCurvesPanel* curvesPanel() const { return m_curves; }
-    RunParamsModel* paramsModel() const { return m_params; }
-    RunParamsView* paramsView() const { return m_paramsView; }
-    RunComparisonView* comparisonView() const;
-    RunComparisonWindow* comparisonWindow() const { return m_comparison; }
-    SweepView* sweepView() const { return m_sweepView; }
+    widgets::RunTableModel* runsModel() const { return m_model; }
+    widgets::RunCurvesView* curves() const;
+    widgets::RunCurvesPanel* curvesPanel() const { return m_curves; }
+    widgets::RunParamsModel* paramsModel() const { return m_params; }
+    widgets::RunParamsView* paramsView() const { return m_paramsView; }
+    widgets::RunComparisonView* comparisonView() const;
+    widgets::RunComparisonWindow* comparisonWindow() const { return m_comparison; }
+    widgets::SweepView* sweepView() const { return m_sweepView; }
     RunProcesses* processes() const { return m_processes; }
-    ErrorBanner* banner() const { return m_banner; }
+    widgets::ErrorBanner* banner() const { return m_banner; }
     QPlainTextEdit* logPane() const;
     QTableView* table() const { return m_table; }
 
@@ -120,25 +126,25 @@ private:
     void updateButtons();
     void showNewRunDialog();
     QStringList recentData() const;
-    const RunRow* rowOf(const QString& runId) const;
+    const widgets::RunRow* rowOf(const QString& runId) const;
     QString runName(const QString& runId) const;
 
     std::unique_ptr<Ui::TrainingMonitor> m_ui; // the form: trainingmonitor.ui; the widget pointers below point into it
     RunPoller* m_poller = nullptr;
     RunProcesses* m_processes = nullptr;
-    RunTableModel* m_model = nullptr;
+    widgets::RunTableModel* m_model = nullptr;
     QSortFilterProxyModel* m_proxy = nullptr;
-    RunParamsModel* m_params = nullptr;
-    ErrorBanner* m_banner = nullptr;
+    widgets::RunParamsModel* m_params = nullptr;
+    widgets::ErrorBanner* m_banner = nullptr;
     QTableView* m_table = nullptr;
-    RunCurvesPanel* m_curves = nullptr;
+    widgets::RunCurvesPanel* m_curves = nullptr;
     QTabWidget* m_side = nullptr;
     RunLogPane* m_logPane = nullptr;
-    RunParamsView* m_paramsView = nullptr;
-    RunComparisonWindow* m_comparison = nullptr;
-    JobChannel* m_compareJobs = nullptr; // a newer Compare drops an older one's result
-    SweepView* m_sweepView = nullptr; // a window of its own
-    JobChannel* m_sweepJobs = nullptr;
+    widgets::RunParamsView* m_paramsView = nullptr;
+    widgets::RunComparisonWindow* m_comparison = nullptr;
+    widgets::JobChannel* m_compareJobs = nullptr; // a newer Compare drops an older one's result
+    widgets::SweepView* m_sweepView = nullptr; // a window of its own
+    widgets::JobChannel* m_sweepJobs = nullptr;
     QPushButton* m_sweep = nullptr;
     QLineEdit* m_filter = nullptr;
     QPushButton* m_newRun = nullptr;
@@ -153,3 +159,5 @@ private:
     bool m_confirm = true;
     bool m_columnsSized = false;
 };
+
+} // namespace tgraph::studio

@@ -10,6 +10,8 @@
 
 namespace tgraph::studio {
 
+using namespace tgraph::widgets;
+
 namespace {
 
 QString absolutePath(const std::string& path) { return QFileInfo(QString::fromStdString(path)).absoluteFilePath(); }
@@ -166,7 +168,6 @@ void StudioSession::requestTimelineStage(const QString& stagePath) { Q_EMIT time
 void StudioSession::requestAnalysis(AnalysisView view) { Q_EMIT analysisRequested(view); }
 
 void StudioSession::showMessage(const QString& text) { Q_EMIT statusMessage(text); }
-
 
 void StudioSession::setDumpStages(const QStringList& paths) { m_dumpStages = QSet<QString>(paths.begin(), paths.end()); }
 

@@ -12,13 +12,16 @@
 #include <QSet>
 #include <QStringList>
 
-class JobChannel;
 class QTimer;
+
+namespace tgraph::widgets {
+class JobChannel;
+}
+
+namespace tgraph::studio {
 
 #include <map>
 #include <vector>
-
-namespace tgraph::studio {
 
 // The studio's pages (docs/studio.md §0): the graph canvas, the model's analyses, the training
 // runs, the checked collection folders, the passes of an XLA dump folder and the diff of two
@@ -66,8 +69,8 @@ public:
     void offerModel(const QStringList& files);
 
     // A colour overlay for graph `path` (an empty overlay removes it); the latest one per graph.
-    void setOverlay(const QString& path, const NodeOverlay& overlay);
-    const NodeOverlay* overlay(const QString& path) const;
+    void setOverlay(const QString& path, const widgets::NodeOverlay& overlay);
+    const widgets::NodeOverlay* overlay(const QString& path) const;
 
     // Requests: one panel asks, whoever shows the thing answers.
     void requestOpen(const QStringList& paths);
@@ -118,9 +121,9 @@ private:
     tgraph::GraphDocumentPtr m_current;
     std::vector<ProjectInfoPtr> m_projects;
     QStringList m_sharedModel;
-    JobChannel* m_projectPoll = nullptr;
+    widgets::JobChannel* m_projectPoll = nullptr;
     QTimer* m_projectTimer = nullptr;
-    std::map<QString, NodeOverlay> m_overlays;
+    std::map<QString, widgets::NodeOverlay> m_overlays;
     QSet<QString> m_dumpStages;
     StagePair m_stagePair;
 };

@@ -17,6 +17,10 @@
 #include <QPushButton>
 #include <QVBoxLayout>
 
+namespace tgraph::studio {
+
+using namespace tgraph::widgets;
+
 AboutDialog::AboutDialog(QWidget* parent)
     : QDialog(parent)
     , m_versions(new QLabel(this))
@@ -102,3 +106,5 @@ QString AboutDialog::libraryVersions()
     };
     return lines.join(QLatin1Char('\n'));
 }
+
+} // namespace tgraph::studio

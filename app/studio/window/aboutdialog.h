@@ -5,6 +5,8 @@
 
 class QLabel;
 
+namespace tgraph::studio {
+
 // "About TGraph Studio": the project version and, one line each, the run-time versions of the
 // libraries it uses (selectable and copyable, for bug reports).
 class AboutDialog : public QDialog
@@ -20,3 +22,5 @@ public:
 private:
     QLabel* m_versions = nullptr;
 };
+
+} // namespace tgraph::studio

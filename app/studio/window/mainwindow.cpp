@@ -54,6 +54,10 @@
 
 #include <algorithm>
 
+namespace tgraph::studio {
+
+using namespace tgraph::widgets;
+
 using tgraph::studio::AnalysisPage;
 using tgraph::studio::DiffPage;
 using tgraph::studio::GraphsPage;
@@ -817,3 +821,5 @@ void MainWindow::dropEvent(QDropEvent* event)
     }
     openFiles(files);
 }
+
+} // namespace tgraph::studio

@@ -9,16 +9,6 @@
 #include <QMainWindow>
 #include <QPointer>
 
-class AboutDialog;
-class CollectionView;
-class ErrorBanner;
-class ExplainPanel;
-class FetchDialog;
-class GraphLoader;
-class GraphPage;
-class GraphSummaryView;
-class InferencePanel;
-class NodeInspector;
 class QAction;
 class QLabel;
 class QMenu;
@@ -28,21 +18,32 @@ class QStackedWidget;
 class QTabWidget;
 class QToolButton;
 class QTreeWidget;
+
+namespace tgraph::widgets {
+class ErrorBanner;
+class GraphPage;
+class GraphSummaryView;
+class ModeBar;
+class NodeInspector;
+}
+
+namespace tgraph::studio {
+
+class AboutDialog;
+class CollectionView;
+class ExplainPanel;
+class FetchDialog;
+class GraphLoader;
+class InferencePanel;
 class RecentFiles;
 class TrainingMonitor;
 class TunePanel;
 
-namespace tgraph::widgets {
-class ModeBar;
-}
-
-namespace tgraph::studio {
 class AnalysisPage;
 class GraphsPage;
 class PassesPage;
 class RunsPage;
 class DiffPage;
-}
 
 // The studio window (docs/studio.md §0): full-window pages — Graph, Analysis, Runs, Data, Passes — picked
 // on the mode bar at the left edge, with the menus, the status bar (loading progress and Cancel)
@@ -86,13 +87,13 @@ public:
     tgraph::widgets::ModeBar* modeBar() const { return m_modeBar; }
 
     QTabWidget* tabWidget() const;
-    ErrorBanner* errorBanner() const { return m_banner; }
+    widgets::ErrorBanner* errorBanner() const { return m_banner; }
     GraphLoader* loader() const { return m_loader; }
     // The summary shown in tab `index`, nullptr when out of range.
-    GraphSummaryView* summaryView(int index) const;
-    GraphPage* graphPage(int index) const;
-    GraphPage* currentPage() const;
-    NodeInspector* inspector() const;
+    widgets::GraphSummaryView* summaryView(int index) const;
+    widgets::GraphPage* graphPage(int index) const;
+    widgets::GraphPage* currentPage() const;
+    widgets::NodeInspector* inspector() const;
     QTreeWidget* sidebar() const;
     InferencePanel* inferencePanel() const;
     ExplainPanel* explainPanel() const;
@@ -160,7 +161,7 @@ private:
     tgraph::studio::StudioSession* m_session = nullptr;
     GraphLoader* m_loader = nullptr;
     RecentFiles* m_recent = nullptr;
-    ErrorBanner* m_banner = nullptr;
+    widgets::ErrorBanner* m_banner = nullptr;
     tgraph::widgets::ModeBar* m_modeBar = nullptr;
     QStackedWidget* m_pages = nullptr;
     tgraph::studio::GraphsPage* m_graphsPage = nullptr;
@@ -191,7 +192,7 @@ private:
     QAction* m_forwardAction = nullptr;
     std::vector<QAction*> m_pageActions; // by Page
     std::vector<QAction*> m_analysisActions; // by AnalysisView
-    QPointer<GraphPage> m_connectedPage;
+    QPointer<widgets::GraphPage> m_connectedPage;
 
     QLabel* m_progressLabel = nullptr;
     QProgressBar* m_progressBar = nullptr;
@@ -202,3 +203,5 @@ private:
     QPointer<AboutDialog> m_aboutDialog;
     bool m_geometryRestored = false;
 };
+
+} // namespace tgraph::studio
