@@ -333,6 +333,39 @@ private Q_SLOTS:
 
     // The Tune chart's best score once read "0.02..." at every tick: scores between 0.0223 and
     // 0.0233 need four decimals, too wide for a score axis beside a runtime axis in a narrow chart.
+    // The Tune chart of a search whose best scores differ in the fifth significant digit
+    // (-0.0431592 to -0.0431608) read "−4.3..." at every tick: such labels count from an offset.
+    void narrowRangesCountFromAnOffset()
+    {
+        for (const int maxTicks : { 3, 5, 11 }) {
+            const AxisPolicy::Ticks t = AxisPolicy::ticks(request(-0.0431608, -0.0431592, maxTicks));
+            checkTicks(t);
+            QVERIFY(t.hasOffset);
+            QVERIFY2(t.offsetText().startsWith(QStringLiteral("offset −0.043")), qPrintable(t.offsetText()));
+            for (int i = 0; i < t.count; ++i) {
+                const QString label = t.label(i);
+                QVERIFY2(label.size() <= 5, qPrintable(t.labels().join(' ')));
+                // What the label says, times the factor, plus the offset, is the tick's value.
+                const double said = QString(label).replace(QStringLiteral("−"), QStringLiteral("-")).toDouble();
+                QVERIFY2(std::abs(said * std::pow(10.0, t.exponent) + t.offset - t.value(i)) < t.interval * 1e-6,
+                    qPrintable(label));
+            }
+            QVERIFY2(t.format(-0.04316).contains(QStringLiteral("316")), qPrintable(t.format(-0.04316))); // tooltips: the value
+        }
+        // Ordinary ranges keep plain labels.
+        QVERIFY(!AxisPolicy::ticks(request(0.30, 0.32, 6)).hasOffset);
+        QVERIFY(!AxisPolicy::ticks(request(0, 150000, 6, Kind::Integer)).hasOffset);
+        QVERIFY(!AxisPolicy::ticks(request(-0.0731, -0.0629, 11)).hasOffset);
+        // The axis says the offset and the factor in its title.
+        NiceAxis axis;
+        axis.setTitleText(QStringLiteral("score"));
+        axis.setRequest(request(-0.0431608, -0.0431592, 5));
+        QVERIFY2(axis.titleText().startsWith(QStringLiteral("score (offset −0.043")), qPrintable(axis.titleText()));
+        QVERIFY2(axis.titleText().contains(QStringLiteral("×10⁻")), qPrintable(axis.titleText()));
+        axis.setRequest(request(10, 12, 6));
+        QCOMPARE(axis.titleText(), QStringLiteral("score"));
+    }
+
     void smallNumbersCountInAFactor()
     {
         const AxisPolicy::Ticks t = AxisPolicy::ticks(request(0.02232, 0.02326, 9));

@@ -23,6 +23,10 @@ constexpr double kMaxFixed = 1e7;
 // ("0.0224", "−0.073") count in a factor 10^-3k instead.
 constexpr int kMaxPlainChars = 5;
 constexpr double kMaxScaled = 0.1;
+// Labels that would need more significant digits than this count from an offset.
+constexpr int kMaxSignificant = 4;
+
+int exponentOf(double v) { return int(std::floor(std::log10(v) + kSnap)); }
 
 // The smallest 1, 2 or 5 x 10^k that is at least `raw` (> 0).
 double niceStep(double raw)
@@ -67,6 +71,12 @@ QString Ticks::format(double v) const
 
 QString Ticks::label(int i) const
 {
+    if (hasOffset) {
+        const double difference = value(i) - offset;
+        if (std::abs(difference) < interval * 1e-6)
+            return QStringLiteral("0");
+        return Formatting::number(difference / std::pow(10.0, exponent), std::max(0, exponent - exponentOf(interval)));
+    }
     if (firstIndex + i == 0)
         return QStringLiteral("0");
     if (exponent != 0 && decimals >= 0)
@@ -84,6 +94,18 @@ QString Ticks::factor() const
     for (const QChar c : QString::number(std::abs(exponent)))
         power += superscripts[c.digitValue()];
     return QStringLiteral("×10") + (exponent < 0 ? QStringLiteral("⁻") : QString()) + power;
+}
+
+QString Ticks::offsetText() const
+{
+    if (!hasOffset)
+        return {};
+    // The offset is a multiple of 10^(step exponent + 2): as many digits as that needs.
+    const int unitExponent = exponentOf(interval) + 2;
+    const QString number = std::abs(offset) >= kMaxFixed || -unitExponent > kMaxDecimals
+        ? Formatting::scientific(offset, std::max(1, exponentOf(std::abs(offset)) - unitExponent + 1))
+        : Formatting::number(offset, std::max(0, -unitExponent));
+    return QStringLiteral("offset ") + number;
 }
 
 QStringList Ticks::labels() const
@@ -166,7 +188,20 @@ Ticks ticks(const Request& request)
     const double magnitude = std::max(std::abs(t.min), std::abs(t.max));
     const int stepExponent = int(std::floor(std::log10(step) + kSnap));
     t.decimals = std::max(0, -stepExponent);
-    if (t.decimals > kMaxDecimals || magnitude >= kMaxFixed) {
+    const bool offsetLabels
+        = magnitude > 0 && t.count >= 2 && exponentOf(magnitude) - stepExponent + 1 > kMaxSignificant;
+    if (offsetLabels) {
+        // Differences from a round number near the middle, in thousands-steps of the interval's
+        // power of ten; tooltips (format) still say the value itself.
+        const double unit = std::pow(10.0, stepExponent + 2);
+        t.hasOffset = true;
+        t.offset = std::round(0.5 * (t.value(0) + t.value(t.count - 1)) / unit) * unit;
+        t.exponent = 3 * int(std::ceil(stepExponent / 3.0));
+        if (t.decimals > kMaxDecimals || magnitude >= kMaxFixed) {
+            t.decimals = -1;
+            t.significant = exponentOf(magnitude) - stepExponent + 1;
+        }
+    } else if (t.decimals > kMaxDecimals || magnitude >= kMaxFixed) {
         t.decimals = -1;
         t.significant = int(std::floor(std::log10(magnitude) + kSnap)) - stepExponent + 1;
     } else if (magnitude > 0 && magnitude < kMaxScaled) {
@@ -226,8 +261,13 @@ NiceAxis::NiceAxis(QObject* parent)
 
 QString NiceAxis::composedTitle() const
 {
-    const QString factor = m_ticks.factor();
-    return factor.isEmpty() || m_title.isEmpty() ? m_title : QStringLiteral("%1 (%2)").arg(m_title, factor);
+    QStringList notes;
+    if (m_ticks.hasOffset)
+        notes << m_ticks.offsetText();
+    if (!m_ticks.factor().isEmpty())
+        notes << m_ticks.factor();
+    return notes.isEmpty() || m_title.isEmpty() ? m_title
+                                                : QStringLiteral("%1 (%2)").arg(m_title, notes.join(QStringLiteral(", ")));
 }
 
 void NiceAxis::retitle()
@@ -270,7 +310,8 @@ void NiceAxis::relabel()
     const AxisPolicy::Ticks t = AxisPolicy::ticks(request);
     const bool same = t.min == m_ticks.min && t.max == m_ticks.max && t.interval == m_ticks.interval
         && t.firstIndex == m_ticks.firstIndex && t.count == m_ticks.count && t.decimals == m_ticks.decimals
-        && t.exponent == m_ticks.exponent && categoriesLabels().size() == t.count;
+        && t.exponent == m_ticks.exponent && t.hasOffset == m_ticks.hasOffset && t.offset == m_ticks.offset
+        && categoriesLabels().size() == t.count;
     m_ticks = t;
     retitle();
     if (same && min() == t.min && max() == t.max)

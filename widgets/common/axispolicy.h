@@ -53,6 +53,11 @@ struct Ticks
     // 0.1 whose labels would be longer than five characters (0.0224, −0.073) are labelled "22.4",
     // "−73" with the factor "×10⁻³" in the axis title, so the labels fit a narrow chart.
     int exponent = 0;
+    // Values that differ only in their fifth significant digit or later (scores -0.0431592 to
+    // -0.0431608) are labelled as differences from a round offset, in units of 10^exponent:
+    // "−1.0", "−0.5", "0", "0.5" with "offset −0.04316, ×10⁻⁶" in the title, as plotting tools do.
+    bool hasOffset = false;
+    double offset = 0;
 
     // Tick i's value: an integer multiple of the interval, exactly 0 at the multiple 0.
     double value(int i) const;
@@ -61,6 +66,8 @@ struct Ticks
     QStringList labels() const;
     // The factor the labels count in, for the axis title: "×10⁻³"; empty when exponent is 0.
     QString factor() const;
+    // The offset for the axis title: "offset −0.04316"; empty without one.
+    QString offsetText() const;
     // A number in this axis' format, not scaled (tooltips next to the axis).
     QString format(double value) const;
 };
