@@ -170,7 +170,10 @@ void RunComparisonView::fillChart()
     m_graphOrder.clear();
     for (const auto& [mean, g] : order)
         m_graphOrder.push_back(g);
-    c->setTitle(tr("Kendall τ per graph (%n graph(s), ordered by the runs' mean)", nullptr, int(m_graphOrder.size())));
+    // The hover hint is in the title: a title on the label-less x axis is cut to "…" when the strip
+    // is short (the Compare page at 1366x768).
+    c->setTitle(tr("Kendall τ per graph (%n graph(s), ordered by the runs' mean; hover a marker for its graph)", nullptr,
+        int(m_graphOrder.size())));
     if (m_graphOrder.empty())
         return;
 
@@ -178,7 +181,7 @@ void RunComparisonView::fillChart()
     auto* x = new QValueAxis;
     x->setRange(-0.5, double(m_graphOrder.size()) - 0.5);
     x->setLabelsVisible(false);
-    x->setTitleText(tr("graph (hover a marker for its name)"));
+    x->setTitleVisible(false);
     x->setGridLineVisible(false);
     auto* y = new NiceAxis;
     y->setTitleText(tr("Kendall τ"));
