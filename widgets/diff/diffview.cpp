@@ -127,6 +127,9 @@ DiffView::DiffView(QWidget* parent)
     m_vertical->addWidget(m_tabs);
     m_vertical->setStretchFactor(0, 7);
     m_vertical->setStretchFactor(1, 3);
+    // The panes first: 70 % of the height to start with (the lists' size hints alone left the panes
+    // ~270 px of a 1366x768 window); the splitter distributes by these weights when shown.
+    m_vertical->setSizes({ 7000, 3000 });
     m_vertical->setChildrenCollapsible(false);
 
     auto* layout = new QVBoxLayout(this);
