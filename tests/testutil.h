@@ -13,7 +13,11 @@
 #include <QStringList>
 #include <QtTest>
 
+#include "core/io/npz.h"
 #include "core/util/error.h"
+
+#include <map>
+#include <vector>
 
 #include <string>
 
@@ -149,6 +153,19 @@ inline QString trainSmallTileModel(const QString& dir, QString* error)
         return {};
     }
     return dir + "/run-tile/last.npz";
+}
+
+// Every array of an npz (a score file) read as T, by key.
+template <typename T>
+std::map<std::string, std::vector<T>> readNpzArrays(const QString& path)
+{
+    std::map<std::string, std::vector<T>> out;
+    tgraph::NpzReader npz(str(path));
+    for (const std::string& key : npz.keys()) {
+        const tgraph::NdArray<T> a = npz.read<T>(key);
+        out[key] = std::vector<T>(a.data(), a.data() + a.size());
+    }
+    return out;
 }
 
 } // namespace testutil

@@ -45,13 +45,7 @@ using ScoreMap = std::map<std::string, std::vector<double>>;
 
 ScoreMap readScores(const QString& path)
 {
-    ScoreMap out;
-    NpzReader npz(testutil::str(path));
-    for (const std::string& key : npz.keys()) {
-        const NdArray<double> a = npz.read<double>(key);
-        out[key] = std::vector<double>(a.data(), a.data() + a.size());
-    }
-    return out;
+    return testutil::readNpzArrays<double>(path);
 }
 
 // Largest |a - b| over all graphs and configs; infinity when the graphs or sizes differ.

@@ -92,13 +92,7 @@ using ScoreMap = std::map<std::string, std::vector<float>>;
 
 ScoreMap readScoresNpz(const QString& path)
 {
-    ScoreMap out;
-    NpzReader npz(testutil::str(path));
-    for (const std::string& key : npz.keys()) {
-        const NdArray<float> a = npz.read<float>(key);
-        out[key] = std::vector<float>(a.data(), a.data() + a.size());
-    }
-    return out;
+    return testutil::readNpzArrays<float>(path);
 }
 
 struct CsvScores
