@@ -43,7 +43,7 @@ int usage(bool help)
                 "--config-folds K --config-fold k --config-fold-seed S' prints one JSON line with the\n"
                 "analytical simulator's Kendall tau, OPA and top-5 slowdown on the held-out configurations\n"
                 "of NAME.npz (the graph 'tgraph convert' made of RECORD.pb). --out DIR also writes each\n"
-                "held-out graph as DIR/fold-k/NAME.npz (for 'tgraph eval'). docs/model.md §4.4.1.\n");
+                "held-out graph, unpruned, as DIR/fold-k/NAME.npz (for 'tgraph eval'). docs/model.md §4.4.1.\n");
     return help ? 0 : 2;
 }
 
@@ -101,8 +101,11 @@ int runHeldOutBench(const std::vector<std::string>& args)
             const NdArray<float> configs = decompressConfigs(g.configs, g.path);
             const std::string stem = fs::path(g.path).filename().string();
             if (!out.empty()) {
-                LayoutGraph l = g.layout;
+                // Unpruned, as the file was: its module (RECORD.pb beside it) matches its nodes, for
+                // models with simulator inputs (docs/model.md §4.9); eval prunes it as training did.
+                LayoutGraph l = loadLayoutGraph(g.path);
                 l.nodeConfigFeat = configs;
+                l.configRuntime = g.layout.configRuntime;
                 const fs::path dir = fs::path(out) / ("fold-" + std::to_string(k));
                 fs::create_directories(dir);
                 saveLayoutGraph(l, (dir / stem).string());

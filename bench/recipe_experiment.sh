@@ -9,7 +9,8 @@
 #   bench/recipe_experiment.sh [BUILD_DIR] [WORK_DIR]
 # Environment: SHARED (the folder with data/tpu_graphs; default $TGRAPH_SHARED_DIR, else ../shared
 # beside the repository), RECIPES (the names below, in the order to run; default all), FOLDS (3),
-# SEEDS ('42 43 44'), STEPS (150, the measured phase), PARALLEL (2), THREADS (1). Runs that finished
+# SEEDS ('42 43 44'), STEPS (150, the measured phase), PARALLEL (2), THREADS (1), PRECISION (fp32, as
+# §17 was measured: the same figures on any CPU; auto or bf16 for the fast path). Runs that finished
 # are kept: a second call with the same WORK_DIR trains only the missing ones and reports.
 #
 # Recipes (flags added to `tgraph train --data data --config-folds F --config-fold k --seed S
@@ -19,6 +20,7 @@
 #   best-sweep   --lr 3e-3 (docs/benchmarks.md §13's best)
 #   pretrain     --lr 3e-3 --pretrain-sim 1000 (STEPS simulated-layout steps first, docs/model.md §4.7)
 #   pretrain-1e3 --pretrain-sim 1000 (pretraining with the default lr)
+#   sim-inputs   --lr 3e-3 --sim-inputs (the simulator's estimates as inputs, docs/model.md §4.9)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${1:-$root/build}"
@@ -30,6 +32,7 @@ seeds="${SEEDS:-42 43 44}"
 steps="${STEPS:-150}"
 parallel="${PARALLEL:-2}"
 threads="${THREADS:-1}"
+precision="${PRECISION:-fp32}"
 tgraph="$build/bin/tgraph"
 bench="$build/bin/tgraph-bench"
 record="$shared/data/tpu_graphs/module_tuning_data_layout.pb"
@@ -51,6 +54,7 @@ flags() {
     best-sweep) echo "--lr 3e-3" ;;
     pretrain) echo "--lr 3e-3 --pretrain-sim 1000" ;;
     pretrain-1e3) echo "--pretrain-sim 1000" ;;
+    sim-inputs) echo "--lr 3e-3 --sim-inputs" ;;
     *) echo "recipe_experiment: unknown recipe $1" >&2; exit 2 ;;
     esac
 }
@@ -76,7 +80,7 @@ run_one() {
     local t0=$(date +%s)
     # shellcheck disable=SC2046
     if nice -n 5 "$tgraph" train --data data --config-folds "$folds" --config-fold "$k" --seed "$seed" \
-        --steps "$steps" --eval-every 0 --threads "$threads" --no-progress --out "$dir" $(flags "$recipe") \
+        --steps "$steps" --eval-every 0 --threads "$threads" --precision "$precision" --no-progress --out "$dir" $(flags "$recipe") \
         >"$dir/train.log" 2>&1; then
         echo $(($(date +%s) - t0)) >"$dir/done"
     else
@@ -84,7 +88,7 @@ run_one() {
     fi
 }
 export -f run_one flags
-export tgraph folds steps threads
+export tgraph folds steps threads precision
 if [ -s "$jobs" ]; then
     xargs -P "$parallel" -L 1 bash -c 'run_one "$@"' _ <"$jobs" || true
 fi
@@ -92,5 +96,10 @@ echo "runs: $(($(date +%s) - start)) s wall time for $(wc -l <"$jobs") runs, $pa
 # The held-out configurations of every fold as files, and the simulator on the record's.
 [ -s simulator.jsonl ] || "$bench" heldout --record "$record" --record-graph real_record.npz --config-folds "$folds" \
     --out heldout data >simulator.jsonl
+# The record's module beside each fold's held-out file, for models with simulator inputs.
+for ((k = 0; k < folds; ++k)); do
+    [ -e "heldout/fold-$k/real_record.pb" ] || ln -s "$record" "heldout/fold-$k/real_record.pb"
+done
 /usr/bin/python3 "$root/bench/recipe_report.py" --tgraph "$tgraph" --threads "$threads" --recipes "$recipes" \
-    --command "bench/recipe_experiment.sh (RECIPES='$recipes' FOLDS=$folds SEEDS='$seeds' STEPS=$steps PARALLEL=$parallel THREADS=$threads)"
+    --precision "$precision" \
+    --command "bench/recipe_experiment.sh (RECIPES='$recipes' FOLDS=$folds SEEDS='$seeds' STEPS=$steps PARALLEL=$parallel THREADS=$threads PRECISION=$precision)"

@@ -21,12 +21,14 @@ ap.add_argument("--tgraph", required=True)
 ap.add_argument("--threads", default="1")
 ap.add_argument("--recipes", required=True)
 ap.add_argument("--command", default="")
+ap.add_argument("--precision", default="")
 args = ap.parse_args()
 recipes = args.recipes.split()
 
 
 def evaluate(weights, data, out):
-    return report_stats.evaluate(args.tgraph, args.threads, weights, data, out, "recipe_report")["graphs"][0]
+    return report_stats.evaluate(args.tgraph, args.threads, weights, data, out, "recipe_report",
+                                 args.precision)["graphs"][0]
 
 
 sim = {}

@@ -25,10 +25,11 @@ def fmt(values, scale=1.0, digits=3):
     return f"{m * scale:.{digits}f} ± {s * scale:.{digits}f}" if n > 1 else f"{m * scale:.{digits}f}"
 
 
-def evaluate(tgraph, threads, weights, data, out, who):
-    """The JSON of `tgraph eval --json --data DATA --weights W...`, cached in OUT."""
+def evaluate(tgraph, threads, weights, data, out, who, precision=""):
+    """The JSON of `tgraph eval --json --data DATA --weights W... [--precision P]`, cached in OUT."""
     if not os.path.exists(out):
         r = subprocess.run([tgraph, "eval", "--threads", threads, "--json", "--data", data]
+                           + (["--precision", precision] if precision else [])
                            + sum((["--weights", w] for w in weights), []), capture_output=True, text=True)
         if r.returncode != 0:
             sys.exit(f"{who}: tgraph eval failed for {data}: {r.stderr.strip()}")

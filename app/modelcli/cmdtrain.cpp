@@ -24,6 +24,7 @@
 #include "model/train/gloocommunicator.h"
 #include "model/train/pretrain.h"
 #include "model/train/recipe.h"
+#include "model/train/siminputdata.h"
 #include "model/train/trainer.h"
 
 #include <chrono>
@@ -448,6 +449,10 @@ int train(const ArgParser& p, const std::vector<std::string>& args)
     }
     if (plan.crossValidation) // too few graphs for the folds: an error before any run record
         foldValidationSets(data, plan.folds, plan.foldSeed);
+    if (options.model.simInputs) // after the config folds and the recipe: the inputs of the rows each graph holds
+        for (const std::string& line : attachSimulatorInputs(data, &progress))
+            if (writer)
+                std::printf("simulator inputs: unpriced for %s\n", line.c_str());
 
     // Data-parallel workers meet once each has its data (a failed rendezvous makes no run record).
     std::unique_ptr<GlooCommunicator> comm;

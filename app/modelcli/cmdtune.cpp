@@ -271,6 +271,8 @@ int tune(const TunePlan& plan)
     out.commit();
 
     // The report.
+    if (!tuner.simInputsNote().empty())
+        std::fprintf(stderr, "tgraph tune: warning: %s\n", tuner.simInputsNote().c_str());
     std::printf("%s: %lld candidates scored in %.1f s (%lld batches, %lld duplicates skipped)%s\n", input.c_str(),
         (long long)result.evaluated.size(), searchSeconds, (long long)result.batches,
         (long long)result.duplicatesSkipped, result.exhausted ? ", the whole space" : "");

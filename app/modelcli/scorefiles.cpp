@@ -219,6 +219,9 @@ std::string scoreFiles(
     for (size_t gi = 0; gi < groups.size(); ++gi)
         for (const std::string& file : groups[gi].files) {
             const tgraph::GraphScores scores = model::predictFile(ensembles[gi], file, options, &scope);
+            if (scores.simInputs.rfind("unpriced", 0) == 0) // docs/model.md §4.9
+                std::fprintf(stderr, "warning: %s: the model's simulator inputs are %s\n", file.c_str(),
+                    scores.simInputs.c_str());
             onGraph(scores);
             if (toStdout)
                 std::fputs(tgraph::scoresCsvRows(scores).c_str(), stdout);

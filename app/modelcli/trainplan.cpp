@@ -22,7 +22,7 @@ const char* const kHyperParameterOptions[]
     = { "--steps", "--epochs", "--configs-per-step", "--cross-attn", "--lr", "--weight-decay", "--no-bias-decay",
           "--warmup", "--clip", "--dropout", "--eval-every", "--eval-batch", "--seed", "--deterministic", "--dedup",
           "--folds", "--train-folds", "--keep", "--fold-seed", "--max-nonfinite", "--residual-after-activation",
-          "--bidirectional-edges", "--model", "--reduction", "--loss", "--hidden", "--graphs-per-step" };
+          "--bidirectional-edges", "--model", "--reduction", "--loss", "--hidden", "--graphs-per-step", "--sim-inputs" };
 
 bool readOptions(const ArgParser& p, TrainOptions* o, std::string* error)
 {
@@ -51,12 +51,19 @@ bool readOptions(const ArgParser& p, TrainOptions* o, std::string* error)
         && o->model.hidden % 4 != 0)
         return bad("--hidden must be a multiple of 4 for the transformer reduction (4 heads)");
     if (o->model.family != ModelFamily::TGraph)
-        for (const char* only : { "--cross-attn", "--residual-after-activation", "--bidirectional-edges" })
+        for (const char* only : { "--cross-attn", "--residual-after-activation", "--bidirectional-edges", "--sim-inputs" })
             if (p.has(only))
                 return bad(std::string(only) + " applies to --model tgraph only");
     o->model.useCrossAttn = p.value("--cross-attn") == "on";
     o->model.residualAfterActivation = p.has("--residual-after-activation");
     o->model.bidirectionalEdges = p.has("--bidirectional-edges");
+    o->model.simInputs = p.has("--sim-inputs");
+    if (o->model.simInputs && p.has("--kind") && p.value("--kind") == "tile")
+        return bad("--sim-inputs applies to layout models (the simulator prices layouts)");
+    if (o->model.simInputs && p.has("--resident-graphs"))
+        return bad("--sim-inputs needs the graphs in memory: not with --resident-graphs");
+    if (o->model.simInputs && p.has("--pretrain-sim"))
+        return bad("--sim-inputs and --pretrain-sim do not combine yet (docs/model.md §4.9)");
     o->model.dropout = p.get<double>("--dropout");
     o->learningRate = p.get<double>("--lr");
     o->weightDecay = p.get<double>("--weight-decay");
@@ -545,6 +552,9 @@ ArgParser trainArgumentParser()
     p.addOption("--dropout", "", "P", "dropout of the graph blocks", "0.2", opt::real(0, 1).excludingMax());
     p.addOption("--residual-after-activation", "", "", "paper's block h + GELU(...) (code: GELU(h + ...))");
     p.addOption("--bidirectional-edges", "", "", "paper: aggregate over producers and consumers (code: consumers)");
+    p.addOption("--sim-inputs", "", "",
+        "hybrid model: the simulator's estimate of each config per configurable node as inputs, priced on each "
+        "graph's HLO module (FILE.pb/.hlo/.txt beside FILE.npz, or a synth collection's); docs/model.md §4.9");
     p.addOption("--dedup", "", "POLICY",
         "duplicate configs of train/ files: keep-first (code), keep-min (paper) or none", "keep-first",
         opt::oneOf({ DedupPolicy::KeepFirst, DedupPolicy::KeepMin, DedupPolicy::None }, dedupPolicyName));

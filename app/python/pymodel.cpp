@@ -206,9 +206,22 @@ private:
         if (g.layout.configurableCount() == 0)
             throw InputError(
                 g.source, "node_config_ids", "the graph has no configurable nodes: there is nothing to rank");
-        const PrunedGraph pruned = pruneToConfigurable(g.layout, g.source); // as training and tgraph predict do
+        std::string simInputs;
+        PrunedGraph pruned;
+        if (m_ensemble.takesSimInputs()) { // docs/model.md §4.9: priced on the graph's module
+            LayoutGraph priced = g.layout;
+            // An aliasing pointer to the featurized graph's module (kept alive by g.module).
+            const std::shared_ptr<const HloModule> module = g.module && g.module->hasModule && !g.oldToNew
+                ? std::shared_ptr<const HloModule>(g.module, &g.module->module)
+                : nullptr;
+            simInputs = m_ensemble.attachSimInputs(priced, g.source, module);
+            pruned = pruneToConfigurable(priced, g.source);
+        } else {
+            pruned = pruneToConfigurable(g.layout, g.source); // as training and tgraph predict do
+        }
         GraphScores scores = m_ensemble.scoreLayoutGraph(pruned.graph, g.source, options, &scope);
         scores.nodesBeforePruning = g.layout.nodeCount();
+        scores.simInputs = simInputs;
         return scores;
     }
 

@@ -242,6 +242,12 @@ void applyDedup(LayoutGraph& graph, const DedupResult& result)
     }
     graph.nodeConfigFeat = std::move(feat);
     graph.configRuntime = std::move(runtime);
+    if (!graph.simInputs.empty()) {
+        NdArray<float> sim({ kept, graph.simInputs.dim(1), graph.simInputs.dim(2) });
+        for (int64_t i = 0; i < kept; ++i)
+            std::copy_n(graph.simInputs.row(result.kept[size_t(i)]), graph.simInputs.rowSize(), sim.row(i));
+        graph.simInputs = std::move(sim);
+    }
 }
 
 } // namespace tgraph

@@ -32,6 +32,9 @@ struct ArrayStorage
 // A TpuGraphs layout graph (npz/layout/{xla,nlp}/{default,random}/*): one whole HLO module
 // with per-config layouts of its configurable nodes. Integer arrays are held as int64 whatever
 // their stored type; node_config_feat is always held uncompressed as float32 (C, Nc, 18).
+// Simulator input columns per (configuration, configurable node): core/sim/siminputs.h.
+constexpr int64_t kSimInputColumns = 5;
+
 struct LayoutGraph
 {
     NdArray<float> nodeFeat; // (N, 140)
@@ -46,6 +49,10 @@ struct LayoutGraph
     // The config of a tuning record's default run (is_default: the compiler's own layouts), -1 when
     // unknown. Not a TpuGraphs key: graphs read from .npz files have -1.
     int64_t defaultConfig = -1;
+    // The simulator's inputs of each configuration (C, Nc, 5; core/sim/siminputs.h), attached by
+    // the model layer for models trained with them (docs/model.md §4.9); empty otherwise. Never read
+    // from or written to files.
+    NdArray<float> simInputs;
 
     int64_t nodeCount() const { return nodeFeat.ndim() == 2 ? nodeFeat.dim(0) : 0; }
     int64_t edgeCount() const { return edgeIndex.ndim() == 2 ? edgeIndex.dim(0) : 0; }

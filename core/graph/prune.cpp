@@ -70,6 +70,7 @@ PrunedGraph pruneToConfigurable(const LayoutGraph& g, const std::string& file)
         out.nodeConfigIds[k] = p.oldToNew[size_t(g.nodeConfigIds[k])];
     // 5. Configs and runtimes are unchanged.
     out.nodeConfigFeat = g.nodeConfigFeat;
+    out.simInputs = g.simInputs;
     out.configRuntime = g.configRuntime;
     // Splits (old ids) become the number of kept nodes before each split.
     std::vector<int64_t> keptBefore(size_t(n) + 1, 0);

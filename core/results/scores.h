@@ -33,6 +33,9 @@ struct GraphScores
     // weights were computed among the configs of its chunk, so a column sums to 1 per chunk
     // (averaged over TTA passes). Tile: one row (the node encoder does not see the configs).
     std::vector<AttentionMaps> attention;
+    // Models with simulator inputs (docs/model.md §4.9): "" when they take none, else where the
+    // graph's module came from, or "unpriced: WHY" when it was not found.
+    std::string simInputs;
 
     int64_t configs() const { return int64_t(scores.size()); }
     bool hasRuntimes() const;

@@ -333,6 +333,9 @@ struct LayoutSimulator::Impl
     std::vector<int64_t> chain; // configurable nodes and the ops that follow their layouts, in order
     std::vector<int> chainIndex; // node -> index in chain, -1 when its layout never changes
     std::vector<int64_t> affected; // the chain and its consumers
+    // affected node -> the configurable node (config order) whose layout reaches it: along the
+    // chain for followers, through the first chain operand for consumers; -1 for none
+    std::vector<int> owner;
     std::vector<double> defaultCost; // ns per execution under default layouts
     double defaultTotal = 0;
 
@@ -636,6 +639,20 @@ LayoutSimulator::LayoutSimulator(const HloModule& m, std::vector<int64_t> config
             if (inChain[size_t(producer)])
                 affected[i] = true;
     }
+    impl->owner.assign(count, -1);
+    for (size_t i = 0; i < count; ++i) {
+        const Node& n = impl->nodes[i];
+        if (n.config >= 0)
+            impl->owner[i] = n.config;
+        else if (inChain[i])
+            impl->owner[i] = impl->owner[size_t(n.operands[size_t(n.follow)])];
+        else if (affected[i])
+            for (int64_t producer : n.operands)
+                if (inChain[size_t(producer)]) {
+                    impl->owner[i] = impl->owner[size_t(producer)];
+                    break;
+                }
+    }
     for (size_t i = 0; i < count; ++i)
         if (affected[i])
             impl->affected.push_back(int64_t(i));
@@ -648,6 +665,8 @@ LayoutSimulator::LayoutSimulator(const HloModule& m, std::vector<int64_t> config
 }
 
 LayoutSimulator::~LayoutSimulator() { delete m_impl; }
+
+int64_t LayoutSimulator::configurableCount() const { return int64_t(m_impl->configurable.size()); }
 
 double LayoutSimulator::runtime(const float* row) const
 {
@@ -670,6 +689,29 @@ std::vector<double> LayoutSimulator::breakdown(const float* row) const
     for (int64_t i : m_impl->affected)
         out[size_t(i)] = m_impl->nodes[size_t(i)].multiplier * m_impl->cost(i, row, chain);
     return out;
+}
+
+double LayoutSimulator::configurableCosts(const float* row, double* own, double* region) const
+{
+    const size_t nc = m_impl->configurable.size();
+    std::fill_n(own, nc, 0.0);
+    std::fill_n(region, nc, 0.0);
+    const std::vector<Layout> chain = m_impl->chainLayouts(row);
+    double total = m_impl->defaultTotal;
+    for (int64_t i : m_impl->affected) {
+        const Node& n = m_impl->nodes[size_t(i)];
+        if (n.multiplier <= 0)
+            continue;
+        const double cost = n.multiplier * (row ? m_impl->cost(i, row, chain) : m_impl->defaultCost[size_t(i)]);
+        total += cost - n.multiplier * m_impl->defaultCost[size_t(i)];
+        const int k = m_impl->owner[size_t(i)];
+        if (k < 0)
+            continue;
+        region[k] += cost;
+        if (n.config == k)
+            own[k] += cost;
+    }
+    return std::max(total, 1.0);
 }
 
 std::vector<int64_t> LayoutSimulator::measure(

@@ -58,12 +58,18 @@ public:
     double runtime(const float* configRow) const;
     // Per instruction (node position -> ns, counting while trip counts), for explanations.
     std::vector<double> breakdown(const float* configRow) const;
+    // Per configurable node k (config order): `own[k]` = ns of the node itself, `region[k]` = ns of
+    // every instruction its layout reaches (the node, the ops that follow its layout, their
+    // consumers), both counting while trip counts; nullptr row = every layout the compiler's. Returns
+    // the runtime (as runtime()). `own` and `region` hold one value per configurable node.
+    double configurableCosts(const float* configRow, double* own, double* region) const;
 
     // Simulated measurements of config rows (C, Nc, 18): noise and failures, deterministic for a
     // seed. Row 0 is taken as the compiler default and never fails. failed[c] marks error runs.
     std::vector<int64_t> measure(const NdArray<float>& configs, uint64_t seed, std::vector<bool>* failed) const;
 
     const SimulatorParams& params() const { return m_params; }
+    int64_t configurableCount() const;
 
 private:
     struct Impl;

@@ -78,6 +78,9 @@ struct TrainingGraph
     bool resident = true;
     int64_t nodes = -1; // nodes after pruning, known without the arrays (-1: from nodeFeat)
     Normalizer nodeStats; // lazy graphs: unfinished statistics of this graph's nodes (for fitNormalizer)
+    // Layout graphs of a model with simulator inputs: (C, Nc, 5) per row of `configs`
+    // (model/train/siminputdata.h); empty otherwise.
+    NdArray<float> simInputs;
 
     int64_t configCount() const;
     int64_t nodeCount() const;

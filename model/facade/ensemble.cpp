@@ -3,6 +3,7 @@
 
 #include "model/facade/ensemblemembers.h"
 #include "model/infer/ownlayoutscore.h"
+#include "model/infer/siminputs.h"
 
 namespace tgraph::facade {
 
@@ -42,6 +43,14 @@ Ensemble::Members& Ensemble::members()
     if (!m_members)
         m_members = std::make_unique<Members>(); // after a move
     return *m_members;
+}
+
+bool Ensemble::takesSimInputs() const { return !empty() && model::takesSimInputs(m_members->list); }
+
+std::string Ensemble::attachSimInputs(LayoutGraph& unpruned, const std::string& path,
+    const std::shared_ptr<const HloModule>& module, ProgressSink* progress) const
+{
+    return model::attachSimulatorInputsFor(takesSimInputs(), unpruned, path, module, progress);
 }
 
 int64_t Ensemble::inferencePasses(int64_t configs, const tgraph::InferenceOptions& options) const

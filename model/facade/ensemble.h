@@ -17,6 +17,7 @@
 
 namespace tgraph {
 class ProgressScope;
+class ProgressSink;
 struct HloModule;
 }
 
@@ -62,6 +63,12 @@ public:
     // A whole tile kernel, all configs in one pass per member.
     tgraph::GraphScores scoreTileGraph(const TileGraph& graph, const std::string& source,
         const tgraph::InferenceOptions& options, ProgressScope* progress = nullptr);
+    // True when a member reads simulator inputs (docs/model.md §4.9).
+    bool takesSimInputs() const;
+    // Attaches them to an unpruned layout graph before scoreLayoutGraph (model/infer/siminputs.h):
+    // "" when the members take none, else where the prices came from or "unpriced: WHY".
+    std::string attachSimInputs(LayoutGraph& unpruned, const std::string& path,
+        const std::shared_ptr<const HloModule>& module = nullptr, ProgressSink* progress = nullptr) const;
     // A module scored at its own layouts (model/infer/ownlayoutscore.h, docs/diff.md §11): InputError
     // for a tile model or a module with nothing configurable.
     double scoreOwnLayouts(const HloModule& module, const std::string& file);

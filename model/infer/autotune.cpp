@@ -145,6 +145,23 @@ Autotuner::Autotuner(
                 "the simulator needs the graph's HLO module (give an HLO module or tuning record, or --module FILE)");
         m_pruned = pruneToConfigurable(m_fileGraph, input);
         m_scorer.emplace(models, m_pruned.graph, m_space, input);
+        if (m_scorer->takesSimInputs()) {
+            // A model with simulator inputs (docs/model.md §4.9) reads the simulator's price of every
+            // candidate: from the module found above, else the one beside the graph file.
+            std::shared_ptr<const HloModule> module = m_module;
+            SimulatorParams params = m_simParams;
+            if (!module) {
+                std::string source, why;
+                module = moduleOfGraphFile(m_fileGraph, input, &source, &why);
+                if (module) {
+                    params = simulatorParamsOf(m_fileGraph, m_request.simulatorParams, input);
+                    m_moduleNote = source;
+                } else
+                    m_simInputsNote = "the model's simulator inputs are unpriced: " + why;
+            }
+            if (module)
+                m_scorer->setSimulator(std::make_shared<LayoutSimulator>(*module, m_space.nodeIds, params));
+        }
         if (simulate)
             m_simulator = std::make_unique<LayoutSimulator>(*m_module, m_space.nodeIds, m_simParams);
     }

@@ -47,6 +47,8 @@ public:
     const TuneSpace& space() const { return m_space; }
     bool crossAttention() const { return m_scorer->crossAttention(); }
     const std::string& moduleNote() const { return m_moduleNote; } // where the module came from ("" = none)
+    // Set when the models take simulator inputs but no module prices the candidates.
+    const std::string& simInputsNote() const { return m_simInputsNote; }
     const HloModule* module() const { return m_module.get(); }
     const LayoutGraph& fileGraph() const { return m_fileGraph; }
     const GraphDocument& document() const { return *m_document; }
@@ -80,6 +82,7 @@ private:
     std::shared_ptr<const HloModule> m_module;
     SimulatorParams m_simParams;
     std::string m_moduleNote;
+    std::string m_simInputsNote;
     LayoutGraph m_fileGraph;
     PrunedGraph m_pruned;
     std::optional<ModelTuneScorer> m_scorer;

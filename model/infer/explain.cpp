@@ -33,6 +33,10 @@ void checkLayoutMembers(const std::vector<EnsembleMember>& models)
             throw InputError(m.path, "meta.model",
                 "holds a " + m.modelName()
                     + " model; explain decomposes TGraph's scores (train with --model tgraph to explain a ranking)");
+        else if (m.options().simInputs)
+            throw InputError(m.path, "meta.sim_inputs",
+                "holds a model with simulator inputs; explain does not yet decompose them (docs/model.md §4.9): "
+                "explain with a model trained without --sim-inputs");
 }
 
 std::vector<double> toDoubles(const torch::Tensor& t)

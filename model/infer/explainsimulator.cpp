@@ -9,10 +9,13 @@
 #include "core/util/json.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <cmath>
 #include <sstream>
 
 namespace tgraph::model {
+
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -209,6 +212,30 @@ void addSimulatorBreakdown(
     // Instruction names for the model's nodes too.
     for (NodeAttribution& n : out.nodes)
         n.name = std::string(link.module->instructions[size_t(n.fileNode)].name);
+}
+
+std::shared_ptr<const HloModule> moduleOfGraphFile(
+    const LayoutGraph& graph, const std::string& path, std::string* source, std::string* why)
+{
+    const fs::path file(path);
+    std::string tried;
+    for (const char* ext : { ".pb", ".hlo", ".txt" }) {
+        fs::path beside = file;
+        beside.replace_extension(ext);
+        std::error_code ec;
+        if (!fs::is_regular_file(beside, ec))
+            continue;
+        // A file beside the graph that is not its module is an error naming it (not a silent miss).
+        LinkedModule link = linkModuleFile(graph, path, beside.string());
+        *source = beside.string();
+        return link.module;
+    }
+    if (std::optional<LinkedModule> link = regenerateSynthModule(graph, why)) {
+        *source = link->source;
+        return link->module;
+    }
+    *why = "no " + file.stem().string() + ".pb, .hlo or .txt beside it, and " + *why;
+    return nullptr;
 }
 
 } // namespace tgraph::model

@@ -47,6 +47,16 @@ std::optional<LinkedModule> linkModule(
 // `why` set) for other graphs or when no generated module matches.
 std::optional<LinkedModule> regenerateSynthModule(const LayoutGraph& graph, std::string* why);
 
+// The module of a layout graph file (unpruned `graph` as read from `path`); nullptr with `why` set
+// when there is none. `source` names where it came from. Found
+//   beside the file: DIR/STEM.pb, DIR/STEM.hlo or DIR/STEM.txt for DIR/STEM.npz (a tuning record,
+//     an HloModuleProto / HloProto / HloSnapshot, or HLO text), accepted when its instructions
+//     are the graph's nodes (count, then opcode per position; a file there that is not the
+//     graph's module is an InputError naming it);
+//   `tgraph synth` collections: regenerated from meta_synthetic.
+std::shared_ptr<const HloModule> moduleOfGraphFile(
+    const LayoutGraph& graph, const std::string& path, std::string* source, std::string* why);
+
 // Simulator parameters recorded in a graph's meta_synthetic (defaults for the others), then
 // `overrides` ("name=value,..."). InputError naming `source` for a bad override.
 SimulatorParams simulatorParamsOf(const LayoutGraph& graph, const std::string& overrides, const std::string& source);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "model/infer/inference.h"
+#include "model/infer/siminputs.h"
 
 #include "model/nn/ensemblefile.h"
 #include "model/nn/weights.h"
@@ -206,8 +207,8 @@ namespace {
 
 using LayoutScorer = std::function<torch::Tensor(const LayoutBatch&, AttentionMaps*)>;
 
-torch::Tensor scoreChunks(const LayoutScorer& model, const GraphTensors& graph, const NdArray<float>& nodeConfigFeat,
-    const std::vector<int64_t>& order, int64_t batchConfigs, const std::string& source, AttentionMaps* attention,
+torch::Tensor scoreChunks(const LayoutScorer& model, bool takesSimInputs, const GraphTensors& graph,
+    const NdArray<float>& nodeConfigFeat, const NdArray<float>& simInputs, const std::vector<int64_t>& order, int64_t batchConfigs, const std::string& source, AttentionMaps* attention,
     ProgressScope* progress)
 {
     const int64_t configs = int64_t(order.size());
@@ -225,6 +226,7 @@ torch::Tensor scoreChunks(const LayoutScorer& model, const GraphTensors& graph, 
                 "has " + std::to_string(batch.configTokens.size(1))
                     + " configurable nodes per config but node_config_ids lists "
                     + std::to_string(graph.configNodeIds.size(0)));
+        attachSimInputRows(batch, takesSimInputs, simInputs, rows, source);
         AttentionMaps chunkMaps;
         const auto chunkScores = model(batch, attention ? &chunkMaps : nullptr).to(torch::kFloat32);
         const auto chunk = chunkScores.contiguous();
@@ -244,22 +246,22 @@ torch::Tensor scoreChunks(const LayoutScorer& model, const GraphTensors& graph, 
 } // namespace
 
 torch::Tensor scoreLayoutConfigs(TGraphModel& model, const GraphTensors& graph, const NdArray<float>& nodeConfigFeat,
-    const std::vector<int64_t>& order, int64_t batchConfigs, const std::string& source, AttentionMaps* attention,
-    ProgressScope* progress)
+    const NdArray<float>& simInputs, const std::vector<int64_t>& order, int64_t batchConfigs, const std::string& source,
+    AttentionMaps* attention, ProgressScope* progress)
 {
-    return scoreChunks([&](const LayoutBatch& b, AttentionMaps* maps) { return model->forward(b, maps); }, graph,
-        nodeConfigFeat, order, batchConfigs, source, attention, progress);
+    return scoreChunks([&](const LayoutBatch& b, AttentionMaps* maps) { return model->forward(b, maps); },
+        model->options().simInputs, graph, nodeConfigFeat, simInputs, order, batchConfigs, source, attention, progress);
 }
 
 torch::Tensor scoreLayoutConfigs(EnsembleMember& member, const GraphTensors& graph,
-    const NdArray<float>& nodeConfigFeat, const std::vector<int64_t>& order, int64_t batchConfigs,
-    const std::string& source, AttentionMaps* attention, ProgressScope* progress)
+    const NdArray<float>& nodeConfigFeat, const NdArray<float>& simInputs, const std::vector<int64_t>& order,
+    int64_t batchConfigs, const std::string& source, AttentionMaps* attention, ProgressScope* progress)
 {
     if (!member.zoo)
         return scoreLayoutConfigs(
-            member.layout, graph, nodeConfigFeat, order, batchConfigs, source, attention, progress);
-    return scoreChunks([&](const LayoutBatch& b, AttentionMaps*) { return member.zoo->score(b); }, graph,
-        nodeConfigFeat, order, batchConfigs, source, attention, progress);
+            member.layout, graph, nodeConfigFeat, simInputs, order, batchConfigs, source, attention, progress);
+    return scoreChunks([&](const LayoutBatch& b, AttentionMaps*) { return member.zoo->score(b); }, false, graph,
+        nodeConfigFeat, simInputs, order, batchConfigs, source, attention, progress);
 }
 
 torch::Tensor scoreTileBatch(EnsembleMember& member, const TileBatch& batch, AttentionMaps* attention)
@@ -299,7 +301,7 @@ GraphScores scoreLayoutGraph(std::vector<EnsembleMember>& models, const LayoutGr
         AttentionMaps maps;
         for (const auto& order : orders) {
             AttentionMaps passMaps;
-            const auto s = scoreLayoutConfigs(member, tensors, graph.nodeConfigFeat, order, options.batchConfigs,
+            const auto s = scoreLayoutConfigs(member, tensors, graph.nodeConfigFeat, graph.simInputs, order, options.batchConfigs,
                 source, options.attention ? &passMaps : nullptr, progress);
             sum = sum.defined() ? sum + s.to(torch::kFloat64) : s.to(torch::kFloat64);
             if (options.attention) {
@@ -360,6 +362,14 @@ GraphScores scoreTileGraph(std::vector<EnsembleMember>& models, const TileGraph&
     return out;
 }
 
+bool takesSimInputs(const std::vector<EnsembleMember>& models)
+{
+    for (const EnsembleMember& m : models)
+        if (m.kind == GraphKind::Layout && m.options().simInputs)
+            return true;
+    return false;
+}
+
 GraphScores predictFile(std::vector<EnsembleMember>& models, const std::string& path, const PredictFileOptions& options,
     ProgressScope* progress)
 {
@@ -376,16 +386,22 @@ GraphScores predictFile(std::vector<EnsembleMember>& models, const std::string& 
 
     PrunedGraph pruned;
     int64_t nodesBefore = 0;
+    std::string simNote;
     {
-        const LayoutGraph graph = readLayoutGraph(npz, load);
+        LayoutGraph graph = readLayoutGraph(npz, load);
         checkRankable(graph.configCount(), path);
         if (graph.configurableCount() == 0)
             throw InputError(path, "node_config_ids", "the graph has no configurable nodes: there is nothing to rank");
         nodesBefore = graph.nodeCount();
+        if (takesSimInputs(models)) {
+            std::string why;
+            simNote = attachSimulatorInputs(graph, path, &why) ? "priced" : "unpriced: " + why;
+        }
         pruned = pruneToConfigurable(graph, path); // as training does; a pruned file stays as it is
     }
     GraphScores scores = scoreLayoutGraph(models, pruned.graph, path, options.inference, progress);
     scores.nodesBeforePruning = nodesBefore;
+    scores.simInputs = simNote;
     return scores;
 }
 

@@ -63,19 +63,22 @@ constexpr int64_t kMaxNodeMapValues = int64_t(4) << 20;
 // chunk is one forward pass, and the scores are put back at their rows. `graph` is the model's
 // node-level tensors (makeGraphTensors with its normalizer). `attention`, when given, gets each
 // layer's maps with rows in file order. `progress` advances by one per pass (and cancels).
+// `simInputs` (C, Nc, 5): the graph's simulator inputs, read when the model takes them
+// (docs/model.md §4.9; InputError naming `source` when it does and they are empty).
 torch::Tensor scoreLayoutConfigs(TGraphModel& model, const GraphTensors& graph, const NdArray<float>& nodeConfigFeat,
-    const std::vector<int64_t>& order, int64_t batchConfigs, const std::string& source,
+    const NdArray<float>& simInputs, const std::vector<int64_t>& order, int64_t batchConfigs, const std::string& source,
     AttentionMaps* attention = nullptr, ProgressScope* progress = nullptr);
 
 // The same for any member (a zoo model gives no attention maps).
 torch::Tensor scoreLayoutConfigs(EnsembleMember& member, const GraphTensors& graph,
-    const NdArray<float>& nodeConfigFeat, const std::vector<int64_t>& order, int64_t batchConfigs,
+    const NdArray<float>& nodeConfigFeat, const NdArray<float>& simInputs, const std::vector<int64_t>& order, int64_t batchConfigs,
     const std::string& source, AttentionMaps* attention = nullptr, ProgressScope* progress = nullptr);
 // A member's scores (C,) of a tile batch.
 torch::Tensor scoreTileBatch(EnsembleMember& member, const TileBatch& batch, AttentionMaps* attention = nullptr);
 
 // Every config of a pruned layout graph (docs/model.md §2.2) by every member: TTA, mean over members,
-// ranking. InputError naming `source` for inputs the models cannot take (an opcode beyond the op
+// ranking. A member with simulator inputs reads graph.simInputs (attached before pruning,
+// siminputs.h). InputError naming `source` for inputs the models cannot take (an opcode beyond the op
 // table, non-finite features, a graph without configurable nodes or with fewer than 2 configs).
 GraphScores scoreLayoutGraph(std::vector<EnsembleMember>& models, const LayoutGraph& graph, const std::string& source,
     const InferenceOptions& options, ProgressScope* progress = nullptr);
@@ -83,6 +86,10 @@ GraphScores scoreLayoutGraph(std::vector<EnsembleMember>& models, const LayoutGr
 // on the batch nor on the order, so chunking and TTA would change nothing).
 GraphScores scoreTileGraph(std::vector<EnsembleMember>& models, const TileGraph& graph, const std::string& source,
     const InferenceOptions& options, ProgressScope* progress = nullptr);
+
+// True when a layout member reads simulator inputs (docs/model.md §4.9): its graphs need
+// attachSimulatorInputs (siminputs.h) before pruning.
+bool takesSimInputs(const std::vector<EnsembleMember>& models);
 
 struct PredictFileOptions
 {

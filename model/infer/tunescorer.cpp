@@ -3,6 +3,7 @@
 
 #include "model/nn/batch.h"
 
+#include "core/sim/siminputs.h"
 #include "core/util/error.h"
 
 #include <numeric>
@@ -47,6 +48,14 @@ ModelTuneScorer::ModelTuneScorer(
     checkKind(models, GraphKind::Tile, m_source);
 }
 
+bool ModelTuneScorer::takesSimInputs() const
+{
+    for (const EnsembleMember& m : m_models)
+        if (m.kind == GraphKind::Layout && m.options().simInputs)
+            return true;
+    return false;
+}
+
 bool ModelTuneScorer::crossAttention() const
 {
     for (const EnsembleMember& m : m_models)
@@ -87,8 +96,11 @@ std::vector<double> ModelTuneScorer::operator()(const std::vector<TuneGenes>& ba
     NdArray<float> feat({ count, nc, 18 });
     for (int64_t i = 0; i < count; ++i)
         m_space.writeRow(batch[size_t(i)], feat.data() + i * nc * 18);
+    NdArray<float> sim;
+    if (takesSimInputs())
+        sim = m_simulator ? simulatorInputs(*m_simulator, feat) : unpricedSimInputs(count, nc);
     for (size_t m = 0; m < m_models.size(); ++m)
-        accumulate(scoreLayoutConfigs(m_models[m], m_tensors[m], feat, rows, count, m_source));
+        accumulate(scoreLayoutConfigs(m_models[m], m_tensors[m], feat, sim, rows, count, m_source));
     return mean;
 }
 

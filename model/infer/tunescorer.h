@@ -13,8 +13,10 @@
 
 #include "model/infer/inference.h"
 
+#include "core/sim/simulator.h"
 #include "core/tune/tunespace.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -35,6 +37,11 @@ public:
     std::vector<double> operator()(const std::vector<TuneGenes>& batch);
     bool crossAttention() const;
     int64_t passes() const { return m_passes; }
+    // True when a member reads simulator inputs (docs/model.md §4.9).
+    bool takesSimInputs() const;
+    // The simulator that prices each candidate for such members (the space's configurable nodes);
+    // without one they get the unpriced inputs.
+    void setSimulator(std::shared_ptr<const LayoutSimulator> simulator) { m_simulator = std::move(simulator); }
 
 private:
     std::vector<EnsembleMember>& m_models;
@@ -43,6 +50,7 @@ private:
     std::vector<GraphTensors> m_tensors; // layout: per member
     const TileGraph* m_kernel = nullptr;
     int64_t m_passes = 0;
+    std::shared_ptr<const LayoutSimulator> m_simulator;
 };
 
 } // namespace tgraph::model

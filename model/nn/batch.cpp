@@ -182,7 +182,36 @@ LayoutBatch makeLayoutBatch(const LayoutGraph& graph, const Normalizer& normaliz
             "has " + std::to_string(batch.configTokens.size(1))
                 + " configurable nodes per config but node_config_ids lists "
                 + std::to_string(batch.graph.configNodeIds.size(0)));
+    if (!graph.simInputs.empty())
+        batch.simInputs = makeSimInputs(graph.simInputs, rows);
     return batch;
+}
+
+torch::Tensor makeSimInputs(const NdArray<float>& simInputs, const std::vector<int64_t>& rows)
+{
+    if (simInputs.empty())
+        return {};
+    const int64_t rowSize = simInputs.rowSize();
+    auto out = torch::empty({ int64_t(rows.size()), simInputs.dim(1), simInputs.dim(2) }, torch::kFloat32);
+    float* o = out.data_ptr<float>();
+    for (size_t i = 0; i < rows.size(); ++i) {
+        if (rows[i] < 0 || rows[i] >= simInputs.dim(0))
+            throw std::out_of_range("makeSimInputs: row " + std::to_string(rows[i]) + " out of range");
+        std::copy_n(simInputs.row(rows[i]), rowSize, o + int64_t(i) * rowSize);
+    }
+    return out;
+}
+
+void attachSimInputRows(LayoutBatch& batch, bool modelTakesThem, const NdArray<float>& simInputs,
+    const std::vector<int64_t>& rows, const std::string& source)
+{
+    if (!modelTakesThem) {
+        batch.simInputs = torch::Tensor();
+        return;
+    }
+    if (simInputs.empty())
+        throw InputError(source, "", "the model takes simulator inputs (trained with --sim-inputs) but this graph has none: its HLO module was not found (docs/model.md §4.9)");
+    batch.simInputs = makeSimInputs(simInputs, rows);
 }
 
 TileBatch makeTileBatch(const TileGraph& graph, const Normalizer& normalizer, const std::vector<int64_t>& rows,

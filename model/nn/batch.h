@@ -35,6 +35,9 @@ struct LayoutBatch
     // (C, Nc, 18) int64: node_config_feat value + 2 for the chosen rows (values -1..5 -> 1..7).
     // Rows of non-configurable nodes are implicit: value -2, token 0 (see scatterConfigTokens).
     torch::Tensor configTokens;
+    // (C, Nc, 5) float32: the simulator inputs of the chosen rows (core/sim/siminputs.h), for a
+    // model with ModelOptions::simInputs; undefined otherwise.
+    torch::Tensor simInputs;
     // These configs' place in a larger batch, for dropout's masks (configwindow.h): set by a trainer
     // that scores one batch in config chunks; default: the batch is the whole batch.
     ConfigWindow window;
@@ -66,6 +69,16 @@ torch::Tensor makeConfigTokens(
     const NdArray<float>& nodeConfigFeat, const std::vector<int64_t>& rows, const std::string& source = {});
 torch::Tensor makeConfigTokens(
     const NdArray<int32_t>& compressedConfigs, const std::vector<int64_t>& rows, const std::string& source = {});
+
+// Simulator inputs (C, Nc, 5) for `rows` of a graph's (C_all, Nc, 4) array; an undefined tensor
+// when the array is empty. A row index out of range is std::out_of_range.
+torch::Tensor makeSimInputs(const NdArray<float>& simInputs, const std::vector<int64_t>& rows);
+
+// A batch that carries its simulator inputs exactly when the model takes them: InputError naming
+// `source` when the model needs them and `simInputs` (the graph's array) is empty (docs/model.md
+// §4.9: the graph's HLO module was not found).
+void attachSimInputRows(LayoutBatch& batch, bool modelTakesThem, const NdArray<float>& simInputs,
+    const std::vector<int64_t>& rows, const std::string& source);
 
 LayoutBatch makeLayoutBatch(const LayoutGraph& graph, const Normalizer& normalizer, const std::vector<int64_t>& rows,
     int64_t opTableSize, const std::string& source = {});

@@ -84,6 +84,8 @@ std::string describe(const ModelOptions& options)
         text += ", residual after activation (paper)";
     if (options.bidirectionalEdges)
         text += ", both edge directions (paper)";
+    if (options.simInputs)
+        text += ", simulator inputs";
     return text;
 }
 

@@ -71,6 +71,11 @@ struct ModelOptions
     // consumers and producers (each edge also used reversed).
     bool bidirectionalEdges = false;
 
+    // Simulator inputs (docs/model.md §4.9, `--sim-inputs`, TGraph layout model only): the analytical
+    // simulator's estimates of each configuration (core/sim/siminputs.h, 5 columns per configurable
+    // node) enter f_in[0] through `sim_input` (W x 5, no bias); every batch then carries them.
+    bool simInputs = false;
+
     // Channels produced by Linear/SAGE in each layer before the optional cross-attn concat.
     int64_t layerWidth() const { return useCrossAttn ? hidden / 2 : hidden; }
 };

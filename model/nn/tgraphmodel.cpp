@@ -6,6 +6,8 @@
 #include "model/nn/recomputedlayer.h"
 #include "model/nn/slicedscoring.h"
 
+#include "core/graph/graph.h"
+
 namespace tgraph::model {
 
 namespace F = torch::nn::functional;
@@ -41,10 +43,14 @@ TGraphModelImpl::TGraphModelImpl(const ModelOptions& options)
         = register_module("embedding_layout_cfg", torch::nn::Embedding(kLayoutTokens, kLayoutEmbedding));
     encoder.registerOn(*this, kLayoutInputWidth, options);
     classifier = register_module("classifier", torch::nn::Linear(options.hidden, 1));
+    if (options.simInputs)
+        sim_input = register_module("sim_input",
+            torch::nn::Linear(torch::nn::LinearOptions(kSimInputColumns, options.layerWidth()).bias(false)));
 }
 
 torch::Tensor TGraphModelImpl::inputFeatures(const LayoutBatch& batch)
 {
+    TORCH_CHECK(!m_options.simInputs, "TGraphModel: inputFeatures() is the X0 of a model without simulator inputs");
     const int64_t c = batch.configs();
     const int64_t n = batch.graph.nodes();
     const auto& table = embedding_layout_cfg->weight;
@@ -90,6 +96,13 @@ TGraphModelImpl::Projector::Projector(TGraphModelImpl& model, const LayoutBatch&
     // Non-configurable nodes: token 0 (value -2) in all 18 slots.
     m_unconfigured = projected.select(1, 0).sum(0); // (W,)
     m_table = projected.reshape({ kConfigSlots * kLayoutTokens, width });
+    if (model.sim_input) {
+        TORCH_CHECK(batch.simInputs.defined()
+                && batch.simInputs.sizes()
+                    == torch::IntArrayRef({ batch.configs(), batch.graph.configNodeIds.size(0), kSimInputColumns }),
+            "TGraphModel: the model takes simulator inputs; the batch must carry them as (C, Nc, 5)");
+        m_simWeight = model.sim_input->weight;
+    }
     const auto& ids = batch.graph.configNodeIds;
     m_slotOf.assign(size_t(n), -1);
     const int64_t* id = ids.data_ptr<int64_t>();
@@ -137,6 +150,9 @@ torch::Tensor TGraphModelImpl::Projector::rows(
             ? bagSum(flat, m_table)
             : F::embedding_bag(flat, m_table, F::EmbeddingBagFuncOptions().mode(torch::kSum));
     }
+    if (m_simWeight.defined())
+        configPart = configPart
+            + product(m_batch.simInputs.index_select(1, slotIndex).reshape({ c * m, kSimInputColumns }), m_simWeight.t());
     const auto nodes = torch::tensor(local, torch::kInt64);
     const auto configured = m_perNode.narrow(0, begin, end - begin).index_select(0, nodes).unsqueeze(1)
         + configPart.view({ c, m, width }).transpose(0, 1);
@@ -180,6 +196,8 @@ torch::Tensor TGraphModelImpl::forward(const LayoutBatch& batch, AttentionMaps* 
             LayoutBatch part;
             part.graph = batch.graph;
             part.configTokens = batch.configTokens.narrow(0, begin, std::min(sub, c - begin));
+            if (batch.simInputs.defined())
+                part.simInputs = batch.simInputs.narrow(0, begin, std::min(sub, c - begin));
             part.window = batch.window.sub(begin, c);
             parts.push_back(classifier(meanOverNodes(nodeEmbeddings(part, nullptr))).squeeze(1));
         }

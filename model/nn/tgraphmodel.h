@@ -5,6 +5,7 @@
 // §3), with the cheap paper-vs-code choices of §3.5 as ModelOptions switches.
 //
 //   X0 (C, N, 246) = [numeric 134 | config tokens 18 x E_layout | node layout 6 x E_layout | E_op]
+//   (+ 5 simulator input columns per configurable node with ModelOptions::simInputs, §4.9)
 //   f_in[0] `linear`, f_in[1] `linear2`: Linear -> InstanceNorm -> ChannelGate -> [cross] -> GELU
 //   blocks `convs.K`: Dropout(GELU(h + [eta, cross(eta)])), eta = Gate(SAGE(InstanceNorm(h)))
 //   mean over nodes -> `classifier` Linear(H, 1) -> scores (C,); higher = slower.
@@ -62,6 +63,8 @@ public:
     torch::nn::Embedding embedding_op { nullptr }; // (opTableSize, 16)
     torch::nn::Embedding embedding_layout_cfg { nullptr }; // (8, 4), shared by config and node layout tokens
     torch::nn::Linear classifier { nullptr }; // (1, H)
+    // (W, 5), no bias: the simulator inputs' columns of f_in[0] (ModelOptions::simInputs only).
+    torch::nn::Linear sim_input { nullptr };
     GraphEncoder encoder; // linear, linear2, convs.K
 
 private:
@@ -82,6 +85,7 @@ private:
         torch::Tensor m_configWeight; // (W, 72): the config columns of the Linear
         torch::Tensor m_unconfigured; // (W,): the config columns of a node with all tokens 0
         torch::Tensor m_table; // (18 * 8, W): slot k holding token v, projected
+        torch::Tensor m_simWeight; // (W, 5) for a model with simulator inputs, else undefined
         std::vector<int64_t> m_slotOf; // node -> its row in configNodeIds, or -1
     };
 

@@ -3,6 +3,7 @@
 #include "model/nn/ensemblefile.h"
 #include "model/nn/weightsfile.h"
 
+#include "core/graph/graph.h"
 #include "core/util/error.h"
 #include "core/io/npz.h"
 
@@ -62,6 +63,8 @@ void addArrays(NpzWriter& w, const NamedTensors& arrays, const Normalizer& norma
         w.add(kMetaResidualAfter, scalar(1));
     if (options.bidirectionalEdges)
         w.add(kMetaBidirectional, scalar(1));
+    if (options.simInputs)
+        w.add(kMetaSimInputs, scalar(int(kSimInputColumns)));
 }
 
 void save(

@@ -2,6 +2,7 @@
 #include "model/nn/weightsfile.h"
 #include "model/nn/ensemblefile.h"
 
+#include "core/graph/graph.h"
 #include "core/util/error.h"
 #include "core/util/format.h"
 #include "core/util/memorybudget.h"
@@ -30,6 +31,14 @@ ModelOptions commonOptions(WeightsFile& file, const char* kind)
     options.useCrossAttn = file.flag(kMetaCrossAttn, true);
     options.residualAfterActivation = file.flag(kMetaResidualAfter, false);
     options.bidirectionalEdges = file.flag(kMetaBidirectional, false);
+    if (file.contains(kMetaSimInputs)) {
+        const int64_t columns = file.integer(kMetaSimInputs, kind);
+        if (columns != kSimInputColumns)
+            throw InputError(file.path(), file.place(kMetaSimInputs),
+                "the model takes " + std::to_string(columns) + " simulator input columns; this build computes "
+                    + std::to_string(kSimInputColumns) + " (docs/model.md §4.9)");
+        options.simInputs = true;
+    }
     options.opTableSize = file.shapeOfRank("embedding_op.weight", 2)[0];
     options.blocks = file.blockCount();
     if (options.opTableSize < 1)
@@ -207,7 +216,7 @@ void WeightsFile::refuseUnknownKeys(
 {
     std::set<std::string> known = { kNormalizerMean, kNormalizerStd };
     if (options.family == ModelFamily::TGraph)
-        known.insert({ kMetaCrossAttn, kMetaResidualAfter, kMetaBidirectional });
+        known.insert({ kMetaCrossAttn, kMetaResidualAfter, kMetaBidirectional, kMetaSimInputs });
     else
         known.insert({ kMetaModel, kMetaTile, kMetaHidden, kMetaReduction });
     // A checkpoint (checkpoint.h) also holds the training state, under its own prefixes; a member
@@ -231,6 +240,9 @@ ModelOptions declaredTGraphModel(WeightsFile& file, bool tile)
             std::string("this is a ") + (tile ? "layout" : "tile") + "-model weights file, not a " + kind
                 + "-model one");
     ModelOptions options = commonOptions(file, kind);
+    if (tile && options.simInputs)
+        throw InputError(file.path(), file.place(kMetaSimInputs),
+            "simulator inputs belong to layout models; a tile-model file cannot declare them");
     file.require(widthKey, kind);
     options.hidden = file.shapeOfRank(widthKey, 2)[tile ? 0 : 1];
     checkWidth(file, widthKey, options);

@@ -30,6 +30,8 @@ inline const std::string kNormalizerStd = "normalizer.std";
 inline const std::string kMetaCrossAttn = "meta.use_cross_attn";
 inline const std::string kMetaResidualAfter = "meta.residual_after_activation";
 inline const std::string kMetaBidirectional = "meta.bidirectional_edges";
+// The number of simulator input columns (docs/model.md §4.9); absent: the model takes none.
+inline const std::string kMetaSimInputs = "meta.sim_inputs";
 inline const std::string kMetaModel = "meta.model";
 inline const std::string kMetaTile = "meta.tile";
 inline const std::string kMetaHidden = "meta.hidden";

@@ -203,7 +203,7 @@ bool sameModel(const ModelOptions& a, const ModelOptions& b)
             && (a.family != ModelFamily::Kaufman || a.reduction == b.reduction);
     return a.hidden == b.hidden && a.blocks == b.blocks && a.useCrossAttn == b.useCrossAttn
         && a.opTableSize == b.opTableSize && a.residualAfterActivation == b.residualAfterActivation
-        && a.bidirectionalEdges == b.bidirectionalEdges;
+        && a.bidirectionalEdges == b.bidirectionalEdges && a.simInputs == b.simInputs;
 }
 
 } // namespace

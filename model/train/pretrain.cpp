@@ -51,30 +51,6 @@ void info(TrainingSink* sink, int fold, const std::string& text)
 
 int64_t pretrainStepsFor(int64_t measuredSteps) { return std::max<int64_t>(100, measuredSteps); }
 
-std::shared_ptr<const HloModule> moduleOfGraphFile(
-    const LayoutGraph& graph, const std::string& path, std::string* source, std::string* why)
-{
-    const fs::path file(path);
-    std::string tried;
-    for (const char* ext : { ".pb", ".hlo", ".txt" }) {
-        fs::path beside = file;
-        beside.replace_extension(ext);
-        std::error_code ec;
-        if (!fs::is_regular_file(beside, ec))
-            continue;
-        // A file beside the graph that is not its module is an error naming it (not a silent miss).
-        LinkedModule link = linkModuleFile(graph, path, beside.string());
-        *source = beside.string();
-        return link.module;
-    }
-    if (std::optional<LinkedModule> link = regenerateSynthModule(graph, why)) {
-        *source = link->source;
-        return link->module;
-    }
-    *why = "no " + file.stem().string() + ".pb, .hlo or .txt beside it, and " + *why;
-    return nullptr;
-}
-
 PretrainResult pretrainOnSimulator(const TrainingData& data, const std::vector<size_t>& train,
     const TrainOptions& options, const PretrainOptions& pre, const std::string& outDir, TrainingSink* sink,
     ProgressSink* progress)

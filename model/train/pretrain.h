@@ -44,11 +44,6 @@ struct PretrainOptions
 // (docs/model.md §4.7).
 int64_t pretrainStepsFor(int64_t measuredSteps);
 
-// The module of a layout graph file (unpruned `graph` as read from `path`), found as the header
-// says; nullptr with `why` set when there is none. `source` names where it came from.
-std::shared_ptr<const HloModule> moduleOfGraphFile(
-    const LayoutGraph& graph, const std::string& path, std::string* source, std::string* why);
-
 struct PretrainResult
 {
     Checkpoint start; // weights and normalizer after pretraining; no schedule (the measured run fixes its own)

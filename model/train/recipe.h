@@ -21,6 +21,7 @@ struct DataDescription
     int64_t trainGraphs = 0;
     int64_t maxConfigs = 0; // configurations of the largest training graph (after de-duplication)
     int64_t graphsWithModule = 0; // training graphs whose HLO module is known (pretrain.h); counted for few graphs only
+    bool inMemory = true; // every graph held in memory (not --resident-graphs): simulator inputs can be attached
 };
 
 struct Recipe
@@ -33,6 +34,8 @@ struct Recipe
     // Runs with seeds S, S+1, ... whose ensemble is the result (tgraph train --seeds, docs/model.md
     // §6.3); 1 = one run. Taken only where --seeds may be (TrainPlan::recipeMaySeed).
     int seeds = 1;
+    // The simulator's estimates as model inputs (--sim-inputs, docs/model.md §4.9).
+    bool simInputs = false;
 };
 
 // Few graphs (at most kFewGraphs) with few configurations each (at most kFewConfigs): the

@@ -305,6 +305,7 @@ torch::Tensor Trainer::forward(size_t graph, const std::vector<int64_t>& rows, c
         const NdArray<int32_t>* configs = nullptr;
         batch.graph = tensorsOf(graph, &configs);
         batch.configTokens = makeConfigTokens(*configs, rows, g.path);
+        attachSimInputRows(batch, m_options.model.simInputs, g.simInputs, rows, g.path);
         batch.window = window;
         return m_zoo ? m_zoo->score(batch) : m_layout->forward(batch);
     }

@@ -115,6 +115,7 @@ std::string toJson(const TrainOptions& o)
     m["dropout"] = o.model.dropout;
     m["residual_after_activation"] = o.model.residualAfterActivation;
     m["bidirectional_edges"] = o.model.bidirectionalEdges;
+    m["sim_inputs"] = o.model.simInputs;
     m["family"] = modelFamilyName(o.model.family);
     m["reduction"] = nodeReductionName(o.model.reduction);
     j["loss"] = lossKindName(o.loss);
@@ -155,6 +156,7 @@ TrainOptions trainOptionsFromJson(const std::string& json)
     o.model.dropout = jsonNumber(m, "dropout");
     o.model.residualAfterActivation = jsonBool(m, "residual_after_activation");
     o.model.bidirectionalEdges = jsonBool(m, "bidirectional_edges");
+    o.model.simInputs = m.contains("sim_inputs") && jsonBool(m, "sim_inputs"); // since docs/model.md §4.9
     const auto choice = [](const Json& object, const char* key, auto parse, auto* value) {
         const std::string text = jsonString(object, key);
         if (!parse(text, value))

@@ -989,6 +989,62 @@ private Q_SLOTS:
 
     // `tgraph train --resident-graphs 1` (docs/model.md §2.4): graphs read again from their files at
     // every use print the same losses and validation metrics as the same run with all graphs in memory.
+    // A hybrid model (docs/model.md §4.9): `train --sim-inputs` prices every synth graph's configs
+    // on its regenerated module and says so; the weights carry the option; predict and tune price
+    // the graphs they score, and a graph whose module is unknown is scored with a warning; explain
+    // refuses the model by name; the option is refused where it cannot apply.
+    void simulatorInputs()
+    {
+        const QString run = path("run-sim");
+        auto r = tg({ "train", "--data", m_layout, "--steps", "6", "--configs-per-step", "16", "--eval-every", "0",
+            "--cross-attn", "off", "--sim-inputs", "--out", run });
+        VERIFY_OK(r);
+        QVERIFY2(r.out.contains("simulator inputs, loss"), r.out.constData());
+        QVERIFY2(!r.out.contains("unpriced"), r.out.constData()); // every synth module is regenerated
+        const QString weights = path("w-sim.npz");
+        VERIFY_OK(tg({ "weights", "export", run + "/best.npz", "-o", weights }));
+        NpzReader npz(weights.toStdString());
+        QCOMPARE(npz.read<int64_t>("meta.sim_inputs")[0], int64_t(5));
+        QVERIFY(npz.contains("sim_input.weight"));
+
+        const QString graph = graphs(m_layout, "valid").value(0);
+        r = tg({ "predict", "--weights", weights, "--data", graph, "--threads", "1" });
+        VERIFY_OK(r);
+        QVERIFY2(!r.err.contains("warning"), r.err.constData());
+        const CsvScores priced = parseScoresCsv(predictCsv({ weights }, { graph }));
+        QCOMPARE(priced.order.size(), 1);
+
+        // The same graph without its generator's record: no module, the unpriced inputs, a warning,
+        // and other scores.
+        LayoutGraph g = loadLayoutGraph(graph.toStdString());
+        g.syntheticMeta.clear();
+        const QString bare = path("bare/" + QFileInfo(graph).fileName());
+        QDir().mkpath(path("bare"));
+        saveLayoutGraph(g, bare.toStdString());
+        r = tg({ "predict", "--weights", weights, "--data", bare, "--threads", "1", "-o", path("bare.csv") });
+        VERIFY_OK(r);
+        QVERIFY2(r.err.contains("warning") && r.err.contains("unpriced") && r.err.contains(QFileInfo(bare).fileName().toLocal8Bit()),
+            r.err.constData());
+        const CsvScores unpriced = parseScoresCsv(readFile(path("bare.csv")));
+        QVERIFY(unpriced.scores.begin()->second != priced.scores.begin()->second);
+
+        // tune prices its candidates on the regenerated module.
+        r = tg({ "tune", graph, "--weights", weights, "--budget", "40", "--batch", "20", "--threads", "1", "-o",
+            path("tune-sim") });
+        VERIFY_OK(r);
+        QVERIFY2(!r.err.contains("unpriced"), r.err.constData());
+
+        expectRefused({ "explain", graph, "--weights", weights },
+            { "w-sim.npz", "meta.sim_inputs", "simulator inputs" });
+        r = tg({ "train", "--data", m_tile, "--steps", "2", "--sim-inputs", "--out", path("run-sim-tile") });
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains("tile data") && r.err.contains("--sim-inputs"), r.err.constData());
+        r = tg({ "train", "--data", m_layout, "--steps", "2", "--sim-inputs", "--resident-graphs", "2", "--out",
+            path("run-sim-lazy") });
+        QVERIFY(r.exitCode != 0);
+        QVERIFY2(r.err.contains("--resident-graphs"), r.err.constData());
+    }
+
     void lazyTrainingMatchesEager()
     {
         auto numbers = [](const QByteArray& out) {

@@ -10,6 +10,7 @@
 #include "core/metrics/metrics.h"
 #include "core/io/npz.h"
 #include "core/sim/simulator.h"
+#include "core/sim/siminputs.h"
 #include "core/synth/synthcollection.h"
 #include "testutil.h"
 
@@ -233,6 +234,68 @@ private Q_SLOTS:
         for (size_t i = 0; i < fixed.instructions.size(); ++i)
             if (fixed.instructions[i].name == "e1" || fixed.instructions[i].name == "e3")
                 QCOMPARE(c2[i], b2[i]);
+    }
+
+    // The simulator inputs of a hybrid model (core/sim/siminputs.h, docs/model.md §4.9): zero
+    // against the default, the program column is the runtime ratio, the per-node changes add up to
+    // the program's change, and each node's columns move only with its own layout.
+    void simulatorInputsPerConfigurableNode()
+    {
+        // Two convolutions, each with its follower, so that two configurable nodes own regions.
+        const HloModule m = parse("HloModule two\nENTRY e {\n"
+                                  "  x = f32[8,32,32,64]{3,2,1,0} parameter(0)\n"
+                                  "  w = f32[3,3,64,64]{3,2,1,0} parameter(1)\n"
+                                  "  c1 = f32[8,32,32,64]{3,2,1,0} convolution(x, w), window={size=3x3 pad=1_1x1_1}, "
+                                  "dim_labels=b01f_01io->b01f\n"
+                                  "  n1 = f32[8,32,32,64]{3,2,1,0} negate(c1)\n"
+                                  "  c2 = f32[8,32,32,64]{3,2,1,0} convolution(n1, w), window={size=3x3 pad=1_1x1_1}, "
+                                  "dim_labels=b01f_01io->b01f\n"
+                                  "  ROOT n2 = f32[8,32,32,64]{3,2,1,0} negate(c2)\n}\n");
+        const std::vector<int64_t> ids = defaultConfigurableNodes(m);
+        QCOMPARE(ids.size(), size_t(2));
+        const LayoutSimulator sim(m, ids);
+        QCOMPARE(sim.configurableCount(), int64_t(2));
+        // Rows: default; node 0's output W minor; node 1's input H minor; both.
+        const std::vector<float> d = row({});
+        const std::vector<float> a = row({ 2, 3 });
+        const std::vector<float> b = row({}, { 1, 3 });
+        std::vector<std::vector<float>> rows { d, d, a, d, d, b, a, b };
+        NdArray<float> configs({ 4, 2, 18 });
+        for (int64_t r = 0; r < 4; ++r)
+            for (int64_t k = 0; k < 2; ++k)
+                std::copy_n(rows[size_t(2 * r + k)].data(), 18, configs.data() + (r * 2 + k) * 18);
+        const NdArray<float> in = simulatorInputs(sim, configs);
+        QCOMPARE(in.shape(), (std::vector<int64_t> { 4, 2, kSimInputColumns }));
+        for (int64_t k = 0; k < 2; ++k) {
+            for (int64_t col = 0; col < 4; ++col)
+                QCOMPARE(in(0, k, col), 0.0f); // the default against itself
+            for (int64_t r = 0; r < 4; ++r)
+                QCOMPARE(in(r, k, 4), 1.0f); // priced
+        }
+        const double base = sim.runtime(configs.row(0));
+        for (int64_t r = 1; r < 4; ++r) {
+            const double t = sim.runtime(configs.row(r));
+            QVERIFY(t > base); // each change costs here
+            QVERIFY(std::abs(in(r, 0, 2) - std::log(t / base)) < 1e-5);
+            QCOMPARE(in(r, 0, 2), in(r, 1, 2));
+            // The nodes' region changes add up to the program's change.
+            QVERIFY2(std::abs(double(in(r, 0, 3)) + double(in(r, 1, 3)) - (t - base) / base) < 1e-5,
+                qPrintable(QString("row %1: %2 + %3 vs %4").arg(r).arg(in(r, 0, 3)).arg(in(r, 1, 3)).arg((t - base) / base)));
+        }
+        // Row 1 writes node 0's output W minor: its follower n1 and everything after change, so its
+        // region does. Row 2 reads node 1's input H minor: only node 1 itself pays (a transposing
+        // copy and a slower conv); node 0 and its region are untouched.
+        QVERIFY(in(1, 0, 1) > 0);
+        QVERIFY(in(2, 1, 0) > 0);
+        QCOMPARE(in(2, 0, 0), 0.0f);
+        QCOMPARE(in(2, 0, 1), 0.0f);
+        QCOMPARE(in(2, 0, 3), 0.0f);
+        // Unknown modules: zeros, the priced flag 0. A wrong shape is a caller bug.
+        const NdArray<float> none = unpricedSimInputs(3, 2);
+        QCOMPARE(none.shape(), (std::vector<int64_t> { 3, 2, kSimInputColumns }));
+        for (int64_t i = 0; i < none.size(); ++i)
+            QCOMPARE(none[i], 0.0f);
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, simulatorInputs(sim, NdArray<float>({ 2, 3, 18 })));
     }
 
     // The default sampler, steered by the simulator, finds configurations faster than the default

@@ -54,7 +54,7 @@ torch::Tensor scoresOf(EnsembleMember& m, const LayoutGraph& g, const std::vecto
 {
     c10::InferenceMode guard;
     const GraphTensors t = makeGraphTensors(g, m.normalizer, kDefaultOpTableSize, "g");
-    return scoreLayoutConfigs(m.layout, t, g.nodeConfigFeat, order, batch, "g", maps);
+    return scoreLayoutConfigs(m.layout, t, g.nodeConfigFeat, g.simInputs, order, batch, "g", maps);
 }
 
 std::string readText(const std::string& path) { return testutil::readAll(QString::fromStdString(path)).toStdString(); }

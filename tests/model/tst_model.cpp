@@ -1390,6 +1390,68 @@ private Q_SLOTS:
         QVERIFY(tw.normalizer.mean() == tileNorm.mean());
     }
 
+    // A model with simulator inputs (docs/model.md §4.9): `sim_input.weight` (W, 5) and
+    // meta.sim_inputs in its file, read back as such; its scores follow the inputs, and the
+    // sub-batched and node-sliced passes carry them as the whole pass does.
+    void simulatorInputsModel()
+    {
+        LayoutGraph g = smallSyntheticGraph(6, 6);
+        const Normalizer norm = fitNormalizer(g.nodeFeat);
+        g.simInputs = NdArray<float>({ g.configCount(), g.configurableCount(), kSimInputColumns });
+        for (int64_t i = 0; i < g.simInputs.size(); ++i)
+            g.simInputs[i] = float(std::sin(0.37 * double(i)));
+        for (const bool cross : { true, false }) {
+            ModelOptions o = options(cross);
+            o.simInputs = true;
+            TGraphModel m(o);
+            randomize(*m);
+            m->eval();
+            QCOMPARE(m->sim_input->weight.sizes(), torch::IntArrayRef({ o.layerWidth(), kSimInputColumns }));
+            const LayoutBatch b = makeLayoutBatch(g, norm, allRows(6), 121, "s");
+            QVERIFY(b.simInputs.defined());
+            const std::string file = path(cross ? "sim-on.npz" : "sim-off.npz");
+            saveWeightsNpz(m, norm, file);
+            QCOMPARE(NpzReader(file).read<int64_t>("meta.sim_inputs")[0], kSimInputColumns);
+            LayoutWeights w = loadWeightsNpz(file);
+            QVERIFY(w.model->options().simInputs);
+            QVERIFY(torch::equal(scores(w.model, b), scores(m, b)));
+            QVERIFY(describe(w.model->options()).find("simulator inputs") != std::string::npos);
+            // Other inputs, other scores; the same inputs, the same scores.
+            LayoutBatch other = b;
+            other.simInputs = b.simInputs * -2.0;
+            QVERIFY(!torch::allclose(scores(m, other), scores(m, b)));
+            // A batch without them is a caller bug the model names.
+            LayoutBatch without = b;
+            without.simInputs = torch::Tensor();
+            QVERIFY_THROWS_EXCEPTION(c10::Error, scores(m, without));
+            // Node slices (cross-attention) and sub-batches (without) read them too.
+            torch::NoGradGuard noGrad;
+            if (cross)
+                QVERIFY(torch::allclose(m->scoreBySlices(b, 2), m->forward(b), 1e-5, 1e-6));
+        }
+        // A model without them ignores a graph's inputs; its file has no meta.sim_inputs.
+        TGraphModel plain(options(true));
+        saveWeightsNpz(plain, norm, path("plain.npz"));
+        QVERIFY(!NpzReader(path("plain.npz")).contains("meta.sim_inputs"));
+        QVERIFY(!loadWeightsNpz(path("plain.npz")).model->options().simInputs);
+        // Refusals: another column count; the flag on a tile model; the weight without the flag.
+        ModelOptions o = options(true);
+        o.simInputs = true;
+        TGraphModel m(o);
+        const std::string good = path("sim-good.npz");
+        saveWeightsNpz(m, norm, good);
+        const std::string bad = path("sim-bad.npz");
+        rewriteNpz(good, bad, {}, { { "meta.sim_inputs", NpyArray::from(NdArray<int64_t>(std::vector<int64_t> {}, 3)) } });
+        testutil::expectInputError([&] { loadWeightsNpz(bad); }, { "sim-bad.npz", "meta.sim_inputs", "3 simulator input columns" });
+        rewriteNpz(good, bad, { "meta.sim_inputs" }, {});
+        testutil::expectInputError([&] { loadWeightsNpz(bad); }, { "sim-bad.npz", "sim_input.weight", "unexpected key" });
+        TileModel t(options(true));
+        saveTileWeightsNpz(t, norm, path("tile-sim.npz"));
+        rewriteNpz(path("tile-sim.npz"), bad, {},
+            { { "meta.sim_inputs", NpyArray::from(NdArray<int64_t>(std::vector<int64_t> {}, kSimInputColumns)) } });
+        testutil::expectInputError([&] { loadTileWeightsNpz(bad); }, { "meta.sim_inputs", "layout models" });
+    }
+
     void weightsRefusals()
     {
         const LayoutGraph hand = handGraph();

@@ -9,6 +9,7 @@
 #include "model/nn/fusedops.h"
 #include "model/train/checkpoint.h"
 #include "model/train/crossvalidation.h"
+#include "model/infer/explainsimulator.h"
 #include "model/train/pretrain.h"
 #include "model/train/recipe.h"
 #include "model/train/rankloss.h"
@@ -1142,6 +1143,13 @@ private Q_SLOTS:
         QVERIFY(few.why.find("2 training graphs") != std::string::npos);
         QCOMPARE(few.seeds, 3); // §17: the 3-seed ensemble beat every single run
         QVERIFY(few.why.find("3 seeds") != std::string::npos);
+        // §4.9: a module known, the simulator's estimates are inputs, and the line says so; none
+        // known, or the graphs not in memory (--resident-graphs), they are not.
+        QVERIFY(few.simInputs);
+        QVERIFY2(few.why.find("simulator inputs (1 of 2 graphs' modules known)") != std::string::npos, few.why.c_str());
+        QVERIFY(!chooseRecipe({ GraphKind::Layout, 2, 681, 0 }).simInputs);
+        QVERIFY(chooseRecipe({ GraphKind::Layout, 2, 681, 0 }).why.find("simulator") == std::string::npos);
+        QVERIFY(!chooseRecipe({ GraphKind::Layout, 2, 681, 2, false }).simInputs);
         DataDescription collection { GraphKind::Layout, 61, 10000, 0 };
         const Recipe many = chooseRecipe(collection);
         QCOMPARE(many.name, std::string("collection"));
@@ -1149,6 +1157,7 @@ private Q_SLOTS:
         QCOMPARE(many.epochs, 0.0);
         QCOMPARE(many.pretrainSim, int64_t(0));
         QCOMPARE(many.seeds, 1);
+        QVERIFY(!many.simInputs);
         // One graph with a huge number of configurations is a collection's graph, not a tuning run.
         QCOMPARE(chooseRecipe({ GraphKind::Layout, 1, kFewConfigs + 1, 1 }).name, std::string("collection"));
         QCOMPARE(chooseRecipe({ GraphKind::Layout, kFewGraphs + 1, 100, 0 }).name, std::string("collection"));
@@ -1161,6 +1170,7 @@ private Q_SLOTS:
         QCOMPARE(o.learningRate, 3e-3);
         QCOMPARE(o.epochs, few.epochs);
         QCOMPARE(pre.simLayouts, few.pretrainSim);
+        QVERIFY(o.model.simInputs);
         // describeData on a synth collection: its graphs' modules are regenerated.
         const TrainingData data = loadCollection();
         const DataDescription d = describeData(data);

@@ -139,12 +139,14 @@ GraphInference scoreLayoutDocument(tgraph::facade::Ensemble& models, const tgrap
     if (graph.configCount() < 2)
         throw InputError(doc.path, "configs", "fewer than 2 configurations to rank");
     const int64_t nodesBefore = graph.nodeCount();
+    const std::string simInputs = models.attachSimInputs(graph, doc.path, doc.module); // docs/model.md §4.9
     tgraph::PrunedGraph pruned = tgraph::pruneToConfigurable(graph, doc.path);
     tgraph::ProgressScope scope(progress,
         "scoring " + Formatting::count(graph.configCount()).toStdString() + " configs",
         uint64_t(models.inferencePasses(graph.configCount(), request.options)));
     tgraph::GraphScores s = models.scoreLayoutGraph(pruned.graph, doc.path, request.options, &scope);
     s.nodesBeforePruning = nodesBefore;
+    s.simInputs = simInputs;
     GraphInference g = fromScores(s, rows);
     g.name = doc.title;
     g.simulated = simulated;
