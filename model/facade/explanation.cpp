@@ -3,6 +3,7 @@
 
 #include "model/facade/ensemblemembers.h"
 #include "model/infer/explain.h"
+#include "model/infer/siminputs.h"
 
 namespace tgraph::facade {
 
@@ -16,9 +17,16 @@ Attribution explainLayoutGraph(Ensemble& models, const LayoutGraph& fileGraph, c
 }
 
 tgraph::EditedScore scoreEditedLayout(Ensemble& models, const PrunedGraph& pruned, int64_t base, int64_t configurable,
-    const std::array<float, 18>& values, int64_t batchConfigs, const std::string& source)
+    const std::array<float, 18>& values, int64_t batchConfigs, const std::string& source, const LayoutGraph* fileGraph,
+    std::shared_ptr<const HloModule> module)
 {
-    return model::scoreEditedLayout(models.members().list, pruned, base, configurable, values, batchConfigs, source);
+    std::shared_ptr<const model::GraphSimulator> simulator;
+    if (models.takesSimInputs()) { // docs/model.md §4.9: both configs priced on the graph's module
+        std::string why;
+        simulator = model::findGraphSimulator(pruned, source, module, fileGraph, &why);
+    }
+    return model::scoreEditedLayout(
+        models.members().list, pruned, base, configurable, values, batchConfigs, source, simulator.get());
 }
 
 } // namespace tgraph::facade

@@ -37,6 +37,7 @@ Attribution explainLayoutGraph(Ensemble& models, const LayoutGraph& fileGraph, c
 // What-if: row `base` of `pruned` with configurable node `configurable`'s 18 layout values replaced
 // by `values`, scored in the same pass as `base` (the mean over members).
 tgraph::EditedScore scoreEditedLayout(Ensemble& models, const PrunedGraph& pruned, int64_t base, int64_t configurable,
-    const std::array<float, 18>& values, int64_t batchConfigs, const std::string& source);
+    const std::array<float, 18>& values, int64_t batchConfigs, const std::string& source,
+    const LayoutGraph* fileGraph = nullptr, std::shared_ptr<const HloModule> module = nullptr);
 
 } // namespace tgraph::facade

@@ -33,10 +33,20 @@ void checkLayoutMembers(const std::vector<EnsembleMember>& models)
             throw InputError(m.path, "meta.model",
                 "holds a " + m.modelName()
                     + " model; explain decomposes TGraph's scores (train with --model tgraph to explain a ranking)");
-        else if (m.options().simInputs)
-            throw InputError(m.path, "meta.sim_inputs",
-                "holds a model with simulator inputs; explain does not yet decompose them (docs/model.md §4.9): "
-                "explain with a model trained without --sim-inputs");
+}
+
+// A batch for `member`: with the simulator's inputs of its configs when the member reads them
+// (docs/model.md §4.9), priced from the batch's own tokens (explain makes rows no file holds).
+void priceBatch(LayoutBatch& batch, bool takesSimInputs, const GraphSimulator* simulator)
+{
+    if (!takesSimInputs) {
+        batch.simInputs = torch::Tensor();
+        return;
+    }
+    const auto values = (batch.configTokens - 2).to(torch::kFloat32).contiguous();
+    NdArray<float> rows({ values.size(0), values.size(1), values.size(2) });
+    std::copy_n(values.data_ptr<float>(), values.numel(), rows.data());
+    batch.simInputs = makeSimInputs(priceConfigRows(simulator, rows), allRows(rows.dim(0)));
 }
 
 std::vector<double> toDoubles(const torch::Tensor& t)
@@ -112,7 +122,7 @@ int64_t variantPasses(int64_t variants, int64_t anchors, int64_t batchConfigs)
 }
 
 VariantScores scoreVariants(TGraphModel& model, const GraphTensors& graph, const torch::Tensor& anchors,
-    const torch::Tensor& variants, int64_t batchConfigs)
+    const torch::Tensor& variants, int64_t batchConfigs, const GraphSimulator* simulator)
 {
     torch::NoGradGuard noGrad;
     VariantScores out;
@@ -123,6 +133,7 @@ VariantScores scoreVariants(TGraphModel& model, const GraphTensors& graph, const
         LayoutBatch batch;
         batch.graph = graph;
         batch.configTokens = torch::cat({ anchors, variants.narrow(0, first, size) }, 0);
+        priceBatch(batch, model->options().simInputs, simulator);
         const std::vector<double> s = toDoubles(model->forward(batch));
         out.anchorScores.emplace_back(s.begin(), s.begin() + k);
         for (int64_t j = 0; j < size; ++j) {
@@ -136,7 +147,7 @@ VariantScores scoreVariants(TGraphModel& model, const GraphTensors& graph, const
 }
 
 Attribution explainConfigs(std::vector<EnsembleMember>& models, const PrunedGraph& pruned, int64_t a, int64_t b,
-    const std::string& source, const ExplainOptions& options, ProgressSink* progress)
+    const std::string& source, const ExplainOptions& options, ProgressSink* progress, const GraphSimulator* simulator)
 {
     checkLayoutMembers(models);
     const LayoutGraph& graph = pruned.graph;
@@ -217,6 +228,7 @@ Attribution explainConfigs(std::vector<EnsembleMember>& models, const PrunedGrap
             LayoutBatch batch;
             batch.graph = tensors;
             batch.configTokens = makeConfigTokens(graph.nodeConfigFeat, rows, source);
+            priceBatch(batch, member.options().simInputs, simulator);
             const BatchDecomposition dec = decomposeBatch(member.layout, batch);
             scope.advanceBy(1);
             const auto shares = dec.shares.contiguous();
@@ -247,7 +259,7 @@ Attribution explainConfigs(std::vector<EnsembleMember>& models, const PrunedGrap
             for (const int64_t k : differing)
                 variants.push_back(withNodeLayouts(tokensA, tokensB, { k })); // A with B's layout of k
             const VariantScores v = scoreVariants(member.layout, tensors, torch::stack({ tokensA, tokensB }),
-                torch::stack(variants), options.batchConfigs);
+                torch::stack(variants), options.batchConfigs, simulator);
             scope.advanceBy(uint64_t(v.passSizes.size()));
             for (int64_t j = 0; j < d; ++j) {
                 effectOnB[size_t(j)] += v.scores[size_t(j)] - v.anchorScores[size_t(v.pass[size_t(j)])][1];
@@ -295,7 +307,8 @@ Attribution explainConfigs(std::vector<EnsembleMember>& models, const PrunedGrap
 }
 
 EditedScore scoreEditedLayout(std::vector<EnsembleMember>& models, const PrunedGraph& pruned, int64_t base,
-    int64_t configurable, const std::array<float, 18>& values, int64_t batchConfigs, const std::string& source)
+    int64_t configurable, const std::array<float, 18>& values, int64_t batchConfigs, const std::string& source,
+    const GraphSimulator* simulator)
 {
     checkLayoutMembers(models);
     const LayoutGraph& graph = pruned.graph;
@@ -324,6 +337,7 @@ EditedScore scoreEditedLayout(std::vector<EnsembleMember>& models, const PrunedG
         LayoutBatch batch;
         batch.graph = makeGraphTensors(graph, member.normalizer, member.options().opTableSize, source);
         batch.configTokens = makeConfigTokens(feat, rows, source);
+        priceBatch(batch, member.options().simInputs, simulator);
         const BatchDecomposition dec = decomposeBatch(member.layout, batch);
         out.base += double(dec.scores[base - first].item<float>());
         out.edited += double(dec.scores[size].item<float>());
@@ -397,6 +411,18 @@ Attribution explainLayoutGraph(std::vector<EnsembleMember>& models, const Layout
     const bool needRanking = options.rankAll || selectorA.role == ConfigRole::PredictedFastest
         || selectorA.role == ConfigRole::PredictedSlowest || selectorB.role == ConfigRole::PredictedFastest
         || selectorB.role == ConfigRole::PredictedSlowest;
+    // Models with simulator inputs (docs/model.md §4.9): every config explain scores is priced on the
+    // graph's module, found as predict finds it; without one the inputs are the unpriced ones.
+    std::shared_ptr<const GraphSimulator> simulator;
+    std::string simWhy;
+    if (takesSimInputs(models)) {
+        std::shared_ptr<const HloModule> pricing = module;
+        if (!options.moduleFile.empty())
+            pricing = linkModuleFile(fileGraph, path, options.moduleFile).module;
+        simulator = findGraphSimulator(pruned, path, pricing, &fileGraph, &simWhy);
+        if (!simulator->simulator && moduleNote)
+            *moduleNote += (moduleNote->empty() ? "" : "; ") + std::string("the model's simulator inputs are unpriced: ") + simWhy;
+    }
     GraphScores ranking;
     int64_t rankingPasses = 0;
     if (needRanking) {
@@ -405,7 +431,13 @@ Attribution explainLayoutGraph(std::vector<EnsembleMember>& models, const Layout
         const int64_t passes = inferencePasses(models, fileGraph.configCount(), inference);
         rankingPasses = passes / int64_t(models.size());
         ProgressScope scope(progress, "ranking configs", uint64_t(passes));
-        ranking = scoreLayoutGraph(models, pruned.graph, path, inference, &scope);
+        if (simulator) {
+            LayoutGraph priced = pruned.graph;
+            priced.simInputs = priceConfigRows(simulator.get(), pruned.graph.nodeConfigFeat);
+            ranking = scoreLayoutGraph(models, priced, path, inference, &scope);
+        } else {
+            ranking = scoreLayoutGraph(models, pruned.graph, path, inference, &scope);
+        }
     }
     auto resolve = [&](const ConfigSelector& s) -> int64_t {
         switch (s.role) {
@@ -426,7 +458,7 @@ Attribution explainLayoutGraph(std::vector<EnsembleMember>& models, const Layout
         throw InputError(path, "",
             configLabel(selectorA.role, a) + " and " + configLabel(selectorB.role, b)
                 + " are the same configuration: nothing to compare (choose another with --config or --vs)");
-    Attribution out = explainConfigs(models, pruned, a, b, path, options.explain, progress);
+    Attribution out = explainConfigs(models, pruned, a, b, path, options.explain, progress, simulator.get());
     out.labelA = configLabel(selectorA.role, a);
     out.labelB = configLabel(selectorB.role, b);
     out.nodesBeforePruning = fileGraph.nodeCount();

@@ -30,6 +30,7 @@
 #include "core/results/editedscore.h"
 #include "core/results/explainoptions.h"
 #include "model/infer/inference.h"
+#include "model/infer/siminputs.h"
 #include "model/nn/tgraphmodel.h"
 
 #include "core/hlo/hlomodule.h"
@@ -75,16 +76,21 @@ struct VariantScores
     std::vector<std::vector<double>> anchorScores; // per pass: the K anchors' scores
     std::vector<int64_t> passSizes; // configs per pass, anchors included
 };
+// A model with simulator inputs reads them priced on `simulator` (siminputs.h; null: unpriced).
 VariantScores scoreVariants(TGraphModel& model, const GraphTensors& graph, const torch::Tensor& anchors,
-    const torch::Tensor& variants, int64_t batchConfigs);
+    const torch::Tensor& variants, int64_t batchConfigs, const GraphSimulator* simulator = nullptr);
 // Passes scoreVariants makes.
 int64_t variantPasses(int64_t variants, int64_t anchors, int64_t batchConfigs);
 
 // Config A against config B (indices of the file) of a pruned layout graph (`pruned.newToOld`
 // gives the file's node ids). InputError naming `source` for indices out of range, A == B, members
 // that are not layout models, or a graph the models cannot take. `progress` counts forward passes.
+// Members with simulator inputs (docs/model.md §4.9) read every scored config priced on
+// `simulator` (null: the unpriced inputs); the gradient x input attribution covers the layout
+// tokens, the node shares everything.
 Attribution explainConfigs(std::vector<EnsembleMember>& models, const PrunedGraph& pruned, int64_t configA,
-    int64_t configB, const std::string& source, const ExplainOptions& options, ProgressSink* progress = nullptr);
+    int64_t configB, const std::string& source, const ExplainOptions& options, ProgressSink* progress = nullptr,
+    const GraphSimulator* simulator = nullptr);
 
 // Reads a layout graph file (a TpuGraphs .npz, or an HLO module / tuning record with at least two
 // configurations, whose module then gives the simulator's side) and explains it as
@@ -99,6 +105,7 @@ Attribution explainFile(std::vector<EnsembleMember>& models, const std::string& 
 // side when the module is known. `module`, when given, is the graph's HLO module (instruction i =
 // node i: the studio's documents of HLO inputs and tuning records); options.moduleFile, when set,
 // wins over it. `moduleNote`, when given, says why there is no simulator side ("" when there is).
+// Members with simulator inputs are priced on that module (or the one beside the file).
 Attribution explainLayoutGraph(std::vector<EnsembleMember>& models, const LayoutGraph& fileGraph,
     const PrunedGraph& pruned, const std::string& source, const ConfigSelector& a, const ConfigSelector& b,
     const ExplainFileOptions& options, std::shared_ptr<const HloModule> module = nullptr,
@@ -110,7 +117,9 @@ Attribution explainLayoutGraph(std::vector<EnsembleMember>& models, const Layout
 // config, so `base` keeps the company it is ranked in (the mean over members of each). With
 // cross-attn both scores depend on that pass; their difference is the edit's effect
 // (core/results/editedscore.h).
+// Members with simulator inputs read both configs priced on `simulator` (null: unpriced).
 EditedScore scoreEditedLayout(std::vector<EnsembleMember>& models, const PrunedGraph& pruned, int64_t base,
-    int64_t configurable, const std::array<float, 18>& values, int64_t batchConfigs, const std::string& source);
+    int64_t configurable, const std::array<float, 18>& values, int64_t batchConfigs, const std::string& source,
+    const GraphSimulator* simulator = nullptr);
 
 } // namespace tgraph::model

@@ -8,6 +8,7 @@
 // Torch-free.
 
 #include "core/graph/graph.h"
+#include "core/graph/prune.h"
 #include "core/hlo/hlomodule.h"
 #include "core/sim/simulator.h"
 
@@ -35,6 +36,17 @@ GraphSimulator simulatorOfGraphFile(const LayoutGraph& graph, const std::string&
 // not found the inputs are the unpriced ones (core/sim/siminputs.h: the model was trained to read
 // them as "no estimate"), false is returned and `why` says where the module was looked for.
 bool attachSimulatorInputs(LayoutGraph& graph, const std::string& path, std::string* why, ProgressSink* progress = nullptr);
+
+// (C, Nc, 5) for config rows `values` (C, Nc, 18): priced by `simulator` when it has one, else the
+// unpriced inputs.
+NdArray<float> priceConfigRows(const GraphSimulator* simulator, const NdArray<float>& values);
+
+// The simulator explain and what-if price their configurations with (they make rows no file
+// holds): on `module` when given (its configurable nodes are the file graph's, or the pruned
+// graph's mapped back through newToOld), else on the module found for the file graph (`fileGraph`,
+// else read from `path`). Its `simulator` is null with `why` set when there is none.
+std::shared_ptr<const GraphSimulator> findGraphSimulator(const PrunedGraph& pruned, const std::string& path,
+    const std::shared_ptr<const HloModule>& module, const LayoutGraph* fileGraph, std::string* why);
 
 // The same for a caller that holds the graph's module (an HLO file or tuning record opened
 // directly): priced on `module` when given, else as above. Returns "" when the models take no

@@ -1034,8 +1034,17 @@ private Q_SLOTS:
         VERIFY_OK(r);
         QVERIFY2(!r.err.contains("unpriced"), r.err.constData());
 
-        expectRefused({ "explain", graph, "--weights", weights },
-            { "w-sim.npz", "meta.sim_inputs", "simulator inputs" });
+        // explain prices the configs it scores on the same module: its scores of A and B are
+        // predict's (cross-attn off: a score does not depend on its batch), its shares add up.
+        r = tg({ "explain", graph, "--weights", weights, "--config", "3", "--vs", "5", "--json", "--threads", "1" });
+        VERIFY_OK(r);
+        const QJsonObject explained = QJsonDocument::fromJson(r.out).object();
+        const std::vector<float>& predicted = priced.scores.begin()->second;
+        for (const auto& [key, config] : { std::pair { "config_a", 3 }, std::pair { "config_b", 5 } }) {
+            const double score = explained[key].toObject()["score"].toDouble();
+            QVERIFY2(std::abs(score - predicted[size_t(config)]) <= 1e-4 * std::max(1.0, std::abs(score)),
+                qPrintable(QString("%1: %2 vs %3").arg(key).arg(score).arg(predicted[size_t(config)])));
+        }
         r = tg({ "train", "--data", m_tile, "--steps", "2", "--sim-inputs", "--out", path("run-sim-tile") });
         QCOMPARE(r.exitCode, 1);
         QVERIFY2(r.err.contains("tile data") && r.err.contains("--sim-inputs"), r.err.constData());

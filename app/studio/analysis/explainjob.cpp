@@ -43,6 +43,7 @@ ExplainOutcome runExplain(const ExplainRequest& request, tgraph::ProgressSink* p
         throw InputError(doc.path, "", "no model chosen: explain needs the model that ranked the configs");
     auto session = std::make_shared<ExplainSession>();
     session->source = doc.path;
+    session->module = doc.module;
     session->batchConfigs = std::max<int64_t>(1, request.batchConfigs);
     {
         tgraph::ProgressScope scope(progress, "loading the model", 0);
@@ -116,7 +117,8 @@ WhatIfOutcome runWhatIf(ExplainSession& session, const tgraph::Attribution& attr
     if (configurable < 0)
         throw InputError(session.source, "node " + std::to_string(fileNode), "is not a configurable node");
     const tgraph::EditedScore s = tgraph::facade::scoreEditedLayout(
-        session.models, pruned, baseRow, configurable, values, session.batchConfigs, session.source);
+        session.models, pruned, baseRow, configurable, values, session.batchConfigs, session.source, &session.graph,
+        session.module);
     WhatIfOutcome out;
     out.baseRow = baseRow;
     out.fileNode = fileNode;

@@ -56,6 +56,7 @@ struct ExplainSession
     std::vector<int64_t> configIds; // row -> id shown
     int64_t batchConfigs = 128;
     std::string source;
+    std::shared_ptr<const tgraph::HloModule> module; // HLO inputs: what prices a hybrid model's what-ifs
     ~ExplainSession();
 };
 
