@@ -674,7 +674,8 @@ ArgParser trainArgumentParser()
     p.addOption("--recipe", "", "auto|none",
         "auto: with no option of the training math (--steps, --lr, --hidden, ...), pick the options for the data "
         "and say which (docs/model.md §4.8: few graphs with a few hundred configs = a tuning record: lr 3e-3 and 3 "
-        "seeds written as OUT/ensemble.npz; else a collection: the paper's settings); none: the plain defaults",
+        "seeds written as OUT/ensemble.npz, with --sim-inputs when a graph's module is known; else a collection: "
+        "the paper's settings); none: the plain defaults",
         "auto", opt::oneOf({ "auto", "none" }));
     p.addOption("--metrics-jsonl", "", "FILE", "also write every progress line and evaluation as JSON lines");
     p.addOption("--no-progress", "", "", "no progress bar on the terminal (the lines per interval stay)");
