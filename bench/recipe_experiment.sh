@@ -10,7 +10,8 @@
 # Environment: SHARED (the folder with data/tpu_graphs; default $TGRAPH_SHARED_DIR, else ../shared
 # beside the repository), RECIPES (the names below, in the order to run; default all), FOLDS (3),
 # SEEDS ('42 43 44'), STEPS (150, the measured phase), PARALLEL (2), THREADS (1), PRECISION (fp32, as
-# §17 was measured: the same figures on any CPU; auto or bf16 for the fast path). Runs that finished
+# §17 was measured: the same figures on any CPU; auto or bf16 for the fast path), ENSEMBLE_SIZE (0: a
+# fold's seeds as one ensemble; 3: each 3 consecutive seeds, as the recipe trains them). Runs that finished
 # are kept: a second call with the same WORK_DIR trains only the missing ones and reports.
 #
 # Recipes (flags added to `tgraph train --data data --config-folds F --config-fold k --seed S
@@ -33,6 +34,7 @@ steps="${STEPS:-150}"
 parallel="${PARALLEL:-2}"
 threads="${THREADS:-1}"
 precision="${PRECISION:-fp32}"
+ensemble_size="${ENSEMBLE_SIZE:-0}"
 tgraph="$build/bin/tgraph"
 bench="$build/bin/tgraph-bench"
 record="$shared/data/tpu_graphs/module_tuning_data_layout.pb"
@@ -101,5 +103,5 @@ for ((k = 0; k < folds; ++k)); do
     [ -e "heldout/fold-$k/real_record.pb" ] || ln -s "$record" "heldout/fold-$k/real_record.pb"
 done
 /usr/bin/python3 "$root/bench/recipe_report.py" --tgraph "$tgraph" --threads "$threads" --recipes "$recipes" \
-    --precision "$precision" \
-    --command "bench/recipe_experiment.sh (RECIPES='$recipes' FOLDS=$folds SEEDS='$seeds' STEPS=$steps PARALLEL=$parallel THREADS=$threads PRECISION=$precision)"
+    --precision "$precision" --ensemble-size "$ensemble_size" \
+    --command "bench/recipe_experiment.sh (RECIPES='$recipes' FOLDS=$folds SEEDS='$seeds' STEPS=$steps PARALLEL=$parallel THREADS=$threads PRECISION=$precision ENSEMBLE_SIZE=$ensemble_size)"

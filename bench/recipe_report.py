@@ -22,6 +22,8 @@ ap.add_argument("--threads", default="1")
 ap.add_argument("--recipes", required=True)
 ap.add_argument("--command", default="")
 ap.add_argument("--precision", default="")
+ap.add_argument("--ensemble-size", type=int, default=0,
+                help="seeds per ensemble, consecutive in seed order (0: all of a fold's seeds, one ensemble)")
 args = ap.parse_args()
 recipes = args.recipes.split()
 
@@ -57,17 +59,20 @@ for recipe in recipes:
                                             "opa": g["opa"], "top5": g["slowdown_top5"], "seconds": seconds,
                                             "weights": weights})
 
-# Seed ensembles (mean of raw scores) per recipe and fold, when every seed of the fold finished.
+# Seed ensembles (mean of raw scores) per recipe and fold: all of the fold's seeds as one, or with
+# --ensemble-size N each run of N consecutive seeds (what the recipe trains from one --seed).
 ensembles = {}
 for recipe, rs in runs.items():
     for fold in folds:
         members = sorted((r for r in rs if r["fold"] == fold), key=lambda r: r["seed"])
-        if len(members) < 2:
-            continue
-        g = evaluate([r["weights"] for r in members], f"heldout/fold-{fold}/real_record.npz",
-                     f"evals/{recipe}-ensemble-fold-{fold}-n{len(members)}.json")
-        ensembles.setdefault(recipe, []).append({"fold": fold, "tau": g["kendall_tau"], "opa": g["opa"],
-                                                 "top5": g["slowdown_top5"], "members": len(members)})
+        size = args.ensemble_size or len(members)
+        groups = [members[i:i + size] for i in range(0, len(members) - size + 1, size)] if size >= 2 else []
+        for group in groups:
+            cache = (f"evals/{recipe}-ensemble-fold-{fold}-n{len(group)}.json" if not args.ensemble_size else
+                     f"evals/{recipe}-ensemble-fold-{fold}-seeds-{group[0]['seed']}-{group[-1]['seed']}.json")
+            g = evaluate([r["weights"] for r in group], f"heldout/fold-{fold}/real_record.npz", cache)
+            ensembles.setdefault(recipe, []).append({"fold": fold, "tau": g["kendall_tau"], "opa": g["opa"],
+                                                     "top5": g["slowdown_top5"], "members": len(group)})
 
 print(f"command: {args.command}\n")
 print("| recipe | n (runs) | tau (record, held out) | OPA | top-5 slowdown % | minutes per run |")
@@ -79,7 +84,8 @@ for recipe in recipes:
               f"{fmt([r['top5'] for r in rs], 100, 4)} | {fmt([r['seconds'] / 60 for r in rs], 1, 1)} |")
     es = ensembles.get(recipe, [])
     if es:
-        print(f"| {recipe}, seed ensemble | {len(es)} folds ({'/'.join(str(e['members']) for e in es)} seeds) | "
+        print(f"| {recipe}, seed ensemble | {len(es)} ensembles over {len({e['fold'] for e in es})} folds "
+              f"({'/'.join(str(e['members']) for e in es)} seeds) | "
               f"{fmt([e['tau'] for e in es])} | {fmt([e['opa'] for e in es])} | {fmt([e['top5'] for e in es], 100, 4)} | |")
 print(f"| simulator | {len(sim)} folds | {fmt([s['tau'] for s in sim.values()])} | "
       f"{fmt([s['opa'] for s in sim.values()])} | {fmt([s['top5_slowdown'] for s in sim.values()], 100, 4)} | |")
@@ -89,7 +95,8 @@ candidates = {}
 for recipe, rs in runs.items():
     candidates[recipe] = {f: spread([r["tau"] for r in rs if r["fold"] == f])[0] for f in folds}
 for recipe, es in ensembles.items():
-    candidates[recipe + " (ensemble)"] = {e["fold"]: e["tau"] for e in es}
+    candidates[recipe + " (ensemble)"] = {f: spread([e["tau"] for e in es if e["fold"] == f])[0] for f in folds
+                                          if any(e["fold"] == f for e in es)}
 print("\n| candidate | " + " | ".join(f"fold {f} ({sim[f]['configs']} configs)" for f in folds) + " | above the simulator on |")
 print("|---|" + "---|" * (len(folds) + 1))
 for name, by_fold in candidates.items():
