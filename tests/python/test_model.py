@@ -222,3 +222,18 @@ def test_an_ensemble_file_counts_as_its_members(cli, tmp_path, model, weights, l
     assert len(tgraph.Model.load([ensemble, weights])) == 3
     single = model.predict(layout_files[0])
     assert np.allclose(both.predict(layout_files[0]), single, rtol=0, atol=1e-6)
+
+
+def test_a_model_with_simulator_inputs_prices_like_the_cli(cli, tmp_path, layout_dir, layout_files):
+    # docs/model.md §4.9: the synth graphs' modules are regenerated, so Model.predict prices every
+    # configuration as tgraph predict does; the scores are the command's, bit for bit.
+    run = tmp_path / "simrun"
+    cli.run("train", "--data", layout_dir / "train", "--steps", "4", "--configs-per-step", "16", "--eval-every", "0",
+            "--threads", "1", "--cross-attn", "off", "--sim-inputs", "--out", run)
+    hybrid = tgraph.Model.load(run / "last.npz")
+    out = tmp_path / "sim.npz"
+    cli.run("predict", "--weights", run / "last.npz", "--threads", "1", "--batch-configs", "16", "-o", out,
+            "--data", layout_files[0])
+    with np.load(out) as expected:
+        got = hybrid.predict(tgraph.load_graph(layout_files[0]), batch_configs=16)
+        assert got.tobytes() == expected[layout_files[0].stem].tobytes()
