@@ -79,6 +79,7 @@ GraphInference fromScores(const tgraph::GraphScores& s, const std::vector<int64_
     GraphInference g;
     g.path = s.file;
     g.name = s.name;
+    g.simInputs = s.simInputs;
     g.collection = tgraph::collectionIdFromPath(s.file);
     g.kind = s.kind;
     g.nodes = s.nodes;
@@ -317,6 +318,9 @@ InferenceOutcome runInference(const InferenceRequest& request, tgraph::ProgressS
             scope.advanceBy(1);
         }
     }
+    for (const GraphInference& g : outcome.graphs)
+        if (g.simInputs.rfind("unpriced", 0) == 0)
+            outcome.problems.push_back(g.path + ": the model's simulator inputs are " + g.simInputs);
     outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     if (!request.project.empty())
         storeInProject(request, outcome);

@@ -68,6 +68,8 @@ struct GraphInference
     // The file's node id of each node the model saw (the pruned graph); empty = the same ids.
     std::vector<int64_t> modelNodeIds;
     double kendallTau = 0, opa = 0, top5Slowdown = 0; // NaN without runtimes
+    // Models with simulator inputs (docs/model.md §4.9): "" (none), or "unpriced: WHY".
+    std::string simInputs;
 
     bool hasRuntimes() const { return !runtimes.empty(); }
 };
@@ -76,7 +78,9 @@ struct InferenceOutcome
 {
     std::vector<GraphInference> graphs;
     std::vector<std::string> members; // the model files used
-    std::vector<std::string> problems; // collection files that could not be scored ("file: why")
+    // Collection files that could not be scored, and graphs scored without their simulator
+    // inputs' prices ("file: why"): the page's banner shows them as warnings.
+    std::vector<std::string> problems;
     std::string project;
     std::string runId; // the project run holding the results ("" = not stored)
     double seconds = 0;
