@@ -393,10 +393,7 @@ GraphScores predictFile(std::vector<EnsembleMember>& models, const std::string& 
         if (graph.configurableCount() == 0)
             throw InputError(path, "node_config_ids", "the graph has no configurable nodes: there is nothing to rank");
         nodesBefore = graph.nodeCount();
-        if (takesSimInputs(models)) {
-            std::string why;
-            simNote = attachSimulatorInputs(graph, path, &why) ? "priced" : "unpriced: " + why;
-        }
+        simNote = attachSimulatorInputsFor(takesSimInputs(models), graph, path, nullptr);
         pruned = pruneToConfigurable(graph, path); // as training does; a pruned file stays as it is
     }
     GraphScores scores = scoreLayoutGraph(models, pruned.graph, path, options.inference, progress);

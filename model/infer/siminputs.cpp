@@ -12,67 +12,66 @@
 
 namespace tgraph::model {
 
-GraphSimulator simulatorOfGraphFile(const LayoutGraph& graph, const std::string& path, std::string* why)
+namespace {
+
+// The simulator of `module` over the file graph's configurable nodes `ids`, with the parameters
+// recorded in `graph`.
+std::shared_ptr<GraphSimulator> onModule(std::shared_ptr<const HloModule> module, const std::vector<int64_t>& ids,
+    const LayoutGraph& graph, const std::string& path, std::string source)
 {
-    GraphSimulator out;
-    out.module = moduleOfGraphFile(graph, path, &out.source, why);
-    if (!out.module)
-        return out;
-    const std::vector<int64_t> ids(graph.nodeConfigIds.data(), graph.nodeConfigIds.data() + graph.nodeConfigIds.size());
-    out.simulator = std::make_unique<LayoutSimulator>(*out.module, ids, simulatorParamsOf(graph, "", path));
+    auto out = std::make_shared<GraphSimulator>();
+    out->simulator = std::make_unique<LayoutSimulator>(*module, ids, simulatorParamsOf(graph, "", path));
+    out->module = std::move(module);
+    out->source = std::move(source);
     return out;
 }
 
-bool attachSimulatorInputs(LayoutGraph& graph, const std::string& path, std::string* why, ProgressSink* progress)
+std::vector<int64_t> configurableIds(const LayoutGraph& graph)
 {
-    const GraphSimulator sim = simulatorOfGraphFile(graph, path, why);
-    if (!sim.simulator) {
-        graph.simInputs = unpricedSimInputs(graph.configCount(), graph.configurableCount());
-        return false;
-    }
-    ProgressScope scope(progress, "simulator inputs", uint64_t(graph.configCount()));
-    graph.simInputs = simulatorInputs(*sim.simulator, graph.nodeConfigFeat, &scope);
-    return true;
+    return std::vector<int64_t>(graph.nodeConfigIds.data(), graph.nodeConfigIds.data() + graph.nodeConfigIds.size());
 }
 
-NdArray<float> priceConfigRows(const GraphSimulator* simulator, const NdArray<float>& values)
+} // namespace
+
+GraphSimulator simulatorOfGraphFile(const LayoutGraph& graph, const std::string& path, std::string* why)
 {
-    if (simulator && simulator->simulator)
-        return simulatorInputs(*simulator->simulator, values);
-    return unpricedSimInputs(values.dim(0), values.dim(1));
+    std::string source;
+    std::shared_ptr<const HloModule> module = moduleOfGraphFile(graph, path, &source, why);
+    if (!module)
+        return {};
+    return std::move(*onModule(std::move(module), configurableIds(graph), graph, path, std::move(source)));
+}
+
+NdArray<float> priceConfigRows(const GraphSimulator* simulator, const NdArray<float>& values, ProgressSink* progress)
+{
+    if (!simulator || !simulator->simulator)
+        return unpricedSimInputs(values.dim(0), values.dim(1));
+    ProgressScope scope(progress, "simulator inputs", uint64_t(values.dim(0)));
+    return simulatorInputs(*simulator->simulator, values, &scope);
 }
 
 std::shared_ptr<const GraphSimulator> findGraphSimulator(const PrunedGraph& pruned, const std::string& path,
     const std::shared_ptr<const HloModule>& module, const LayoutGraph* fileGraph, std::string* why)
 {
-    auto out = std::make_shared<GraphSimulator>();
+    if (module) {
+        if (fileGraph)
+            return onModule(module, configurableIds(*fileGraph), *fileGraph, path, path);
+        std::vector<int64_t> ids; // the pruned graph's configurable nodes, back in the file's numbering
+        for (const int64_t node : configurableIds(pruned.graph))
+            ids.push_back(pruned.newToOld.empty() ? node : pruned.newToOld[size_t(node)]);
+        return onModule(module, ids, pruned.graph, path, path);
+    }
     LayoutGraph read;
-    if (!fileGraph && !module) {
+    if (!fileGraph) {
         try {
             read = loadLayoutGraph(path);
             fileGraph = &read;
         } catch (const std::exception& e) {
             *why = e.what();
-            return out;
+            return std::make_shared<GraphSimulator>();
         }
     }
-    if (!module) {
-        *out = simulatorOfGraphFile(*fileGraph, path, why);
-        return out;
-    }
-    std::vector<int64_t> ids;
-    if (fileGraph) {
-        ids.assign(fileGraph->nodeConfigIds.data(), fileGraph->nodeConfigIds.data() + fileGraph->nodeConfigIds.size());
-    } else {
-        for (int64_t k = 0; k < pruned.graph.configurableCount(); ++k) {
-            const int64_t node = pruned.graph.nodeConfigIds[k];
-            ids.push_back(pruned.newToOld.empty() ? node : pruned.newToOld[size_t(node)]);
-        }
-    }
-    out->module = module;
-    out->source = path;
-    out->simulator = std::make_unique<LayoutSimulator>(*module, ids, simulatorParamsOf(fileGraph ? *fileGraph : pruned.graph, "", path));
-    return out;
+    return std::make_shared<GraphSimulator>(simulatorOfGraphFile(*fileGraph, path, why));
 }
 
 std::string attachSimulatorInputsFor(bool modelsTakeThem, LayoutGraph& graph, const std::string& path,
@@ -82,15 +81,10 @@ std::string attachSimulatorInputsFor(bool modelsTakeThem, LayoutGraph& graph, co
         graph.simInputs = NdArray<float>();
         return {};
     }
-    if (module) {
-        const std::vector<int64_t> ids(graph.nodeConfigIds.data(), graph.nodeConfigIds.data() + graph.nodeConfigIds.size());
-        const LayoutSimulator simulator(*module, ids, simulatorParamsOf(graph, "", path));
-        ProgressScope scope(progress, "simulator inputs", uint64_t(graph.configCount()));
-        graph.simInputs = simulatorInputs(simulator, graph.nodeConfigFeat, &scope);
-        return path;
-    }
     std::string why;
-    return attachSimulatorInputs(graph, path, &why, progress) ? std::string("priced") : "unpriced: " + why;
+    const std::shared_ptr<const GraphSimulator> simulator = findGraphSimulator({}, path, module, &graph, &why);
+    graph.simInputs = priceConfigRows(simulator.get(), graph.nodeConfigFeat, progress);
+    return simulator->simulator ? simulator->source : "unpriced: " + why;
 }
 
 } // namespace tgraph::model

@@ -29,17 +29,12 @@ struct GraphSimulator
     std::unique_ptr<LayoutSimulator> simulator;
     std::string source; // where the module came from
 };
-// nullopt-like: `simulator` null with `why` set when the file's module is not found.
+// Found as moduleOfGraphFile finds it; `simulator` null with `why` set when there is none.
 GraphSimulator simulatorOfGraphFile(const LayoutGraph& graph, const std::string& path, std::string* why);
 
-// Sets graph.simInputs (C, Nc, 5) for the unpruned `graph` read from `path`. When its module is
-// not found the inputs are the unpriced ones (core/sim/siminputs.h: the model was trained to read
-// them as "no estimate"), false is returned and `why` says where the module was looked for.
-bool attachSimulatorInputs(LayoutGraph& graph, const std::string& path, std::string* why, ProgressSink* progress = nullptr);
-
 // (C, Nc, 5) for config rows `values` (C, Nc, 18): priced by `simulator` when it has one, else the
-// unpriced inputs.
-NdArray<float> priceConfigRows(const GraphSimulator* simulator, const NdArray<float>& values);
+// unpriced inputs (the model was trained to read them as "no estimate"). `progress` advances per row.
+NdArray<float> priceConfigRows(const GraphSimulator* simulator, const NdArray<float>& values, ProgressSink* progress = nullptr);
 
 // The simulator explain and what-if price their configurations with (they make rows no file
 // holds): on `module` when given (its configurable nodes are the file graph's, or the pruned
@@ -48,9 +43,10 @@ NdArray<float> priceConfigRows(const GraphSimulator* simulator, const NdArray<fl
 std::shared_ptr<const GraphSimulator> findGraphSimulator(const PrunedGraph& pruned, const std::string& path,
     const std::shared_ptr<const HloModule>& module, const LayoutGraph* fileGraph, std::string* why);
 
-// The same for a caller that holds the graph's module (an HLO file or tuning record opened
-// directly): priced on `module` when given, else as above. Returns "" when the models take no
-// simulator inputs, else where the module came from or "unpriced: WHY" (GraphScores::simInputs).
+// Sets graph.simInputs (C, Nc, 5) of the unpruned `graph` read from `path` when the models take
+// them (else clears them): priced on `module` when given (an HLO file or tuning record opened
+// directly), else on the module found for the file, else unpriced. Returns "" when the models take
+// none, else where the module came from or "unpriced: WHY" (GraphScores::simInputs).
 std::string attachSimulatorInputsFor(bool modelsTakeThem, LayoutGraph& graph, const std::string& path,
     const std::shared_ptr<const HloModule>& module, ProgressSink* progress = nullptr);
 

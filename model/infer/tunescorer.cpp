@@ -48,13 +48,7 @@ ModelTuneScorer::ModelTuneScorer(
     checkKind(models, GraphKind::Tile, m_source);
 }
 
-bool ModelTuneScorer::takesSimInputs() const
-{
-    for (const EnsembleMember& m : m_models)
-        if (m.kind == GraphKind::Layout && m.options().simInputs)
-            return true;
-    return false;
-}
+bool ModelTuneScorer::takesSimInputs() const { return model::takesSimInputs(m_models); }
 
 bool ModelTuneScorer::crossAttention() const
 {

@@ -5,7 +5,6 @@
 
 #include "core/graph/configs.h"
 #include "core/graph/graphio.h"
-#include "core/sim/siminputs.h"
 #include "core/util/error.h"
 #include "core/util/progress.h"
 
@@ -34,10 +33,7 @@ std::vector<std::string> attachSimulatorInputs(TrainingData& data, ProgressSink*
             if (!it->second->simulator)
                 unknown.push_back(g.path + ": " + why);
         }
-        const int64_t configs = g.configs.dim(0);
-        const int64_t configurable = g.configs.dim(1);
-        g.simInputs = it->second->simulator ? simulatorInputs(*it->second->simulator, decompressConfigs(g.configs, g.path))
-                                            : unpricedSimInputs(configs, configurable);
+        g.simInputs = priceConfigRows(it->second.get(), decompressConfigs(g.configs, g.path));
         scope.advanceBy(1);
     }
     return unknown;
